@@ -1,0 +1,228 @@
+import {readFileSync} from 'node:fs'
+import {TomaError} from '../errors.js'
+import {
+  DT_SONAME, DT_STRSZ, DT_STRTAB, ET_CORE, ET_DYN, ET_EXEC, ET_REL, PT_DYNAMIC, PT_LOAD, PT_NOTE,
+  R_X86_64_TPOFF64, SHF_ALLOC, SHT_DYNAMIC, SHT_DYNSYM, SHT_GNU_VERSYM, SHT_NOBITS, SHT_NOTE, SHT_RELA,
+  SHT_SYMTAB, STT_TLS,
+} from './constants.js'
+import {parseDebugLink} from './debuglink.js'
+import {parseDynamic, type DynamicEntry} from './dynamic.js'
+import {cString, parseHeaders, type ElfSection, type ElfSegment} from './headers.js'
+import {buildIdFromNotes, parseNotes} from './notes.js'
+import {parseRela} from './relocations.js'
+import {readSymbolTable, SymbolIndex, type ElfSymbol} from './symbols.js'
+
+export type {ElfSection, ElfSegment} from './headers.js'
+export type {ElfSymbol} from './symbols.js'
+
+/**
+ * An executable or shared library on disk (never a core), read whole into memory. All addresses
+ * are link-time virtual addresses (for a shared library, add the load bias to get the address in
+ * the process). Lookups build their indexes on first use.
+ */
+export class ElfFile {
+  readonly type: number
+  readonly entry: number
+  readonly segments: ElfSegment[]
+  readonly sections: ElfSection[]
+  readonly buildId: string | null
+  readonly debugLink: {file: string; crc: number} | null
+  readonly soname: string | null
+  readonly dynamic: DynamicEntry[]
+  private symbolIndex?: SymbolIndex
+
+  private constructor(readonly path: string, private readonly buf: Buffer) {
+    const h = parseHeaders(buf, path)
+    if (h.type === ET_CORE) throw new TomaError(`${path} is a core file, not a module`)
+    if (h.type === ET_REL) throw new TomaError(`${path} is a relocatable object (.o), not a linked module`)
+    if (h.type !== ET_EXEC && h.type !== ET_DYN) throw new TomaError(`${path} has ELF type ${h.type}, not an executable or shared library`)
+    this.type = h.type
+    this.entry = h.entry
+    this.segments = h.segments
+    this.sections = h.sections
+    this.buildId = this.readBuildId()
+    const link = this.section('.gnu_debuglink')
+    this.debugLink = link ? parseDebugLink(this.sectionData(link)) : null
+    this.dynamic = this.readDynamic()
+    this.soname = this.readSoname()
+  }
+
+  /** Reads and parses a module file; every problem with the file is a one-line TomaError. */
+  static load(path: string): ElfFile {
+    let buf: Buffer
+    try {
+      buf = readFileSync(path)
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code
+      if (code === 'ENOENT') throw new TomaError(`cannot open ${path}: no such file`)
+      if (code === 'EISDIR') throw new TomaError(`${path} is a directory, not an ELF file`)
+      if (code === 'EACCES') throw new TomaError(`cannot read ${path}: permission denied`)
+      throw new TomaError(`cannot read ${path}: ${(err as Error).message.split('\n')[0]}`)
+    }
+    return ElfFile.fromBuffer(buf, path)
+  }
+
+  /** Parses a whole module file already in memory; `path` is only used in messages. */
+  static fromBuffer(buf: Buffer, path: string): ElfFile {
+    return new ElfFile(path, buf)
+  }
+
+  /** True when there is no .symtab (only .dynsym, if that, is left). */
+  get isStripped(): boolean {
+    return !this.sections.some(s => s.type === SHT_SYMTAB)
+  }
+
+  /** The first section with this name. */
+  section(name: string): ElfSection | undefined {
+    return this.sections.find(s => s.name === name)
+  }
+
+  /** A section's bytes in the file (empty for SHT_NOBITS). A view, not a copy: do not modify. */
+  sectionData(section: ElfSection): Buffer {
+    if (section.type === SHT_NOBITS) return Buffer.alloc(0)
+    return this.buf.subarray(section.offset, section.offset + section.size)
+  }
+
+  /** A defined symbol by exact (unversioned) name: .symtab before .dynsym, global before local. */
+  symbolByName(name: string): ElfSymbol | undefined {
+    return this.symbols().byName(name)
+  }
+
+  /** All defined symbols whose name starts with `prefix`, sorted by name. */
+  symbolsByPrefix(prefix: string): ElfSymbol[] {
+    return this.symbols().byPrefix(prefix)
+  }
+
+  /**
+   * The function or object at a link-time address, with the offset into it: innermost symbol
+   * containing it, else the nearest sized one below it in the same section, else a size-0 one.
+   * When several symbols alias one address, the plainer name wins (malloc over __libc_malloc).
+   */
+  symbolAt(vaddr: number): {symbol: ElfSymbol; offset: number} | undefined {
+    return this.symbols().at(vaddr)
+  }
+
+  /**
+   * Bytes of the loaded image at a link-time address, as PT_LOAD segments lay them out (zeros in
+   * the memsz part beyond filesz). Undefined unless the whole range lies in one segment. May be a
+   * view into the file buffer: do not modify.
+   */
+  readVirtual(vaddr: number, length: number): Buffer | undefined {
+    for (const seg of this.segments) {
+      if (seg.type !== PT_LOAD || vaddr < seg.vaddr || vaddr + length > seg.vaddr + seg.memsz) continue
+      const rel = vaddr - seg.vaddr
+      if (rel + length <= seg.filesz) return this.buf.subarray(seg.offset + rel, seg.offset + rel + length)
+      const out = Buffer.alloc(length)
+      if (rel < seg.filesz) this.buf.copy(out, 0, seg.offset + rel, seg.offset + seg.filesz)
+      return out
+    }
+    return undefined
+  }
+
+  /** A NUL-terminated string at a link-time address (at most `max` bytes), or undefined if unmapped. */
+  readCString(vaddr: number, max = 4096): string | undefined {
+    for (const seg of this.segments) {
+      if (seg.type !== PT_LOAD || vaddr < seg.vaddr || vaddr >= seg.vaddr + seg.filesz) continue
+      const start = seg.offset + (vaddr - seg.vaddr)
+      return cString(this.buf, start, Math.min(seg.offset + seg.filesz, start + max))
+    }
+    return undefined
+  }
+
+  /**
+   * Every occurrence of `needle`, as link-time **virtual addresses** (not file offsets), in
+   * ascending order. With `section`, only that section is searched (it must be allocated, i.e.
+   * have an address, or this returns []); without, the file-backed part of every PT_LOAD.
+   */
+  findBytes(needle: Buffer, section?: string): number[] {
+    const ranges: {offset: number; size: number; vaddr: number}[] = []
+    if (section !== undefined) {
+      const s = this.section(section)
+      if (!s || s.type === SHT_NOBITS || (s.flags & SHF_ALLOC) === 0) return []
+      ranges.push({offset: s.offset, size: s.size, vaddr: s.addr})
+    } else {
+      for (const seg of this.segments) {
+        if (seg.type === PT_LOAD) ranges.push({offset: seg.offset, size: seg.filesz, vaddr: seg.vaddr})
+      }
+    }
+    const hits: number[] = []
+    if (needle.length === 0) return hits
+    for (const r of ranges) {
+      const area = this.buf.subarray(r.offset, r.offset + r.size)
+      for (let at = area.indexOf(needle); at >= 0; at = area.indexOf(needle, at + 1)) hits.push(r.vaddr + at)
+    }
+    return hits.sort((a, b) => a - b)
+  }
+
+  /**
+   * The link-time address of the GOT slot that the dynamic linker fills with the TP-relative
+   * offset of a TLS variable (an R_X86_64_TPOFF64 relocation in .rela.dyn). Matches a relocation
+   * against the named .dynsym symbol; for a TLS symbol that is local to the module (only in
+   * .symtab), matches a symbol-less relocation whose addend is that symbol's offset.
+   */
+  tpoffGotSlot(symbolName: string): number | undefined {
+    const dynsymIndex = this.sections.findIndex(s => s.type === SHT_DYNSYM)
+    let symIndex = -1
+    if (dynsymIndex >= 0) {
+      const dynsym = this.sections[dynsymIndex]
+      const list = readSymbolTable(this.buf, dynsym, this.sections[dynsym.link])
+      const i = list.findIndex(e => e.sym.name === symbolName)
+      if (i >= 0) symIndex = i + 1 // readSymbolTable skips the null entry 0
+    }
+    const local = this.symbolByName(symbolName)
+    const localOffset = local && local.type === STT_TLS ? local.value : undefined
+    for (const sec of this.sections) {
+      if (sec.type !== SHT_RELA || (sec.flags & SHF_ALLOC) === 0) continue
+      for (const r of parseRela(this.sectionData(sec))) {
+        if (r.type !== R_X86_64_TPOFF64) continue
+        if (symIndex > 0 && r.sym === symIndex) return r.offset
+        if (r.sym === 0 && localOffset !== undefined && r.addend === localOffset) return r.offset
+      }
+    }
+    return undefined
+  }
+
+  private symbols(): SymbolIndex {
+    if (!this.symbolIndex) {
+      const tables = []
+      for (const type of [SHT_SYMTAB, SHT_DYNSYM]) {
+        const table = this.sections.find(s => s.type === type)
+        if (!table) continue
+        const versym = type === SHT_DYNSYM ? this.sections.find(s => s.type === SHT_GNU_VERSYM) : undefined
+        tables.push(readSymbolTable(this.buf, table, this.sections[table.link], versym))
+      }
+      this.symbolIndex = new SymbolIndex(tables, this.sections)
+    }
+    return this.symbolIndex
+  }
+
+  private readBuildId(): string | null {
+    for (const seg of this.segments) {
+      if (seg.type !== PT_NOTE) continue
+      const id = buildIdFromNotes(parseNotes(this.buf.subarray(seg.offset, seg.offset + seg.filesz), seg.align))
+      if (id) return id
+    }
+    for (const sec of this.sections) {
+      if (sec.type !== SHT_NOTE) continue
+      const id = buildIdFromNotes(parseNotes(this.sectionData(sec), sec.name === '.note.gnu.property' ? 8 : 4))
+      if (id) return id
+    }
+    return null
+  }
+
+  private readDynamic(): DynamicEntry[] {
+    const seg = this.segments.find(s => s.type === PT_DYNAMIC)
+    if (seg) return parseDynamic(this.buf.subarray(seg.offset, seg.offset + seg.filesz))
+    const sec = this.sections.find(s => s.type === SHT_DYNAMIC)
+    return sec ? parseDynamic(this.sectionData(sec)) : []
+  }
+
+  private readSoname(): string | null {
+    const soname = this.dynamic.find(d => d.tag === DT_SONAME)
+    const strtab = this.dynamic.find(d => d.tag === DT_STRTAB)
+    if (!soname || !strtab) return null
+    const strsz = this.dynamic.find(d => d.tag === DT_STRSZ)?.value ?? 4096
+    if (soname.value >= strsz) return null
+    return this.readCString(strtab.value + soname.value, strsz - soname.value) ?? null
+  }
+}
