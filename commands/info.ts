@@ -1,0 +1,19 @@
+import {Args} from '@oclif/core'
+import {TomaCommand, moduleFlags} from '../src/cli/base-command.js'
+import {openProgram} from '../src/cli/open-program.js'
+import {infoData, infoText} from '../src/report/info.js'
+
+export default class Info extends TomaCommand {
+  static override description = 'Show a core\'s threads, modules and mappings'
+  static override examples = ['<%= config.bin %> info core.1234', '<%= config.bin %> info core.1234 --json']
+  static override args = {core: Args.string({description: 'the core file', required: true})}
+  static override flags = {...moduleFlags}
+
+  async run() {
+    const {args, flags} = await this.parse(Info)
+    const program = openProgram(args.core, flags)
+    const data = infoData(program)
+    if (!this.jsonEnabled()) this.log(infoText(data))
+    return data
+  }
+}

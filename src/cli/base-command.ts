@@ -1,0 +1,47 @@
+import {Command, Flags} from '@oclif/core'
+import chalk from 'chalk'
+import {TomaError} from '../errors.js'
+
+/**
+ * What every toma command shares: one clear line on stderr and a non-zero exit for any error
+ * (never a stack trace unless TOMA_DEBUG is set), colour only when wanted.
+ */
+export abstract class TomaCommand extends Command {
+  static override enableJsonFlag = true
+
+  protected override async init(): Promise<void> {
+    await super.init()
+    // chalk does not honour NO_COLOR itself; JSON output is never coloured.
+    if (process.env.NO_COLOR !== undefined && process.env.NO_COLOR !== '') chalk.level = 0
+    if (this.argv.includes('--json')) chalk.level = 0
+  }
+
+  protected override async catch(err: Error & {exitCode?: number; oclif?: {exit?: number}}): Promise<void> {
+    if (err instanceof TomaError) {
+      process.stderr.write(`toma: ${err.message}\n`)
+      process.exitCode = err.exitCode
+      return
+    }
+    if (err.oclif) {
+      if (err.oclif.exit === 0) return
+      process.stderr.write(`toma: ${firstLine(err.message)}\n`)
+      process.exitCode = err.oclif.exit ?? 2
+      return
+    }
+    if (process.env.TOMA_DEBUG) process.stderr.write(`${err.stack}\n`)
+    process.stderr.write(`toma: internal error: ${firstLine(err.message)} (set TOMA_DEBUG=1 for details)\n`)
+    process.exitCode = 70
+  }
+}
+
+function firstLine(message: string): string {
+  return message.replace(/\u001b\[[0-9;]*m/g, '').split('\n').map(s => s.trim()).find(s => s.length > 0) ?? message
+}
+
+/** Flags that say where a core's module files are. */
+export const moduleFlags = {
+  exe: Flags.string({description: 'the executable the core was dumped from'}),
+  tcmalloc: Flags.string({description: 'the libtcmalloc shared library the process ran with'}),
+  sysroot: Flags.string({description: 'look up the core\'s file paths under this folder first'}),
+  'solib-search-path': Flags.string({description: 'colon-separated folders to search for shared libraries by name'}),
+}

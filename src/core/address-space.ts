@@ -1,0 +1,188 @@
+import type {FileReader} from './file-reader.js'
+import {PF_R, PF_W, PF_X, PT_LOAD, type ProgramHeader} from './core-header.js'
+
+/** Why an address cannot be read from the core. */
+export type Unreadable =
+  | 'unmapped' // no PT_LOAD covers it: the process had nothing there
+  | 'not-dumped' // mapped, but the core holds none of its bytes (p_filesz 0: e.g. unmodified file pages)
+  | 'truncated' // the core file ends before this segment's bytes (a cut or partial core)
+
+export interface Segment {
+  start: number
+  end: number
+  flags: number
+  fileOffset: number
+  /** Bytes the core holds for this segment (p_filesz); the rest up to memsz reads as zeros. */
+  fileSize: number
+  /** fileSize clipped to what the core file actually contains. */
+  presentSize: number
+}
+
+export function permissions(flags: number): string {
+  return (flags & PF_R ? 'r' : '-') + (flags & PF_W ? 'w' : '-') + (flags & PF_X ? 'x' : '-')
+}
+
+/**
+ * The process's virtual memory as the core records it: PT_LOAD segments sorted by address and
+ * binary-searched. Reads return `undefined` for anything the core cannot answer (never throw), so
+ * walks over untrusted pointers can test and go on; `whyUnreadable` tells the reason.
+ */
+export class AddressSpace {
+  readonly segments: readonly Segment[]
+  private readonly starts: Float64Array
+  private readonly ends: Float64Array
+  private last = 0
+  private readonly scratch = Buffer.alloc(8)
+
+  constructor(private readonly file: FileReader, programs: ProgramHeader[]) {
+    const loads = programs
+      .filter(p => p.type === PT_LOAD && p.memsz > 0)
+      .map(p => ({
+        start: p.vaddr,
+        end: p.vaddr + p.memsz,
+        flags: p.flags,
+        fileOffset: p.offset,
+        fileSize: Math.min(p.filesz, p.memsz),
+        presentSize: Math.max(0, Math.min(p.filesz, p.memsz, file.size - p.offset)),
+      }))
+      .sort((a, b) => a.start - b.start)
+    this.segments = loads
+    this.starts = Float64Array.from(loads, s => s.start)
+    this.ends = Float64Array.from(loads, s => s.end)
+  }
+
+  /** Index of the segment containing addr, or -1. */
+  segmentIndex(addr: number): number {
+    const last = this.last
+    if (last < this.starts.length && addr >= this.starts[last]! && addr < this.ends[last]!) return last
+    let lo = 0
+    let hi = this.starts.length - 1
+    while (lo <= hi) {
+      const mid = (lo + hi) >>> 1
+      if (this.starts[mid]! <= addr) lo = mid + 1
+      else hi = mid - 1
+    }
+    if (hi >= 0 && addr < this.ends[hi]!) {
+      this.last = hi
+      return hi
+    }
+    return -1
+  }
+
+  segmentAt(addr: number): Segment | undefined {
+    const i = this.segmentIndex(addr)
+    return i < 0 ? undefined : this.segments[i]
+  }
+
+  /** Why [addr, addr+length) cannot be read, or undefined when it can. */
+  whyUnreadable(addr: number, length = 1): Unreadable | undefined {
+    let pos = addr
+    const end = addr + length
+    while (pos < end) {
+      const i = this.segmentIndex(pos)
+      if (i < 0) return 'unmapped'
+      const s = this.segments[i]!
+      const off = pos - s.start
+      const stop = Math.min(end, s.end) - s.start
+      if (s.fileSize === 0) return 'not-dumped'
+      if (s.presentSize < s.fileSize && stop > s.presentSize && off < s.fileSize) return 'truncated'
+      pos = s.end
+    }
+    return undefined
+  }
+
+  isReadable(addr: number, length = 1): boolean {
+    return this.whyUnreadable(addr, length) === undefined
+  }
+
+  /**
+   * Copies [addr, addr+length) into `into` at `at`. Returns false (leaving `into` partly written)
+   * when any byte is unreadable. Contiguous segments are crossed; the zero tail of a segment whose
+   * file size is below its memory size reads as zeros, as the kernel would have shown it.
+   */
+  readInto(addr: number, length: number, into: Buffer, at = 0): boolean {
+    let pos = addr
+    let out = at
+    const end = addr + length
+    while (pos < end) {
+      const i = this.segmentIndex(pos)
+      if (i < 0) return false
+      const s = this.segments[i]!
+      if (s.fileSize === 0) return false
+      const off = pos - s.start
+      const n = Math.min(end, s.end) - pos
+      const fromFile = Math.max(0, Math.min(n, s.fileSize - off))
+      if (fromFile > 0) {
+        if (off + fromFile > s.presentSize) return false
+        this.file.readInto(s.fileOffset + off, fromFile, into, out)
+      }
+      if (n > fromFile) into.fill(0, out + fromFile, out + n)
+      pos += n
+      out += n
+    }
+    return true
+  }
+
+  readBytes(addr: number, length: number): Buffer | undefined {
+    const buf = Buffer.alloc(length)
+    return this.readInto(addr, length, buf) ? buf : undefined
+  }
+
+  /** A 64-bit word as a number: exact below 2^53 (every user-space address); larger values are rounded. */
+  readU64(addr: number): number | undefined {
+    if (!this.readInto(addr, 8, this.scratch)) return undefined
+    return this.scratch.readUInt32LE(0) + this.scratch.readUInt32LE(4) * 0x1_0000_0000
+  }
+
+  readU64Big(addr: number): bigint | undefined {
+    if (!this.readInto(addr, 8, this.scratch)) return undefined
+    return this.scratch.readBigUInt64LE(0)
+  }
+
+  readU32(addr: number): number | undefined {
+    if (!this.readInto(addr, 4, this.scratch)) return undefined
+    return this.scratch.readUInt32LE(0)
+  }
+
+  readI32(addr: number): number | undefined {
+    if (!this.readInto(addr, 4, this.scratch)) return undefined
+    return this.scratch.readInt32LE(0)
+  }
+
+  readU16(addr: number): number | undefined {
+    if (!this.readInto(addr, 2, this.scratch)) return undefined
+    return this.scratch.readUInt16LE(0)
+  }
+
+  readU8(addr: number): number | undefined {
+    if (!this.readInto(addr, 1, this.scratch)) return undefined
+    return this.scratch[0]
+  }
+
+  /** A NUL-terminated string of at most `max` bytes (undefined if unreadable or unterminated). */
+  readCString(addr: number, max = 4096): string | undefined {
+    const chunk = 256
+    const parts: Buffer[] = []
+    for (let done = 0; done < max; done += chunk) {
+      const n = Math.min(chunk, max - done)
+      let buf = this.readBytes(addr + done, n)
+      if (!buf) {
+        // The string may end just before an unreadable page: retry byte-exact up to the boundary.
+        buf = Buffer.alloc(0)
+        for (let k = 0; k < n; k++) {
+          const b = this.readU8(addr + done + k)
+          if (b === undefined) return undefined
+          if (b === 0) return Buffer.concat([...parts, buf]).toString('latin1')
+          buf = Buffer.concat([buf, Buffer.of(b)])
+        }
+      }
+      const nul = buf.indexOf(0)
+      if (nul >= 0) {
+        parts.push(buf.subarray(0, nul))
+        return Buffer.concat(parts).toString('latin1')
+      }
+      parts.push(buf)
+    }
+    return undefined
+  }
+}

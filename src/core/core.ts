@@ -1,0 +1,112 @@
+import fs from 'node:fs'
+import {TomaError} from '../errors.js'
+import {AddressSpace, type Segment} from './address-space.js'
+import {readCoreHeader} from './core-header.js'
+import {FileReader} from './file-reader.js'
+import {findModules, parseMappedFiles, type MappedFile, type Module} from './modules.js'
+import {readNotes} from './notes.js'
+import {parseAuxv, parseProcessInfo, parseSignalInfo, type ProcessInfo, type SignalInfo} from './process-info.js'
+import {parseThreads, type Thread} from './threads.js'
+
+/** What a mapping at an address is, for people: a module's segment, a thread's stack, or anonymous memory. */
+export interface MappingInfo {
+  segment: Segment
+  file: MappedFile | null
+  module: Module | null
+  /** Threads whose stack pointer lies in this mapping. */
+  stackOf: Thread[]
+}
+
+/**
+ * The process image recorded in an ELF core: memory, threads, mapped files. It knows nothing of
+ * allocators; everything above reads the process through it.
+ */
+export class Core {
+  readonly memory: AddressSpace
+  readonly threads: Thread[]
+  readonly files: MappedFile[]
+  readonly modules: Module[]
+  readonly process: ProcessInfo
+  readonly signal: SignalInfo | null
+  readonly auxv: Map<number, bigint>
+  readonly size: number
+  readonly mtimeMs: number
+
+  private constructor(readonly path: string, private readonly file: FileReader) {
+    const programs = readCoreHeader(file, path)
+    const notes = readNotes(file, programs, path)
+    this.memory = new AddressSpace(file, programs)
+    this.threads = parseThreads(notes)
+    this.files = parseMappedFiles(notes).sort((a, b) => a.start - b.start)
+    this.modules = findModules(this.files, this.memory)
+    this.process = parseProcessInfo(notes)
+    this.signal = parseSignalInfo(notes)
+    this.auxv = parseAuxv(notes)
+    this.size = file.size
+    this.mtimeMs = fs.statSync(path).mtimeMs
+    if (this.threads.length === 0) throw new TomaError(`${path}: damaged core: no thread (NT_PRSTATUS) notes`)
+  }
+
+  static open(path: string): Core {
+    let stat: fs.Stats
+    try {
+      stat = fs.statSync(path)
+    } catch {
+      throw new TomaError(`${path}: no such file`)
+    }
+    if (!stat.isFile()) throw new TomaError(`${path}: not a regular file`)
+    let file: FileReader
+    try {
+      file = new FileReader(path)
+    } catch (e) {
+      throw new TomaError(`${path}: cannot open: ${(e as NodeJS.ErrnoException).code ?? String(e)}`)
+    }
+    try {
+      return new Core(path, file)
+    } catch (e) {
+      file.close()
+      throw e
+    }
+  }
+
+  close(): void {
+    this.file.close()
+  }
+
+  /** The module whose mappings contain addr (or whose anonymous .bss directly follows them). */
+  moduleAt(addr: number): Module | undefined {
+    for (const m of this.modules) {
+      for (const f of m.mappings) if (addr >= f.start && addr < f.end) return m
+    }
+    return undefined
+  }
+
+  fileAt(addr: number): MappedFile | undefined {
+    let lo = 0
+    let hi = this.files.length - 1
+    while (lo <= hi) {
+      const mid = (lo + hi) >>> 1
+      if (this.files[mid]!.start <= addr) lo = mid + 1
+      else hi = mid - 1
+    }
+    const f = this.files[hi]
+    return f && addr < f.end ? f : undefined
+  }
+
+  mappingAt(addr: number): MappingInfo | undefined {
+    const segment = this.memory.segmentAt(addr)
+    if (!segment) return undefined
+    const file = this.fileAt(addr) ?? null
+    return {
+      segment,
+      file,
+      module: file ? (this.modules.find(m => m.path === file.path) ?? null) : null,
+      stackOf: this.threads.filter(t => t.rsp >= segment.start && t.rsp < segment.end),
+    }
+  }
+
+  /** The mapping holding a thread's stack (the PT_LOAD segment containing its rsp). */
+  stackSegment(thread: Thread): Segment | undefined {
+    return this.memory.segmentAt(thread.rsp)
+  }
+}

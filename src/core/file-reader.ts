@@ -1,0 +1,83 @@
+import fs from 'node:fs'
+
+const BLOCK_SHIFT = 16 // 64 KiB blocks: list walks touch scattered words; scans use readRange
+const BLOCK_SIZE = 1 << BLOCK_SHIFT
+const MAX_CACHED_BLOCKS = 1024 // bounds the cache at 64 MiB whatever the core's size
+
+/**
+ * Ranged reads of a (possibly multi-gigabyte) file through a small LRU cache of fixed blocks.
+ * Never reads the whole file; every read is bounded by the file's size, and short reads (a file
+ * cut while we read it) leave zeros that the caller never sees because it checks `size` first.
+ */
+export class FileReader {
+  readonly size: number
+  private readonly fd: number
+  private readonly cache = new Map<number, Buffer>()
+
+  constructor(readonly path: string) {
+    this.fd = fs.openSync(path, 'r')
+    this.size = fs.fstatSync(this.fd).size
+  }
+
+  close(): void {
+    fs.closeSync(this.fd)
+    this.cache.clear()
+  }
+
+  /** Copies file bytes [offset, offset+length) into `into` at `at`; the range must lie inside the file. */
+  readInto(offset: number, length: number, into: Buffer, at = 0): void {
+    if (length >= BLOCK_SIZE) {
+      // Large reads (object scans, note segments) go straight to the file: caching them would only evict.
+      let done = 0
+      while (done < length) {
+        const n = fs.readSync(this.fd, into, at + done, length - done, offset + done)
+        if (n <= 0) break
+        done += n
+      }
+      return
+    }
+    let pos = offset
+    let out = at
+    const end = offset + length
+    while (pos < end) {
+      const blockIndex = Math.floor(pos / BLOCK_SIZE)
+      const block = this.block(blockIndex)
+      const inBlock = pos - blockIndex * BLOCK_SIZE
+      const n = Math.min(end - pos, block.length - inBlock)
+      if (n <= 0) break
+      block.copy(into, out, inBlock, inBlock + n)
+      pos += n
+      out += n
+    }
+  }
+
+  read(offset: number, length: number): Buffer {
+    const buf = Buffer.alloc(length)
+    this.readInto(offset, length, buf)
+    return buf
+  }
+
+  private block(index: number): Buffer {
+    const hit = this.cache.get(index)
+    if (hit) {
+      this.cache.delete(index)
+      this.cache.set(index, hit)
+      return hit
+    }
+    const start = index * BLOCK_SIZE
+    const length = Math.max(0, Math.min(BLOCK_SIZE, this.size - start))
+    const buf = Buffer.alloc(length)
+    let done = 0
+    while (done < length) {
+      const n = fs.readSync(this.fd, buf, done, length - done, start + done)
+      if (n <= 0) break
+      done += n
+    }
+    if (this.cache.size >= MAX_CACHED_BLOCKS) {
+      const oldest = this.cache.keys().next().value as number
+      this.cache.delete(oldest)
+    }
+    this.cache.set(index, buf)
+    return buf
+  }
+}

@@ -1,0 +1,88 @@
+import path from 'node:path'
+import chalk from 'chalk'
+import {hex} from '../errors.js'
+import {permissions} from '../core/address-space.js'
+import {describeSymbolic, type Program} from '../program/program.js'
+import {heading, table} from './table.js'
+
+/** Everything `toma info` shows, as plain data (the --json form). */
+export function infoData(program: Program) {
+  const core = program.core
+  return {
+    core: core.path,
+    size: core.size,
+    process: core.process,
+    signal: core.signal,
+    threads: core.threads.map(t => {
+      const stack = core.mappingAt(t.rsp)
+      return {
+        tid: t.tid,
+        signal: t.signal,
+        rip: hex(t.rip),
+        ripSymbol: describeSymbolic(program.symbolize(t.rip)),
+        rsp: hex(t.rsp),
+        rspMapping: stack ? {start: hex(stack.segment.start), end: hex(stack.segment.end), file: stack.file?.path ?? null} : null,
+        fsBase: hex(t.fsBase),
+        registers: Object.fromEntries(registerEntries(t.registers)),
+      }
+    }),
+    modules: program.modules.map(m => ({
+      path: m.module.path,
+      base: hex(m.module.base),
+      loadBias: hex(m.module.loadBias),
+      buildId: m.module.buildId,
+      file: m.file?.path ?? null,
+      found: m.file !== null,
+      verified: m.verified,
+      how: m.how,
+    })),
+    mappings: core.memory.segments.map(s => ({
+      start: hex(s.start),
+      end: hex(s.end),
+      perms: permissions(s.flags),
+      dumped: s.fileSize,
+      present: s.presentSize,
+      file: core.fileAt(s.start)?.path ?? null,
+    })),
+  }
+}
+
+import {REGISTER_NAMES} from '../core/threads.js'
+function registerEntries(regs: BigUint64Array): Array<[string, string]> {
+  return REGISTER_NAMES.map((n, i) => [n, '0x' + regs[i]!.toString(16)])
+}
+
+export function infoText(data: ReturnType<typeof infoData>): string {
+  const out: string[] = []
+  const p = data.process
+  out.push(`${chalk.bold('core')} ${data.core}  ${data.size.toLocaleString('en-US')} bytes`)
+  out.push(`${chalk.bold('process')} ${p.command ?? '?'} pid ${p.pid ?? '?'}  ${p.args ?? ''}`)
+  if (data.signal) out.push(`${chalk.bold('signal')} ${data.signal.signo}${data.signal.faultAddress !== null ? ` at ${hex(data.signal.faultAddress)}` : ''}`)
+  out.push('', heading(`Threads (${data.threads.length})`))
+  out.push(
+    table(
+      ['#tid', 'rip', 'at', 'rsp', 'stack mapping'],
+      data.threads.map(t => [t.tid, t.rip, t.ripSymbol, t.rsp, t.rspMapping ? `${t.rspMapping.start}-${t.rspMapping.end}${t.rspMapping.file ? ' ' + t.rspMapping.file : ''}` : chalk.red('not in core')]),
+    ),
+  )
+  out.push('', heading(`Modules (${data.modules.length})`))
+  out.push(
+    table(
+      ['base', 'module', 'build-id', 'file on disk'],
+      data.modules.map(m => [
+        m.base,
+        path.basename(m.path),
+        m.buildId ?? chalk.dim('none in core'),
+        m.file ? `${m.file}${m.verified ? '' : chalk.yellow(' (build-id not verified)')}` : chalk.yellow(`not found: ${m.how}`),
+      ]),
+    ),
+  )
+  out.push('', heading(`Mappings (${data.mappings.length})`))
+  out.push(
+    table(
+      ['start', 'end', 'perm', '#in core', 'file'],
+      data.mappings.map(m => [m.start, m.end, m.perms, m.present, m.file ?? '']),
+    ),
+  )
+  return out.join('\n')
+}
