@@ -1,4 +1,4 @@
-import {readFileSync} from 'node:fs'
+import {closeSync, openSync, readFileSync, readSync} from 'node:fs'
 import {TomaError} from '../errors.js'
 import {
   DT_SONAME, DT_STRSZ, DT_STRTAB, ET_CORE, ET_DYN, ET_EXEC, ET_REL, PT_DYNAMIC, PT_LOAD, PT_NOTE,
@@ -32,8 +32,8 @@ export class ElfFile {
   private symbolIndex?: SymbolIndex
 
   private constructor(readonly path: string, private readonly buf: Buffer) {
+    refuseCore(buf, path)
     const h = parseHeaders(buf, path)
-    if (h.type === ET_CORE) throw new TomaError(`${path} is a core file, not a module`)
     if (h.type === ET_REL) throw new TomaError(`${path} is a relocatable object (.o), not a linked module`)
     if (h.type !== ET_EXEC && h.type !== ET_DYN) throw new TomaError(`${path} has ELF type ${h.type}, not an executable or shared library`)
     this.type = h.type
@@ -47,12 +47,24 @@ export class ElfFile {
     this.soname = this.readSoname()
   }
 
-  /** Reads and parses a module file; every problem with the file is a one-line TomaError. */
+  /**
+   * Reads and parses a module file; every problem with the file is a one-line TomaError. The
+   * first 64 bytes are checked before the whole file is read, so a multi-gigabyte core given by
+   * mistake is refused without reading it.
+   */
   static load(path: string): ElfFile {
     let buf: Buffer
     try {
+      const head = Buffer.alloc(64)
+      const fd = openSync(path, 'r')
+      try {
+        refuseCore(head.subarray(0, readSync(fd, head, 0, 64, 0)), path)
+      } finally {
+        closeSync(fd)
+      }
       buf = readFileSync(path)
     } catch (err) {
+      if (err instanceof TomaError) throw err
       const code = (err as NodeJS.ErrnoException).code
       if (code === 'ENOENT') throw new TomaError(`cannot open ${path}: no such file`)
       if (code === 'EISDIR') throw new TomaError(`${path} is a directory, not an ELF file`)
@@ -83,7 +95,11 @@ export class ElfFile {
     return this.buf.subarray(section.offset, section.offset + section.size)
   }
 
-  /** A defined symbol by exact (unversioned) name: .symtab before .dynsym, global before local. */
+  /**
+   * A defined symbol by exact (unversioned) name: .symtab before .dynsym, global before local,
+   * default version before hidden ones. For an STT_TLS symbol, `value` is its offset in the
+   * module's TLS block (PT_TLS), not an address.
+   */
   symbolByName(name: string): ElfSymbol | undefined {
     return this.symbols().byName(name)
   }
@@ -105,7 +121,8 @@ export class ElfFile {
   /**
    * Bytes of the loaded image at a link-time address, as PT_LOAD segments lay them out (zeros in
    * the memsz part beyond filesz). Undefined unless the whole range lies in one segment. May be a
-   * view into the file buffer: do not modify.
+   * view into the file buffer: do not modify. A separate debug file (objcopy --only-keep-debug)
+   * has filesz 0 for code and data, so it reads as zeros there: read bytes from the module itself.
    */
   readVirtual(vaddr: number, length: number): Buffer | undefined {
     for (const seg of this.segments) {
@@ -224,5 +241,12 @@ export class ElfFile {
     const strsz = this.dynamic.find(d => d.tag === DT_STRSZ)?.value ?? 4096
     if (soname.value >= strsz) return null
     return this.readCString(strtab.value + soname.value, strsz - soname.value) ?? null
+  }
+}
+
+/** A core is refused as soon as its e_type is visible, before any other complaint about it. */
+function refuseCore(head: Buffer, path: string): void {
+  if (head.length >= 18 && head.readUInt32BE(0) === 0x7f454c46 && head[5] === 1 && head.readUInt16LE(16) === ET_CORE) {
+    throw new TomaError(`${path} is a core file, not a module`)
   }
 }

@@ -1,6 +1,6 @@
 import {
   ELF64_SYM_SIZE, SHN_UNDEF, STB_GLOBAL, STB_LOCAL, STB_WEAK, STT_FUNC, STT_GNU_IFUNC, STT_OBJECT,
-  STT_SECTION, STT_FILE, SHF_ALLOC, SHF_TLS,
+  STT_SECTION, STT_FILE, SHF_ALLOC, SHF_TLS, SHT_NOBITS,
 } from './constants.js'
 import {cString, readU64, type ElfSection} from './headers.js'
 
@@ -23,6 +23,7 @@ export function readSymbolTable(buf: Buffer, table: ElfSection, strtab: ElfSecti
   versym?: ElfSection): {sym: ElfSymbol; hidden: boolean}[] {
   const out: {sym: ElfSymbol; hidden: boolean}[] = []
   const count = Math.floor(table.size / ELF64_SYM_SIZE)
+  if (strtab && strtab.type === SHT_NOBITS) strtab = undefined
   const strStart = strtab?.offset ?? 0, strEnd = strtab ? strtab.offset + strtab.size : 0
   const versymCount = versym ? Math.floor(versym.size / 2) : 0
   for (let i = 1; i < count; i++) {
@@ -125,7 +126,8 @@ export class SymbolIndex {
   /**
    * The FUNC/OBJECT/IFUNC symbol for a link-time address: the innermost one whose
    * [value, value+size) holds it; failing that the nearest sized symbol below it in the same
-   * section; failing that the nearest size-0 one below it in the same section.
+   * section; failing that the nearest size-0 one below it in the same section. Without section
+   * headers the fallbacks take any symbol below.
    */
   at(vaddr: number): {symbol: ElfSymbol; offset: number} | undefined {
     const {syms, maxEnd} = this.addressIndex()
@@ -144,6 +146,9 @@ export class SymbolIndex {
       if (s.size > 0 && vaddr < s.value + s.size) return {symbol: s, offset: vaddr - s.value}
     }
     const section = this.sectionOf(vaddr)
+    // with section headers, an address in no section (a gap, .bss of another module…) has no
+    // "nearest symbol below" worth reporting
+    if (section < 0 && this.sections.length > 1) return undefined
     const floor = section >= 0 ? this.sections[section].addr : -Infinity
     let zeroSized: ElfSymbol | undefined
     for (let i = last; i >= 0 && syms[i].value >= floor; i--) {

@@ -162,6 +162,12 @@ describe.skipIf(!have('gcc') || !have('objcopy') || !haveBinutils)('a freshly bu
     expect(s.debugLink?.file).toBe('prog.debug')
     if (typeof zlib.crc32 === 'function') expect(s.debugLink?.crc).toBe(zlib.crc32(readFileSync(debug)))
     expect(s.buildId).toBe(readelfBuildId(stripped))
+
+    // the separate debug file still has the .symtab (its other sections are NOBITS)
+    const d = ElfFile.load(debug)
+    expect(d.isStripped).toBe(false)
+    expect(d.buildId).toBe(elf.buildId)
+    expect(d.symbolByName('helper')).toEqual(helper)
   })
 })
 
@@ -203,6 +209,8 @@ describe('errors are one-line TomaErrors', () => {
     buf.writeUInt16LE(4, 16)
     writeFileSync(p, buf)
     expect(failure(() => ElfFile.load(p)).message).toBe(`${p} is a core file, not a module`)
+    // said first, even when the rest of the file is not there
+    expect(failure(() => ElfFile.fromBuffer(buf.subarray(0, 64), 'c')).message).toBe('c is a core file, not a module')
   })
 
   test('a 32-bit or big-endian ELF', () => {
