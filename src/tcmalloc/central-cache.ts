@@ -1,0 +1,105 @@
+import {hex} from '../errors.js'
+import type {AddressSpace} from '../core/address-space.js'
+import type {Layout} from './layout.js'
+import {CENTRAL_CACHE, TRANSFER_CACHE, type StateMarker} from './object-states.js'
+import type {SizeClasses} from './size-map.js'
+import {IN_USE, type SpanTable} from './spans.js'
+import type {Warnings} from './warnings.js'
+
+/** What the central cache's own counters say, per size class (for TCMalloc's figures). */
+export interface CentralCounters {
+  counter: Float64Array
+  numSpans: Float64Array
+  usedSlots: Int32Array
+}
+
+const MAX_SLOTS = 64
+
+export function readCentralCounters(memory: AddressSpace, centralCache: number, layout: Layout, sizes: SizeClasses): CentralCounters {
+  const c = layout.central
+  const out: CentralCounters = {counter: new Float64Array(sizes.count), numSpans: new Float64Array(sizes.count), usedSlots: new Int32Array(sizes.count)}
+  for (let cl = 1; cl < sizes.count; cl++) {
+    const e = centralCache + cl * c.stride
+    out.counter[cl] = memory.readU64(e + c.counter) ?? 0
+    out.numSpans[cl] = memory.readU64(e + c.numSpans) ?? 0
+    out.usedSlots[cl] = memory.readI32(e + c.usedSlots) ?? 0
+  }
+  return out
+}
+
+/** Each small span's own free list (the central cache's objects): walked, bounded by the span's capacity. */
+export function markSpanFreeLists(memory: AddressSpace, spans: SpanTable, marker: StateMarker, counters: CentralCounters, warnings: Warnings): void {
+  const freeByClass = new Float64Array(counters.counter.length)
+  const spansByClass = new Float64Array(counters.counter.length)
+  for (let s = 0; s < spans.count; s++) {
+    const cl = spans.sizeClass[s]!
+    if (spans.location[s] !== IN_USE || cl === 0) continue
+    spansByClass[cl]!++
+    const capacity = spans.objectCount[s]!
+    const list = `span ${hex(spans.record[s]!)} free list`
+    let p = spans.freeHead[s]!
+    let n = 0
+    while (p !== 0 && n <= capacity) {
+      if (marker.mark(p, cl, CENTRAL_CACHE, list, spans.record[s]!) < 0) break
+      n++
+      const next = memory.readU64(p)
+      if (next === undefined) {
+        warnings.add('free-list', `${list}: object ${hex(p)} is not in the core`, spans.record[s]!, p)
+        break
+      }
+      p = next
+    }
+    freeByClass[cl]! += n
+    if (capacity - n !== spans.refcount[s]) {
+      warnings.add('span', `span ${hex(spans.record[s]!)}: ${n} free of ${capacity} objects, but refcount says ${spans.refcount[s]} handed out`, spans.record[s]!)
+    }
+  }
+  for (let cl = 1; cl < counters.counter.length; cl++) {
+    if (freeByClass[cl] !== counters.counter[cl]) {
+      warnings.add('central-cache', `class ${cl}: spans' free lists hold ${freeByClass[cl]} objects, central counter_ says ${counters.counter[cl]}`)
+    }
+    if (spansByClass[cl] !== counters.numSpans[cl]) {
+      warnings.add('central-cache', `class ${cl}: ${spansByClass[cl]} in-use spans in the page map, central num_spans_ says ${counters.numSpans[cl]}`)
+    }
+  }
+}
+
+/** The transfer cache: tc_slots_[0 .. used_slots_) of each class, each a chain of num_objects_to_move objects. */
+export function markTransferCache(
+  memory: AddressSpace,
+  centralCache: number,
+  layout: Layout,
+  sizes: SizeClasses,
+  counters: CentralCounters,
+  marker: StateMarker,
+  warnings: Warnings,
+): void {
+  const c = layout.central
+  for (let cl = 1; cl < sizes.count; cl++) {
+    const entry = centralCache + cl * c.stride
+    let used = counters.usedSlots[cl]!
+    if (used < 0 || used > MAX_SLOTS) {
+      warnings.add('transfer-cache', `class ${cl}: used_slots_ ${used} out of range 0..${MAX_SLOTS}`, entry + c.usedSlots)
+      used = Math.max(0, Math.min(MAX_SLOTS, used))
+    }
+    const batch = sizes.objectsToMove[cl]!
+    for (let slot = 0; slot < used; slot++) {
+      const at = entry + c.slots + slot * 16
+      const head = memory.readU64(at)
+      const tail = memory.readU64(at + 8)
+      const list = `transfer slot ${slot} of class ${cl} (${hex(at)})`
+      let p = head ?? 0
+      let n = 0
+      let last = 0
+      while (p !== 0 && n < batch) {
+        if (marker.mark(p, cl, TRANSFER_CACHE, list, at) < 0) break
+        n++
+        last = p
+        p = memory.readU64(p) ?? 0
+      }
+      if (n !== batch || last !== tail) {
+        warnings.add('transfer-cache', `${list}: chain has ${n} objects ending at ${hex(last)}, expected ${batch} ending at ${hex(tail ?? 0)}`, at)
+      }
+    }
+  }
+}

@@ -1,0 +1,89 @@
+import type {AddressSpace} from '../core/address-space.js'
+import type {CentralCounters} from './central-cache.js'
+import type {Layout} from './layout.js'
+import {CENTRAL_CACHE, LIVE, PAGE_HEAP, RETURNED, THREAD_CACHE, TRANSFER_CACHE} from './object-states.js'
+import type {SizeClasses} from './size-map.js'
+import {IN_USE, ON_NORMAL_FREELIST, ON_RETURNED_FREELIST, type SpanTable} from './spans.js'
+import type {ThreadCacheInfo} from './thread-caches.js'
+
+/** One figure as toma counted it from the objects, and as TCMalloc's own counters in the core give it. */
+export interface CrossCheck {
+  name: string
+  /** The MallocExtension property that reports the same figure. */
+  property: string
+  toma: number
+  tcmalloc: number
+}
+
+export interface StateTotals {
+  objects: Float64Array
+  bytes: Float64Array
+  /** Tail bytes of small-object spans that fit no object (TCMalloc counts them as central-cache free). */
+  spanWaste: number
+}
+
+export function stateTotals(spans: SpanTable, state: Uint8Array, pageSize: number): StateTotals {
+  const objects = new Float64Array(6)
+  const bytes = new Float64Array(6)
+  let spanWaste = 0
+  for (let s = 0; s < spans.count; s++) {
+    const size = spans.objectSize[s]!
+    const first = spans.firstObject[s]!
+    const n = spans.objectCount[s]!
+    if (spans.location[s] === IN_USE && spans.sizeClass[s]! > 0) spanWaste += spans.pages[s]! * pageSize - n * size
+    for (let k = 0; k < n; k++) {
+      const st = state[first + k]!
+      objects[st]!++
+      bytes[st]! += size
+    }
+  }
+  return {objects, bytes, spanWaste}
+}
+
+/**
+ * TCMalloc's figures computed the way TCMalloc computes them (PageHeap::Stats, CentralFreeList
+ * counter_/num_spans_/used_slots_, ThreadCache size_), beside toma's counts of the same.
+ */
+export function crossCheck(
+  memory: AddressSpace,
+  pageHeap: number,
+  layout: Layout,
+  sizes: SizeClasses,
+  central: CentralCounters,
+  caches: ThreadCacheInfo[],
+  spans: SpanTable,
+  totals: StateTotals,
+): CrossCheck[] {
+  const st = pageHeap + layout.pageHeap.stats
+  const system = memory.readU64(st + layout.stats.systemBytes) ?? NaN
+  const free = memory.readU64(st + layout.stats.freeBytes) ?? NaN
+  const unmapped = memory.readU64(st + layout.stats.unmappedBytes) ?? NaN
+  let centralBytes = 0
+  let transferBytes = 0
+  for (let cl = 1; cl < sizes.count; cl++) {
+    const size = sizes.size[cl]!
+    centralBytes += size * central.counter[cl]! + central.numSpans[cl]! * ((sizes.pages[cl]! * layout.pageSize) % size)
+    transferBytes += size * Math.max(0, central.usedSlots[cl]!) * sizes.objectsToMove[cl]!
+  }
+  const threadBytes = caches.reduce((a, c) => a + c.bytes, 0)
+  let spanBytes = 0
+  let normalBytes = 0
+  let returnedBytes = 0
+  for (let s = 0; s < spans.count; s++) {
+    const b = spans.pages[s]! * layout.pageSize
+    spanBytes += b
+    if (spans.location[s] === ON_NORMAL_FREELIST) normalBytes += b
+    if (spans.location[s] === ON_RETURNED_FREELIST) returnedBytes += b
+  }
+  const b = totals.bytes
+  return [
+    {name: 'in use by application', property: 'generic.current_allocated_bytes', toma: b[LIVE]!, tcmalloc: system - free - unmapped - centralBytes - transferBytes - threadBytes},
+    {name: 'heap size (system bytes)', property: 'generic.heap_size', toma: spanBytes, tcmalloc: system},
+    {name: 'page heap free', property: 'tcmalloc.pageheap_free_bytes', toma: normalBytes, tcmalloc: free},
+    {name: 'page heap returned', property: 'tcmalloc.pageheap_unmapped_bytes', toma: returnedBytes, tcmalloc: unmapped},
+    {name: 'central cache free', property: 'tcmalloc.central_cache_free_bytes', toma: b[CENTRAL_CACHE]! + totals.spanWaste, tcmalloc: centralBytes},
+    {name: 'transfer cache free', property: 'tcmalloc.transfer_cache_free_bytes', toma: b[TRANSFER_CACHE]!, tcmalloc: transferBytes},
+    {name: 'thread cache free', property: 'tcmalloc.thread_cache_free_bytes', toma: b[THREAD_CACHE]!, tcmalloc: threadBytes},
+    {name: 'free page-heap objects', property: '(page heap spans)', toma: b[PAGE_HEAP]! + b[RETURNED]!, tcmalloc: free + unmapped},
+  ]
+}

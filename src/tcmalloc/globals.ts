@@ -1,0 +1,300 @@
+import {TomaError, hex} from '../errors.js'
+import type {AddressSpace, Segment} from '../core/address-space.js'
+import type {Program} from '../program/program.js'
+import type {AllocatorModule} from './allocator-module.js'
+import {GROUPS, layoutFor, pageShiftsOf, SPAN, SPAN_LIST_SIZE, type Layout} from './layout.js'
+import {readSizeMap, type SizeClasses} from './size-map.js'
+import {versionFromFile} from './version.js'
+import {groupOfVersion} from './layout.js'
+
+const SYM = {
+  pageHeap: '_ZN8tcmalloc6Static9pageheap_E',
+  centralCache: '_ZN8tcmalloc6Static14central_cache_E',
+  sizeMap: '_ZN8tcmalloc6Static8sizemap_E',
+  pageHeapLock: '_ZN8tcmalloc6Static14pageheap_lock_E',
+  threadHeaps: '_ZN8tcmalloc11ThreadCache13thread_heaps_E',
+}
+
+/** Debian 12's 2.10-1 libraries (group H): fixed positions relative to the exported pageheap_lock_. */
+const DEBIAN_210_DELTAS = {pageHeap: -0x1aa1e8, centralCache: -0x27088, sizeMap: -0x1088}
+
+/** Where TCMalloc's globals are in the process, and how each was found. */
+export interface AllocatorGlobals {
+  layout: Layout
+  version: string | null
+  versionHow: string
+  pageHeap: number
+  centralCache: number
+  sizeMap: number
+  /** Address of the static `ThreadCache::thread_heaps_` pointer, if found. */
+  threadHeaps: number | null
+  sizes: SizeClasses
+  how: {pageHeap: string; centralCache: string; sizeMap: string; threadHeaps: string}
+}
+
+/** A writable range of the allocator's module, read once for signature scans. */
+interface Region {
+  start: number
+  bytes: Buffer
+}
+
+const MAX_SCAN_BYTES = 256 * 1024 * 1024
+
+export function locateGlobals(program: Program, module: AllocatorModule, versionOverride?: string): AllocatorGlobals {
+  const memory = program.core.memory
+  let version: string | null = null
+  let versionHow = 'not known: tried every layout group against the core'
+  let groups = [...GROUPS].reverse()
+  if (versionOverride) {
+    const group = groupOfVersion(versionOverride)
+    if (!group) throw new TomaError(`--tcmalloc-version ${versionOverride}: not a gperftools version toma has layouts for (2.0 .. 2.18.1)`)
+    version = versionOverride
+    versionHow = '--tcmalloc-version'
+    groups = [group]
+  } else if (module.loaded.file) {
+    const v = versionFromFile(module.loaded.file)
+    if (v?.group) {
+      version = v.version
+      versionHow = v.how
+      groups = [v.group]
+    } else if (v) {
+      throw new TomaError(`${module.loaded.module.path}: gperftools ${v.version} has no known layout (toma knows 2.0 .. 2.18.1); try --tcmalloc-version`)
+    }
+  }
+
+  const regions = readRegions(memory, module.dataSegments)
+  const sym = (name: string) => program.symbolAddress(name, [module.loaded])
+  const failures: string[] = []
+  for (const group of groups) {
+    for (const shift of pageShiftsOf(group)) {
+      const layout = layoutFor(group, shift)!
+      const found = tryLayout(memory, module, regions, layout, sym)
+      if (typeof found === 'string') {
+        failures.push(`${group}/${2 ** shift / 1024}K: ${found}`)
+        continue
+      }
+      const th = sym(SYM.threadHeaps)
+      return {
+        ...found,
+        layout,
+        version: version ?? `group ${group} (${layoutGroupVersions(group)})`,
+        versionHow: version ? versionHow : `structure of the core matched layout group ${group}`,
+        threadHeaps: th?.address ?? null,
+        how: {
+          ...found.how,
+          threadHeaps: th ? `symbol ThreadCache::thread_heaps_ in ${th.module.module.path}` : 'not found (no symbol): thread caches not examined',
+        },
+      }
+    }
+  }
+  throw new TomaError(
+    `cannot find TCMalloc's page heap, central cache and size map in ${module.loaded.module.path} (${failures.slice(0, 3).join('; ')}${failures.length > 3 ? '; …' : ''})`,
+  )
+}
+
+function layoutGroupVersions(group: string): string {
+  return `gperftools ${layoutFor(group, 13) ? '' : ''}${group}`
+}
+
+type Found = Pick<AllocatorGlobals, 'pageHeap' | 'centralCache' | 'sizeMap' | 'sizes'> & {how: {pageHeap: string; centralCache: string; sizeMap: string}}
+
+function tryLayout(
+  memory: AddressSpace,
+  module: AllocatorModule,
+  regions: Region[],
+  layout: Layout,
+  sym: (name: string) => {address: number} | undefined,
+): Found | string {
+  const lock = sym(SYM.pageHeapLock)
+  const debian = lock && layout.group === 'H' ? lock.address : undefined
+
+  // Size map
+  let sizeMap: number | undefined
+  let sizeMapHow = ''
+  let sizes: SizeClasses | undefined
+  const smCandidates: Array<[number, string]> = []
+  const smSym = sym(SYM.sizeMap)
+  if (smSym) smCandidates.push([smSym.address, 'symbol Static::sizemap_'])
+  if (debian !== undefined) smCandidates.push([debian + DEBIAN_210_DELTAS.sizeMap, 'Debian 2.10 position relative to pageheap_lock_'])
+  for (const [addr, how] of smCandidates) {
+    const r = readSizeMap(memory, addr, layout)
+    if (typeof r !== 'string') {
+      sizeMap = addr
+      sizeMapHow = how
+      sizes = r
+      break
+    }
+  }
+  if (sizes === undefined) {
+    for (const addr of scanSizeMap(regions, layout)) {
+      const r = readSizeMap(memory, addr, layout)
+      if (typeof r !== 'string') {
+        sizeMap = addr
+        sizes = r
+        sizeMapHow = 'signature: class_to_size_ 0, 8, 16, 32, 48, 64 in the library\'s data'
+        break
+      }
+    }
+  }
+  if (sizes === undefined || sizeMap === undefined) return 'no valid size map'
+
+  // Central cache
+  let centralCache: number | undefined
+  let centralHow = ''
+  const ccCandidates: Array<[number, string]> = []
+  const ccSym = sym(SYM.centralCache)
+  if (ccSym) ccCandidates.push([ccSym.address, 'symbol Static::central_cache_'])
+  if (debian !== undefined) ccCandidates.push([debian + DEBIAN_210_DELTAS.centralCache, 'Debian 2.10 position relative to pageheap_lock_'])
+  for (const [addr, how] of ccCandidates) {
+    if (validCentralCache(memory, addr, layout, sizes.count)) {
+      centralCache = addr
+      centralHow = how
+      break
+    }
+  }
+  if (centralCache === undefined) {
+    const addr = scanCentralCache(regions, layout).find(a => validCentralCache(memory, a, layout, sizes.count))
+    if (addr !== undefined) {
+      centralCache = addr
+      centralHow = 'signature: entries carrying their own size-class index at a 1216-byte stride, empty list heads self-linked'
+    }
+  }
+  if (centralCache === undefined) return 'no valid central cache array'
+
+  // Page heap
+  let pageHeap: number | undefined
+  let pageHeapHow = ''
+  const phCandidates: Array<[number, string]> = []
+  const phSym = sym(SYM.pageHeap)
+  if (phSym) {
+    if (layout.pageHeapIsPointer) {
+      const p = memory.readU64(phSym.address)
+      if (p) phCandidates.push([p, 'symbol Static::pageheap_ (a pointer to the PageHeap)'])
+    } else phCandidates.push([phSym.address, 'symbol Static::pageheap_'])
+  }
+  if (debian !== undefined) phCandidates.push([debian + DEBIAN_210_DELTAS.pageHeap, 'Debian 2.10 position relative to pageheap_lock_'])
+  for (const [addr, how] of phCandidates) {
+    if (validPageHeap(memory, addr, layout) === true) {
+      pageHeap = addr
+      pageHeapHow = how
+      break
+    }
+  }
+  if (pageHeap === undefined) {
+    const addr = scanPageHeap(memory, module, regions, layout).find(a => validPageHeap(memory, a, layout) === true)
+    if (addr !== undefined) {
+      pageHeap = addr
+      pageHeapHow = layout.pageHeapIsPointer
+        ? 'signature: a pointer to a PageHeap whose pagemap_.allocator_ is a code pointer into the library'
+        : 'signature: pagemap_.allocator_ is a code pointer into the library, free-list heads link to themselves or to spans'
+    }
+  }
+  if (pageHeap === undefined) return 'no valid page heap'
+  return {pageHeap, centralCache, sizeMap, sizes, how: {pageHeap: pageHeapHow, centralCache: centralHow, sizeMap: sizeMapHow}}
+}
+
+function readRegions(memory: AddressSpace, segments: Segment[]): Region[] {
+  const regions: Region[] = []
+  let total = 0
+  for (const s of segments) {
+    const size = s.end - s.start
+    if (total + size > MAX_SCAN_BYTES) break
+    const bytes = memory.readBytes(s.start, size)
+    if (!bytes) continue
+    regions.push({start: s.start, bytes})
+    total += size
+  }
+  return regions
+}
+
+function u64(buf: Buffer, at: number): number {
+  return buf.readUInt32LE(at) + buf.readUInt32LE(at + 4) * 0x1_0000_0000
+}
+
+function scanSizeMap(regions: Region[], layout: Layout): number[] {
+  const w = layout.sizeMap.classToSizeWidth
+  const want = [0, 8, 16, 32, 48, 64]
+  const hits: number[] = []
+  for (const r of regions) {
+    const b = r.bytes
+    for (let at = 0; at + want.length * w <= b.length; at += 4) {
+      let ok = true
+      for (let i = 0; i < want.length && ok; i++) ok = (w === 4 ? b.readInt32LE(at + i * 4) : u64(b, at + i * 8)) === want[i]
+      if (ok && at >= layout.sizeMap.classToSize) hits.push(r.start + at - layout.sizeMap.classToSize)
+    }
+  }
+  return hits
+}
+
+function scanCentralCache(regions: Region[], layout: Layout): number[] {
+  const c = layout.central
+  const hits: number[] = []
+  for (const r of regions) {
+    const b = r.bytes
+    for (let at = 0; at + 4 * c.stride <= b.length; at += 8) {
+      if (u64(b, at + c.sizeClass) !== 0 || u64(b, at + c.stride + c.sizeClass) !== 1) continue
+      if (u64(b, at + 2 * c.stride + c.sizeClass) !== 2 || u64(b, at + 3 * c.stride + c.sizeClass) !== 3) continue
+      hits.push(r.start + at)
+    }
+  }
+  return hits
+}
+
+function validCentralCache(memory: AddressSpace, addr: number, layout: Layout, classes: number): boolean {
+  const c = layout.central
+  for (let cl = 0; cl < classes; cl++) {
+    const e = addr + cl * c.stride
+    if (memory.readU64(e + c.sizeClass) !== cl) return false
+  }
+  // Class 0 is never used: its span lists stay empty, each head linked to itself.
+  const empty = addr + c.empty
+  const nonempty = addr + c.nonempty
+  return (
+    memory.readU64(empty + SPAN.next) === empty &&
+    memory.readU64(empty + SPAN.prev) === empty &&
+    memory.readU64(nonempty + SPAN.next) === nonempty &&
+    memory.readU64(nonempty + SPAN.prev) === nonempty
+  )
+}
+
+function scanPageHeap(memory: AddressSpace, module: AllocatorModule, regions: Region[], layout: Layout): number[] {
+  const allocatorAt = layout.pageHeap.pagemap + layout.pageMap.allocator
+  const hits: number[] = []
+  for (const r of regions) {
+    const b = r.bytes
+    for (let at = 0; at + 8 <= b.length; at += 8) {
+      const v = u64(b, at)
+      if (layout.pageHeapIsPointer) {
+        if (v === 0 || v % 8 !== 0) continue
+        const alloc = memory.readU64(v + allocatorAt)
+        if (alloc !== undefined && module.isCode(alloc)) hits.push(v)
+      } else if (module.isCode(v) && at >= allocatorAt) {
+        hits.push(r.start + at - allocatorAt)
+      }
+    }
+  }
+  return hits
+}
+
+/** True, or what is wrong with a PageHeap at addr. */
+export function validPageHeap(memory: AddressSpace, addr: number, layout: Layout): true | string {
+  const ph = layout.pageHeap
+  const st = addr + ph.stats
+  const system = memory.readU64(st + layout.stats.systemBytes)
+  const free = memory.readU64(st + layout.stats.freeBytes)
+  const unmapped = memory.readU64(st + layout.stats.unmappedBytes)
+  if (system === undefined || free === undefined || unmapped === undefined) return `page heap stats at ${hex(st)} not in core`
+  const ps = layout.pageSize
+  if (system % ps || free % ps || unmapped % ps || free + unmapped > system) return `page heap stats at ${hex(st)} inconsistent`
+  const heads: number[] = []
+  for (let i = 0; i < ph.freeCount; i++) heads.push(addr + ph.free + i * SPAN_LIST_SIZE, addr + ph.free + i * SPAN_LIST_SIZE + SPAN.size)
+  if (ph.large !== null) heads.push(addr + ph.large, addr + ph.large + SPAN.size)
+  for (const h of heads) {
+    const next = memory.readU64(h + SPAN.next)
+    const prev = memory.readU64(h + SPAN.prev)
+    if (next === undefined || prev === undefined) return `free list head ${hex(h)} not in core`
+    if ((next === h) !== (prev === h)) return `free list head ${hex(h)} half linked`
+    if (next !== h && (!memory.isReadable(next, SPAN.size) || !memory.isReadable(prev, SPAN.size))) return `free list head ${hex(h)} links outside the core`
+  }
+  return true
+}

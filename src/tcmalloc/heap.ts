@@ -1,0 +1,96 @@
+import {TomaError} from '../errors.js'
+import type {Program} from '../program/program.js'
+import {findAllocatorModule, type AllocatorModule} from './allocator-module.js'
+import {markSpanFreeLists, markTransferCache, readCentralCounters} from './central-cache.js'
+import {crossCheck, stateTotals, type CrossCheck, type StateTotals} from './counters.js'
+import {locateGlobals, type AllocatorGlobals} from './globals.js'
+import {PAGE_HEAP, RETURNED, StateMarker} from './object-states.js'
+import {ON_NORMAL_FREELIST, ON_RETURNED_FREELIST, readSpans, spanIndexAt, type SpanTable} from './spans.js'
+import {markThreadCaches, type ThreadCacheInfo} from './thread-caches.js'
+import {Warnings} from './warnings.js'
+import {GrowableF64} from '../util/growable.js'
+
+export interface HeapOptions {
+  tcmallocVersion?: string
+  progress?: (phase: string, done: number, total: number) => void
+}
+
+/** The heap as TCMalloc sees it: every span, every object slot with its state, and the cross-check. */
+export interface TcmallocHeap {
+  module: AllocatorModule
+  globals: AllocatorGlobals
+  pageSize: number
+  spans: SpanTable
+  /** One byte per object slot: LIVE, THREAD_CACHE, ... (object-states.ts). */
+  state: Uint8Array
+  threadCaches: ThreadCacheInfo[]
+  /** Object indexes held by thread caches, ascending, with the cache each belongs to. */
+  threadCacheObjects: Float64Array
+  threadCacheOwner: Uint16Array
+  totals: StateTotals
+  crossCheck: CrossCheck[]
+  warnings: Warnings
+}
+
+export function analyzeHeap(program: Program, options: HeapOptions = {}): TcmallocHeap {
+  const module = findAllocatorModule(program)
+  if (!module) {
+    throw new TomaError(`${program.core.path}: no TCMalloc in this process (no libtcmalloc mapped, and no module has tcmalloc's symbols)`)
+  }
+  const globals = locateGlobals(program, module, options.tcmallocVersion)
+  const memory = program.core.memory
+  const {layout, sizes} = globals
+  const warnings = new Warnings()
+  const spans = readSpans(memory, globals.pageHeap, layout, sizes, warnings, page => options.progress?.('page map', page, 2 ** (48 - layout.pageShift)))
+  const state = new Uint8Array(spans.totalObjects)
+  for (let s = 0; s < spans.count; s++) {
+    if (spans.location[s] === ON_NORMAL_FREELIST) state[spans.firstObject[s]!] = PAGE_HEAP
+    else if (spans.location[s] === ON_RETURNED_FREELIST) state[spans.firstObject[s]!] = RETURNED
+  }
+  const marker = new StateMarker(spans, state, layout.pageSize, warnings)
+  const central = readCentralCounters(memory, globals.centralCache, layout, sizes)
+  options.progress?.('central cache', 0, 3)
+  markSpanFreeLists(memory, spans, marker, central, warnings)
+  options.progress?.('transfer cache', 1, 3)
+  markTransferCache(memory, globals.centralCache, layout, sizes, central, marker, warnings)
+  options.progress?.('thread caches', 2, 3)
+  const ownedObjects = new GrowableF64()
+  const ownedBy: number[] = []
+  const threadCaches =
+    globals.threadHeaps === null
+      ? []
+      : markThreadCaches(memory, globals.threadHeaps, layout, sizes, program.core.threads, marker, warnings, (obj, cache) => {
+          ownedObjects.push(obj)
+          ownedBy.push(cache)
+        })
+  if (globals.threadHeaps === null) warnings.add('thread-cache', 'ThreadCache::thread_heaps_ not found: objects in thread caches are counted as live')
+  const order = Array.from(ownedObjects.toArray().keys()).sort((a, b) => ownedObjects.toArray()[a]! - ownedObjects.toArray()[b]!)
+  const objs = ownedObjects.toArray()
+  const threadCacheObjects = Float64Array.from(order, i => objs[i]!)
+  const threadCacheOwner = Uint16Array.from(order, i => ownedBy[i]!)
+  const totals = stateTotals(spans, state, layout.pageSize)
+  const checks = crossCheck(memory, globals.pageHeap, layout, sizes, central, threadCaches, spans, totals)
+  return {
+    module,
+    globals,
+    pageSize: layout.pageSize,
+    spans,
+    state,
+    threadCaches,
+    threadCacheObjects,
+    threadCacheOwner,
+    totals,
+    crossCheck: checks,
+    warnings,
+  }
+}
+
+/** The object slot containing addr: its span, index and start, or undefined outside every span. */
+export function objectAt(heap: TcmallocHeap, addr: number): {span: number; index: number; start: number; size: number} | undefined {
+  const s = spanIndexAt(heap.spans, heap.pageSize, addr)
+  if (s < 0) return undefined
+  const size = heap.spans.objectSize[s]!
+  const k = Math.floor((addr - heap.spans.start[s]!) / size)
+  if (k >= heap.spans.objectCount[s]!) return undefined // the span's tail waste
+  return {span: s, index: heap.spans.firstObject[s]! + k, start: heap.spans.start[s]! + k * size, size}
+}

@@ -1,0 +1,87 @@
+import {hex} from '../errors.js'
+import type {AddressSpace} from '../core/address-space.js'
+import type {Thread} from '../core/threads.js'
+import type {Layout} from './layout.js'
+import {THREAD_CACHE, type StateMarker} from './object-states.js'
+import type {SizeClasses} from './size-map.js'
+import type {Warnings} from './warnings.js'
+
+export interface ThreadCacheInfo {
+  address: number
+  /** The owning thread's LWP id, matched through tid_ (= pthread_t = fs_base); null when unknown. */
+  tid: number | null
+  pthread: number | null
+  /** Bytes TCMalloc says this cache holds (size_, or max_size_ − size_left_). */
+  bytes: number
+  objects: number
+  objectBytes: number
+}
+
+const MAX_CACHES = 1 << 16
+const MAX_LIST = 1 << 24
+
+/**
+ * Walks ThreadCache::thread_heaps_ → next_ (bounded, cycle-checked) and every cache's free lists.
+ * Returns the caches, and calls `owned` for each object found with the cache's index.
+ */
+export function markThreadCaches(
+  memory: AddressSpace,
+  threadHeaps: number,
+  layout: Layout,
+  sizes: SizeClasses,
+  threads: Thread[],
+  marker: StateMarker,
+  warnings: Warnings,
+  owned: (objectIndex: number, cache: number) => void,
+): ThreadCacheInfo[] {
+  const tc = layout.threadCache
+  const caches: ThreadCacheInfo[] = []
+  const seen = new Set<number>()
+  let p = memory.readU64(threadHeaps)
+  if (p === undefined) {
+    warnings.add('thread-cache', `ThreadCache::thread_heaps_ at ${hex(threadHeaps)} is not in the core`, threadHeaps)
+    return caches
+  }
+  while (p !== 0) {
+    if (seen.has(p) || caches.length >= MAX_CACHES) {
+      warnings.add('thread-cache', `thread cache list loops back to ${hex(p)}`, p)
+      break
+    }
+    seen.add(p)
+    const buf = memory.readBytes(p, tc.objectSize)
+    if (!buf) {
+      warnings.add('thread-cache', `thread cache ${hex(p)} is not in the core`, p)
+      break
+    }
+    const rd = (off: number, w: number) => (w === 4 ? buf.readInt32LE(off) : Number(buf.readBigInt64LE(off)))
+    const size = rd(tc.size, tc.sizeWidth)
+    const bytes = tc.sizeIsLeft ? rd(tc.maxSize, tc.maxSizeWidth) - size : size
+    const pthread = tc.tid !== null ? Number(buf.readBigUInt64LE(tc.tid)) : null
+    const owner = pthread !== null ? (threads.find(t => t.fsBase === pthread)?.tid ?? null) : null
+    const info: ThreadCacheInfo = {address: p, tid: owner, pthread, bytes, objects: 0, objectBytes: 0}
+    const index = caches.length
+    caches.push(info)
+    for (let cl = 1; cl < sizes.count; cl++) {
+      const fl = tc.list + cl * tc.freeListSize
+      let q = Number(buf.readBigUInt64LE(fl + layout.freeList.list))
+      const length = buf.readUInt32LE(fl + layout.freeList.length)
+      const list = `thread cache ${hex(p)} class ${cl} list`
+      let n = 0
+      const bound = Math.min(length, MAX_LIST)
+      while (q !== 0 && n <= bound) {
+        const obj = marker.mark(q, cl, THREAD_CACHE, list, p + fl)
+        if (obj < 0) break
+        owned(obj, index)
+        n++
+        q = memory.readU64(q) ?? 0
+      }
+      if (n !== length) warnings.add('thread-cache', `${list}: length_ says ${length}, the list has ${n}${n > bound ? ' or more' : ''}`, p + fl)
+      info.objects += n
+      info.objectBytes += n * sizes.size[cl]!
+    }
+    const next = memory.readU64(p + tc.next)
+    if (next === undefined) break
+    p = next
+  }
+  return caches
+}
