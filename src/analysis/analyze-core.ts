@@ -1,0 +1,70 @@
+import path from 'node:path'
+import type {ModuleFlagValues} from '../cli/open-program.js'
+import {openProgram} from '../cli/open-program.js'
+import {writeIndex} from '../index/index-file.js'
+import {defaultIndexPath, rememberLast, type CoreIdentity} from '../index/index-location.js'
+import type {Program} from '../program/program.js'
+import {analyzeHeap, type TcmallocHeap} from '../tcmalloc/heap.js'
+import {heapSummary, type HeapSummary} from './heap-summary.js'
+
+export interface AnalyzeOptions extends ModuleFlagValues {
+  'tcmalloc-version'?: string
+  index?: string
+}
+
+/** What later commands need from the index besides its arrays. */
+export interface IndexMeta {
+  identity: CoreIdentity
+  options: AnalyzeOptions
+  summary: HeapSummary
+  sizeClassSizes: number[]
+  threadCaches: Array<{address: number; tid: number | null}>
+}
+
+export interface Analysis {
+  program: Program
+  heap: TcmallocHeap
+  summary: HeapSummary
+  indexPath: string
+}
+
+type Progress = (phase: string, done: number, total: number) => void
+
+/** Opens the core, models the heap, and writes the index; returns everything for reporting. */
+export function analyzeCore(corePath: string, options: AnalyzeOptions, progress?: Progress): Analysis {
+  const program = openProgram(corePath, options)
+  const heap = analyzeHeap(program, {tcmallocVersion: options['tcmalloc-version'], progress})
+  const summary = heapSummary(program, heap)
+  const indexPath = options.index ?? defaultIndexPath(corePath)
+  const meta: IndexMeta = {
+    identity: {
+      path: path.resolve(corePath),
+      size: program.core.size,
+      mtimeMs: program.core.mtimeMs,
+      buildIds: program.core.modules.map(m => ({path: m.path, buildId: m.buildId})),
+    },
+    options: {...options, index: undefined},
+    summary,
+    sizeClassSizes: Array.from(heap.globals.sizes.size),
+    threadCaches: heap.threadCaches.map(c => ({address: c.address, tid: c.tid})),
+  }
+  progress?.('writing index', 0, 1)
+  const s = heap.spans
+  writeIndex(indexPath, meta, {
+    'span.record': s.record,
+    'span.start': s.start,
+    'span.pages': s.pages,
+    'span.sizeClass': s.sizeClass,
+    'span.location': s.location,
+    'span.refcount': s.refcount,
+    'span.sampled': s.sampled,
+    'span.objectSize': s.objectSize,
+    'span.firstObject': s.firstObject,
+    'span.objectCount': s.objectCount,
+    'object.state': heap.state,
+    'threadCache.objects': heap.threadCacheObjects,
+    'threadCache.owner': heap.threadCacheOwner,
+  })
+  rememberLast(corePath, indexPath)
+  return {program, heap, summary, indexPath}
+}

@@ -1,0 +1,84 @@
+import {hex} from '../errors.js'
+import type {Program} from '../program/program.js'
+import {STATE_NAMES, LIVE} from '../tcmalloc/object-states.js'
+import {IN_USE, ON_NORMAL_FREELIST, ON_RETURNED_FREELIST} from '../tcmalloc/spans.js'
+import type {TcmallocHeap} from '../tcmalloc/heap.js'
+
+/** The figures `toma analyze` reports, as plain JSON-able data (also stored in the index). */
+export function heapSummary(program: Program, heap: TcmallocHeap, topClasses = 12) {
+  const {globals, spans, state} = heap
+  const g = globals
+  const ps = heap.pageSize
+  const kinds = {
+    'small-object': {spans: 0, bytes: 0},
+    large: {spans: 0, bytes: 0},
+    sampled: {spans: 0, bytes: 0},
+    'page-heap free': {spans: 0, bytes: 0},
+    returned: {spans: 0, bytes: 0},
+  }
+  const perClass = new Map<number, {live: number; free: number}>()
+  for (let s = 0; s < spans.count; s++) {
+    const bytes = spans.pages[s]! * ps
+    const kind =
+      spans.location[s] === ON_NORMAL_FREELIST
+        ? 'page-heap free'
+        : spans.location[s] === ON_RETURNED_FREELIST
+          ? 'returned'
+          : spans.sizeClass[s]! > 0
+            ? 'small-object'
+            : spans.sampled[s]
+              ? 'sampled'
+              : 'large'
+    kinds[kind].spans++
+    kinds[kind].bytes += bytes
+    const cl = spans.sizeClass[s]!
+    if (spans.location[s] !== IN_USE || cl === 0) continue
+    const c = perClass.get(cl) ?? {live: 0, free: 0}
+    const first = spans.firstObject[s]!
+    for (let k = 0; k < spans.objectCount[s]!; k++) {
+      if (state[first + k] === LIVE) c.live++
+      else c.free++
+    }
+    perClass.set(cl, c)
+  }
+  const classes = [...perClass.entries()]
+    .map(([cl, c]) => ({sizeClass: cl, size: g.sizes.size[cl]!, liveObjects: c.live, liveBytes: c.live * g.sizes.size[cl]!, freeObjects: c.free}))
+    .sort((a, b) => b.liveBytes - a.liveBytes)
+  return {
+    core: {path: program.core.path, size: program.core.size, pid: program.core.process.pid, command: program.core.process.command},
+    allocator: {
+      kind: 'gperftools' as const,
+      version: g.version,
+      versionHow: g.versionHow,
+      layoutGroup: g.layout.group,
+      pageSize: ps,
+      module: heap.module.loaded.module.path,
+      moduleFile: heap.module.loaded.file?.path ?? null,
+      globals: {
+        pageHeap: {address: hex(g.pageHeap), how: g.how.pageHeap},
+        centralCache: {address: hex(g.centralCache), how: g.how.centralCache},
+        sizeMap: {address: hex(g.sizeMap), how: g.how.sizeMap},
+        threadHeaps: {address: g.threadHeaps === null ? null : hex(g.threadHeaps), how: g.how.threadHeaps},
+      },
+      sizeClasses: g.sizes.count - 1,
+    },
+    threads: program.core.threads.map(t => ({
+      tid: t.tid,
+      threadCaches: heap.threadCaches.filter(c => c.tid === t.tid).map(c => hex(c.address)),
+    })),
+    threadCaches: heap.threadCaches.map(c => ({
+      address: hex(c.address),
+      tid: c.tid,
+      bytes: c.bytes,
+      objects: c.objects,
+    })),
+    spans: {total: spans.count, byKind: kinds},
+    states: STATE_NAMES.map((name, i) => ({state: name, objects: heap.totals.objects[i]!, bytes: heap.totals.bytes[i]!})),
+    spanWasteBytes: heap.totals.spanWaste,
+    topSizeClasses: classes.slice(0, topClasses),
+    crossCheck: heap.crossCheck.map(c => ({...c, equal: c.toma === c.tcmalloc})),
+    warnings: {total: heap.warnings.total, byKind: Object.fromEntries(heap.warnings.counts), first: heap.warnings.list.slice(0, 50).map(w => ({...w, addresses: w.addresses.map(a => hex(a))}))},
+  }
+}
+
+export type HeapSummary = ReturnType<typeof heapSummary>

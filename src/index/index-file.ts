@@ -1,0 +1,159 @@
+import fs from 'node:fs'
+import {TomaError} from '../errors.js'
+
+const MAGIC = 'TOMAIDX\0'
+/** Bump when what an index holds or how it is laid out changes: older indexes are then rebuilt. */
+export const INDEX_FORMAT_VERSION = 1
+
+type ArrayType = 'u8' | 'u16' | 'u32' | 'i32' | 'f64'
+type Typed = Uint8Array | Uint16Array | Uint32Array | Int32Array | Float64Array
+const CTORS = {u8: Uint8Array, u16: Uint16Array, u32: Uint32Array, i32: Int32Array, f64: Float64Array} as const
+
+interface ArrayEntry {
+  type: ArrayType
+  offset: number
+  length: number
+}
+
+interface Header {
+  formatVersion: number
+  meta: unknown
+  arrays: Record<string, ArrayEntry>
+}
+
+function typeOf(a: Typed): ArrayType {
+  if (a instanceof Uint8Array) return 'u8'
+  if (a instanceof Uint16Array) return 'u16'
+  if (a instanceof Uint32Array) return 'u32'
+  if (a instanceof Int32Array) return 'i32'
+  return 'f64'
+}
+
+const align8 = (n: number) => (n + 7) & ~7
+
+/**
+ * Writes an index: a small JSON header (format version, the core's identity, summaries) followed
+ * by named typed arrays, 8-byte aligned, so a query can read just the ranges it needs.
+ * Written to a temporary file and renamed, so a crash never leaves a half index behind.
+ */
+export function writeIndex(path: string, meta: unknown, arrays: Record<string, Typed>): void {
+  const entries: Record<string, ArrayEntry> = {}
+  let offset = 0
+  for (const [name, a] of Object.entries(arrays)) {
+    entries[name] = {type: typeOf(a), offset, length: a.length}
+    offset = align8(offset + a.byteLength)
+  }
+  const header: Header = {formatVersion: INDEX_FORMAT_VERSION, meta, arrays: entries}
+  const json = Buffer.from(JSON.stringify(header), 'utf8')
+  const pre = Buffer.alloc(16)
+  pre.write(MAGIC, 0, 'latin1')
+  pre.writeUInt32LE(INDEX_FORMAT_VERSION, 8)
+  pre.writeUInt32LE(json.length, 12)
+  const dataStart = align8(16 + json.length)
+  const tmp = `${path}.tmp-${process.pid}`
+  const fd = fs.openSync(tmp, 'w')
+  try {
+    fs.writeSync(fd, pre)
+    fs.writeSync(fd, json)
+    for (const [name, a] of Object.entries(arrays)) {
+      const bytes = Buffer.from(a.buffer, a.byteOffset, a.byteLength)
+      // Large arrays go out in pieces: writeSync of >2 GiB at once is not portable.
+      const CHUNK = 1 << 28
+      for (let at = 0; at < bytes.length; at += CHUNK) {
+        fs.writeSync(fd, bytes, at, Math.min(CHUNK, bytes.length - at), dataStart + entries[name]!.offset + at)
+      }
+    }
+    fs.ftruncateSync(fd, dataStart + offset)
+  } finally {
+    fs.closeSync(fd)
+  }
+  fs.renameSync(tmp, path)
+}
+
+/** An index file opened for reading: the header at once, arrays on demand (whole or a range). */
+export class IndexFile {
+  readonly meta: unknown
+  private readonly arrays: Record<string, ArrayEntry>
+  private readonly dataStart: number
+  private readonly fd: number
+
+  private constructor(readonly path: string, fd: number, header: Header, dataStart: number) {
+    this.fd = fd
+    this.meta = header.meta
+    this.arrays = header.arrays
+    this.dataStart = dataStart
+  }
+
+  /** Opens an index; returns null when it is from another format version (the caller rebuilds it). */
+  static open(path: string): IndexFile | null {
+    let fd: number
+    try {
+      fd = fs.openSync(path, 'r')
+    } catch {
+      throw new TomaError(`${path}: cannot open index`)
+    }
+    const pre = Buffer.alloc(16)
+    if (fs.readSync(fd, pre, 0, 16, 0) !== 16 || pre.toString('latin1', 0, 8) !== MAGIC) {
+      fs.closeSync(fd)
+      throw new TomaError(`${path}: not a toma index`)
+    }
+    if (pre.readUInt32LE(8) !== INDEX_FORMAT_VERSION) {
+      fs.closeSync(fd)
+      return null
+    }
+    const length = pre.readUInt32LE(12)
+    const json = Buffer.alloc(length)
+    if (fs.readSync(fd, json, 0, length, 16) !== length) {
+      fs.closeSync(fd)
+      throw new TomaError(`${path}: truncated toma index`)
+    }
+    let header: Header
+    try {
+      header = JSON.parse(json.toString('utf8')) as Header
+    } catch {
+      fs.closeSync(fd)
+      throw new TomaError(`${path}: damaged toma index`)
+    }
+    return new IndexFile(path, fd, header, align8(16 + length))
+  }
+
+  close(): void {
+    fs.closeSync(this.fd)
+  }
+
+  has(name: string): boolean {
+    return name in this.arrays
+  }
+
+  length(name: string): number {
+    return this.entry(name).length
+  }
+
+  /** The whole array. */
+  array<T extends Typed = Typed>(name: string): T {
+    const e = this.entry(name)
+    return this.slice<T>(name, 0, e.length)
+  }
+
+  /** Elements [from, from+count) of an array, read with one ranged read. */
+  slice<T extends Typed = Typed>(name: string, from: number, count: number): T {
+    const e = this.entry(name)
+    const Ctor = CTORS[e.type]
+    const n = Math.max(0, Math.min(count, e.length - from))
+    const out = new Ctor(n)
+    const bytes = Buffer.from(out.buffer, out.byteOffset, out.byteLength)
+    const CHUNK = 1 << 28
+    const base = this.dataStart + e.offset + from * Ctor.BYTES_PER_ELEMENT
+    for (let at = 0; at < bytes.length; at += CHUNK) {
+      const want = Math.min(CHUNK, bytes.length - at)
+      if (fs.readSync(this.fd, bytes, at, want, base + at) !== want) throw new TomaError(`${this.path}: truncated toma index`)
+    }
+    return out as T
+  }
+
+  private entry(name: string): ArrayEntry {
+    const e = this.arrays[name]
+    if (!e) throw new TomaError(`${this.path}: index has no ${name} (re-run toma analyze)`)
+    return e
+  }
+}

@@ -1,0 +1,70 @@
+import crypto from 'node:crypto'
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import {TomaError} from '../errors.js'
+
+export const INDEX_SUFFIX = '.toma-index'
+const LAST = path.join('.toma', 'last.json')
+
+/** What identifies the core an index was made from; a different size or mtime means a stale index. */
+export interface CoreIdentity {
+  path: string
+  size: number
+  mtimeMs: number
+  buildIds: Array<{path: string; buildId: string | null}>
+}
+
+function writable(dir: string): boolean {
+  try {
+    fs.accessSync(dir, fs.constants.W_OK)
+    return true
+  } catch {
+    return false
+  }
+}
+
+/** Beside the core when its folder is writable, else in the user's cache folder. */
+export function defaultIndexPath(corePath: string): string {
+  const abs = path.resolve(corePath)
+  if (writable(path.dirname(abs))) return abs + INDEX_SUFFIX
+  const cache = process.env.XDG_CACHE_HOME || path.join(os.homedir(), '.cache')
+  const dir = path.join(cache, 'toma')
+  fs.mkdirSync(dir, {recursive: true})
+  const key = crypto.createHash('sha1').update(abs).digest('hex').slice(0, 16)
+  return path.join(dir, `${path.basename(abs)}-${key}${INDEX_SUFFIX}`)
+}
+
+export function coreStat(corePath: string): {size: number; mtimeMs: number} {
+  try {
+    const st = fs.statSync(corePath)
+    return {size: st.size, mtimeMs: st.mtimeMs}
+  } catch {
+    throw new TomaError(`${corePath}: no such file`)
+  }
+}
+
+export function isStale(identity: CoreIdentity, corePath: string): boolean {
+  const st = coreStat(corePath)
+  return st.size !== identity.size || st.mtimeMs !== identity.mtimeMs
+}
+
+/** Records the latest analysis made from this folder, for commands run without a core argument. */
+export function rememberLast(core: string, index: string, cwd = process.cwd()): void {
+  try {
+    fs.mkdirSync(path.join(cwd, '.toma'), {recursive: true})
+    fs.writeFileSync(path.join(cwd, LAST), JSON.stringify({core: path.resolve(core), index: path.resolve(index)}))
+  } catch {
+    // A read-only working folder only loses the convenience of omitting the core next time.
+  }
+}
+
+export function lastAnalysis(cwd = process.cwd()): {core: string; index: string} {
+  try {
+    const last = JSON.parse(fs.readFileSync(path.join(cwd, LAST), 'utf8')) as {core: string; index: string}
+    if (typeof last.core === 'string' && typeof last.index === 'string') return last
+  } catch {
+    // fall through
+  }
+  throw new TomaError('no core given and no analysis made in this folder: run `toma analyze CORE` first')
+}
