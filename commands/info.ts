@@ -2,6 +2,7 @@ import {Args} from '@oclif/core'
 import {TomaCommand, moduleFlags} from '../src/cli/base-command.js'
 import {openProgram} from '../src/cli/open-program.js'
 import {infoData, infoText} from '../src/report/info.js'
+import {hex} from '../src/errors.js'
 
 export default class Info extends TomaCommand {
   static override description = 'Show a core\'s threads, modules and mappings'
@@ -12,6 +13,12 @@ export default class Info extends TomaCommand {
   async run() {
     const {args, flags} = await this.parse(Info)
     const program = openProgram(args.core, flags)
+    const cut = program.core.truncation
+    if (cut) {
+      process.stderr.write(
+        `toma: warning: ${args.core} is truncated: ${cut.segments} segment(s) miss ${cut.missingBytes} bytes from ${hex(cut.firstAddress)} on; reads there fail\n`,
+      )
+    }
     const data = infoData(program)
     if (!this.jsonEnabled()) this.log(infoText(data))
     return data

@@ -31,6 +31,8 @@ export class Core {
   readonly auxv: Map<number, bigint>
   readonly size: number
   readonly mtimeMs: number
+  /** Set when the file ends before the bytes its segments claim (a cut or partial core). */
+  readonly truncation: {segments: number; missingBytes: number; firstAddress: number} | null
 
   private constructor(readonly path: string, private readonly file: FileReader) {
     const programs = readCoreHeader(file, path)
@@ -44,6 +46,14 @@ export class Core {
     this.auxv = parseAuxv(notes)
     this.size = file.size
     this.mtimeMs = fs.statSync(path).mtimeMs
+    const cut = this.memory.segments.filter(s => s.presentSize < s.fileSize)
+    this.truncation = cut.length
+      ? {
+          segments: cut.length,
+          missingBytes: cut.reduce((n, s) => n + s.fileSize - s.presentSize, 0),
+          firstAddress: cut[0]!.start + cut[0]!.presentSize,
+        }
+      : null
     if (this.threads.length === 0) throw new TomaError(`${path}: damaged core: no thread (NT_PRSTATUS) notes`)
   }
 

@@ -5,7 +5,7 @@ import type {AllocatorModule} from './allocator-module.js'
 import {GROUPS, layoutFor, pageShiftsOf, SPAN, SPAN_LIST_SIZE, type Layout} from './layout.js'
 import {readSizeMap, type SizeClasses} from './size-map.js'
 import {versionFromFile} from './version.js'
-import {groupOfVersion} from './layout.js'
+import {groupOfVersion, versionsOfGroup} from './layout.js'
 
 const SYM = {
   pageHeap: '_ZN8tcmalloc6Static9pageheap_E',
@@ -40,7 +40,14 @@ interface Region {
 
 const MAX_SCAN_BYTES = 256 * 1024 * 1024
 
-export function locateGlobals(program: Program, module: AllocatorModule, versionOverride?: string): AllocatorGlobals {
+export interface LocateOptions {
+  versionOverride?: string
+  /** Ignore symbols and known build positions, find everything by structural signatures (for tests and damaged symbol tables). */
+  signaturesOnly?: boolean
+}
+
+export function locateGlobals(program: Program, module: AllocatorModule, options: LocateOptions = {}): AllocatorGlobals {
+  const versionOverride = options.versionOverride
   const memory = program.core.memory
   let version: string | null = null
   let versionHow = 'not known: tried every layout group against the core'
@@ -63,7 +70,8 @@ export function locateGlobals(program: Program, module: AllocatorModule, version
   }
 
   const regions = readRegions(memory, module.dataSegments)
-  const sym = (name: string) => program.symbolAddress(name, [module.loaded])
+  const sym = (name: string) =>
+    options.signaturesOnly && name !== SYM.threadHeaps ? undefined : program.symbolAddress(name, [module.loaded])
   const failures: string[] = []
   for (const group of groups) {
     for (const shift of pageShiftsOf(group)) {
@@ -77,12 +85,12 @@ export function locateGlobals(program: Program, module: AllocatorModule, version
       return {
         ...found,
         layout,
-        version: version ?? `group ${group} (${layoutGroupVersions(group)})`,
+        version: version ?? layoutGroupVersions(group),
         versionHow: version ? versionHow : `structure of the core matched layout group ${group}`,
         threadHeaps: th?.address ?? null,
         how: {
           ...found.how,
-          threadHeaps: th ? `symbol ThreadCache::thread_heaps_ in ${th.module.module.path}` : 'not found (no symbol): thread caches not examined',
+          threadHeaps: th ? `symbol ThreadCache::thread_heaps_ in ${th.module.file?.path ?? th.module.module.path}` : 'not found (no symbol): thread caches not examined',
         },
       }
     }
@@ -93,7 +101,8 @@ export function locateGlobals(program: Program, module: AllocatorModule, version
 }
 
 function layoutGroupVersions(group: string): string {
-  return `gperftools ${layoutFor(group, 13) ? '' : ''}${group}`
+  const v = versionsOfGroup(group)
+  return v.length > 1 ? `${v[0]} .. ${v[v.length - 1]}` : (v[0] ?? '?')
 }
 
 type Found = Pick<AllocatorGlobals, 'pageHeap' | 'centralCache' | 'sizeMap' | 'sizes'> & {how: {pageHeap: string; centralCache: string; sizeMap: string}}

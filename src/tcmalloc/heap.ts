@@ -1,4 +1,4 @@
-import {TomaError} from '../errors.js'
+import {TomaError, hex} from '../errors.js'
 import type {Program} from '../program/program.js'
 import {findAllocatorModule, type AllocatorModule} from './allocator-module.js'
 import {markSpanFreeLists, markTransferCache, readCentralCounters} from './central-cache.js'
@@ -12,6 +12,7 @@ import {GrowableF64} from '../util/growable.js'
 
 export interface HeapOptions {
   tcmallocVersion?: string
+  signaturesOnly?: boolean
   progress?: (phase: string, done: number, total: number) => void
 }
 
@@ -37,10 +38,20 @@ export function analyzeHeap(program: Program, options: HeapOptions = {}): Tcmall
   if (!module) {
     throw new TomaError(`${program.core.path}: no TCMalloc in this process (no libtcmalloc mapped, and no module has tcmalloc's symbols)`)
   }
-  const globals = locateGlobals(program, module, options.tcmallocVersion)
+  const cut = program.core.truncation
+  let globals: AllocatorGlobals
+  try {
+    globals = locateGlobals(program, module, {versionOverride: options.tcmallocVersion, signaturesOnly: options.signaturesOnly})
+  } catch (e) {
+    if (e instanceof TomaError && cut) throw new TomaError(`${e.message}; the core is truncated (bytes from ${hex(cut.firstAddress)} on are missing)`)
+    throw e
+  }
   const memory = program.core.memory
   const {layout, sizes} = globals
   const warnings = new Warnings()
+  if (cut) {
+    warnings.add('core', `the core is truncated: ${cut.segments} segment(s) miss ${cut.missingBytes} bytes from ${hex(cut.firstAddress)} on; objects there cannot be read`, cut.firstAddress)
+  }
   const spans = readSpans(memory, globals.pageHeap, layout, sizes, warnings, page => options.progress?.('page map', page, 2 ** (48 - layout.pageShift)))
   const state = new Uint8Array(spans.totalObjects)
   for (let s = 0; s < spans.count; s++) {

@@ -3,11 +3,12 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import {pipeline} from 'node:stream/promises'
+import {fileURLToPath} from 'node:url'
 import zlib from 'node:zlib'
 import {Core} from '../../src/core/core.js'
 import {Program} from '../../src/program/program.js'
 
-export const FIXTURES = path.resolve(__dirname, '../../fixtures/cores')
+export const FIXTURES = fileURLToPath(new URL('../../fixtures/cores', import.meta.url))
 
 export interface FixtureEntry {
   id: string

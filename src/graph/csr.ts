@@ -1,0 +1,196 @@
+import {GrowableF64} from '../util/growable.js'
+
+/**
+ * The heap's object graph as compressed sparse rows in typed arrays: an object is its slot index
+ * in the heap's state array (span table order, i.e. address order); an edge is an index into the
+ * forward arrays; a root is an index into the root arrays. Sized for tens of millions of objects
+ * and ~10^8 edges without a JS object per anything.
+ */
+
+export const ROOT_REGISTER = 0
+export const ROOT_STACK = 1
+export const ROOT_GLOBAL = 2
+export const ROOT_KIND_NAMES = ['register', 'stack', 'global'] as const
+export type RootKindName = (typeof ROOT_KIND_NAMES)[number]
+
+/** Stored in outOffset / outToOffset when the true offset does not fit in 32 bits (objects ≥ 4 GiB). */
+export const OFFSET_OVERFLOW = 0xffff_ffff
+
+export interface HeapGraph {
+  /** Object slots (= heap.spans.totalObjects); live and free, only live ones have edges. */
+  objectCount: number
+  edgeCount: number
+  /** Edges of object o are [outStart[o], outStart[o+1]), sorted by offset. */
+  outStart: Uint32Array
+  outTo: Uint32Array
+  /** Byte offset of the pointer word inside the source object. */
+  outOffset: Uint32Array
+  /** Pointer value minus the target object's start (0 for a pointer to the start). */
+  outToOffset: Uint32Array
+  /** Incoming edges of object o are inEdge[inStart[o] .. inStart[o+1]), edge indexes ascending (= by source). */
+  inStart: Uint32Array
+  inEdge: Uint32Array
+  /** Roots, sorted by target (then in discovery order: registers, stacks, globals). */
+  rootCount: number
+  rootKind: Uint8Array
+  /** Thread id for register and stack roots, −1 for globals. */
+  rootThread: Int32Array
+  /** Address of the word holding the pointer; for a register root, the REGISTER_NAMES index. */
+  rootAddress: Float64Array
+  rootTo: Uint32Array
+  rootToOffset: Uint32Array
+  /** Live objects whose bytes the core does not hold (not dumped, truncated): not scanned. */
+  unreadableObjects: number
+  scannedObjects: number
+  scannedBytes: number
+  /** Edges or roots whose offset did not fit 32 bits and was stored as OFFSET_OVERFLOW. */
+  offsetOverflows: number
+}
+
+/** A half-open index range [start, end). */
+export interface IndexRange {
+  start: number
+  end: number
+}
+
+/** Forward edge indexes of obj. */
+export function outEdges(graph: HeapGraph, obj: number): IndexRange {
+  return {start: graph.outStart[obj]!, end: graph.outStart[obj + 1]!}
+}
+
+/** Positions in graph.inEdge of obj's incoming edges (graph.inEdge[i] is the edge index). */
+export function inEdges(graph: HeapGraph, obj: number): IndexRange {
+  return {start: graph.inStart[obj]!, end: graph.inStart[obj + 1]!}
+}
+
+/** Root indexes pointing into obj (binary search over the target-sorted roots). */
+export function rootsOf(graph: HeapGraph, obj: number): IndexRange {
+  return {start: lowerBound(graph.rootTo, graph.rootCount, obj), end: lowerBound(graph.rootTo, graph.rootCount, obj + 1)}
+}
+
+/** The source object of an edge (binary search over outStart). */
+export function edgeSource(graph: HeapGraph, edge: number): number {
+  const starts = graph.outStart
+  let lo = 0
+  let hi = graph.objectCount - 1
+  // Last o with outStart[o] <= edge and outStart[o+1] > edge.
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >>> 1
+    if (starts[mid]! <= edge) lo = mid
+    else hi = mid - 1
+  }
+  return lo
+}
+
+function lowerBound(a: Uint32Array, n: number, v: number): number {
+  let lo = 0
+  let hi = n
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1
+    if (a[mid]! < v) lo = mid + 1
+    else hi = mid
+  }
+  return lo
+}
+
+/** An append-only Uint32Array that doubles as it grows. */
+export class GrowableU32 {
+  data: Uint32Array
+  length = 0
+
+  constructor(initial = 1024) {
+    this.data = new Uint32Array(initial)
+  }
+
+  push(v: number): void {
+    if (this.length === this.data.length) this.grow()
+    this.data[this.length++] = v
+  }
+
+  grow(): void {
+    const next = new Uint32Array(this.data.length * 2)
+    next.set(this.data)
+    this.data = next
+  }
+
+  /** The values, trimmed to length (copying only when there is slack). */
+  toArray(): Uint32Array {
+    return this.length === this.data.length ? this.data : this.data.slice(0, this.length)
+  }
+}
+
+/** Reverse CSR by counting sort: in-lists ordered by edge index, hence by source object. */
+export function buildReverse(objectCount: number, outTo: Uint32Array, edgeCount: number): {inStart: Uint32Array; inEdge: Uint32Array} {
+  const inStart = new Uint32Array(objectCount + 1)
+  for (let e = 0; e < edgeCount; e++) inStart[outTo[e]! + 1]!++
+  for (let o = 0; o < objectCount; o++) inStart[o + 1]! += inStart[o]!
+  const fill = inStart.slice(0, objectCount)
+  const inEdge = new Uint32Array(edgeCount)
+  for (let e = 0; e < edgeCount; e++) inEdge[fill[outTo[e]!]!++] = e
+  return {inStart, inEdge}
+}
+
+/** Roots collected during the scan, in discovery order. */
+export class RootBuilder {
+  private readonly kind = new GrowableU32()
+  private readonly thread = new GrowableI32()
+  private readonly address = new GrowableF64()
+  readonly to = new GrowableU32()
+  readonly toOffset = new GrowableU32()
+  overflows = 0
+
+  get count(): number {
+    return this.to.length
+  }
+
+  add(kind: number, thread: number, address: number, to: number, toOffset: number): void {
+    this.kind.push(kind)
+    this.thread.push(thread)
+    this.address.push(address)
+    this.to.push(to)
+    if (toOffset > OFFSET_OVERFLOW) {
+      this.overflows++
+      toOffset = OFFSET_OVERFLOW
+    }
+    this.toOffset.push(toOffset)
+  }
+
+  /** The roots as typed arrays sorted by target (stable: discovery order within a target). */
+  finish(): Pick<HeapGraph, 'rootCount' | 'rootKind' | 'rootThread' | 'rootAddress' | 'rootTo' | 'rootToOffset'> {
+    const n = this.count
+    const to = this.to.data
+    const kind = this.kind.data
+    const address = this.address.toArray()
+    const order = new Uint32Array(n)
+    for (let i = 0; i < n; i++) order[i] = i
+    order.sort((a, b) => to[a]! - to[b]! || a - b)
+    const rootKind = new Uint8Array(n)
+    const rootThread = new Int32Array(n)
+    const rootAddress = new Float64Array(n)
+    const rootTo = new Uint32Array(n)
+    const rootToOffset = new Uint32Array(n)
+    for (let j = 0; j < n; j++) {
+      const i = order[j]!
+      rootKind[j] = kind[i]!
+      rootThread[j] = this.thread.data[i]!
+      rootAddress[j] = address[i]!
+      rootTo[j] = to[i]!
+      rootToOffset[j] = this.toOffset.data[i]!
+    }
+    return {rootCount: n, rootKind, rootThread, rootAddress, rootTo, rootToOffset}
+  }
+}
+
+class GrowableI32 {
+  data = new Int32Array(256)
+  length = 0
+
+  push(v: number): void {
+    if (this.length === this.data.length) {
+      const next = new Int32Array(this.data.length * 2)
+      next.set(this.data)
+      this.data = next
+    }
+    this.data[this.length++] = v
+  }
+}

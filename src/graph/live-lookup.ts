@@ -1,0 +1,145 @@
+import type {TcmallocHeap} from '../tcmalloc/heap.js'
+import {LIVE} from '../tcmalloc/object-states.js'
+
+/** Most pages a leaf of the page → span table covers (4096 pages: 32 MiB with 8 KiB pages). */
+const MIN_CHUNK_BITS = 12
+/** The root table never has more entries than this (16 MiB of Int32Array). */
+const MAX_ROOT_ENTRIES = 1 << 22
+
+/**
+ * Address → span lookup for the pointer scan, built once from the span table: a two-level page
+ * table (root by chunk of pages, dense Int32Array leaves only for chunks that spans touch) over
+ * [lowest span start, highest span end). It is typed arrays only, so the scan loop can inline it.
+ *
+ * `lo`/`hi` bound every span; `loHi`/`hiHi` are the same bounds' upper 32 bits, for rejecting a
+ * word on its high half before building a double. When the leaves would be unreasonably large
+ * (spans scattered over many chunks) `root` is null and callers binary-search `spanStart`.
+ */
+export interface LiveLookup {
+  lo: number
+  hi: number
+  loHi: number
+  hiHi: number
+  /** 1 / pageSize (exact: pageSize is a power of two). */
+  invPage: number
+  chunkBits: number
+  chunkPages: number
+  /** Chunk (relative to lo) → leaf number, or −1. */
+  root: Int32Array | null
+  /** leaf * chunkPages + page-in-chunk → span index, or −1. */
+  leaves: Int32Array
+  spanStart: Float64Array
+  /** End of each span's object area: start + objectCount * objectSize (tail waste excluded). */
+  spanObjectsEnd: Float64Array
+  objectSize: Float64Array
+  firstObject: Float64Array
+  state: Uint8Array
+}
+
+/** Leaves may use this many bytes beyond 4 bytes per spanned page before we give up on the table. */
+const LEAF_SLACK_BYTES = 256 * 1024 * 1024
+
+export function buildLiveLookup(heap: TcmallocHeap): LiveLookup {
+  const spans = heap.spans
+  const pageSize = heap.pageSize
+  const invPage = 1 / pageSize
+  const n = spans.count
+  const spanObjectsEnd = new Float64Array(n)
+  for (let s = 0; s < n; s++) spanObjectsEnd[s] = spans.start[s]! + spans.objectCount[s]! * spans.objectSize[s]!
+  let lo = Infinity
+  let hi = -Infinity
+  for (let s = 0; s < n; s++) {
+    lo = Math.min(lo, spans.start[s]!)
+    hi = Math.max(hi, spans.start[s]! + spans.pages[s]! * pageSize)
+  }
+  if (n === 0) {
+    lo = 0
+    hi = 0
+  }
+  const base = {
+    lo,
+    hi,
+    loHi: Math.floor(lo / 0x1_0000_0000),
+    hiHi: Math.floor(Math.max(lo, hi - 1) / 0x1_0000_0000),
+    invPage,
+    spanStart: spans.start,
+    spanObjectsEnd,
+    objectSize: spans.objectSize,
+    firstObject: spans.firstObject,
+    state: heap.state,
+  }
+  const rangePages = Math.ceil((hi - lo) * invPage)
+  let chunkBits = MIN_CHUNK_BITS
+  while (Math.ceil(rangePages / 2 ** chunkBits) > MAX_ROOT_ENTRIES) chunkBits++
+  const chunkPages = 2 ** chunkBits
+  const rootEntries = Math.max(1, Math.ceil(rangePages / chunkPages))
+  const root = new Int32Array(rootEntries).fill(-1)
+  let leafCount = 0
+  let spannedPages = 0
+  for (let s = 0; s < n; s++) {
+    const first = Math.floor((spans.start[s]! - lo) * invPage)
+    const last = first + spans.pages[s]! - 1
+    spannedPages += spans.pages[s]!
+    for (let c = Math.floor(first / chunkPages); c <= Math.floor(last / chunkPages); c++) {
+      if (root[c] === -1) root[c] = leafCount++
+    }
+  }
+  const leafBytes = leafCount * chunkPages * 4
+  if (leafBytes > spannedPages * 4 + LEAF_SLACK_BYTES) {
+    return {...base, chunkBits, chunkPages, root: null, leaves: new Int32Array(0)}
+  }
+  const leaves = new Int32Array(leafCount * chunkPages).fill(-1)
+  for (let s = 0; s < n; s++) {
+    const first = Math.floor((spans.start[s]! - lo) * invPage)
+    const count = spans.pages[s]!
+    for (let p = first; p < first + count; p++) {
+      const c = Math.floor(p / chunkPages)
+      leaves[root[c]! * chunkPages + (p - c * chunkPages)] = s
+    }
+  }
+  return {...base, chunkBits, chunkPages, root, leaves}
+}
+
+/** Span index whose page range holds addr (lo ≤ addr < hi assumed), or −1. */
+export function spanOf(t: LiveLookup, addr: number): number {
+  if (t.root !== null) {
+    const page = Math.floor((addr - t.lo) * t.invPage)
+    const chunk = Math.floor(page / t.chunkPages)
+    const leaf = t.root[chunk]!
+    return leaf < 0 ? -1 : t.leaves[leaf * t.chunkPages + (page - chunk * t.chunkPages)]!
+  }
+  const starts = t.spanStart
+  let a = 0
+  let b = starts.length - 1
+  while (a <= b) {
+    const mid = (a + b) >>> 1
+    if (starts[mid]! <= addr) a = mid + 1
+    else b = mid - 1
+  }
+  return b
+}
+
+/**
+ * The live object slot holding addr, or −1 (outside every span, in a span's tail waste, or in a
+ * slot that is not live). The object's start is `liveStart` afterwards (no allocation per call).
+ */
+export class LiveResolver {
+  /** Start address of the object found by the last successful `slotOf`. */
+  liveStart = 0
+
+  constructor(readonly t: LiveLookup) {}
+
+  slotOf(addr: number): number {
+    const t = this.t
+    if (!(addr >= t.lo && addr < t.hi)) return -1
+    const s = spanOf(t, addr)
+    if (s < 0 || addr >= t.spanObjectsEnd[s]!) return -1
+    const start = t.spanStart[s]!
+    const size = t.objectSize[s]!
+    const k = Math.floor((addr - start) / size)
+    const slot = t.firstObject[s]! + k
+    if (t.state[slot] !== LIVE) return -1
+    this.liveStart = start + k * size
+    return slot
+  }
+}

@@ -1,0 +1,317 @@
+import {hex} from '../errors.js'
+import {REGISTER_NAMES} from '../core/threads.js'
+import type {Program} from '../program/program.js'
+import type {TcmallocHeap} from '../tcmalloc/heap.js'
+import {LIVE} from '../tcmalloc/object-states.js'
+import {Warnings} from '../tcmalloc/warnings.js'
+import {buildReverse, GrowableU32, OFFSET_OVERFLOW, ROOT_REGISTER, RootBuilder, type HeapGraph} from './csr.js'
+import {buildLiveLookup, LiveResolver, spanOf, type LiveLookup} from './live-lookup.js'
+import {rootRanges, type RootRange} from './roots.js'
+
+export {edgeSource, inEdges, outEdges, rootsOf, ROOT_KIND_NAMES, type HeapGraph, type IndexRange} from './csr.js'
+
+export interface ScanOptions {
+  progress?: (phase: string, done: number, total: number) => void
+}
+
+/** Bytes read from the core at once: a run of neighbouring spans, or a slice of a large one. */
+const CHUNK = 16 * 1024 * 1024
+const TWO32 = 0x1_0000_0000
+
+/** The graph with the warnings met while building it (unreadable ranges, stacks not found). */
+export interface ScannedGraph extends HeapGraph {
+  warnings: Warnings
+}
+
+/**
+ * Reads every live object once, in address order, and records each aligned word that points into
+ * a live object (interior pointers included) as an edge; then scans registers, stacks and module
+ * data for roots the same way. Free objects are neither scanned nor targets.
+ */
+export function scanHeapGraph(program: Program, heap: TcmallocHeap, options: ScanOptions = {}): ScannedGraph {
+  const warnings = new Warnings()
+  const lookup = buildLiveLookup(heap)
+  const edges = scanObjects(program, heap, lookup, warnings, options)
+  options.progress?.('reverse edges', 0, 1)
+  const {inStart, inEdge} = buildReverse(heap.spans.totalObjects, edges.outTo, edges.edgeCount)
+  options.progress?.('roots', 0, 1)
+  const roots = scanRoots(program, heap, lookup, warnings)
+  options.progress?.('roots', 1, 1)
+  return {
+    objectCount: heap.spans.totalObjects,
+    ...edges,
+    inStart,
+    inEdge,
+    ...roots.finish(),
+    offsetOverflows: edges.offsetOverflows + roots.overflows,
+    warnings,
+  }
+}
+
+interface ForwardEdges {
+  edgeCount: number
+  outStart: Uint32Array
+  outTo: Uint32Array
+  outOffset: Uint32Array
+  outToOffset: Uint32Array
+  unreadableObjects: number
+  scannedObjects: number
+  scannedBytes: number
+  offsetOverflows: number
+}
+
+function scanObjects(program: Program, heap: TcmallocHeap, t: LiveLookup, warnings: Warnings, options: ScanOptions): ForwardEdges {
+  const memory = program.core.memory
+  const spans = heap.spans
+  const pageSize = heap.pageSize
+  const state = heap.state
+  const total = spans.totalObjects
+  const outStart = new Uint32Array(total + 1)
+  const initial = Math.max(1024, Math.min(1 << 26, total * 2))
+  const outTo = new GrowableU32(initial)
+  const outOffset = new GrowableU32(initial)
+  const outToOffset = new GrowableU32(initial)
+  // Own ArrayBuffer at offset 0, so a Uint32Array view is aligned.
+  const buf = Buffer.allocUnsafeSlow(CHUNK)
+  const words = new Uint32Array(buf.buffer, buf.byteOffset, CHUNK >>> 2)
+
+  const {lo, hi, loHi, hiHi, invPage, chunkPages, root, leaves, spanStart, spanObjectsEnd, objectSize, firstObject} = t
+  let edgeCount = 0
+  let nextSlot = 0 // outStart is filled up to here
+  let unreadable = 0
+  let scannedObjects = 0
+  let scannedBytes = 0
+  let overflows = 0
+
+  /** Scans words [w0, w1) of the buffer, which holds memory from bufAddr, as part of object `from` at `fromStart`. */
+  const scanWords = (w0: number, w1: number, bufAddr: number, from: number, fromStart: number) => {
+    let to = outTo.data
+    let off = outOffset.data
+    let toOff = outToOffset.data
+    for (let w = w0; w < w1; w += 2) {
+      const vh = words[w + 1]!
+      if (vh < loHi || vh > hiHi) continue
+      const v = vh * TWO32 + words[w]!
+      if (v < lo || v >= hi) continue
+      let s: number
+      if (root !== null) {
+        const page = Math.floor((v - lo) * invPage)
+        const chunk = Math.floor(page / chunkPages)
+        const leaf = root[chunk]!
+        if (leaf < 0) continue
+        s = leaves[leaf * chunkPages + (page - chunk * chunkPages)]!
+      } else {
+        s = spanOf(t, v)
+      }
+      if (s < 0 || v >= spanObjectsEnd[s]!) continue
+      const sStart = spanStart[s]!
+      const size = objectSize[s]!
+      const k = Math.floor((v - sStart) / size)
+      const slot = firstObject[s]! + k
+      if (state[slot] !== LIVE) continue
+      const start = sStart + k * size
+      if (edgeCount === to.length) {
+        outTo.grow()
+        outOffset.grow()
+        outToOffset.grow()
+        to = outTo.data
+        off = outOffset.data
+        toOff = outToOffset.data
+      }
+      let o = bufAddr + w * 4 - fromStart
+      let d = v - start
+      if (o > OFFSET_OVERFLOW || d > OFFSET_OVERFLOW) {
+        overflows++
+        if (o > OFFSET_OVERFLOW) o = OFFSET_OVERFLOW
+        if (d > OFFSET_OVERFLOW) d = OFFSET_OVERFLOW
+      }
+      to[edgeCount] = slot
+      off[edgeCount] = o
+      toOff[edgeCount] = d
+      edgeCount++
+    }
+  }
+
+  const startObject = (slot: number) => {
+    while (nextSlot <= slot) outStart[nextSlot++] = edgeCount
+  }
+
+  /** Scans the live objects of span s whose bytes are in buf from bufAddr (the whole span is there). */
+  const scanSpanInBuffer = (s: number, bufAddr: number) => {
+    const first = firstObject[s]!
+    const count = spans.objectCount[s]!
+    const size = objectSize[s]!
+    const sStart = spanStart[s]!
+    for (let k = 0; k < count; k++) {
+      const slot = first + k
+      if (state[slot] !== LIVE) continue
+      startObject(slot)
+      const objStart = sStart + k * size
+      const w0 = (objStart - bufAddr) / 4
+      scanWords(w0, w0 + Math.floor(size / 8) * 2, bufAddr, slot, objStart)
+      scannedObjects++
+      scannedBytes += size
+    }
+  }
+
+  /** A span (or run) that could not be read whole: each live object on its own, counting failures. */
+  const scanSpanByObject = (s: number) => {
+    const first = firstObject[s]!
+    const count = spans.objectCount[s]!
+    const size = objectSize[s]!
+    const sStart = spanStart[s]!
+    for (let k = 0; k < count; k++) {
+      const slot = first + k
+      if (state[slot] !== LIVE) continue
+      const objStart = sStart + k * size
+      if (size <= CHUNK) {
+        if (!memory.readInto(objStart, size, buf)) {
+          unreadable++
+          continue
+        }
+        startObject(slot)
+        scanWords(0, Math.floor(size / 8) * 2, objStart, slot, objStart)
+      } else if (!scanLarge(slot, objStart, size)) {
+        unreadable++
+        continue
+      }
+      scannedObjects++
+      scannedBytes += size
+    }
+  }
+
+  /** One object bigger than the buffer, in CHUNK slices; false (nothing recorded) if any slice is unreadable. */
+  const scanLarge = (slot: number, objStart: number, size: number): boolean => {
+    if (!memory.isReadable(objStart, size)) return false
+    startObject(slot)
+    const words8 = Math.floor(size / 8) * 8
+    for (let done = 0; done < words8; done += CHUNK) {
+      const n = Math.min(CHUNK, words8 - done)
+      if (!memory.readInto(objStart + done, n, buf)) {
+        // isReadable said yes; a read failing now means the file changed under us. Keep what we have.
+        warnings.add('scan', `object ${hex(objStart)}: read failed at +${done} after the range checked readable`, objStart)
+        return true
+      }
+      scanWords(0, n / 4, objStart + done, slot, objStart)
+    }
+    return true
+  }
+
+  const hasLive = (s: number) => {
+    const first = firstObject[s]!
+    const end = first + spans.objectCount[s]!
+    for (let i = first; i < end; i++) if (state[i] === LIVE) return true
+    return false
+  }
+
+  const reportEvery = Math.max(1, Math.floor(spans.count / 200))
+  let reported = 0
+  let s = 0
+  while (s < spans.count) {
+    if (s - reported >= reportEvery) {
+      options.progress?.('scan objects', s, spans.count)
+      reported = s
+    }
+    if (!hasLive(s)) {
+      s++
+      continue
+    }
+    const bytes = spans.pages[s]! * pageSize
+    if (bytes > CHUNK) {
+      // A large span holds one object (or a class span too big for the buffer: by object).
+      scanSpanByObject(s)
+      s++
+      continue
+    }
+    // Batch this span with following contiguous spans that have live objects, up to CHUNK bytes.
+    const runStart = spanStart[s]!
+    let runEnd = runStart + bytes
+    let e = s + 1
+    while (e < spans.count) {
+      const b = spans.pages[e]! * pageSize
+      if (spanStart[e]! !== runEnd || runEnd + b - runStart > CHUNK || !hasLive(e)) break
+      runEnd += b
+      e++
+    }
+    if (memory.readInto(runStart, runEnd - runStart, buf)) {
+      for (let i = s; i < e; i++) scanSpanInBuffer(i, runStart)
+    } else {
+      for (let i = s; i < e; i++) {
+        if (memory.readInto(spanStart[i]!, spans.pages[i]! * pageSize, buf)) scanSpanInBuffer(i, spanStart[i]!)
+        else scanSpanByObject(i)
+      }
+    }
+    s = e
+  }
+  options.progress?.('scan objects', spans.count, spans.count)
+  while (nextSlot <= total) outStart[nextSlot++] = edgeCount
+  outTo.length = outOffset.length = outToOffset.length = edgeCount
+  if (unreadable > 0) warnings.add('scan', `${unreadable} live objects are not in the core (not dumped or truncated) and were not scanned`)
+  return {
+    edgeCount,
+    outStart,
+    outTo: outTo.toArray(),
+    outOffset: outOffset.toArray(),
+    outToOffset: outToOffset.toArray(),
+    unreadableObjects: unreadable,
+    scannedObjects,
+    scannedBytes,
+    offsetOverflows: overflows,
+  }
+}
+
+function scanRoots(program: Program, heap: TcmallocHeap, t: LiveLookup, warnings: Warnings): RootBuilder {
+  const roots = new RootBuilder()
+  const resolver = new LiveResolver(t)
+  const memory = program.core.memory
+  for (const thread of program.core.threads) {
+    for (let r = 0; r < REGISTER_NAMES.length; r++) {
+      const value = Number(thread.registers[r]!)
+      const slot = resolver.slotOf(value)
+      if (slot >= 0) roots.add(ROOT_REGISTER, thread.tid, r, slot, value - resolver.liveStart)
+    }
+  }
+  const buf = Buffer.allocUnsafeSlow(CHUNK)
+  const words = new Uint32Array(buf.buffer, buf.byteOffset, CHUNK >>> 2)
+  const {lo, hi, loHi, hiHi} = t
+  const scanRange = (range: RootRange) => {
+    let unreadableBytes = 0
+    for (let pos = range.start; pos < range.end; pos += CHUNK) {
+      const n = Math.min(CHUNK, range.end - pos)
+      if (!memory.readInto(pos, n, buf)) {
+        unreadableBytes += readPageByPage(pos, n)
+        continue
+      }
+      scanBuffer(pos, n / 4)
+    }
+    if (unreadableBytes > 0) {
+      warnings.add('roots', `${range.label}: ${unreadableBytes} bytes at ${hex(range.start)}..${hex(range.end)} are not in the core; not scanned`, range.start)
+    }
+
+    function scanBuffer(bufAddr: number, wordCount: number) {
+      for (let w = 0; w < wordCount; w += 2) {
+        const vh = words[w + 1]!
+        if (vh < loHi || vh > hiHi) continue
+        const v = vh * TWO32 + words[w]!
+        if (v < lo || v >= hi) continue
+        const slot = resolver.slotOf(v)
+        if (slot >= 0) roots.add(range.kind, range.thread, bufAddr + w * 4, slot, v - resolver.liveStart)
+      }
+    }
+
+    /** A chunk with holes: scan the 4 KiB pages the core has; return bytes it has not. */
+    function readPageByPage(pos: number, n: number): number {
+      let missing = 0
+      const end = pos + n
+      for (let p = pos; p < end; ) {
+        const q = Math.min(end, (Math.floor(p / 4096) + 1) * 4096)
+        if (memory.readInto(p, q - p, buf)) scanBuffer(p, (q - p) / 4)
+        else missing += q - p
+        p = q
+      }
+      return missing
+    }
+  }
+  for (const range of rootRanges(program, heap, warnings)) scanRange(range)
+  return roots
+}
