@@ -1,0 +1,235 @@
+import {beforeAll, describe, expect, it} from 'vitest'
+import {analyzeHeap, objectAt, type TcmallocHeap} from '../../src/tcmalloc/heap.js'
+import {LIVE} from '../../src/tcmalloc/object-states.js'
+import {edgeSource, inEdges, outEdges, rootsOf, scanHeapGraph, type ScannedGraph} from '../../src/graph/scan.js'
+import {ROOT_GLOBAL, ROOT_KIND_NAMES, ROOT_REGISTER, ROOT_STACK} from '../../src/graph/csr.js'
+import {RED_ZONE, writableSegments} from '../../src/graph/roots.js'
+import {REGISTER_NAMES} from '../../src/core/threads.js'
+import type {Program} from '../../src/program/program.js'
+import {addr, fixtureIndex, openFixture, type Truth} from '../helpers/fixture-core.js'
+
+const fixtures = fixtureIndex()
+
+/** The obvious scan, one readU64 and one objectAt per word: the oracle for the fast path. */
+function naiveEdges(program: Program, heap: TcmallocHeap): string[] {
+  const out: string[] = []
+  const s = heap.spans
+  for (let i = 0; i < s.count; i++) {
+    for (let k = 0; k < s.objectCount[i]!; k++) {
+      const slot = s.firstObject[i]! + k
+      if (heap.state[slot] !== LIVE) continue
+      const start = s.start[i]! + k * s.objectSize[i]!
+      for (let off = 0; off + 8 <= s.objectSize[i]!; off += 8) {
+        const v = program.core.memory.readU64(start + off)!
+        const t = objectAt(heap, v)
+        if (t && heap.state[t.index] === LIVE) out.push(`${slot}+${off}->${t.index}+${v - t.start}`)
+      }
+    }
+  }
+  return out
+}
+
+/** The executable's symbol at a (data or .bss) address. */
+function exeSymbol(program: Program, address: number): string | undefined {
+  const exe = program.executable!
+  return exe.file?.symbolAt(address - exe.module.loadBias)?.symbol.name
+}
+
+describe.skipIf(fixtures.length === 0)('scanHeapGraph on fixture cores', () => {
+  for (const f of fixtures) {
+    describe(f.id, () => {
+      let program: Program
+      let truth: Truth
+      let heap: TcmallocHeap
+      let g: ScannedGraph
+      const slotOf = (address: string) => {
+        const o = objectAt(heap, addr(address))
+        expect(o, `${address} is an object`).toBeDefined()
+        expect(o!.start, `${address} starts an object`).toBe(addr(address))
+        expect(heap.state[o!.index], `${address} is live`).toBe(LIVE)
+        return o!.index
+      }
+
+      beforeAll(async () => {
+        ;({program, truth} = await openFixture(f.id))
+        heap = analyzeHeap(program)
+        const phases = new Set<string>()
+        g = scanHeapGraph(program, heap, {progress: phase => phases.add(phase)})
+        expect([...phases]).toContain('scan objects')
+      })
+
+      it('scans every live object and reads them all', () => {
+        let live = 0
+        for (let i = 0; i < heap.state.length; i++) if (heap.state[i] === LIVE) live++
+        expect(g.objectCount).toBe(heap.spans.totalObjects)
+        expect(g.scannedObjects).toBe(live)
+        expect(g.unreadableObjects).toBe(0)
+        expect(g.offsetOverflows).toBe(0)
+        expect(g.warnings.list).toEqual([])
+      })
+
+      it('records every pointer field of every manifest object as an edge with its offsets', () => {
+        let interior = 0
+        let checked = 0
+        for (const o of truth.objects) {
+          const from = slotOf(o.address)
+          const {start, end} = outEdges(g, from)
+          const got = new Set<string>()
+          for (let e = start; e < end; e++) got.add(`${g.outOffset[e]}->${g.outTo[e]}+${g.outToOffset[e]}`)
+          for (const p of o.pointers) {
+            const to = slotOf(p.to)
+            expect(got, `${o.name}+${p.offset} -> ${p.to}+${p.toOffset}`).toContain(`${p.offset}->${to}+${p.toOffset}`)
+            if (p.toOffset !== 0) interior++
+            checked++
+          }
+        }
+        expect(checked).toBeGreaterThan(10)
+        expect(interior, 'the manifest has interior pointers').toBeGreaterThan(0)
+      })
+
+      it('keeps interior pointers: toOffset is the distance from the target start', () => {
+        let interior = 0
+        for (let e = 0; e < g.edgeCount; e++) {
+          const to = g.outTo[e]!
+          const s = objectAtSlot(heap, to)
+          expect(g.outToOffset[e]!).toBeLessThan(s.size)
+          if (g.outToOffset[e] !== 0) interior++
+        }
+        expect(interior).toBeGreaterThan(0)
+      })
+
+      it('edges equal a word-by-word scan with objectAt', () => {
+        const fast: string[] = []
+        for (let o = 0; o < g.objectCount; o++) {
+          for (let e = g.outStart[o]!; e < g.outStart[o + 1]!; e++) fast.push(`${o}+${g.outOffset[e]}->${g.outTo[e]}+${g.outToOffset[e]}`)
+        }
+        expect(fast).toEqual(naiveEdges(program, heap))
+      })
+
+      it('no edge or root involves an object that is not live', () => {
+        for (let o = 0; o < g.objectCount; o++) {
+          if (heap.state[o] !== LIVE) expect(g.outStart[o + 1]! - g.outStart[o]!).toBe(0)
+        }
+        for (let e = 0; e < g.edgeCount; e++) expect(heap.state[g.outTo[e]!]).toBe(LIVE)
+        for (let r = 0; r < g.rootCount; r++) expect(heap.state[g.rootTo[r]!]).toBe(LIVE)
+      })
+
+      it('reverse CSR holds every edge exactly once, under its target', () => {
+        expect(g.inStart[g.objectCount]).toBe(g.edgeCount)
+        const seen = new Uint8Array(g.edgeCount)
+        for (let o = 0; o < g.objectCount; o++) {
+          const {start, end} = inEdges(g, o)
+          let prevSource = -1
+          for (let i = start; i < end; i++) {
+            const e = g.inEdge[i]!
+            expect(g.outTo[e]).toBe(o)
+            seen[e]!++
+            const src = edgeSource(g, e)
+            expect(e >= g.outStart[src]! && e < g.outStart[src + 1]!).toBe(true)
+            expect(src).toBeGreaterThanOrEqual(prevSource)
+            prevSource = src
+          }
+        }
+        expect(seen.every(n => n === 1)).toBe(true)
+      })
+
+      it('objects held by a stack have a stack root from that thread and no incoming edge', () => {
+        const held = truth.objects.filter(o => o.heldBy?.kind === 'stack')
+        expect(held.length).toBeGreaterThan(0)
+        for (const o of held) {
+          const slot = slotOf(o.address)
+          const tid = (o.heldBy as {tid: number}).tid
+          const {start, end} = rootsOf(g, slot)
+          const kinds: string[] = []
+          for (let r = start; r < end; r++) {
+            expect(g.rootTo[r]).toBe(slot)
+            kinds.push(`${ROOT_KIND_NAMES[g.rootKind[r]!]}:${g.rootThread[r]}`)
+          }
+          expect(kinds, o.name).toContain(`stack:${tid}`)
+          const inn = inEdges(g, slot)
+          expect(inn.end - inn.start, `${o.name} has no incoming edge`).toBe(0)
+        }
+      })
+
+      it('objects held by a global have a global root in that symbol (or, stripped, in the executable data)', () => {
+        const held = truth.objects.filter(o => o.heldBy?.kind === 'global')
+        expect(held.length).toBeGreaterThan(0)
+        const exe = program.executable!
+        const exeData = writableSegments(program, exe.module.mappings)
+        for (const o of held) {
+          const slot = slotOf(o.address)
+          const symbol = (o.heldBy as {symbol: string}).symbol
+          const symbolKnown = exe.file?.symbolByName(symbol) !== undefined
+          const {start, end} = rootsOf(g, slot)
+          const globals: string[] = []
+          for (let r = start; r < end; r++) {
+            if (g.rootKind[r] !== ROOT_GLOBAL) continue
+            const a = g.rootAddress[r]!
+            if (symbolKnown) globals.push(exeSymbol(program, a) ?? '?')
+            else if (exeData.some(s => a >= s.start && a < s.end)) globals.push(symbol)
+          }
+          expect(globals, o.name).toContain(symbol)
+        }
+      })
+
+      it('roots are well formed: stack roots inside [rsp-128, stack end), register roots name the register value', () => {
+        const threads = new Map(program.core.threads.map(t => [t.tid, t]))
+        const counts = [0, 0, 0]
+        for (let r = 0; r < g.rootCount; r++) {
+          counts[g.rootKind[r]!]!++
+          if (r > 0) expect(g.rootTo[r]!).toBeGreaterThanOrEqual(g.rootTo[r - 1]!)
+          const target = objectAtSlot(heap, g.rootTo[r]!)
+          if (g.rootKind[r] === ROOT_REGISTER) {
+            const t = threads.get(g.rootThread[r]!)!
+            const value = Number(t.registers[g.rootAddress[r]!]!)
+            expect(value - target.start).toBe(g.rootToOffset[r])
+            expect(REGISTER_NAMES[g.rootAddress[r]!]).toBeDefined()
+            continue
+          }
+          const value = program.core.memory.readU64(g.rootAddress[r]!)!
+          expect(value - target.start).toBe(g.rootToOffset[r])
+          expect(g.rootAddress[r]! % 8).toBe(0)
+          if (g.rootKind[r] === ROOT_STACK) {
+            const t = threads.get(g.rootThread[r]!)!
+            expect(g.rootAddress[r]!).toBeGreaterThanOrEqual(t.rsp - RED_ZONE)
+            expect(g.rootAddress[r]!).toBeLessThan(program.core.stackSegment(t)!.end)
+          } else {
+            expect(g.rootThread[r]).toBe(-1)
+          }
+        }
+        expect(counts[ROOT_STACK]).toBeGreaterThan(0)
+        expect(counts[ROOT_GLOBAL]).toBeGreaterThan(0)
+      })
+
+      it("never takes TCMalloc's own state as roots", () => {
+        const {globals} = heap
+        const excluded: Array<[number, number]> =
+          heap.module.loaded === program.executable
+            ? [
+                [globals.pageHeap, globals.pageHeap + globals.layout.pageHeap.size],
+                [globals.centralCache, globals.centralCache + globals.sizes.count * globals.layout.central.stride],
+                [globals.sizeMap, globals.sizeMap + globals.layout.sizeMap.size],
+              ]
+            : heap.module.dataSegments.map(s => [s.start, s.end])
+        expect(excluded.length).toBeGreaterThan(0)
+        for (let r = 0; r < g.rootCount; r++) {
+          if (g.rootKind[r] === ROOT_REGISTER) continue
+          const a = g.rootAddress[r]!
+          for (const [lo, hi] of excluded) expect(a >= lo && a < hi, `root at 0x${a.toString(16)}`).toBe(false)
+        }
+      })
+    })
+  }
+})
+
+function objectAtSlot(heap: TcmallocHeap, slot: number): {start: number; size: number} {
+  const s = heap.spans
+  let lo = 0
+  let hi = s.count - 1
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >>> 1
+    if (s.firstObject[mid]! <= slot) lo = mid
+    else hi = mid - 1
+  }
+  return {start: s.start[lo]! + (slot - s.firstObject[lo]!) * s.objectSize[lo]!, size: s.objectSize[lo]!}
+}
