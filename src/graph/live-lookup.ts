@@ -31,10 +31,19 @@ export interface LiveLookup {
   spanStart: Float64Array
   /** End of each span's object area: start + objectCount * objectSize (tail waste excluded). */
   spanObjectsEnd: Float64Array
+  /**
+   * The same per-span facts interleaved, SPAN_STRIDE numbers per span (start, objects end, object
+   * size, first object slot), so that resolving a pointer touches one cache line, not four.
+   */
+  spanInfo: Float64Array
   objectSize: Float64Array
   firstObject: Float64Array
   state: Uint8Array
+  /** Bit per object slot, set when LIVE: 8× denser than `state`, so the scan's check misses cache less. */
+  liveBits: Uint32Array
 }
+
+export const SPAN_STRIDE = 4
 
 /** Leaves may use this many bytes beyond 4 bytes per spanned page before we give up on the table. */
 const LEAF_SLACK_BYTES = 256 * 1024 * 1024
@@ -45,7 +54,14 @@ export function buildLiveLookup(heap: TcmallocHeap): LiveLookup {
   const invPage = 1 / pageSize
   const n = spans.count
   const spanObjectsEnd = new Float64Array(n)
-  for (let s = 0; s < n; s++) spanObjectsEnd[s] = spans.start[s]! + spans.objectCount[s]! * spans.objectSize[s]!
+  const spanInfo = new Float64Array(n * SPAN_STRIDE)
+  for (let s = 0; s < n; s++) {
+    spanObjectsEnd[s] = spans.start[s]! + spans.objectCount[s]! * spans.objectSize[s]!
+    spanInfo[s * SPAN_STRIDE] = spans.start[s]!
+    spanInfo[s * SPAN_STRIDE + 1] = spanObjectsEnd[s]!
+    spanInfo[s * SPAN_STRIDE + 2] = spans.objectSize[s]!
+    spanInfo[s * SPAN_STRIDE + 3] = spans.firstObject[s]!
+  }
   let lo = Infinity
   let hi = -Infinity
   for (let s = 0; s < n; s++) {
@@ -64,9 +80,11 @@ export function buildLiveLookup(heap: TcmallocHeap): LiveLookup {
     invPage,
     spanStart: spans.start,
     spanObjectsEnd,
+    spanInfo,
     objectSize: spans.objectSize,
     firstObject: spans.firstObject,
     state: heap.state,
+    liveBits: liveBitsOf(heap.state),
   }
   const rangePages = Math.ceil((hi - lo) * invPage)
   let chunkBits = MIN_CHUNK_BITS
@@ -98,6 +116,12 @@ export function buildLiveLookup(heap: TcmallocHeap): LiveLookup {
     }
   }
   return {...base, chunkBits, chunkPages, root, leaves}
+}
+
+function liveBitsOf(state: Uint8Array): Uint32Array {
+  const bits = new Uint32Array((state.length + 31) >>> 5)
+  for (let i = 0; i < state.length; i++) if (state[i] === LIVE) bits[i >>> 5]! |= 1 << (i & 31)
+  return bits
 }
 
 /** Span index whose page range holds addr (lo ≤ addr < hi assumed), or −1. */

@@ -4,8 +4,8 @@ import type {Program} from '../program/program.js'
 import type {TcmallocHeap} from '../tcmalloc/heap.js'
 import {LIVE} from '../tcmalloc/object-states.js'
 import {Warnings} from '../tcmalloc/warnings.js'
-import {buildReverse, GrowableU32, OFFSET_OVERFLOW, ROOT_REGISTER, RootBuilder, type HeapGraph} from './csr.js'
-import {buildLiveLookup, LiveResolver, spanOf, type LiveLookup} from './live-lookup.js'
+import {buildReverse, OFFSET_OVERFLOW, ROOT_REGISTER, RootBuilder, type HeapGraph} from './csr.js'
+import {buildLiveLookup, LiveResolver, SPAN_STRIDE, spanOf, type LiveLookup} from './live-lookup.js'
 import {rootRanges, type RootRange} from './roots.js'
 
 export {edgeSource, inEdges, outEdges, rootsOf, ROOT_KIND_NAMES, type HeapGraph, type IndexRange} from './csr.js'
@@ -67,73 +67,20 @@ function scanObjects(program: Program, heap: TcmallocHeap, t: LiveLookup, warnin
   const state = heap.state
   const total = spans.totalObjects
   const outStart = new Uint32Array(total + 1)
-  const initial = Math.max(1024, Math.min(1 << 26, total * 2))
-  const outTo = new GrowableU32(initial)
-  const outOffset = new GrowableU32(initial)
-  const outToOffset = new GrowableU32(initial)
+  const initial = Math.max(1024, Math.min(1 << 24, total))
+  const sink = new EdgeSink(initial)
   // Own ArrayBuffer at offset 0, so a Uint32Array view is aligned.
   const buf = Buffer.allocUnsafeSlow(CHUNK)
   const words = new Uint32Array(buf.buffer, buf.byteOffset, CHUNK >>> 2)
 
-  const {lo, hi, loHi, hiHi, invPage, chunkPages, root, leaves, spanStart, spanObjectsEnd, objectSize, firstObject} = t
-  let edgeCount = 0
+  const {spanStart, objectSize, firstObject} = t
   let nextSlot = 0 // outStart is filled up to here
   let unreadable = 0
   let scannedObjects = 0
   let scannedBytes = 0
-  let overflows = 0
-
-  /** Scans words [w0, w1) of the buffer, which holds memory from bufAddr, as part of object `from` at `fromStart`. */
-  const scanWords = (w0: number, w1: number, bufAddr: number, from: number, fromStart: number) => {
-    let to = outTo.data
-    let off = outOffset.data
-    let toOff = outToOffset.data
-    for (let w = w0; w < w1; w += 2) {
-      const vh = words[w + 1]!
-      if (vh < loHi || vh > hiHi) continue
-      const v = vh * TWO32 + words[w]!
-      if (v < lo || v >= hi) continue
-      let s: number
-      if (root !== null) {
-        const page = Math.floor((v - lo) * invPage)
-        const chunk = Math.floor(page / chunkPages)
-        const leaf = root[chunk]!
-        if (leaf < 0) continue
-        s = leaves[leaf * chunkPages + (page - chunk * chunkPages)]!
-      } else {
-        s = spanOf(t, v)
-      }
-      if (s < 0 || v >= spanObjectsEnd[s]!) continue
-      const sStart = spanStart[s]!
-      const size = objectSize[s]!
-      const k = Math.floor((v - sStart) / size)
-      const slot = firstObject[s]! + k
-      if (state[slot] !== LIVE) continue
-      const start = sStart + k * size
-      if (edgeCount === to.length) {
-        outTo.grow()
-        outOffset.grow()
-        outToOffset.grow()
-        to = outTo.data
-        off = outOffset.data
-        toOff = outToOffset.data
-      }
-      let o = bufAddr + w * 4 - fromStart
-      let d = v - start
-      if (o > OFFSET_OVERFLOW || d > OFFSET_OVERFLOW) {
-        overflows++
-        if (o > OFFSET_OVERFLOW) o = OFFSET_OVERFLOW
-        if (d > OFFSET_OVERFLOW) d = OFFSET_OVERFLOW
-      }
-      to[edgeCount] = slot
-      off[edgeCount] = o
-      toOff[edgeCount] = d
-      edgeCount++
-    }
-  }
 
   const startObject = (slot: number) => {
-    while (nextSlot <= slot) outStart[nextSlot++] = edgeCount
+    while (nextSlot <= slot) outStart[nextSlot++] = sink.count
   }
 
   /** Scans the live objects of span s whose bytes are in buf from bufAddr (the whole span is there). */
@@ -147,8 +94,8 @@ function scanObjects(program: Program, heap: TcmallocHeap, t: LiveLookup, warnin
       if (state[slot] !== LIVE) continue
       startObject(slot)
       const objStart = sStart + k * size
-      const w0 = (objStart - bufAddr) / 4
-      scanWords(w0, w0 + Math.floor(size / 8) * 2, bufAddr, slot, objStart)
+      const w0 = (objStart - bufAddr) >>> 2
+      scanObjectWords(words, w0, w0 + Math.floor(size / 8) * 2, bufAddr, objStart, t, sink)
       scannedObjects++
       scannedBytes += size
     }
@@ -170,7 +117,7 @@ function scanObjects(program: Program, heap: TcmallocHeap, t: LiveLookup, warnin
           continue
         }
         startObject(slot)
-        scanWords(0, Math.floor(size / 8) * 2, objStart, slot, objStart)
+        scanObjectWords(words, 0, Math.floor(size / 8) * 2, objStart, objStart, t, sink)
       } else if (!scanLarge(slot, objStart, size)) {
         unreadable++
         continue
@@ -192,7 +139,7 @@ function scanObjects(program: Program, heap: TcmallocHeap, t: LiveLookup, warnin
         warnings.add('scan', `object ${hex(objStart)}: read failed at +${done} after the range checked readable`, objStart)
         return true
       }
-      scanWords(0, n / 4, objStart + done, slot, objStart)
+      scanObjectWords(words, 0, n >>> 2, objStart + done, objStart, t, sink)
     }
     return true
   }
@@ -244,19 +191,104 @@ function scanObjects(program: Program, heap: TcmallocHeap, t: LiveLookup, warnin
     s = e
   }
   options.progress?.('scan objects', spans.count, spans.count)
-  while (nextSlot <= total) outStart[nextSlot++] = edgeCount
-  outTo.length = outOffset.length = outToOffset.length = edgeCount
+  while (nextSlot <= total) outStart[nextSlot++] = sink.count
+  const edgeCount = sink.count
+  sink.trim()
   if (unreadable > 0) warnings.add('scan', `${unreadable} live objects are not in the core (not dumped or truncated) and were not scanned`)
   return {
     edgeCount,
     outStart,
-    outTo: outTo.toArray(),
-    outOffset: outOffset.toArray(),
-    outToOffset: outToOffset.toArray(),
+    outTo: sink.to,
+    outOffset: sink.offset,
+    outToOffset: sink.toOffset,
     unreadableObjects: unreadable,
     scannedObjects,
     scannedBytes,
-    offsetOverflows: overflows,
+    offsetOverflows: sink.overflows,
+  }
+}
+
+/** Forward edges being collected, in typed arrays that double when full. */
+class EdgeSink {
+  to: Uint32Array
+  offset: Uint32Array
+  toOffset: Uint32Array
+  count = 0
+  overflows = 0
+
+  constructor(capacity: number) {
+    this.to = new Uint32Array(capacity)
+    this.offset = new Uint32Array(capacity)
+    this.toOffset = new Uint32Array(capacity)
+  }
+
+  grow(): void {
+    const n = this.to.length * 2
+    const to = new Uint32Array(n)
+    to.set(this.to)
+    this.to = to
+    const offset = new Uint32Array(n)
+    offset.set(this.offset)
+    this.offset = offset
+    const toOffset = new Uint32Array(n)
+    toOffset.set(this.toOffset)
+    this.toOffset = toOffset
+  }
+
+  /** Cuts the arrays to count, one at a time so that only one spare copy exists at once. */
+  trim(): void {
+    if (this.to.length === this.count) return
+    this.to = this.to.slice(0, this.count)
+    this.offset = this.offset.slice(0, this.count)
+    this.toOffset = this.toOffset.slice(0, this.count)
+  }
+}
+
+/**
+ * The hot loop: words [w0, w1) (pairs of u32 halves) of `words`, which holds memory from bufAddr,
+ * belong to the object starting at fromStart; every word pointing into a live object is an edge.
+ * Rejects on the high half first, then the whole value against the span range, then looks up the
+ * span in the page table; no allocation, no BigInt.
+ */
+function scanObjectWords(words: Uint32Array, w0: number, w1: number, bufAddr: number, fromStart: number, t: LiveLookup, sink: EdgeSink): void {
+  const {lo, hi, loHi, hiHi, invPage, chunkPages, root, leaves, spanInfo, liveBits} = t
+  const base = bufAddr - fromStart
+  for (let w = w0; w < w1; w += 2) {
+    const vh = words[w + 1]!
+    if (vh < loHi || vh > hiHi) continue
+    const v = vh * TWO32 + words[w]!
+    if (v < lo || v >= hi) continue
+    let s: number
+    if (root !== null) {
+      const page = Math.floor((v - lo) * invPage)
+      const chunk = Math.floor(page / chunkPages)
+      const leaf = root[chunk]!
+      if (leaf < 0) continue
+      s = leaves[leaf * chunkPages + (page - chunk * chunkPages)]!
+    } else {
+      s = spanOf(t, v)
+    }
+    if (s < 0) continue
+    const info = s * SPAN_STRIDE
+    if (v >= spanInfo[info + 1]!) continue
+    const sStart = spanInfo[info]!
+    const size = spanInfo[info + 2]!
+    const k = Math.floor((v - sStart) / size)
+    const slot = spanInfo[info + 3]! + k
+    if ((liveBits[slot >>> 5]! & (1 << (slot & 31))) === 0) continue
+    let o = base + w * 4
+    let d = v - (sStart + k * size)
+    if (o > OFFSET_OVERFLOW || d > OFFSET_OVERFLOW) {
+      sink.overflows++
+      if (o > OFFSET_OVERFLOW) o = OFFSET_OVERFLOW
+      if (d > OFFSET_OVERFLOW) d = OFFSET_OVERFLOW
+    }
+    const e = sink.count
+    if (e === sink.to.length) sink.grow()
+    sink.to[e] = slot
+    sink.offset[e] = o
+    sink.toOffset[e] = d
+    sink.count = e + 1
   }
 }
 
