@@ -222,6 +222,48 @@ describe.skipIf(fixtures.length === 0)('scanHeapGraph on fixture cores', () => {
   }
 })
 
+describe.skipIf(!fixtures.some(f => f.id === 'v2.10-shared'))('scanHeapGraph on a core with a hole', () => {
+  it('skips and counts a live object whose bytes are not in the core, and scans everything else', async () => {
+    const {program, truth} = await openFixture('v2.10-shared')
+    const heap = analyzeHeap(program)
+    const victim = truth.objects.find(o => o.pointers.length > 0)!
+    const hole = objectAt(heap, addr(victim.address))!
+    // The same process image, except that the victim's bytes read as "not in the core".
+    const memory = program.core.memory
+    const overlaps = (a: number, n: number) => a < hole.start + hole.size && a + n > hole.start
+    const holed = Object.create(memory, {
+      readInto: {value: (a: number, n: number, into: Buffer, at?: number) => !overlaps(a, n) && memory.readInto(a, n, into, at)},
+      isReadable: {value: (a: number, n?: number) => !overlaps(a, n ?? 1) && memory.isReadable(a, n)},
+    })
+    const core = Object.create(program.core, {memory: {value: holed}})
+    const holedProgram = Object.create(program, {core: {value: core}}) as Program
+    const g = scanHeapGraph(holedProgram, heap)
+    const full = scanHeapGraph(program, heap)
+    expect(g.unreadableObjects).toBe(1)
+    expect(g.scannedObjects).toBe(full.scannedObjects - 1)
+    expect(g.warnings.counts.get('scan')).toBe(1)
+    const {start, end} = outEdges(g, hole.index)
+    expect(end - start).toBe(0)
+    // Every other object keeps exactly its edges.
+    const lost = full.outStart[hole.index + 1]! - full.outStart[hole.index]!
+    expect(lost).toBeGreaterThanOrEqual(victim.pointers.length)
+    expect(g.edgeCount).toBe(full.edgeCount - lost)
+    for (let o = 0; o < g.objectCount; o++) {
+      if (o === hole.index) continue
+      const a = outEdges(g, o)
+      const b = outEdges(full, o)
+      expect(a.end - a.start).toBe(b.end - b.start)
+      for (let i = 0; i < a.end - a.start; i++) {
+        expect([g.outTo[a.start + i], g.outOffset[a.start + i], g.outToOffset[a.start + i]]).toEqual([
+          full.outTo[b.start + i],
+          full.outOffset[b.start + i],
+          full.outToOffset[b.start + i],
+        ])
+      }
+    }
+  })
+})
+
 function objectAtSlot(heap: TcmallocHeap, slot: number): {start: number; size: number} {
   const s = heap.spans
   let lo = 0
