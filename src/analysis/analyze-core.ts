@@ -6,6 +6,9 @@ import {defaultIndexPath, rememberLast, type CoreIdentity} from '../index/index-
 import type {Program} from '../program/program.js'
 import {analyzeHeap, type TcmallocHeap} from '../tcmalloc/heap.js'
 import {heapSummary, type HeapSummary} from './heap-summary.js'
+import {scanHeapGraph, type ScannedGraph} from '../graph/scan.js'
+import {nameObjects, type ObjectTypes} from '../graph/object-types.js'
+import {TypeNamer} from '../graph/types.js'
 
 export interface AnalyzeOptions extends ModuleFlagValues {
   'tcmalloc-version'?: string
@@ -19,11 +22,15 @@ export interface IndexMeta {
   summary: HeapSummary
   sizeClassSizes: number[]
   threadCaches: Array<{address: number; tid: number | null}>
+  /** Type id k (k ≥ 1) in object.type names typeNames[k − 1]. */
+  typeNames: string[]
 }
 
 export interface Analysis {
   program: Program
   heap: TcmallocHeap
+  graph: ScannedGraph
+  types: ObjectTypes
   summary: HeapSummary
   indexPath: string
 }
@@ -34,7 +41,9 @@ type Progress = (phase: string, done: number, total: number) => void
 export function analyzeCore(corePath: string, options: AnalyzeOptions, progress?: Progress): Analysis {
   const program = openProgram(corePath, options)
   const heap = analyzeHeap(program, {tcmallocVersion: options['tcmalloc-version'], progress})
-  const summary = heapSummary(program, heap)
+  const graph = scanHeapGraph(program, heap, {progress})
+  const types = nameObjects(program, heap, new TypeNamer(program), progress)
+  const summary = heapSummary(program, heap, graph, types)
   const indexPath = options.index ?? defaultIndexPath(corePath)
   const meta: IndexMeta = {
     identity: {
@@ -43,10 +52,18 @@ export function analyzeCore(corePath: string, options: AnalyzeOptions, progress?
       mtimeMs: program.core.mtimeMs,
       buildIds: program.core.modules.map(m => ({path: m.path, buildId: m.buildId})),
     },
-    options: {...options, index: undefined},
+    // Paths made absolute: later commands may run from another folder.
+    options: {
+      ...options,
+      index: undefined,
+      exe: options.exe && path.resolve(options.exe),
+      tcmalloc: options.tcmalloc && path.resolve(options.tcmalloc),
+      sysroot: options.sysroot && path.resolve(options.sysroot),
+    },
     summary,
     sizeClassSizes: Array.from(heap.globals.sizes.size),
     threadCaches: heap.threadCaches.map(c => ({address: c.address, tid: c.tid})),
+    typeNames: types.names,
   }
   progress?.('writing index', 0, 1)
   const s = heap.spans
@@ -64,7 +81,31 @@ export function analyzeCore(corePath: string, options: AnalyzeOptions, progress?
     'object.state': heap.state,
     'threadCache.objects': heap.threadCacheObjects,
     'threadCache.owner': heap.threadCacheOwner,
+    'object.type': types.typeOf,
+    'edge.outStart': graph.outStart,
+    'edge.to': graph.outTo.subarray(0, graph.edgeCount),
+    'edge.offset': graph.outOffset.subarray(0, graph.edgeCount),
+    'edge.toOffset': graph.outToOffset.subarray(0, graph.edgeCount),
+    'edge.inStart': graph.inStart,
+    'edge.inEdge': graph.inEdge.subarray(0, graph.edgeCount),
+    'edge.inFrom': sourcesOfIncoming(graph),
+    'root.kind': graph.rootKind,
+    'root.thread': graph.rootThread,
+    'root.address': graph.rootAddress,
+    'root.to': graph.rootTo,
+    'root.toOffset': graph.rootToOffset,
   })
   rememberLast(corePath, indexPath)
-  return {program, heap, summary, indexPath}
+  return {program, heap, graph, types, summary, indexPath}
+}
+
+/** The source object of each incoming edge, so a query need not search outStart for it. */
+function sourcesOfIncoming(graph: ScannedGraph): Uint32Array {
+  const from = new Uint32Array(graph.edgeCount)
+  for (let o = 0; o < graph.objectCount; o++) {
+    for (let e = graph.outStart[o]!; e < graph.outStart[o + 1]!; e++) from[e] = o
+  }
+  const inFrom = new Uint32Array(graph.edgeCount)
+  for (let i = 0; i < graph.edgeCount; i++) inFrom[i] = from[graph.inEdge[i]!]!
+  return inFrom
 }

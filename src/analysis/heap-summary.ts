@@ -3,9 +3,12 @@ import type {Program} from '../program/program.js'
 import {STATE_NAMES, LIVE} from '../tcmalloc/object-states.js'
 import {IN_USE, ON_NORMAL_FREELIST, ON_RETURNED_FREELIST} from '../tcmalloc/spans.js'
 import type {TcmallocHeap} from '../tcmalloc/heap.js'
+import type {ScannedGraph} from '../graph/scan.js'
+import type {ObjectTypes} from '../graph/object-types.js'
+import {ROOT_KIND_NAMES} from '../graph/csr.js'
 
 /** The figures `toma analyze` reports, as plain JSON-able data (also stored in the index). */
-export function heapSummary(program: Program, heap: TcmallocHeap, topClasses = 12) {
+export function heapSummary(program: Program, heap: TcmallocHeap, graph: ScannedGraph, types: ObjectTypes, topClasses = 12) {
   const {globals, spans, state} = heap
   const g = globals
   const ps = heap.pageSize
@@ -77,6 +80,16 @@ export function heapSummary(program: Program, heap: TcmallocHeap, topClasses = 1
     spanWasteBytes: heap.totals.spanWaste,
     topSizeClasses: classes.slice(0, topClasses),
     crossCheck: heap.crossCheck.map(c => ({...c, equal: c.toma === c.tcmalloc})),
+    graph: {
+      scannedObjects: graph.scannedObjects,
+      scannedBytes: graph.scannedBytes,
+      unreadableObjects: graph.unreadableObjects,
+      edges: graph.edgeCount,
+      roots: ROOT_KIND_NAMES.map((kind, k) => ({kind, count: graph.rootKind.reduce((n, x) => n + (x === k ? 1 : 0), 0)})),
+      typedObjects: types.typed,
+      types: types.names.length,
+      warnings: graph.warnings.total,
+    },
     warnings: {total: heap.warnings.total, byKind: Object.fromEntries(heap.warnings.counts), first: heap.warnings.list.slice(0, 50).map(w => ({...w, addresses: w.addresses.map(a => hex(a))}))},
   }
 }

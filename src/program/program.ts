@@ -2,7 +2,7 @@ import path from 'node:path'
 import {TomaError} from '../errors.js'
 import type {Core} from '../core/core.js'
 import type {Module} from '../core/modules.js'
-import type {ElfFile, ElfSymbol} from '../elf/elf-file.js'
+import {ElfFile, type ElfSymbol} from '../elf/elf-file.js'
 import {findModuleFile} from '../elf/find-module-file.js'
 
 const AT_ENTRY = 9
@@ -41,10 +41,8 @@ export class Program {
 
   private constructor(readonly core: Core, modules: LoadedModule[]) {
     this.modules = modules
-    const entry = core.auxv.get(AT_ENTRY)
-    this.executable =
-      (entry !== undefined ? modules.find(m => m.module.mappings.some(f => Number(entry) >= f.start && Number(entry) < f.end)) : undefined) ??
-      modules[0]
+    const exe = executableModule(core)
+    this.executable = modules.find(m => m.module === exe)
   }
 
   static load(core: Core, options: ProgramOptions = {}): Program {
@@ -93,19 +91,34 @@ export function describeSymbolic(s: SymbolicAddress | undefined): string {
 }
 
 /**
- * Maps --exe and --tcmalloc to the core's module paths. A flag that names a module the core does
- * not have is an error, not a silent no-op.
+ * The main executable's module: the one holding AT_ENTRY, unless the process was started through
+ * the dynamic loader (`ld-linux-x86-64.so.2 ./program`), where AT_ENTRY is the loader's own entry.
+ */
+function executableModule(core: Core): Module | undefined {
+  const entry = core.auxv.get(AT_ENTRY)
+  const atEntry = entry !== undefined ? core.moduleAt(Number(entry)) : undefined
+  if (atEntry && !/^ld-linux/.test(path.basename(atEntry.path))) return atEntry
+  return core.modules.find(m => !/\.so(\.|$)/.test(path.basename(m.path)) && !/^ld-linux/.test(path.basename(m.path))) ?? atEntry
+}
+
+/**
+ * Maps --exe and --tcmalloc to the core's module paths: first the module whose build-id is the
+ * file's, else the module in that role (then the build-id check names the mismatch). A flag that
+ * names a module the core does not have is an error, not a silent no-op.
  */
 function explicitFiles(core: Core, options: ProgramOptions): Map<string, string> {
   const explicit = new Map<string, string>()
+  const byBuildId = (file: string) => {
+    const id = ElfFile.load(file).buildId
+    return id ? core.modules.find(m => m.buildId === id) : undefined
+  }
   if (options.exe) {
-    const entry = core.auxv.get(AT_ENTRY)
-    const exe = entry !== undefined ? core.moduleAt(Number(entry)) : core.modules[0]
+    const exe = byBuildId(options.exe) ?? executableModule(core)
     if (!exe) throw new TomaError(`--exe ${options.exe}: cannot tell which mapping of the core is the executable`)
     explicit.set(exe.path, options.exe)
   }
   if (options.tcmalloc) {
-    const lib = core.modules.find(m => /libtcmalloc/.test(path.basename(m.path)))
+    const lib = byBuildId(options.tcmalloc) ?? core.modules.find(m => /libtcmalloc/.test(path.basename(m.path)))
     if (!lib) {
       throw new TomaError(
         `--tcmalloc ${options.tcmalloc}: the core maps no libtcmalloc shared library (if tcmalloc is linked statically, give the executable with --exe)`,

@@ -1,0 +1,57 @@
+import fs from 'node:fs'
+import {analyzeCore, type AnalyzeOptions, type IndexMeta} from '../analysis/analyze-core.js'
+import {TomaError} from '../errors.js'
+import {HeapIndex} from '../index/heap-index.js'
+import {IndexFile} from '../index/index-file.js'
+import {INDEX_SUFFIX, defaultIndexPath, isStale, lastAnalysis, rememberLast} from '../index/index-location.js'
+
+export interface OpenedIndex {
+  index: HeapIndex
+  corePath: string
+  indexPath: string
+}
+
+/**
+ * The index for a query: of the core given (analysed now if it has no index, or a stale one), of
+ * an index file given directly, or of the latest analysis made in this folder.
+ */
+export function openIndex(coreArg: string | undefined, flags: AnalyzeOptions, note: (line: string) => void): OpenedIndex {
+  let corePath: string
+  let indexPath: string
+  if (coreArg === undefined) {
+    const last = lastAnalysis()
+    corePath = last.core
+    indexPath = last.index
+    note(`using the analysis of ${corePath} (index ${indexPath})`)
+  } else if (coreArg.endsWith(INDEX_SUFFIX) && fs.existsSync(coreArg)) {
+    indexPath = coreArg
+    const file = IndexFile.open(indexPath)
+    if (!file) throw new TomaError(`${indexPath}: made by another version of toma; run toma analyze on its core again`)
+    corePath = (file.meta as IndexMeta).identity.path
+    file.close()
+  } else {
+    corePath = coreArg
+    indexPath = flags.index ?? defaultIndexPath(corePath)
+  }
+  if (!fs.existsSync(corePath)) throw new TomaError(`${corePath}: no such file (the core this index was made from)`)
+  let file = fs.existsSync(indexPath) ? IndexFile.open(indexPath) : null
+  const meta = file?.meta as IndexMeta | undefined
+  if (file && meta && isStale(meta.identity, corePath)) {
+    file.close()
+    file = null
+    note(`index ${indexPath} is stale (the core changed); analysing ${corePath} again`)
+  } else if (!file) {
+    note(`no current index for ${corePath}; analysing it first`)
+  }
+  if (!file) {
+    analyzeCore(corePath, {...(meta?.options ?? {}), ...stripUndefined(flags), index: indexPath})
+    file = IndexFile.open(indexPath)
+    if (!file) throw new TomaError(`${indexPath}: could not read back the index just written`)
+  }
+  rememberLast(corePath, indexPath)
+  return {index: new HeapIndex(file), corePath, indexPath}
+}
+
+function stripUndefined<T extends object>(o: T): Partial<T> {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>
+}

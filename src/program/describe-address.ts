@@ -1,0 +1,51 @@
+import {hex} from '../errors.js'
+import {REGISTER_NAMES} from '../core/threads.js'
+import {describeSymbolic, type Program} from './program.js'
+
+/** What a non-heap address is, for people: a thread's stack, a module's bytes, anonymous memory. */
+export type AddressPlace =
+  | {kind: 'stack'; tid: number; offsetFromRsp: number; mapping: [number, number]}
+  | {kind: 'module'; module: string; symbol: string | null; offset: number; label: string}
+  | {kind: 'anonymous'; mapping: [number, number]}
+  | {kind: 'unmapped'}
+
+export function describeAddress(program: Program, addr: number): AddressPlace {
+  const core = program.core
+  const seg = core.memory.segmentAt(addr)
+  const thread = seg ? core.threads.find(t => t.rsp >= seg.start && t.rsp < seg.end) : undefined
+  if (seg && thread) return {kind: 'stack', tid: thread.tid, offsetFromRsp: addr - thread.rsp, mapping: [seg.start, seg.end]}
+  const sym = program.symbolize(addr)
+  if (sym) {
+    return {kind: 'module', module: sym.module.module.path, symbol: sym.symbol?.name ?? null, offset: sym.offset, label: describeSymbolic(sym)}
+  }
+  // .bss beyond a module's file-backed pages: name it by the module whose mapping ends where it starts.
+  if (seg) {
+    const before = core.fileAt(seg.start - 1)
+    const loaded = before ? program.modules.find(m => m.module.path === before.path) : undefined
+    const hit = loaded?.file?.symbolAt(addr - loaded.module.loadBias)
+    if (loaded && hit) {
+      return {kind: 'module', module: loaded.module.path, symbol: hit.symbol.name, offset: hit.offset, label: describeSymbolic({module: loaded, symbol: hit.symbol, offset: hit.offset})}
+    }
+    return {kind: 'anonymous', mapping: [seg.start, seg.end]}
+  }
+  return {kind: 'unmapped'}
+}
+
+export function placeLabel(p: AddressPlace): string {
+  switch (p.kind) {
+    case 'stack':
+      return `stack of thread ${p.tid}, rsp${p.offsetFromRsp >= 0 ? '+' : '-'}0x${Math.abs(p.offsetFromRsp).toString(16)}`
+    case 'module':
+      return p.label
+    case 'anonymous':
+      return `anonymous mapping ${hex(p.mapping[0])}-${hex(p.mapping[1])}`
+    case 'unmapped':
+      return 'not mapped in the core'
+  }
+}
+
+/** People's label for a root: a register, a stack slot, or a global with its symbol. */
+export function rootLabel(program: Program, r: {kind: string; thread: number | null; address: number}): string {
+  if (r.kind === 'register') return `thread ${r.thread} register ${REGISTER_NAMES[r.address] ?? r.address}`
+  return placeLabel(describeAddress(program, r.address))
+}
