@@ -1,6 +1,9 @@
 import type {FileReader} from './file-reader.js'
 import {PF_R, PF_W, PF_X, PT_LOAD, type ProgramHeader} from './core-header.js'
 
+/** x86-64 user space ends at 2^47; every address below it is exact as a JS number. */
+export const USER_SPACE_END = 2 ** 47
+
 /** Why an address cannot be read from the core. */
 export type Unreadable =
   | 'unmapped' // no PT_LOAD covers it: the process had nothing there
@@ -36,7 +39,9 @@ export class AddressSpace {
 
   constructor(private readonly file: FileReader, programs: ProgramHeader[]) {
     const loads = programs
-      .filter(p => p.type === PT_LOAD && p.memsz > 0)
+      // Kernel-space segments (the vsyscall page at 0xffffffffff600000) are not process memory,
+      // and their addresses are beyond what a double holds exactly.
+      .filter(p => p.type === PT_LOAD && p.memsz > 0 && p.vaddr + p.memsz <= USER_SPACE_END)
       .map(p => ({
         start: p.vaddr,
         end: p.vaddr + p.memsz,
