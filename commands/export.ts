@@ -1,0 +1,46 @@
+import {Args, Flags} from '@oclif/core'
+import {TomaCommand} from '../src/cli/base-command.js'
+import {openIndex} from '../src/cli/open-index.js'
+import {openProgram} from '../src/cli/open-program.js'
+import {parseAddress} from '../src/cli/parse-address.js'
+import {indexFlags} from '../src/cli/query-flags.js'
+import {TomaError} from '../src/errors.js'
+import {exportDot} from '../src/report/export-dot.js'
+import {exportJson} from '../src/report/export-json.js'
+import {TextSink} from '../src/report/output-stream.js'
+import {definedOnly} from './find-object.js'
+
+export default class Export extends TomaCommand {
+  static override enableJsonFlag = false
+  static override description = 'Write the object graph: JSON in the toma-graph v1 contract, or Graphviz DOT around one object'
+  static override examples = [
+    '<%= config.bin %> export core.1234 --format json -o graph.json',
+    '<%= config.bin %> export --format dot --around 0x55d0c0a01040 --depth 2 | dot -Tsvg > around.svg',
+  ]
+  static override args = {core: Args.string({description: 'the core (or its .toma-index); default: the latest analysis in this folder'})}
+  static override flags = {
+    ...indexFlags,
+    format: Flags.string({description: 'output format', options: ['json', 'dot'], default: 'json'}),
+    all: Flags.boolean({description: 'list free objects too (every state), not only live ones'}),
+    output: Flags.string({char: 'o', description: 'write to this file instead of standard output'}),
+    around: Flags.string({description: 'dot: the object to centre on'}),
+    depth: Flags.integer({description: 'dot: edges to follow from it in either direction', default: 2, min: 0, max: 16}),
+  }
+
+  async run() {
+    const {args, flags} = await this.parse(Export)
+    const {index, corePath} = openIndex(args.core, flags, line => process.stderr.write(`toma: ${line}\n`))
+    const sink = TextSink.open(flags.output)
+    if (flags.format === 'dot') {
+      if (!flags.around) throw new TomaError('--format dot needs --around ADDR (the object to centre the subgraph on)')
+      const around = parseAddress(flags.around)
+      const program = openProgram(corePath, {...index.meta.options, ...definedOnly(flags)})
+      const dot = exportDot(program, index, around, flags.depth)
+      if (!dot) throw new TomaError(`${flags.around} is not inside any heap object`)
+      await sink.write(dot)
+    } else {
+      await exportJson(index, corePath, flags.all, sink)
+    }
+    await sink.close()
+  }
+}

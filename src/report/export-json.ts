@@ -1,0 +1,82 @@
+import {hex} from '../errors.js'
+import type {HeapIndex} from '../index/heap-index.js'
+import {REGISTER_NAMES} from '../core/threads.js'
+import {STATE_NAMES} from '../tcmalloc/object-states.js'
+import type {TextSink} from './output-stream.js'
+
+const ROOT_KINDS = ['register', 'stack', 'global'] as const
+const EDGE_CHUNK = 1 << 20
+
+/**
+ * Writes the object graph in the "toma-graph" version 1 contract (shared/reference/export-schema.md)
+ * as a stream: objects, then edges, then roots, in bounded chunks. Without `all` only live
+ * objects are listed and ids are their rank among live objects.
+ */
+export async function exportJson(index: HeapIndex, corePath: string, all: boolean, out: TextSink): Promise<{objects: number; edges: number; roots: number}> {
+  const meta = index.meta
+  const state = index.file.array<Uint8Array>('object.state')
+  const types = index.file.array<Uint32Array>('object.type')
+  const n = state.length
+  const idOf = new Int32Array(n).fill(-1)
+  let ids = 0
+  for (let i = 0; i < n; i++) if (all || state[i] === 0) idOf[i] = ids++
+  const header = {
+    format: 'toma-graph',
+    version: 1,
+    core: corePath,
+    allocator: {kind: 'gperftools', version: meta.summary.allocator.version, pageSize: meta.summary.allocator.pageSize},
+  }
+  await out.write(JSON.stringify(header).slice(0, -1) + ',\n"objects":[')
+  let first = true
+  for (let s = 0; s < index.spanCount; s++) {
+    const start = index.spanStart[s]!
+    const size = index.spanObjectSize[s]!
+    const firstObject = index.spanFirstObject[s]!
+    const sizeClass = index.spanSizeClass[s]!
+    for (let k = 0; k < index.spanObjectCount[s]!; k++) {
+      const i = firstObject + k
+      if (idOf[i]! < 0) continue
+      const t = types[i]!
+      const type = t === 0 ? null : meta.typeNames[t - 1]!
+      await out.write(
+        `${first ? '\n' : ',\n'}{"id":${idOf[i]},"address":"${hex(start + k * size)}","size":${size},"state":"${STATE_NAMES[state[i]!]}","sizeClass":${sizeClass},"type":${JSON.stringify(type)}}`,
+      )
+      first = false
+    }
+  }
+  await out.write('\n],\n"edges":[')
+  const outStart = index.file.array<Uint32Array>('edge.outStart')
+  const edgeCount = index.file.length('edge.to')
+  first = true
+  let from = 0
+  for (let at = 0; at < edgeCount; at += EDGE_CHUNK) {
+    const to = index.file.slice<Uint32Array>('edge.to', at, EDGE_CHUNK)
+    const offset = index.file.slice<Uint32Array>('edge.offset', at, EDGE_CHUNK)
+    const toOffset = index.file.slice<Uint32Array>('edge.toOffset', at, EDGE_CHUNK)
+    for (let j = 0; j < to.length; j++) {
+      const e = at + j
+      while (outStart[from + 1]! <= e) from++
+      if (idOf[from]! < 0 || idOf[to[j]!]! < 0) continue
+      await out.write(`${first ? '\n' : ',\n'}{"from":${idOf[from]},"to":${idOf[to[j]!]},"offset":${offset[j]},"toOffset":${toOffset[j]}}`)
+      first = false
+    }
+  }
+  await out.write('\n],\n"roots":[')
+  const kind = index.file.array<Uint8Array>('root.kind')
+  const thread = index.file.array<Int32Array>('root.thread')
+  const address = index.file.array<Float64Array>('root.address')
+  const rootTo = index.file.array<Uint32Array>('root.to')
+  const rootToOffset = index.file.array<Uint32Array>('root.toOffset')
+  first = true
+  let roots = 0
+  for (let r = 0; r < kind.length; r++) {
+    if (idOf[rootTo[r]!]! < 0) continue
+    const k = ROOT_KINDS[kind[r]!]!
+    const where = k === 'register' ? `"address":null,"register":"${REGISTER_NAMES[address[r]!]}"` : `"address":"${hex(address[r]!)}"`
+    await out.write(`${first ? '\n' : ',\n'}{"kind":"${k}","thread":${thread[r]! >= 0 ? thread[r] : null},${where},"to":${idOf[rootTo[r]!]},"toOffset":${rootToOffset[r]}}`)
+    first = false
+    roots++
+  }
+  await out.write('\n]}\n')
+  return {objects: ids, edges: edgeCount, roots}
+}
