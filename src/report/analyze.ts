@@ -48,6 +48,12 @@ export function analyzeText(s: HeapSummary, indexPath: string): string {
       ]),
     ),
   )
+  const g = s.graph
+  out.push('', heading('Object graph'))
+  out.push(`${g.scannedObjects.toLocaleString('en-US')} live objects scanned (${bytes(g.scannedBytes)}), ${g.edges.toLocaleString('en-US')} pointers between them`)
+  out.push(`roots: ${g.roots.map(r => `${r.count.toLocaleString('en-US')} ${r.kind}`).join(', ')}`)
+  out.push(`${g.typedObjects.toLocaleString('en-US')} objects typed by vtable, ${g.types} distinct types (toma classes lists them)`)
+  if (g.unreadableObjects) out.push(chalk.yellow(`${g.unreadableObjects} live objects could not be read from the core`))
   out.push('', heading(`Warnings (${s.warnings.total})`))
   if (s.warnings.total === 0) out.push('none: every list and counter is consistent')
   for (const w of s.warnings.first) out.push(chalk.yellow(`${w.kind}: ${w.message}`))

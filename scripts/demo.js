@@ -1,0 +1,29 @@
+// npm run demo: unpack the bundled demo core (a real gcore of fixtures/programs/heapdemo.cpp on
+// Debian's gperftools 2.10) and run toma on it as a user would.
+import {spawnSync} from 'node:child_process'
+import fs from 'node:fs'
+import path from 'node:path'
+import {fileURLToPath} from 'node:url'
+import zlib from 'node:zlib'
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
+const demo = path.join(root, 'fixtures', 'demo')
+const work = path.join(root, '.toma', 'demo')
+fs.mkdirSync(work, {recursive: true})
+const core = path.join(work, 'core.heapdemo')
+if (!fs.existsSync(core) || fs.statSync(core).mtimeMs < fs.statSync(path.join(demo, 'core.br')).mtimeMs) {
+  fs.writeFileSync(core, zlib.brotliDecompressSync(fs.readFileSync(path.join(demo, 'core.br'))))
+}
+const truth = JSON.parse(fs.readFileSync(path.join(demo, 'truth.json'), 'utf8'))
+const toma = (...args) => {
+  console.log(`\n$ toma ${args.map(a => (a.includes(' ') ? JSON.stringify(a) : a)).join(' ')}`)
+  const r = spawnSync(process.execPath, [path.join(root, 'bin', 'run.js'), ...args], {stdio: 'inherit', cwd: root})
+  if (r.status !== 0) process.exit(r.status ?? 1)
+}
+const rel = p => path.relative(root, p)
+toma('analyze', rel(core), '--tcmalloc', rel(path.join(demo, 'libtcmalloc.so.4')), '--exe', rel(path.join(demo, 'heapdemo')))
+const customer = truth.objects.find(o => o.name === 'customer1')
+const node = truth.objects.find(o => o.name === 'nodeA')
+toma('find-object', '0x' + (Number.parseInt(customer.address, 16) + 20).toString(16))
+toma('refs', node.address, '--depth', '3')
+toma('classes')
