@@ -202,15 +202,22 @@ function tryLayout(
   return {pageHeap, centralCache, sizeMap, sizes, how: {pageHeap: pageHeapHow, centralCache: centralHow, sizeMap: sizeMapHow}}
 }
 
+/** Reads the data segments, joining adjacent ones: a global may straddle the file-backed page and .bss. */
 function readRegions(memory: AddressSpace, segments: Segment[]): Region[] {
+  const ranges: Array<{start: number; end: number}> = []
+  for (const s of [...segments].sort((a, b) => a.start - b.start)) {
+    const last = ranges[ranges.length - 1]
+    if (last && s.start <= last.end) last.end = Math.max(last.end, s.end)
+    else ranges.push({start: s.start, end: s.end})
+  }
   const regions: Region[] = []
   let total = 0
-  for (const s of segments) {
-    const size = s.end - s.start
+  for (const r of ranges) {
+    const size = r.end - r.start
     if (total + size > MAX_SCAN_BYTES) break
-    const bytes = memory.readBytes(s.start, size)
+    const bytes = memory.readBytes(r.start, size)
     if (!bytes) continue
-    regions.push({start: s.start, bytes})
+    regions.push({start: r.start, bytes})
     total += size
   }
   return regions

@@ -1,6 +1,7 @@
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
+import zlib from 'node:zlib'
 import {beforeAll, describe, expect, it} from 'vitest'
 import {Core} from '../../src/core/core.js'
 import {FIXTURES, fixtureCorePath, fixtureFlags, fixtureIndex} from '../helpers/fixture-core.js'
@@ -82,36 +83,36 @@ beforeAll(async () => {
 })
 
 describe('bad input gives one clear line on stderr and a non-zero exit', () => {
-  it('missing file', () => {
-    expectOneLineError(runToma(['info', path.join(tmp, 'nope.core')]), /no such file/)
-    expectOneLineError(runToma(['analyze', path.join(tmp, 'nope.core')]), /no such file/)
+  it('missing file', async () => {
+    expectOneLineError(await runToma(['info', path.join(tmp, 'nope.core')]), /no such file/)
+    expectOneLineError(await runToma(['analyze', path.join(tmp, 'nope.core')]), /no such file/)
   })
 
-  it('not an ELF file', () => {
+  it('not an ELF file', async () => {
     const f = path.join(tmp, 'text')
     fs.writeFileSync(f, 'hello, this is not a core\n')
-    expectOneLineError(runToma(['info', f]), /not an ELF file/)
+    expectOneLineError(await runToma(['info', f]), /not an ELF file/)
     const empty = path.join(tmp, 'empty')
     fs.writeFileSync(empty, '')
-    expectOneLineError(runToma(['analyze', empty]), /not an ELF file/)
+    expectOneLineError(await runToma(['analyze', empty]), /not an ELF file/)
   })
 
-  it('an ELF file that is not a core', () => {
-    expectOneLineError(runToma(['info', path.join(FIXTURES, shared.id, 'heapdemo')]), /not a core dump/)
+  it('an ELF file that is not a core', async () => {
+    expectOneLineError(await runToma(['info', path.join(FIXTURES, shared.id, 'heapdemo')]), /not a core dump/)
   })
 
-  it('a core cut inside its notes', () => {
+  it('a core cut inside its notes', async () => {
     const note = programHeaders(corePath).find(p => p.type === 4)!
     const cut = copyCut(note.offset + Math.floor(note.filesz / 2), 'cut-notes.core')
-    expectOneLineError(runToma(['info', cut]), /truncated core/)
-    expectOneLineError(runToma(['analyze', cut]), /truncated core/)
+    expectOneLineError(await runToma(['info', cut]), /truncated core/)
+    expectOneLineError(await runToma(['analyze', cut]), /truncated core/)
   })
 
-  it('a core cut inside its program headers', () => {
-    expectOneLineError(runToma(['info', copyCut(100, 'cut-headers.core')]), /truncated core/)
+  it('a core cut inside its program headers', async () => {
+    expectOneLineError(await runToma(['info', copyCut(100, 'cut-headers.core')]), /truncated core/)
   })
 
-  it('a core cut inside a PT_LOAD: reads past the cut say so', () => {
+  it('a core cut inside a PT_LOAD: reads past the cut say so', async () => {
     // gdb writes the notes after the memory, so cutting its cores inside a PT_LOAD also cuts the
     // notes (the test above). The kernel writes notes first: lay the same core out that way, then cut.
     const {file, lastLoad} = kernelLayout(fs.readFileSync(corePath))
@@ -125,7 +126,7 @@ describe('bad input gives one clear line on stderr and a non-zero exit', () => {
     expect(core.memory.readU64(past)).toBeUndefined()
     expect(core.memory.isReadable(lastLoad.vaddr, 8)).toBe(true)
     core.close()
-    const r = runToma(['info', cut])
+    const r = await runToma(['info', cut])
     expect(r.status).toBe(0)
     expect(r.stderr).toMatch(/^toma: warning: .* is truncated/)
     const whole = path.join(tmp, 'kernel-layout.core')
@@ -135,21 +136,29 @@ describe('bad input gives one clear line on stderr and a non-zero exit', () => {
     expect(ok.memory.readU64Big(past)).toBe(Core.open(corePath).memory.readU64Big(past))
   })
 
-  it('a 32-bit core', () => {
-    expectOneLineError(runToma(['info', patched('elf32.core', 4, [1])]), /32-bit/)
+  it('a 32-bit core', async () => {
+    expectOneLineError(await runToma(['info', patched('elf32.core', 4, [1])]), /32-bit/)
   })
 
-  it('a core of another machine', () => {
-    expectOneLineError(runToma(['info', patched('aarch64.core', 18, [183, 0])]), /x86-64 cores only/)
+  it('a core of another machine', async () => {
+    expectOneLineError(await runToma(['info', patched('aarch64.core', 18, [183, 0])]), /x86-64 cores only/)
   })
 
-  it('a library whose build-id does not match the core', () => {
+  it('a library whose build-id does not match the core', async () => {
     const wrong = path.join(FIXTURES, minimal.id, minimal.tcmalloc!)
-    expectOneLineError(runToma(['analyze', corePath, '--tcmalloc', wrong, '--index', path.join(tmp, 'x.idx')]), /build-id [0-9a-f]+ of .* does not match [0-9a-f]+ in the core/)
+    expectOneLineError(await runToma(['analyze', corePath, '--tcmalloc', wrong, '--index', path.join(tmp, 'x.idx')]), /build-id [0-9a-f]+ of .* does not match [0-9a-f]+ in the core/)
   })
 
-  it('an executable that does not match the core', () => {
+  it('a core of a process without TCMalloc', async () => {
+    const core = path.join(tmp, 'sleep.core')
+    fs.writeFileSync(core, zlib.brotliDecompressSync(fs.readFileSync(path.join(FIXTURES, '..', 'other', 'no-tcmalloc', 'core.br'))))
+    expect((await runToma(['info', core])).status).toBe(0)
+    expectOneLineError(await runToma(['analyze', core]), /no TCMalloc in this process/)
+    expectOneLineError(await runToma(['analyze', core, '--tcmalloc', path.join(FIXTURES, shared.id, 'libtcmalloc.so.4')]), /maps no libtcmalloc/)
+  })
+
+  it('an executable that does not match the core', async () => {
     const other = fixtureIndex().find(f => f.config === 'static')!
-    expectOneLineError(runToma(['analyze', corePath, '--exe', fixtureFlags(other).exe, '--index', path.join(tmp, 'y.idx')]), /does not match/)
+    expectOneLineError(await runToma(['analyze', corePath, '--exe', fixtureFlags(other).exe, '--index', path.join(tmp, 'y.idx')]), /does not match/)
   })
 })

@@ -1,16 +1,23 @@
-import {spawnSync} from 'node:child_process'
+import {spawn} from 'node:child_process'
 import {fileURLToPath} from 'node:url'
 
 const BIN = fileURLToPath(new URL('../../bin/run.js', import.meta.url))
 
-/** Runs the built CLI (npm test compiles first) as a user would, without colour. */
-export function runToma(args: string[], options: {cwd?: string; env?: Record<string, string>} = {}) {
-  const r = spawnSync(process.execPath, [BIN, ...args], {
-    cwd: options.cwd,
-    env: {...process.env, NO_COLOR: '1', ...options.env},
-    encoding: 'utf8',
-    timeout: 120_000,
-    maxBuffer: 256 * 1024 * 1024,
+/**
+ * Runs the built CLI (npm test compiles first) as a user would, without colour. Asynchronous, so
+ * the test worker stays responsive while the child runs.
+ */
+export function runToma(args: string[], options: {cwd?: string; env?: Record<string, string>} = {}): Promise<{status: number | null; stdout: string; stderr: string}> {
+  return new Promise(resolve => {
+    const child = spawn(process.execPath, [BIN, ...args], {cwd: options.cwd, env: {...process.env, NO_COLOR: '1', ...options.env}})
+    let stdout = ''
+    let stderr = ''
+    child.stdout.setEncoding('utf8').on('data', d => (stdout += d))
+    child.stderr.setEncoding('utf8').on('data', d => (stderr += d))
+    const timer = setTimeout(() => child.kill('SIGKILL'), 120_000)
+    child.on('close', status => {
+      clearTimeout(timer)
+      resolve({status, stdout, stderr})
+    })
   })
-  return {status: r.status, stdout: r.stdout, stderr: r.stderr}
 }
