@@ -92,7 +92,7 @@ describe.each(chosen.map(f => [f.id, f] as const))('queries on %s', (id, entry) 
         }
       }
       if (o.heldBy?.kind === 'stack') {
-        expect(r.roots.some((x: {kind: string; thread: number}) => x.kind === 'stack' && x.thread === (o.heldBy as {tid: number}).tid)).toBe(true)
+        expect(r.roots.some(x => x.kind === 'stack' && x.thread === (o.heldBy as {tid: number}).tid)).toBe(true)
         expect(r.incomingCount).toBe(0)
       }
       if (o.heldBy?.kind === 'global' && entry.config !== 'stripped') {
