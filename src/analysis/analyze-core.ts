@@ -42,7 +42,7 @@ export function analyzeCore(corePath: string, options: AnalyzeOptions, progress?
   const program = openProgram(corePath, options)
   const heap = analyzeHeap(program, {tcmallocVersion: options['tcmalloc-version'], progress})
   const graph = scanHeapGraph(program, heap, {progress})
-  const types = nameObjects(program, heap, new TypeNamer(program), progress)
+  const types = nameObjects(graph.firstWords, new TypeNamer(program), progress)
   const summary = heapSummary(program, heap, graph, types)
   const indexPath = options.index ?? defaultIndexPath(corePath)
   const meta: IndexMeta = {

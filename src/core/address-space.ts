@@ -135,6 +135,15 @@ export class AddressSpace {
 
   /** A 64-bit word as a number: exact below 2^53 (every user-space address); larger values are rounded. */
   readU64(addr: number): number | undefined {
+    const i = this.segmentIndex(addr)
+    if (i >= 0) {
+      const s = this.segments[i]!
+      const off = addr - s.start
+      if (off + 8 <= s.presentSize) {
+        const w = this.file.word(s.fileOffset + off)
+        if (w !== undefined) return w
+      }
+    }
     if (!this.readInto(addr, 8, this.scratch)) return undefined
     return this.scratch.readUInt32LE(0) + this.scratch.readUInt32LE(4) * 0x1_0000_0000
   }

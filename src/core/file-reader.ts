@@ -22,6 +22,7 @@ export class FileReader {
   close(): void {
     fs.closeSync(this.fd)
     this.cache.clear()
+    this.lastBlock = null
   }
 
   /** Copies file bytes [offset, offset+length) into `into` at `at`; the range must lie inside the file. */
@@ -50,6 +51,28 @@ export class FileReader {
       out += n
     }
   }
+
+  /**
+   * The little-endian 64-bit word at a file offset, as a number (exact below 2^53), or undefined
+   * when it crosses a block boundary (the caller then takes the general path). This is the hot
+   * path of every list walk, so the last block is kept at hand without touching the LRU map.
+   */
+  word(offset: number): number | undefined {
+    const index = Math.floor(offset / BLOCK_SIZE)
+    const inBlock = offset - index * BLOCK_SIZE
+    if (inBlock + 8 > BLOCK_SIZE) return undefined
+    let block = this.lastBlock
+    if (index !== this.lastIndex || block === null) {
+      block = this.block(index)
+      this.lastIndex = index
+      this.lastBlock = block
+    }
+    if (inBlock + 8 > block.length) return undefined
+    return block.readUInt32LE(inBlock) + block.readUInt32LE(inBlock + 4) * 0x1_0000_0000
+  }
+
+  private lastIndex = -1
+  private lastBlock: Buffer | null = null
 
   read(offset: number, length: number): Buffer {
     const buf = Buffer.alloc(length)

@@ -1,6 +1,3 @@
-import type {Program} from '../program/program.js'
-import type {TcmallocHeap} from '../tcmalloc/heap.js'
-import {LIVE} from '../tcmalloc/object-states.js'
 import type {TypeNamer} from './types.js'
 
 /** Per object slot, a type id: 0 for none, else 1 + index into `names`. */
@@ -10,52 +7,39 @@ export interface ObjectTypes {
   typed: number
 }
 
-const BATCH = 1 << 20
-
 /**
- * Names every live object whose first word is a vtable address point. Reads first words span by
- * span through one reusable buffer (a span's objects are contiguous), not one read per object.
+ * Names every scanned object whose first word is a vtable address point. The words come from the
+ * pointer scan (which read every live object already), so nothing is read twice; distinct words
+ * are few next to objects, so each is asked of the namer once.
  */
-export function nameObjects(
-  program: Program,
-  heap: TcmallocHeap,
-  namer: TypeNamer,
-  progress?: (phase: string, done: number, total: number) => void,
-): ObjectTypes {
-  const {spans, state} = heap
-  const memory = program.core.memory
-  const typeOf = new Uint32Array(spans.totalObjects)
-  const ids = new Map<string, number>()
+export function nameObjects(firstWords: Float64Array, namer: TypeNamer, progress?: (phase: string, done: number, total: number) => void): ObjectTypes {
+  const typeOf = new Uint32Array(firstWords.length)
+  const idOfName = new Map<string, number>()
+  const idOfWord = new Map<number, number>()
   const names: string[] = []
   let typed = 0
-  const buf = Buffer.alloc(BATCH)
-  for (let s = 0; s < spans.count; s++) {
-    if ((s & 0x3ff) === 0) progress?.('types', s, spans.count)
-    const first = spans.firstObject[s]!
-    const n = spans.objectCount[s]!
-    const size = spans.objectSize[s]!
-    let anyLive = false
-    for (let k = 0; k < n && !anyLive; k++) anyLive = state[first + k] === LIVE
-    if (!anyLive || size < 8) continue
-    const start = spans.start[s]!
-    // A small-object span is read whole; a large object alone needs only its first word.
-    const small = n > 1 && n * size <= BATCH
-    if (small && !memory.readInto(start, n * size, buf)) continue
-    for (let k = 0; k < n; k++) {
-      if (state[first + k] !== LIVE) continue
-      let word: number | undefined
-      if (small) word = buf.readUInt32LE(k * size) + buf.readUInt32LE(k * size + 4) * 0x1_0000_0000
-      else word = memory.readU64(start + k * size)
-      if (word === undefined || word === 0) continue
+  for (let i = 0; i < firstWords.length; i++) {
+    if ((i & 0xfffff) === 0) progress?.('types', i, firstWords.length)
+    const word = firstWords[i]!
+    if (!(word > 0)) continue // NaN: not scanned (free or unreadable); 0: no pointer
+    let id = idOfWord.get(word)
+    if (id === undefined) {
       const name = namer.classOfVtablePointer(word)
-      if (name === null) continue
-      let id = ids.get(name)
-      if (id === undefined) {
-        names.push(name)
-        id = names.length
-        ids.set(name, id)
+      id = 0
+      if (name !== null) {
+        id = idOfName.get(name) ?? 0
+        if (id === 0) {
+          names.push(name)
+          id = names.length
+          idOfName.set(name, id)
+        }
       }
-      typeOf[first + k] = id
+      // Only words that named a type, or that point into a module, are worth remembering;
+      // heap pointers are as many as objects.
+      if (id !== 0 || namer.isModuleAddress(word)) idOfWord.set(word, id)
+    }
+    if (id !== 0) {
+      typeOf[i] = id
       typed++
     }
   }

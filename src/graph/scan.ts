@@ -21,6 +21,8 @@ const TWO32 = 0x1_0000_0000
 /** The graph with the warnings met while building it (unreadable ranges, stacks not found). */
 export interface ScannedGraph extends HeapGraph {
   warnings: Warnings
+  /** The first 8 bytes of every scanned object, NaN where not scanned (for naming types). */
+  firstWords: Float64Array
 }
 
 /**
@@ -49,6 +51,8 @@ export function scanHeapGraph(program: Program, heap: TcmallocHeap, options: Sca
 }
 
 interface ForwardEdges {
+  /** The first 8 bytes of every scanned object (vtable pointers name types), NaN where not scanned. */
+  firstWords: Float64Array
   edgeCount: number
   outStart: Uint32Array
   outTo: Uint32Array
@@ -67,6 +71,7 @@ function scanObjects(program: Program, heap: TcmallocHeap, t: LiveLookup, warnin
   const state = heap.state
   const total = spans.totalObjects
   const outStart = new Uint32Array(total + 1)
+  const firstWords = new Float64Array(total).fill(NaN)
   const initial = Math.max(1024, Math.min(1 << 24, total))
   const sink = new EdgeSink(initial)
   // Own ArrayBuffer at offset 0, so a Uint32Array view is aligned.
@@ -95,6 +100,7 @@ function scanObjects(program: Program, heap: TcmallocHeap, t: LiveLookup, warnin
       startObject(slot)
       const objStart = sStart + k * size
       const w0 = (objStart - bufAddr) >>> 2
+      if (size >= 8) firstWords[slot] = words[w0 + 1]! * TWO32 + words[w0]!
       scanObjectWords(words, w0, w0 + Math.floor(size / 8) * 2, bufAddr, objStart, t, sink)
       scannedObjects++
       scannedBytes += size
@@ -117,6 +123,7 @@ function scanObjects(program: Program, heap: TcmallocHeap, t: LiveLookup, warnin
           continue
         }
         startObject(slot)
+        if (size >= 8) firstWords[slot] = words[1]! * TWO32 + words[0]!
         scanObjectWords(words, 0, Math.floor(size / 8) * 2, objStart, objStart, t, sink)
       } else if (!scanLarge(slot, objStart, size)) {
         unreadable++
@@ -139,6 +146,7 @@ function scanObjects(program: Program, heap: TcmallocHeap, t: LiveLookup, warnin
         warnings.add('scan', `object ${hex(objStart)}: read failed at +${done} after the range checked readable`, objStart)
         return true
       }
+      if (done === 0) firstWords[slot] = words[1]! * TWO32 + words[0]!
       scanObjectWords(words, 0, n >>> 2, objStart + done, objStart, t, sink)
     }
     return true
@@ -196,6 +204,7 @@ function scanObjects(program: Program, heap: TcmallocHeap, t: LiveLookup, warnin
   sink.trim()
   if (unreadable > 0) warnings.add('scan', `${unreadable} live objects are not in the core (not dumped or truncated) and were not scanned`)
   return {
+    firstWords,
     edgeCount,
     outStart,
     outTo: sink.to,

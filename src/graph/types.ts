@@ -228,6 +228,12 @@ export class TypeNamer {
     this.mappingEnds = Float64Array.from(ranges, r => r[1])
   }
 
+  /** Whether addr lies in a mapping of some module (where vtables are). */
+  isModuleAddress(addr: number): boolean {
+    this.buildIndex()
+    return this.inModuleMapping(addr)
+  }
+
   private inModuleMapping(addr: number): boolean {
     const starts = this.mappingStarts
     let lo = 0

@@ -75,8 +75,9 @@ export function analyzeHeap(program: Program, options: HeapOptions = {}): Tcmall
           ownedBy.push(cache)
         })
   if (globals.threadHeaps === null) warnings.add('thread-cache', 'ThreadCache::thread_heaps_ not found: objects in thread caches are counted as live')
-  const order = Array.from(ownedObjects.toArray().keys()).sort((a, b) => ownedObjects.toArray()[a]! - ownedObjects.toArray()[b]!)
+  // Thread-cache objects sorted by slot, so a query finds the owning cache by binary search.
   const objs = ownedObjects.toArray()
+  const order = Uint32Array.from(objs.keys()).sort((a, b) => objs[a]! - objs[b]!)
   const threadCacheObjects = Float64Array.from(order, i => objs[i]!)
   const threadCacheOwner = Uint16Array.from(order, i => ownedBy[i]!)
   const totals = stateTotals(spans, state, layout.pageSize)

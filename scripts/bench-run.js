@@ -1,0 +1,74 @@
+// Child of scripts/bench.js: runs one measured step in a fresh process so that its peak RSS is its own.
+//   node scripts/bench-run.js analyze CORE INDEX
+//   node scripts/bench-run.js query CORE INDEX N
+import {performance} from 'node:perf_hooks'
+
+const [step, core, index, n] = process.argv.slice(2)
+const dist = new URL('../dist/src/', import.meta.url)
+const phases = []
+let current = null
+const progress = phase => {
+  if (current?.phase === phase) return
+  const now = performance.now()
+  if (current) phases.push({phase: current.phase, ms: Math.round(now - current.start)})
+  current = {phase, start: now}
+}
+
+if (step === 'analyze') {
+  const {analyzeCore} = await import(new URL('analysis/analyze-core.js', dist))
+  const t0 = performance.now()
+  progress('open core and module files')
+  const a = analyzeCore(core, {index}, progress)
+  progress('done')
+  const totalMs = Math.round(performance.now() - t0)
+  const s = a.summary
+  console.log(JSON.stringify({
+    totalMs,
+    phases,
+    maxRssMiB: Math.round(process.resourceUsage().maxRSS / 1024),
+    objects: a.heap.spans.totalObjects,
+    live: s.states[0].objects,
+    liveBytes: s.states[0].bytes,
+    edges: s.graph.edges,
+    crossCheckEqual: s.crossCheck.every(c => c.equal),
+    warnings: s.warnings.total,
+  }))
+} else if (step === 'query') {
+  const {IndexFile} = await import(new URL('index/index-file.js', dist))
+  const {HeapIndex} = await import(new URL('index/heap-index.js', dist))
+  const {Core} = await import(new URL('core/core.js', dist))
+  const {Program} = await import(new URL('program/program.js', dist))
+  const {objectInfo} = await import(new URL('analysis/object-info.js', dist))
+  const {refsOf} = await import(new URL('analysis/refs.js', dist))
+  let t = performance.now()
+  const heap = new HeapIndex(IndexFile.open(index))
+  const program = Program.load(Core.open(core), heap.meta.options)
+  const openMs = performance.now() - t
+  // Random live objects, chosen with a fixed seed.
+  let x = 12345
+  const picks = []
+  while (picks.length < Number(n)) {
+    x = (x * 1103515245 + 12345) % 2 ** 31
+    const s = x % heap.spanCount
+    if (heap.spanLocation[s] !== 0) continue
+    const k = x % heap.spanObjectCount[s]
+    const id = heap.spanFirstObject[s] + k
+    if (heap.state(id) !== 'live') continue
+    picks.push(heap.spanStart[s] + k * heap.spanObjectSize[s] + 8)
+  }
+  const find = []
+  const refs = []
+  for (const a of picks) {
+    t = performance.now()
+    objectInfo(program, heap, a, false)
+    find.push(performance.now() - t)
+    t = performance.now()
+    refsOf(program, heap, a, {incoming: true, outgoing: true, depth: 1, limit: 100})
+    refs.push(performance.now() - t)
+  }
+  const stat = v => {
+    v.sort((a, b) => a - b)
+    return {medianMs: +v[v.length >> 1].toFixed(2), p95Ms: +v[Math.floor(v.length * 0.95)].toFixed(2), maxMs: +v[v.length - 1].toFixed(2)}
+  }
+  console.log(JSON.stringify({openMs: Math.round(openMs), findObject: stat(find), refs: stat(refs), sample: picks.length, example: '0x' + picks[0].toString(16)}))
+}

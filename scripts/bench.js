@@ -1,0 +1,132 @@
+// npm run bench [-- --scale 20]: builds fixtures/programs/bench.cpp against the system's
+// libtcmalloc, runs it with SCALE million objects, dumps it with gcore, and measures toma on it
+// next to the time of reading the core once. Appends the figures to BENCHMARKS.md.
+// Needs g++, gdb (gcore) and libgoogle-perftools-dev; uses .toma/bench/ (git-ignored) for files.
+import {execFileSync, spawn, spawnSync} from 'node:child_process'
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import {fileURLToPath} from 'node:url'
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
+const arg = name => {
+  const i = process.argv.indexOf(`--${name}`)
+  return i > 0 ? process.argv[i + 1] : undefined
+}
+const scale = Number(arg('scale') ?? 20)
+const work = arg('dir') ?? path.join(root, '.toma', 'bench')
+fs.mkdirSync(work, {recursive: true})
+const log = m => console.error(`[bench] ${m}`)
+const need = (cmd, pkg) => {
+  if (spawnSync('sh', ['-c', `command -v ${cmd}`]).status !== 0) {
+    console.error(`bench: needs ${cmd} (apt-get install ${pkg})`)
+    process.exit(2)
+  }
+}
+need('g++', 'g++')
+need('gcore', 'gdb')
+if (!fs.existsSync('/usr/include/gperftools/malloc_extension.h')) {
+  console.error('bench: needs libgoogle-perftools-dev (apt-get install libgoogle-perftools-dev)')
+  process.exit(2)
+}
+spawnSync('npx', ['tsc', '-p', 'tsconfig.json'], {cwd: root, stdio: 'inherit'})
+
+const exe = path.join(work, 'bench')
+execFileSync('g++', ['-O2', '-o', exe, path.join(root, 'fixtures/programs/bench.cpp'), '-ltcmalloc'])
+for (const f of fs.readdirSync(work)) if (f.startsWith('core')) fs.rmSync(path.join(work, f))
+
+log(`running bench with ${scale} million objects`)
+const child = spawn(exe, [String(scale)], {stdio: ['ignore', 'pipe', 'inherit']})
+const pid = await new Promise((resolve, reject) => {
+  let out = ''
+  child.stdout.on('data', d => {
+    out += d
+    const m = /READY (\d+)/.exec(out)
+    if (m) resolve(Number(m[1]))
+  })
+  child.on('exit', code => reject(new Error(`bench exited ${code}`)))
+})
+const rssKiB = Number(/VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))[1])
+log('gcore')
+let t = Date.now()
+execFileSync('gcore', ['-o', path.join(work, 'core'), String(pid)], {stdio: 'ignore'})
+const gcoreMs = Date.now() - t
+child.kill('SIGKILL')
+const core = path.join(work, `core.${pid}`)
+const coreBytes = fs.statSync(core).size
+
+const timeCat = () => {
+  const t0 = process.hrtime.bigint()
+  execFileSync('sh', ['-c', `cat '${core}' > /dev/null`])
+  return Number((process.hrtime.bigint() - t0) / 1_000_000n)
+}
+const catFirstMs = timeCat()
+const catWarmMs = timeCat()
+log(`core ${(coreBytes / 2 ** 30).toFixed(2)} GiB; cat: ${catFirstMs} ms first, ${catWarmMs} ms warm`)
+
+const run = (...args) => {
+  const r = spawnSync(process.execPath, [path.join(root, 'scripts/bench-run.js'), ...args], {encoding: 'utf8', maxBuffer: 1 << 24})
+  if (r.status !== 0) throw new Error(r.stderr)
+  return JSON.parse(r.stdout)
+}
+const index = core + '.toma-index'
+log('analyze')
+const analyze = run('analyze', core, index)
+log(`analyze ${analyze.totalMs} ms, peak RSS ${analyze.maxRssMiB} MiB`)
+const query = run('query', core, index, '200')
+const cliMs = (...args) => {
+  const t0 = Date.now()
+  const r = spawnSync(process.execPath, [path.join(root, 'bin/run.js'), ...args, core], {encoding: 'utf8'})
+  if (r.status !== 0) throw new Error(r.stderr)
+  return Date.now() - t0
+}
+const cli = {findObject: cliMs('find-object', query.example), refs: cliMs('refs', query.example), version: (() => {
+  const t0 = Date.now()
+  spawnSync(process.execPath, [path.join(root, 'bin/run.js'), '--version'])
+  return Date.now() - t0
+})()}
+const indexBytes = fs.statSync(index).size
+
+const cpu = /model name\s*:\s*(.*)/.exec(fs.readFileSync('/proc/cpuinfo', 'utf8'))?.[1] ?? '?'
+const result = {
+  date: new Date().toISOString(),
+  machine: `${os.cpus().length} × ${cpu}, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}`,
+  command: `npm run bench -- --scale ${scale}`,
+  scale,
+  processRssMiB: Math.round(rssKiB / 1024),
+  coreBytes,
+  gcoreMs,
+  catFirstMs,
+  catWarmMs,
+  analyze,
+  indexBytes,
+  query,
+  cliWallMs: cli,
+}
+console.log(JSON.stringify(result, null, 2))
+const gib = b => (b / 2 ** 30).toFixed(2) + ' GiB'
+const md = `
+## ${result.date.slice(0, 16).replace('T', ' ')} UTC — scale ${scale} (\`${result.command}\`)
+
+Machine: ${result.machine}. Core: ${gib(coreBytes)} (process RSS ${result.processRssMiB} MiB), ${analyze.objects.toLocaleString('en-US')} object slots,
+${analyze.live.toLocaleString('en-US')} live objects (${gib(analyze.liveBytes)}), ${analyze.edges.toLocaleString('en-US')} edges; cross-check with TCMalloc's counters: ${analyze.crossCheckEqual ? 'all equal' : 'DIFFERENT'}, ${analyze.warnings} warnings.
+
+| measure | time | vs reading the core once |
+|---|---|---|
+| \`cat core > /dev/null\`, first | ${catFirstMs} ms | 1× (cold-ish floor) |
+| \`cat core > /dev/null\`, warm page cache | ${catWarmMs} ms | floor when cached |
+| toma analyze (classify + scan + types + index) | ${analyze.totalMs} ms | ${(analyze.totalMs / catFirstMs).toFixed(1)}× first, ${(analyze.totalMs / catWarmMs).toFixed(1)}× warm |
+${analyze.phases.map(p => `| — ${p.phase} | ${p.ms} ms | |`).join('\n')}
+
+Peak RSS of analyze: ${analyze.maxRssMiB} MiB. Index: ${gib(indexBytes)}.
+
+Queries from the index (in-process, ${query.sample} random live objects; opening index + module files once: ${query.openMs} ms):
+find-object median ${query.findObject.medianMs} ms, p95 ${query.findObject.p95Ms} ms, max ${query.findObject.maxMs} ms;
+refs median ${query.refs.medianMs} ms, p95 ${query.refs.p95Ms} ms, max ${query.refs.maxMs} ms.
+Whole CLI runs (Node start, oclif, index and module files, query): find-object ${cli.findObject} ms, refs ${cli.refs} ms (\`toma --version\` alone: ${cli.version} ms).
+`
+const file = path.join(root, 'BENCHMARKS.md')
+if (!fs.existsSync(file)) fs.writeFileSync(file, '# Benchmarks\n\nMeasured by `npm run bench` (scripts/bench.js); each run appends a section.\n')
+fs.appendFileSync(file, md)
+log(`appended to BENCHMARKS.md`)
+if (!process.argv.includes('--keep')) fs.rmSync(core)
