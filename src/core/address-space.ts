@@ -1,5 +1,6 @@
 import type {FileReader} from './file-reader.js'
 import {PF_R, PF_W, PF_X, PT_LOAD, type ProgramHeader} from './core-header.js'
+import {lastAtOrBelow} from '../util/search.js'
 
 /** x86-64 user space ends at 2^47; every address below it is exact as a JS number. */
 export const USER_SPACE_END = 2 ** 47
@@ -60,13 +61,7 @@ export class AddressSpace {
   segmentIndex(addr: number): number {
     const last = this.last
     if (last < this.starts.length && addr >= this.starts[last]! && addr < this.ends[last]!) return last
-    let lo = 0
-    let hi = this.starts.length - 1
-    while (lo <= hi) {
-      const mid = (lo + hi) >>> 1
-      if (this.starts[mid]! <= addr) lo = mid + 1
-      else hi = mid - 1
-    }
+    const hi = lastAtOrBelow(this.starts, addr)
     if (hi >= 0 && addr < this.ends[hi]!) {
       this.last = hi
       return hi

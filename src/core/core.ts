@@ -7,6 +7,7 @@ import {findModules, parseMappedFiles, type MappedFile, type Module} from './mod
 import {readNotes} from './notes.js'
 import {parseAuxv, parseProcessInfo, parseSignalInfo, type ProcessInfo, type SignalInfo} from './process-info.js'
 import {parseThreads, type Thread} from './threads.js'
+import {lastAtOrBelow} from '../util/search.js'
 
 /** What a mapping at an address is, for people: a module's segment, a thread's stack, or anonymous memory. */
 export interface MappingInfo {
@@ -26,6 +27,7 @@ export class Core {
   readonly threads: Thread[]
   readonly files: MappedFile[]
   readonly modules: Module[]
+  private readonly fileStarts: number[]
   readonly process: ProcessInfo
   readonly signal: SignalInfo | null
   readonly auxv: Map<number, bigint>
@@ -40,6 +42,7 @@ export class Core {
     this.memory = new AddressSpace(file, programs)
     this.threads = parseThreads(notes)
     this.files = parseMappedFiles(notes).sort((a, b) => a.start - b.start)
+    this.fileStarts = this.files.map(f => f.start)
     this.modules = findModules(this.files, this.memory)
     this.process = parseProcessInfo(notes)
     this.signal = parseSignalInfo(notes)
@@ -92,14 +95,7 @@ export class Core {
   }
 
   fileAt(addr: number): MappedFile | undefined {
-    let lo = 0
-    let hi = this.files.length - 1
-    while (lo <= hi) {
-      const mid = (lo + hi) >>> 1
-      if (this.files[mid]!.start <= addr) lo = mid + 1
-      else hi = mid - 1
-    }
-    const f = this.files[hi]
+    const f = this.files[lastAtOrBelow(this.fileStarts, addr)]
     return f && addr < f.end ? f : undefined
   }
 

@@ -2,6 +2,7 @@ import type {AddressSpace} from './address-space.js'
 import type {Note} from './notes.js'
 import {NT_FILE} from './notes.js'
 import {PF_X} from './core-header.js'
+import {buildIdFromNotes, parseNotes} from './elf-notes.js'
 
 /** One file-backed mapping from NT_FILE. */
 export interface MappedFile {
@@ -77,7 +78,6 @@ export function findModules(files: MappedFile[], memory: AddressSpace): Module[]
 
 const PT_LOAD = 1
 const PT_NOTE = 4
-const NT_GNU_BUILD_ID = 3
 
 /** Reads load bias and GNU build-id from an ELF image's headers in memory (only what the core holds). */
 function readElfIdentity(memory: AddressSpace, base: number): {loadBias: number | null; buildId: string | null} {
@@ -102,20 +102,8 @@ function readElfIdentity(memory: AddressSpace, base: number): {loadBias: number 
   if (loadBias === null) return {loadBias: null, buildId: null}
   for (const n of notes) {
     const buf = memory.readBytes(loadBias + n.vaddr, n.size)
-    if (!buf) continue
-    let pos = 0
-    while (pos + 12 <= buf.length) {
-      const namesz = buf.readUInt32LE(pos)
-      const descsz = buf.readUInt32LE(pos + 4)
-      const type = buf.readUInt32LE(pos + 8)
-      const nameAt = pos + 12
-      const descAt = nameAt + ((namesz + 3) & ~3)
-      if (descAt + descsz > buf.length) break
-      if (type === NT_GNU_BUILD_ID && buf.toString('latin1', nameAt, nameAt + namesz - 1) === 'GNU') {
-        return {loadBias, buildId: buf.toString('hex', descAt, descAt + descsz)}
-      }
-      pos = descAt + ((descsz + 3) & ~3)
-    }
+    const buildId = buf ? buildIdFromNotes(parseNotes(buf)) : null
+    if (buildId) return {loadBias, buildId}
   }
   return {loadBias, buildId: null}
 }

@@ -1,5 +1,6 @@
 import {TomaError} from '../errors.js'
 import type {FileReader} from './file-reader.js'
+import {parseNotes, type ElfNote} from './elf-notes.js'
 import {PT_NOTE, type ProgramHeader} from './core-header.js'
 
 export const NT_PRSTATUS = 1
@@ -8,16 +9,10 @@ export const NT_AUXV = 6
 export const NT_FILE = 0x46494c45
 export const NT_SIGINFO = 0x53494749
 
-export interface Note {
-  name: string
-  type: number
-  desc: Buffer
-}
+export type Note = ElfNote
 
 /** Note segments are small (kilobytes per thread); anything beyond this is a damaged header. */
 const MAX_NOTE_SEGMENT = 256 * 1024 * 1024
-
-const align4 = (n: number) => (n + 3) & ~3
 
 /** Reads every note of every PT_NOTE segment, in file order. A cut or malformed note segment is an error. */
 export function readNotes(file: FileReader, programs: ProgramHeader[], name: string): Note[] {
@@ -29,21 +24,11 @@ export function readNotes(file: FileReader, programs: ProgramHeader[], name: str
       throw new TomaError(`${name}: truncated core: the notes end at byte ${p.offset + p.filesz} but the file has ${file.size} bytes`)
     }
     const seg = file.read(p.offset, p.filesz)
-    let pos = 0
-    while (pos + 12 <= seg.length) {
-      const namesz = seg.readUInt32LE(pos)
-      const descsz = seg.readUInt32LE(pos + 4)
-      const type = seg.readUInt32LE(pos + 8)
-      const nameStart = pos + 12
-      const descStart = nameStart + align4(namesz)
-      const next = descStart + align4(descsz)
-      if (descStart + descsz > seg.length) {
-        throw new TomaError(`${name}: damaged core: note at file offset ${p.offset + pos} runs past its segment`)
-      }
-      const noteName = seg.toString('latin1', nameStart, nameStart + Math.max(0, namesz - 1))
-      notes.push({name: noteName, type, desc: seg.subarray(descStart, descStart + descsz)})
-      pos = next
-    }
+    notes.push(
+      ...parseNotes(seg, 4, at => {
+        throw new TomaError(`${name}: damaged core: note at file offset ${p.offset + at} runs past its segment`)
+      }),
+    )
   }
   return notes
 }

@@ -1,4 +1,5 @@
 import {GrowableF64} from '../util/growable.js'
+import {lastAtOrBelow} from '../util/search.js'
 
 /**
  * The heap's object graph as compressed sparse rows in typed arrays: an object is its slot index
@@ -70,16 +71,8 @@ export function rootsOf(graph: HeapGraph, obj: number): IndexRange {
 
 /** The source object of an edge (binary search over outStart). */
 export function edgeSource(graph: HeapGraph, edge: number): number {
-  const starts = graph.outStart
-  let lo = 0
-  let hi = graph.objectCount - 1
-  // Last o with outStart[o] <= edge and outStart[o+1] > edge.
-  while (lo < hi) {
-    const mid = (lo + hi + 1) >>> 1
-    if (starts[mid]! <= edge) lo = mid
-    else hi = mid - 1
-  }
-  return lo
+  // The last o with outStart[o] <= edge (empty objects share their successor's start).
+  return Math.min(lastAtOrBelow(graph.outStart, edge), graph.objectCount - 1)
 }
 
 function lowerBound(a: Uint32Array, n: number, v: number): number {

@@ -10,7 +10,7 @@ export interface ObjectTypes {
 /**
  * Names every scanned object whose first word is a vtable address point. The words come from the
  * pointer scan (which read every live object already), so nothing is read twice; distinct words
- * are few next to objects, so each is asked of the namer once.
+ * that point into modules are few next to objects, so each is asked of the namer once.
  */
 export function nameObjects(firstWords: Float64Array, namer: TypeNamer, progress?: (phase: string, done: number, total: number) => void): ObjectTypes {
   const typeOf = new Uint32Array(firstWords.length)
@@ -22,21 +22,18 @@ export function nameObjects(firstWords: Float64Array, namer: TypeNamer, progress
     if ((i & 0xfffff) === 0) progress?.('types', i, firstWords.length)
     const word = firstWords[i]!
     if (!(word > 0)) continue // NaN: not scanned (free or unreadable); 0: no pointer
+    // A vtable lies in a module's mapping; most first words (heap pointers, counts) do not.
+    if (!namer.isModuleAddress(word)) continue
     let id = idOfWord.get(word)
     if (id === undefined) {
       const name = namer.classOfVtablePointer(word)
-      id = 0
-      if (name !== null) {
-        id = idOfName.get(name) ?? 0
-        if (id === 0) {
-          names.push(name)
-          id = names.length
-          idOfName.set(name, id)
-        }
+      id = name === null ? 0 : (idOfName.get(name) ?? 0)
+      if (name !== null && id === 0) {
+        names.push(name)
+        id = names.length
+        idOfName.set(name, id)
       }
-      // Only words that named a type, or that point into a module, are worth remembering;
-      // heap pointers are as many as objects.
-      if (id !== 0 || namer.isModuleAddress(word)) idOfWord.set(word, id)
+      idOfWord.set(word, id)
     }
     if (id !== 0) {
       typeOf[i] = id

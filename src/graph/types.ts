@@ -1,5 +1,6 @@
 import type {LoadedModule, Program} from '../program/program.js'
 import {classOfVtableSymbol, demangle, typeOfTypeinfoName} from './demangle.js'
+import {lastAtOrBelow} from '../util/search.js'
 
 /**
  * Dynamic C++ types of heap objects from their first word, by the Itanium C++ ABI.
@@ -98,14 +99,7 @@ export class TypeNamer {
   vtableSymbolAt(addr: number): VtableSymbol | null {
     this.buildIndex()
     if (!Number.isFinite(addr)) return null
-    const starts = this.vtableStarts
-    let lo = 0
-    let hi = starts.length
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1
-      if (starts[mid]! <= addr) lo = mid + 1
-      else hi = mid
-    }
+    const lo = lastAtOrBelow(this.vtableStarts, addr) + 1
     // Aliases may share a start: any of the symbols at or below addr whose range holds it.
     for (let i = lo - 1; i >= 0 && i >= lo - 8; i--) {
       const v = this.vtables[i]!
@@ -235,14 +229,7 @@ export class TypeNamer {
   }
 
   private inModuleMapping(addr: number): boolean {
-    const starts = this.mappingStarts
-    let lo = 0
-    let hi = starts.length
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1
-      if (starts[mid]! <= addr) lo = mid + 1
-      else hi = mid
-    }
-    return lo > 0 && addr < this.mappingEnds[lo - 1]!
+    const i = lastAtOrBelow(this.mappingStarts, addr)
+    return i >= 0 && addr < this.mappingEnds[i]!
   }
 }

@@ -1,6 +1,7 @@
 import {STATE_NAMES, type StateName} from '../tcmalloc/object-states.js'
 import type {IndexMeta} from '../analysis/analyze-core.js'
 import type {IndexFile} from './index-file.js'
+import {firstAtOrAbove, lastAtOrBelow} from '../util/search.js'
 
 export interface ObjectRef {
   /** Object slot index (node id in the index). */
@@ -70,13 +71,7 @@ export class HeapIndex {
 
   /** The object slot holding addr, or undefined outside the heap's spans (or in a span's tail waste). */
   objectAt(addr: number): ObjectRef | undefined {
-    let lo = 0
-    let hi = this.spanStart.length - 1
-    while (lo <= hi) {
-      const mid = (lo + hi) >>> 1
-      if (this.spanStart[mid]! <= addr) lo = mid + 1
-      else hi = mid - 1
-    }
+    const hi = lastAtOrBelow(this.spanStart, addr)
     if (hi < 0 || addr >= this.spanStart[hi]! + this.spanPages[hi]! * this.pageSize) return undefined
     const size = this.spanObjectSize[hi]!
     const k = Math.floor((addr - this.spanStart[hi]!) / size)
@@ -86,13 +81,7 @@ export class HeapIndex {
 
   /** The object of a slot index. */
   object(index: number): ObjectRef {
-    let lo = 0
-    let hi = this.spanFirstObject.length - 1
-    while (lo <= hi) {
-      const mid = (lo + hi) >>> 1
-      if (this.spanFirstObject[mid]! <= index) lo = mid + 1
-      else hi = mid - 1
-    }
+    const hi = lastAtOrBelow(this.spanFirstObject, index)
     const size = this.spanObjectSize[hi]!
     return {index, start: this.spanStart[hi]! + (index - this.spanFirstObject[hi]!) * size, size, span: hi}
   }
@@ -114,19 +103,10 @@ export class HeapIndex {
   threadOf(index: number): {cache: number; tid: number | null} | undefined {
     this.tcObjects ??= this.file.array('threadCache.objects')
     this.tcOwner ??= this.file.array('threadCache.owner')
-    let lo = 0
-    let hi = this.tcObjects.length - 1
-    while (lo <= hi) {
-      const mid = (lo + hi) >>> 1
-      const v = this.tcObjects[mid]!
-      if (v === index) {
-        const c = this.meta.threadCaches[this.tcOwner[mid]!]!
-        return {cache: c.address, tid: c.tid}
-      }
-      if (v < index) lo = mid + 1
-      else hi = mid - 1
-    }
-    return undefined
+    const at = firstAtOrAbove(this.tcObjects, index)
+    if (this.tcObjects[at] !== index) return undefined
+    const c = this.meta.threadCaches[this.tcOwner[at]!]!
+    return {cache: c.address, tid: c.tid}
   }
 
   outEdges(index: number): EdgeRef[] {
@@ -167,15 +147,8 @@ export class HeapIndex {
       to: this.file.array('root.to'),
       toOffset: this.file.array('root.toOffset'),
     })
-    let lo = 0
-    let hi = r.to.length
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1
-      if (r.to[mid]! < index) lo = mid + 1
-      else hi = mid
-    }
     const out: RootRef[] = []
-    for (let i = lo; i < r.to.length && r.to[i] === index; i++) {
+    for (let i = firstAtOrAbove(r.to, index); i < r.to.length && r.to[i] === index; i++) {
       out.push({kind: ROOT_KINDS[r.kind[i]!]!, thread: r.thread[i]! >= 0 ? r.thread[i]! : null, address: r.address[i]!, to: index, toOffset: r.toOffset[i]!})
     }
     return out

@@ -5,6 +5,7 @@ import {SPAN, type Layout} from './layout.js'
 import {walkPageMap} from './pagemap.js'
 import type {SizeClasses} from './size-map.js'
 import type {Warnings} from './warnings.js'
+import {lastAtOrBelow} from '../util/search.js'
 
 export const IN_USE = 0
 export const ON_NORMAL_FREELIST = 1
@@ -126,13 +127,6 @@ export function readSpans(
 
 /** Index of the span whose memory contains addr, or -1. */
 export function spanIndexAt(spans: SpanTable, pageSize: number, addr: number): number {
-  let lo = 0
-  let hi = spans.count - 1
-  while (lo <= hi) {
-    const mid = (lo + hi) >>> 1
-    if (spans.start[mid]! <= addr) lo = mid + 1
-    else hi = mid - 1
-  }
-  if (hi < 0) return -1
-  return addr < spans.start[hi]! + spans.pages[hi]! * pageSize ? hi : -1
+  const s = lastAtOrBelow(spans.start, addr)
+  return s >= 0 && addr < spans.start[s]! + spans.pages[s]! * pageSize ? s : -1
 }
