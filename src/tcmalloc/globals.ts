@@ -70,8 +70,7 @@ export function locateGlobals(program: Program, module: AllocatorModule, options
   }
 
   const regions = readRegions(memory, module.dataSegments)
-  const sym = (name: string) =>
-    options.signaturesOnly && name !== SYM.threadHeaps ? undefined : program.symbolAddress(name, [module.loaded])
+  const sym = (name: string) => (options.signaturesOnly ? undefined : program.symbolAddress(name, [module.loaded]))
   const failures: string[] = []
   for (const group of groups) {
     for (const shift of pageShiftsOf(group)) {
@@ -82,15 +81,20 @@ export function locateGlobals(program: Program, module: AllocatorModule, options
         continue
       }
       const th = sym(SYM.threadHeaps)
+      const thAddress = th?.address ?? scanThreadHeaps(memory, regions, layout, found.sizes)
       return {
         ...found,
         layout,
         version: version ?? layoutGroupVersions(group),
         versionHow: version ? versionHow : `structure of the core matched layout group ${group}`,
-        threadHeaps: th?.address ?? null,
+        threadHeaps: thAddress ?? null,
         how: {
           ...found.how,
-          threadHeaps: th ? `symbol ThreadCache::thread_heaps_ in ${th.module.file?.path ?? th.module.module.path}` : 'not found (no symbol): thread caches not examined',
+          threadHeaps: th
+            ? `symbol ThreadCache::thread_heaps_ in ${th.module.file?.path ?? th.module.module.path}`
+            : thAddress !== undefined
+              ? 'signature: a pointer to the head of a list of ThreadCaches whose free lists carry their class sizes'
+              : 'not found (no symbol, no signature match): thread caches not examined',
         },
       }
     }
@@ -225,6 +229,46 @@ function readRegions(memory: AddressSpace, segments: Segment[]): Region[] {
 
 function u64(buf: Buffer, at: number): number {
   return buf.readUInt32LE(at) + buf.readUInt32LE(at + 4) * 0x1_0000_0000
+}
+
+/**
+ * ThreadCache::thread_heaps_ without symbols: a pointer in the library's data to a ThreadCache
+ * with no prev_ whose FreeLists each record their class's object size (E–J), or whose list
+ * lengths are all within their limits (A–D). The list it heads must be well formed to the end.
+ */
+function scanThreadHeaps(memory: AddressSpace, regions: Region[], layout: Layout, sizes: SizeClasses): number | undefined {
+  const tc = layout.threadCache
+  const hasSize = tc.freeListSize >= 32 // E–J FreeList has size_ at +24
+  const looksLikeCache = (p: number): boolean => {
+    const buf = memory.readBytes(p, tc.objectSize)
+    if (!buf) return false
+    for (let cl = 1; cl < sizes.count; cl++) {
+      const fl = tc.list + cl * tc.freeListSize
+      const length = buf.readUInt32LE(fl + layout.freeList.length)
+      if (hasSize ? buf.readInt32LE(fl + 24) !== sizes.size[cl] : length > 1 << 24) return false
+      if (length === 0 && Number(buf.readBigUInt64LE(fl + layout.freeList.list)) !== 0) return false
+    }
+    return true
+  }
+  let best: {address: number; caches: number} | undefined
+  for (const r of regions) {
+    const b = r.bytes
+    for (let at = 0; at + 8 <= b.length; at += 8) {
+      const v = u64(b, at)
+      if (v === 0 || v % 64 !== 0 || !memory.isReadable(v, tc.objectSize)) continue
+      if (memory.readU64(v + tc.prev) !== 0 || !looksLikeCache(v)) continue
+      const seen = new Set<number>()
+      let p = v
+      let ok = true
+      while (p !== 0 && ok && seen.size < 1 << 16) {
+        if (seen.has(p) || !looksLikeCache(p)) ok = false
+        seen.add(p)
+        p = memory.readU64(p + tc.next) ?? 0
+      }
+      if (ok && (!best || seen.size > best.caches)) best = {address: r.start + at, caches: seen.size}
+    }
+  }
+  return best?.address
 }
 
 function scanSizeMap(regions: Region[], layout: Layout): number[] {

@@ -73,6 +73,7 @@ describe.each(fixtures.map(f => [f.id, f] as const))('heap model on %s', id => {
     expect(heap.globals.how.pageHeap).toMatch(/^signature/)
     expect(heap.globals.how.centralCache).toMatch(/^signature/)
     expect(heap.globals.how.sizeMap).toMatch(/^signature/)
+    expect(heap.globals.how.threadHeaps).toMatch(/^signature/)
     checkAgainstTruth(heap, truth)
     program.core.close()
   })
