@@ -88,7 +88,7 @@ export function analyzeCore(corePath: string, options: AnalyzeOptions, progress?
     'edge.toOffset': graph.outToOffset.subarray(0, graph.edgeCount),
     'edge.inStart': graph.inStart,
     'edge.inEdge': graph.inEdge.subarray(0, graph.edgeCount),
-    'edge.inFrom': sourcesOfIncoming(graph),
+    'edge.inFrom': graph.inFrom,
     'root.kind': graph.rootKind,
     'root.thread': graph.rootThread,
     'root.address': graph.rootAddress,
@@ -97,15 +97,4 @@ export function analyzeCore(corePath: string, options: AnalyzeOptions, progress?
   })
   rememberLast(corePath, indexPath)
   return {program, heap, graph, types, summary, indexPath}
-}
-
-/** The source object of each incoming edge, so a query need not search outStart for it. */
-function sourcesOfIncoming(graph: ScannedGraph): Uint32Array {
-  const from = new Uint32Array(graph.edgeCount)
-  for (let o = 0; o < graph.objectCount; o++) {
-    for (let e = graph.outStart[o]!; e < graph.outStart[o + 1]!; e++) from[e] = o
-  }
-  const inFrom = new Uint32Array(graph.edgeCount)
-  for (let i = 0; i < graph.edgeCount; i++) inFrom[i] = from[graph.inEdge[i]!]!
-  return inFrom
 }

@@ -31,6 +31,8 @@ export interface HeapGraph {
   /** Incoming edges of object o are inEdge[inStart[o] .. inStart[o+1]), edge indexes ascending (= by source). */
   inStart: Uint32Array
   inEdge: Uint32Array
+  /** Source object of each incoming edge, parallel to inEdge. */
+  inFrom: Uint32Array
   /** Roots, sorted by target (then in discovery order: registers, stacks, globals). */
   rootCount: number
   rootKind: Uint8Array
@@ -113,14 +115,27 @@ export class GrowableU32 {
 }
 
 /** Reverse CSR by counting sort: in-lists ordered by edge index, hence by source object. */
-export function buildReverse(objectCount: number, outTo: Uint32Array, edgeCount: number): {inStart: Uint32Array; inEdge: Uint32Array} {
+export function buildReverse(
+  objectCount: number,
+  outStart: Uint32Array,
+  outTo: Uint32Array,
+  edgeCount: number,
+): {inStart: Uint32Array; inEdge: Uint32Array; inFrom: Uint32Array} {
   const inStart = new Uint32Array(objectCount + 1)
   for (let e = 0; e < edgeCount; e++) inStart[outTo[e]! + 1]!++
   for (let o = 0; o < objectCount; o++) inStart[o + 1]! += inStart[o]!
   const fill = inStart.slice(0, objectCount)
   const inEdge = new Uint32Array(edgeCount)
-  for (let e = 0; e < edgeCount; e++) inEdge[fill[outTo[e]!]!++] = e
-  return {inStart, inEdge}
+  // The source of each incoming edge comes free while walking the edges object by object.
+  const inFrom = new Uint32Array(edgeCount)
+  for (let o = 0; o < objectCount; o++) {
+    for (let e = outStart[o]!, end = outStart[o + 1]!; e < end; e++) {
+      const at = fill[outTo[e]!]!++
+      inEdge[at] = e
+      inFrom[at] = o
+    }
+  }
+  return {inStart, inEdge, inFrom}
 }
 
 /** Roots collected during the scan, in discovery order. */

@@ -35,7 +35,7 @@ export function scanHeapGraph(program: Program, heap: TcmallocHeap, options: Sca
   const lookup = buildLiveLookup(heap)
   const edges = scanObjects(program, heap, lookup, warnings, options)
   options.progress?.('reverse edges', 0, 1)
-  const {inStart, inEdge} = buildReverse(heap.spans.totalObjects, edges.outTo, edges.edgeCount)
+  const {inStart, inEdge, inFrom} = buildReverse(heap.spans.totalObjects, edges.outStart, edges.outTo, edges.edgeCount)
   options.progress?.('roots', 0, 1)
   const roots = scanRoots(program, heap, lookup, warnings)
   options.progress?.('roots', 1, 1)
@@ -44,6 +44,7 @@ export function scanHeapGraph(program: Program, heap: TcmallocHeap, options: Sca
     ...edges,
     inStart,
     inEdge,
+    inFrom,
     ...roots.finish(),
     offsetOverflows: edges.offsetOverflows + roots.overflows,
     warnings,

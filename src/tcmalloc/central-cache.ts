@@ -40,7 +40,7 @@ export function markSpanFreeLists(memory: AddressSpace, spans: SpanTable, marker
     let p = spans.freeHead[s]!
     let n = 0
     while (p !== 0 && n <= capacity) {
-      if (marker.mark(p, cl, CENTRAL_CACHE, list, spans.record[s]!) < 0) break
+      if (marker.markInSpan(s, p, CENTRAL_CACHE, list, spans.record[s]!) < 0) break
       n++
       const next = memory.readU64(p)
       if (next === undefined) {

@@ -36,10 +36,15 @@ export class StateMarker {
       this.warnings.add('free-list', `${list}: entry ${hex(addr)} is in span ${hex(this.spans.record[s]!)} of class ${this.spans.sizeClass[s]}, not class ${sizeClass}`, listAddr, addr)
       return -1
     }
+    return this.markInSpan(s, addr, to, list, listAddr)
+  }
+
+  /** The same for an entry that must lie in span s (a span's own free list): no lookup needed. */
+  markInSpan(s: number, addr: number, to: number, list: string, listAddr: number): number {
     const offset = addr - this.spans.start[s]!
     const size = this.spans.objectSize[s]!
     const k = offset / size
-    if (!Number.isInteger(k) || k >= this.spans.objectCount[s]!) {
+    if (!Number.isInteger(k) || k < 0 || k >= this.spans.objectCount[s]!) {
       this.warnings.add('free-list', `${list}: entry ${hex(addr)} is not the start of an object of span ${hex(this.spans.record[s]!)}`, listAddr, addr)
       return -1
     }
