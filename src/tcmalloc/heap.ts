@@ -7,6 +7,7 @@ import {locateGlobals, type AllocatorGlobals} from './globals.js'
 import {PAGE_HEAP, RETURNED, StateMarker} from './object-states.js'
 import {ON_NORMAL_FREELIST, ON_RETURNED_FREELIST, readSpans, spanIndexAt, type SpanTable} from './spans.js'
 import {markThreadCaches, type ThreadCacheInfo} from './thread-caches.js'
+import {threadCachesByTls} from './thread-tls.js'
 import {Warnings} from './warnings.js'
 import {GrowableF64} from '../util/growable.js'
 
@@ -70,10 +71,20 @@ export function analyzeHeap(program: Program, options: HeapOptions = {}): Tcmall
   const threadCaches =
     globals.threadHeaps === null
       ? []
-      : markThreadCaches(memory, globals.threadHeaps, layout, sizes, program.core.threads, marker, warnings, (obj, cache) => {
-          ownedObjects.push(obj)
-          ownedBy.push(cache)
-        })
+      : markThreadCaches(
+          memory,
+          globals.threadHeaps,
+          layout,
+          sizes,
+          program.core.threads,
+          marker,
+          warnings,
+          (obj, cache) => {
+            ownedObjects.push(obj)
+            ownedBy.push(cache)
+          },
+          threadCachesByTls(program, module, layout.group, program.core.threads),
+        )
   if (globals.threadHeaps === null) warnings.add('thread-cache', 'ThreadCache::thread_heaps_ not found: objects in thread caches are counted as live')
   // Thread-cache objects sorted by slot, so a query finds the owning cache by binary search.
   const objs = ownedObjects.toArray()

@@ -8,7 +8,7 @@ import type {Warnings} from './warnings.js'
 
 export interface ThreadCacheInfo {
   address: number
-  /** The owning thread's LWP id, matched through tid_ (= pthread_t = fs_base); null when unknown. */
+  /** The owning thread's LWP id, matched through tid_ (= pthread_t = fs_base) or the thread's TLS pointer; null when unknown. */
   tid: number | null
   pthread: number | null
   /** Bytes TCMalloc says this cache holds (size_, or max_size_ − size_left_). */
@@ -33,6 +33,7 @@ export function markThreadCaches(
   marker: StateMarker,
   warnings: Warnings,
   owned: (objectIndex: number, cache: number) => void,
+  tlsOwners: Map<number, number> = new Map(),
 ): ThreadCacheInfo[] {
   const tc = layout.threadCache
   const caches: ThreadCacheInfo[] = []
@@ -57,7 +58,7 @@ export function markThreadCaches(
     const size = rd(tc.size, tc.sizeWidth)
     const bytes = tc.sizeIsLeft ? rd(tc.maxSize, tc.maxSizeWidth) - size : size
     const pthread = tc.tid !== null ? Number(buf.readBigUInt64LE(tc.tid)) : null
-    const owner = pthread !== null ? (threads.find(t => t.fsBase === pthread)?.tid ?? null) : null
+    const owner = (pthread !== null ? threads.find(t => t.fsBase === pthread)?.tid : undefined) ?? tlsOwners.get(p) ?? null
     const info: ThreadCacheInfo = {address: p, tid: owner, pthread, bytes, objects: 0, objectBytes: 0}
     const index = caches.length
     caches.push(info)

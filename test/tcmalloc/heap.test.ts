@@ -2,6 +2,7 @@ import {describe, expect, it} from 'vitest'
 import {analyzeHeap, objectAt, type TcmallocHeap} from '../../src/tcmalloc/heap.js'
 import {LIVE, STATE_NAMES} from '../../src/tcmalloc/object-states.js'
 import {IN_USE} from '../../src/tcmalloc/spans.js'
+import {threadCachesByTls} from '../../src/tcmalloc/thread-tls.js'
 import {addr, fixtureIndex, openFixture, type Truth} from '../helpers/fixture-core.js'
 
 const fixtures = fixtureIndex()
@@ -53,17 +54,21 @@ function checkAgainstTruth(heap: TcmallocHeap, truth: Truth) {
   expect(extraBytes).toBe(truth.preHookAllocatedBytes)
 }
 
-describe.each(fixtures.map(f => [f.id, f] as const))('heap model on %s', id => {
+describe.each(fixtures.map(f => [f.id, f] as const))('heap model on %s', (id, entry) => {
   it('finds every live object and agrees with TCMalloc\'s counters (globals from symbols or known positions)', async () => {
     const {program, truth} = await openFixture(id)
     const heap = analyzeHeap(program)
     expect(heap.globals.version).toBe(truth.gperftools)
     checkAgainstTruth(heap, truth)
-    // Every thread cache is attributed to a thread of the process where the layout records tid_.
-    if (heap.globals.layout.threadCache.tid !== null) {
-      const tids = new Set(truth.threads.map(t => t.tid))
-      for (const c of heap.threadCaches) expect(tids.has(c.tid!)).toBe(true)
-    }
+    // Every thread cache is attributed to a live thread of the process: through ThreadCache::tid_
+    // (≤ 2.15) or, where the cache records none (2.15.90+), through each thread's TLS pointer.
+    const tids = new Set(truth.threads.map(t => t.tid))
+    expect(heap.threadCaches.length).toBeGreaterThan(0)
+    for (const c of heap.threadCaches) expect(tids.has(c.tid!), `cache ${c.address.toString(16)} tid ${c.tid}`).toBe(true)
+    // Where both exist, the TLS pointers agree with tid_ (each thread's current cache).
+    const tls = threadCachesByTls(program, heap.module, heap.globals.layout.group, program.core.threads)
+    if (program.modules.find(m => m === heap.module.loaded)?.file && entry.config !== 'static') expect(tls.size).toBeGreaterThan(0)
+    for (const [cache, tid] of tls) expect(heap.threadCaches.find(c => c.address === cache)?.tid).toBe(tid)
     program.core.close()
   })
 
