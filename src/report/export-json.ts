@@ -26,6 +26,8 @@ export async function exportJson(index: HeapIndex, corePath: string, all: boolea
     core: corePath,
     allocator: {kind: 'gperftools', version: meta.summary.allocator.version, pageSize: meta.summary.allocator.pageSize},
   }
+  // Each type's JSON text once, not once per object.
+  const typeJson = ['null', ...meta.typeNames.map(n => JSON.stringify(n))]
   await out.write(JSON.stringify(header).slice(0, -1) + ',\n"objects":[')
   let first = true
   for (let s = 0; s < index.spanCount; s++) {
@@ -37,10 +39,10 @@ export async function exportJson(index: HeapIndex, corePath: string, all: boolea
       const i = firstObject + k
       if (idOf[i]! < 0) continue
       const t = types[i]!
-      const type = t === 0 ? null : meta.typeNames[t - 1]!
-      await out.write(
-        `${first ? '\n' : ',\n'}{"id":${idOf[i]},"address":"${hex(start + k * size)}","size":${size},"state":"${STATE_NAMES[state[i]!]}","sizeClass":${sizeClass},"type":${JSON.stringify(type)}}`,
+      const pending = out.write(
+        `${first ? '\n' : ',\n'}{"id":${idOf[i]},"address":"${hex(start + k * size)}","size":${size},"state":"${STATE_NAMES[state[i]!]}","sizeClass":${sizeClass},"type":${typeJson[t]}}`,
       )
+      if (pending) await pending
       first = false
     }
   }
@@ -57,7 +59,8 @@ export async function exportJson(index: HeapIndex, corePath: string, all: boolea
       const e = at + j
       while (outStart[from + 1]! <= e) from++
       if (idOf[from]! < 0 || idOf[to[j]!]! < 0) continue
-      await out.write(`${first ? '\n' : ',\n'}{"from":${idOf[from]},"to":${idOf[to[j]!]},"offset":${offset[j]},"toOffset":${toOffset[j]}}`)
+      const pending = out.write(`${first ? '\n' : ',\n'}{"from":${idOf[from]},"to":${idOf[to[j]!]},"offset":${offset[j]},"toOffset":${toOffset[j]}}`)
+      if (pending) await pending
       first = false
     }
   }

@@ -24,10 +24,11 @@ export class TextSink {
     }
   }
 
-  async write(text: string): Promise<void> {
+  /** Buffers text; returns a promise only when the buffer went out and the caller must wait. */
+  write(text: string): Promise<void> | undefined {
     this.parts.push(text)
     this.size += text.length
-    if (this.size >= 1 << 20) await this.flush()
+    return this.size >= 1 << 20 ? this.flush() : undefined
   }
 
   async flush(): Promise<void> {
