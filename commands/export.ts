@@ -1,14 +1,12 @@
 import {Args, Flags} from '@oclif/core'
 import {TomaCommand} from '../src/cli/base-command.js'
 import {openIndex} from '../src/cli/open-index.js'
-import {openProgram} from '../src/cli/open-program.js'
 import {parseAddress} from '../src/cli/parse-address.js'
 import {indexFlags} from '../src/cli/query-flags.js'
 import {TomaError} from '../src/errors.js'
 import {exportDot} from '../src/report/export-dot.js'
 import {exportJson} from '../src/report/export-json.js'
 import {TextSink} from '../src/report/output-stream.js'
-import {definedOnly} from './find-object.js'
 
 export default class Export extends TomaCommand {
   static override enableJsonFlag = false
@@ -29,12 +27,12 @@ export default class Export extends TomaCommand {
 
   async run() {
     const {args, flags} = await this.parse(Export)
-    const {index, corePath} = openIndex(args.core, flags, line => process.stderr.write(`toma: ${line}\n`))
+    const {index, corePath, program: openProgramOfIndex} = openIndex(args.core, flags, line => process.stderr.write(`toma: ${line}\n`))
     const sink = TextSink.open(flags.output)
     if (flags.format === 'dot') {
       if (!flags.around) throw new TomaError('--format dot needs --around ADDR (the object to centre the subgraph on)')
       const around = parseAddress(flags.around)
-      const program = openProgram(corePath, {...index.meta.options, ...definedOnly(flags)})
+      const program = openProgramOfIndex()
       const dot = exportDot(program, index, around, flags.depth)
       if (!dot) throw new TomaError(`${flags.around} is not inside any heap object`)
       await sink.write(dot)

@@ -2,7 +2,6 @@ import {Flags} from '@oclif/core'
 import {objectInfo} from '../src/analysis/object-info.js'
 import {TomaCommand} from '../src/cli/base-command.js'
 import {openIndex} from '../src/cli/open-index.js'
-import {openProgram} from '../src/cli/open-program.js'
 import {parseAddress} from '../src/cli/parse-address.js'
 import {addressArgs, indexFlags} from '../src/cli/query-flags.js'
 import {findObjectText} from '../src/report/find-object.js'
@@ -16,14 +15,11 @@ export default class FindObject extends TomaCommand {
   async run() {
     const {args, flags} = await this.parse(FindObject)
     const address = parseAddress(args.address)
-    const {index, corePath} = openIndex(args.core, flags, line => process.stderr.write(`toma: ${line}\n`))
-    const program = openProgram(corePath, {...index.meta.options, ...definedOnly(flags)})
+    const {index, program: openProgramOfIndex} = openIndex(args.core, flags, line => process.stderr.write(`toma: ${line}\n`))
+    const program = openProgramOfIndex()
     const info = objectInfo(program, index, address, flags.strings)
     if (!this.jsonEnabled()) this.log(findObjectText(info))
     return info
   }
 }
 
-export function definedOnly<T extends object>(o: T): Partial<T> {
-  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>
-}

@@ -2,12 +2,10 @@ import {Flags} from '@oclif/core'
 import {refsOf} from '../src/analysis/refs.js'
 import {TomaCommand} from '../src/cli/base-command.js'
 import {openIndex} from '../src/cli/open-index.js'
-import {openProgram} from '../src/cli/open-program.js'
 import {parseAddress} from '../src/cli/parse-address.js'
 import {addressArgs, indexFlags} from '../src/cli/query-flags.js'
 import {TomaError} from '../src/errors.js'
 import {refsText} from '../src/report/refs.js'
-import {definedOnly} from './find-object.js'
 
 export default class Refs extends TomaCommand {
   static override description = 'Who points to the object at an address (objects and roots), and what it points to'
@@ -24,8 +22,8 @@ export default class Refs extends TomaCommand {
   async run() {
     const {args, flags} = await this.parse(Refs)
     const address = parseAddress(args.address)
-    const {index, corePath} = openIndex(args.core, flags, line => process.stderr.write(`toma: ${line}\n`))
-    const program = openProgram(corePath, {...index.meta.options, ...definedOnly(flags)})
+    const {index, program: openProgramOfIndex} = openIndex(args.core, flags, line => process.stderr.write(`toma: ${line}\n`))
+    const program = openProgramOfIndex()
     const options = {incoming: !flags.out, outgoing: !flags.in, depth: flags.depth, limit: flags.limit}
     const refs = refsOf(program, index, address, options)
     if (!refs) throw new TomaError(`${args.address} is not inside any heap object`)

@@ -3,12 +3,16 @@ import {analyzeCore, type AnalyzeOptions, type IndexMeta} from '../analysis/anal
 import {TomaError} from '../errors.js'
 import {HeapIndex} from '../index/heap-index.js'
 import {IndexFile} from '../index/index-file.js'
+import {openProgram} from './open-program.js'
+import type {Program} from '../program/program.js'
 import {INDEX_SUFFIX, defaultIndexPath, isStale, lastAnalysis, rememberLast} from '../index/index-location.js'
 
 export interface OpenedIndex {
   index: HeapIndex
   corePath: string
   indexPath: string
+  /** The core with its module files, found as the analysis found them unless flags say otherwise. */
+  program(): Program
 }
 
 /**
@@ -44,14 +48,16 @@ export function openIndex(coreArg: string | undefined, flags: AnalyzeOptions, no
     note(`no current index for ${corePath}; analysing it first`)
   }
   if (!file) {
-    analyzeCore(corePath, {...(meta?.options ?? {}), ...stripUndefined(flags), index: indexPath})
+    analyzeCore(corePath, {...(meta?.options ?? {}), ...definedOnly(flags), index: indexPath})
     file = IndexFile.open(indexPath)
     if (!file) throw new TomaError(`${indexPath}: could not read back the index just written`)
   }
   rememberLast(corePath, indexPath)
-  return {index: new HeapIndex(file), corePath, indexPath}
+  const index = new HeapIndex(file)
+  return {index, corePath, indexPath, program: () => openProgram(corePath, {...index.meta.options, ...definedOnly(flags)})}
 }
 
-function stripUndefined<T extends object>(o: T): Partial<T> {
+/** Flags the user gave (oclif leaves the others undefined), to lay over stored options. */
+function definedOnly<T extends object>(o: T): Partial<T> {
   return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>
 }
