@@ -9,6 +9,7 @@ import {heapSummary, type HeapSummary} from './heap-summary.js'
 import {scanHeapGraph, type ScannedGraph} from '../graph/scan.js'
 import {nameObjects, type ObjectTypes} from '../graph/object-types.js'
 import {TypeNamer} from '../graph/types.js'
+import {reachableFromRoots} from '../graph/reachability.js'
 
 export interface AnalyzeOptions extends ModuleFlagValues {
   'tcmalloc-version'?: string
@@ -43,7 +44,8 @@ export function analyzeCore(corePath: string, options: AnalyzeOptions, progress?
   const heap = analyzeHeap(program, {tcmallocVersion: options['tcmalloc-version'], progress})
   const graph = scanHeapGraph(program, heap, {progress})
   const types = nameObjects(graph.firstWords, new TypeNamer(program), progress)
-  const summary = heapSummary(program, heap, graph, types)
+  const reachable = reachableFromRoots(graph.objectCount, graph.outStart, graph.outTo, graph.rootTo)
+  const summary = heapSummary(program, heap, graph, types, reachable)
   const indexPath = options.index ?? defaultIndexPath(corePath)
   const meta: IndexMeta = {
     identity: {
@@ -82,6 +84,7 @@ export function analyzeCore(corePath: string, options: AnalyzeOptions, progress?
     'threadCache.objects': heap.threadCacheObjects,
     'threadCache.owner': heap.threadCacheOwner,
     'object.type': types.typeOf,
+    'object.reachable': reachable,
     'edge.outStart': graph.outStart,
     'edge.to': graph.outTo.subarray(0, graph.edgeCount),
     'edge.offset': graph.outOffset.subarray(0, graph.edgeCount),

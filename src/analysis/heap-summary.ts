@@ -8,7 +8,7 @@ import type {ObjectTypes} from '../graph/object-types.js'
 import {ROOT_KIND_NAMES} from '../graph/csr.js'
 
 /** The figures `toma analyze` reports, as plain JSON-able data (also stored in the index). */
-export function heapSummary(program: Program, heap: TcmallocHeap, graph: ScannedGraph, types: ObjectTypes, topClasses = 12) {
+export function heapSummary(program: Program, heap: TcmallocHeap, graph: ScannedGraph, types: ObjectTypes, reachable: Uint8Array, topClasses = 12) {
   const {globals, spans, state} = heap
   const g = globals
   const ps = heap.pageSize
@@ -87,6 +87,7 @@ export function heapSummary(program: Program, heap: TcmallocHeap, graph: Scanned
       edges: graph.edgeCount,
       roots: ROOT_KIND_NAMES.map((kind, k) => ({kind, count: graph.rootKind.reduce((n, x) => n + (x === k ? 1 : 0), 0)})),
       typedObjects: types.typed,
+      unreachable: unreachableTotals(heap, reachable),
       types: types.names.length,
       warnings: graph.warnings.total,
     },
@@ -95,3 +96,20 @@ export function heapSummary(program: Program, heap: TcmallocHeap, graph: Scanned
 }
 
 export type HeapSummary = ReturnType<typeof heapSummary>
+
+/** Live objects no root reaches: count and bytes (the leak total). */
+function unreachableTotals(heap: TcmallocHeap, reachable: Uint8Array) {
+  const {spans, state} = heap
+  let objects = 0
+  let bytes = 0
+  for (let s = 0; s < spans.count; s++) {
+    const first = spans.firstObject[s]!
+    for (let k = 0; k < spans.objectCount[s]!; k++) {
+      if (state[first + k] === LIVE && !reachable[first + k]) {
+        objects++
+        bytes += spans.objectSize[s]!
+      }
+    }
+  }
+  return {objects, bytes}
+}

@@ -2,10 +2,10 @@ import fs from 'node:fs'
 import {analyzeCore, type AnalyzeOptions, type IndexMeta} from '../analysis/analyze-core.js'
 import {TomaError} from '../errors.js'
 import {HeapIndex} from '../index/heap-index.js'
-import {IndexFile} from '../index/index-file.js'
+import {INDEX_MAGIC, IndexFile} from '../index/index-file.js'
 import {openProgram} from './open-program.js'
 import type {Program} from '../program/program.js'
-import {INDEX_SUFFIX, defaultIndexPath, isStale, lastAnalysis, rememberLast} from '../index/index-location.js'
+import {defaultIndexPath, isStale, lastAnalysis, rememberLast} from '../index/index-location.js'
 
 export interface OpenedIndex {
   index: HeapIndex
@@ -27,7 +27,7 @@ export function openIndex(coreArg: string | undefined, flags: AnalyzeOptions, no
     corePath = last.core
     indexPath = last.index
     note(`using the analysis of ${corePath} (index ${indexPath})`)
-  } else if (coreArg.endsWith(INDEX_SUFFIX) && fs.existsSync(coreArg)) {
+  } else if (isIndexFile(coreArg)) {
     indexPath = coreArg
     const file = IndexFile.open(indexPath)
     if (!file) throw new TomaError(`${indexPath}: made by another version of toma; run toma analyze on its core again`)
@@ -60,4 +60,17 @@ export function openIndex(coreArg: string | undefined, flags: AnalyzeOptions, no
 /** Flags the user gave (oclif leaves the others undefined), to lay over stored options. */
 function definedOnly<T extends object>(o: T): Partial<T> {
   return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>
+}
+
+/** An index given where a core is expected: known by its magic, whatever its name. */
+function isIndexFile(file: string): boolean {
+  try {
+    const fd = fs.openSync(file, 'r')
+    const magic = Buffer.alloc(8)
+    fs.readSync(fd, magic, 0, 8, 0)
+    fs.closeSync(fd)
+    return magic.toString('latin1') === INDEX_MAGIC
+  } catch {
+    return false
+  }
 }

@@ -29,8 +29,8 @@ interface Interval {
 /**
  * Where roots live, as word-aligned ranges: every thread's stack from rsp − 128 to the end of the
  * mapping holding rsp, and the writable segments (with the anonymous .bss after them) of every
- * module. TCMalloc's own state is left out: a separate allocator library's data entirely, and for
- * a static link the page heap, central cache array and size map. Heap spans are cut out of every
+ * module. TCMalloc's own state is left out: the page heap, central cache array and size map in
+ * the allocator's module (a library, or the executable when linked statically). Heap spans are cut out of every
  * range, so memory that is an object (a heap-allocated stack, a brk heap that the kernel merged
  * with .bss) is scanned once, as objects, never as roots.
  */
@@ -53,19 +53,17 @@ export function rootRanges(program: Program, heap: TcmallocHeap, warnings: Warni
     add(ROOT_STACK, t.tid, Math.max(seg.start, t.rsp - RED_ZONE), seg.end, `stack of ${t.tid}`, spans)
   }
 
-  const allocator = heap.module.loaded
-  const separateAllocator = allocator !== program.executable
-  const allocatorData = new Set(heap.module.dataSegments.map(s => s.start))
-  const staticExclusions = separateAllocator ? [] : allocatorState(heap)
+  // TCMalloc's own structures (page heap, central cache, size map) are cut out of its module's
+  // data; the rest of that data is an ordinary module's (it holds the MallocExtension singleton,
+  // for one, a real pointer to a heap object).
+  const allocator = heap.module.loaded.module
+  const exclusions = allocatorState(heap)
   const seen = new Set<number>()
   for (const m of core.modules) {
-    const isAllocator = m === allocator.module
-    if (isAllocator && separateAllocator) continue
-    const cut = isAllocator ? mergeIntervals([...spans, ...staticExclusions]) : spans
+    const cut = m === allocator ? mergeIntervals([...spans, ...exclusions]) : spans
     for (const seg of writableSegments(program, m.mappings)) {
       if (seen.has(seg.start)) continue
       seen.add(seg.start)
-      if (separateAllocator && allocatorData.has(seg.start)) continue
       add(ROOT_GLOBAL, -1, seg.start, seg.end, `${path.basename(m.path)} data`, cut)
     }
   }

@@ -53,6 +53,7 @@ export function analyzeText(s: HeapSummary, indexPath: string): string {
   out.push(`${g.scannedObjects.toLocaleString('en-US')} live objects scanned (${bytes(g.scannedBytes)}), ${g.edges.toLocaleString('en-US')} pointers between them`)
   out.push(`roots: ${g.roots.map(r => `${r.count.toLocaleString('en-US')} ${r.kind}`).join(', ')}`)
   out.push(`${g.typedObjects.toLocaleString('en-US')} objects typed by vtable, ${g.types} distinct types (toma classes lists them)`)
+  out.push(`${g.unreachable.objects.toLocaleString('en-US')} live objects (${bytes(g.unreachable.bytes)}) are reachable from no root: leaked (toma leaks lists them)`)
   if (g.unreadableObjects) out.push(chalk.yellow(`${g.unreadableObjects} live objects could not be read from the core`))
   out.push('', heading(`Warnings (${s.warnings.total})`))
   if (s.warnings.total === 0) out.push('none: every list and counter is consistent')
