@@ -4,6 +4,7 @@ import {TomaError} from '../errors.js'
 import {HeapIndex} from '../index/heap-index.js'
 import {INDEX_MAGIC, IndexFile} from '../index/index-file.js'
 import {openProgram} from './open-program.js'
+import {terminalProgress} from './progress.js'
 import type {Program} from '../program/program.js'
 import {defaultIndexPath, isStale, lastAnalysis, rememberLast} from '../index/index-location.js'
 
@@ -48,7 +49,12 @@ export function openIndex(coreArg: string | undefined, flags: AnalyzeOptions, no
     note(`no current index for ${corePath}; analysing it first`)
   }
   if (!file) {
-    analyzeCore(corePath, {...(meta?.options ?? {}), ...definedOnly(flags), index: indexPath})
+    const progress = terminalProgress()
+    try {
+      analyzeCore(corePath, {...(meta?.options ?? {}), ...definedOnly(flags), index: indexPath}, progress.update)
+    } finally {
+      progress.done()
+    }
     file = IndexFile.open(indexPath)
     if (!file) throw new TomaError(`${indexPath}: could not read back the index just written`)
   }
