@@ -44,7 +44,9 @@ export function analyzeCore(corePath: string, options: AnalyzeOptions, progress?
   const heap = analyzeHeap(program, {tcmallocVersion: options['tcmalloc-version'], progress})
   const graph = scanHeapGraph(program, heap, {progress})
   const types = nameObjects(graph.firstWords, new TypeNamer(program), progress)
+  progress?.('reachability', 0, 1)
   const reachable = reachableFromRoots(graph.objectCount, graph.outStart, graph.outTo, graph.rootTo)
+  progress?.('summary', 0, 1)
   const summary = heapSummary(program, heap, graph, types, reachable)
   const indexPath = options.index ?? defaultIndexPath(corePath)
   const meta: IndexMeta = {

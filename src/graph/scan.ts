@@ -32,6 +32,7 @@ export interface ScannedGraph extends HeapGraph {
  */
 export function scanHeapGraph(program: Program, heap: TcmallocHeap, options: ScanOptions = {}): ScannedGraph {
   const warnings = new Warnings()
+  options.progress?.('scan objects', 0, heap.spans.count)
   const lookup = buildLiveLookup(heap)
   const edges = scanObjects(program, heap, lookup, warnings, options)
   options.progress?.('reverse edges', 0, 1)

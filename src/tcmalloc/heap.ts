@@ -39,6 +39,7 @@ export function analyzeHeap(program: Program, options: HeapOptions = {}): Tcmall
   if (!module) {
     throw new TomaError(`${program.core.path}: no TCMalloc in this process (no libtcmalloc mapped, and no module has tcmalloc's symbols)`)
   }
+  options.progress?.('allocator globals', 0, 1)
   const cut = program.core.truncation
   let globals: AllocatorGlobals
   try {
@@ -53,6 +54,7 @@ export function analyzeHeap(program: Program, options: HeapOptions = {}): Tcmall
   if (cut) {
     warnings.add('core', `the core is truncated: ${cut.segments} segment(s) miss ${cut.missingBytes} bytes from ${hex(cut.firstAddress)} on; objects there cannot be read`, cut.firstAddress)
   }
+  options.progress?.('page map', 0, 1)
   const spans = readSpans(memory, globals.pageHeap, layout, sizes, warnings, page => options.progress?.('page map', page, 2 ** (48 - layout.pageShift)))
   const state = new Uint8Array(spans.totalObjects)
   for (let s = 0; s < spans.count; s++) {
@@ -91,6 +93,7 @@ export function analyzeHeap(program: Program, options: HeapOptions = {}): Tcmall
   const order = Uint32Array.from(objs.keys()).sort((a, b) => objs[a]! - objs[b]!)
   const threadCacheObjects = Float64Array.from(order, i => objs[i]!)
   const threadCacheOwner = Uint16Array.from(order, i => ownedBy[i]!)
+  options.progress?.('totals and cross-check', 0, 1)
   const totals = stateTotals(spans, state, layout.pageSize)
   const checks = crossCheck(memory, globals.pageHeap, layout, sizes, central, threadCaches, spans, totals)
   return {
