@@ -14,12 +14,17 @@ export interface AllocatorModule {
   isCode(addr: number): boolean
 }
 
-export function findAllocatorModule(program: Program): AllocatorModule | undefined {
+/**
+ * The module holding TCMalloc: a libtcmalloc* library by name, else the module exporting its
+ * symbols, else (a stripped static link) the executable, marked as a guess for the caller to
+ * confirm by finding the allocator's structures in it.
+ */
+export function findAllocatorModule(program: Program): (AllocatorModule & {guessed: boolean}) | undefined {
   const byName = program.modules.find(m => /^libtcmalloc/.test(path.basename(m.module.path)))
   const bySymbol = program.modules.find(m => m.file?.symbolByName(THREAD_HEAPS) !== undefined)
   const loaded = byName ?? bySymbol
-  if (!loaded) return undefined
-  return describe(program, loaded)
+  if (loaded) return {...describe(program, loaded), guessed: false}
+  return program.executable ? {...describe(program, program.executable), guessed: true} : undefined
 }
 
 function describe(program: Program, loaded: LoadedModule): AllocatorModule {

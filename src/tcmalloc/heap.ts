@@ -36,15 +36,14 @@ export interface TcmallocHeap {
 
 export function analyzeHeap(program: Program, options: HeapOptions = {}): TcmallocHeap {
   const module = findAllocatorModule(program)
-  if (!module) {
-    throw new TomaError(`${program.core.path}: no TCMalloc in this process (no libtcmalloc mapped, and no module has tcmalloc's symbols)`)
-  }
+  if (!module) throw noTcmalloc(program)
   options.progress?.('allocator globals', 0, 1)
   const cut = program.core.truncation
   let globals: AllocatorGlobals
   try {
     globals = locateGlobals(program, module, {versionOverride: options.tcmallocVersion, signaturesOnly: options.signaturesOnly})
   } catch (e) {
+    if (e instanceof TomaError && module.guessed) throw noTcmalloc(program)
     if (e instanceof TomaError && cut) throw new TomaError(`${e.message}; the core is truncated (bytes from ${hex(cut.firstAddress)} on are missing)`)
     throw e
   }
@@ -109,6 +108,12 @@ export function analyzeHeap(program: Program, options: HeapOptions = {}): Tcmall
     crossCheck: checks,
     warnings,
   }
+}
+
+function noTcmalloc(program: Program): TomaError {
+  return new TomaError(
+    `${program.core.path}: no TCMalloc in this process (no libtcmalloc mapped, no module with tcmalloc's symbols, none of its structures in the executable)`,
+  )
 }
 
 /** The object slot containing addr: its span, index and start, or undefined outside every span. */

@@ -67,3 +67,14 @@ it('--tcmalloc-version overrides detection, and an unknown version is one clear 
   expect(bad.stderr.trim().split('\n')).toHaveLength(1)
   expect(bad.stderr).toMatch(/9\.9: not a gperftools version/)
 })
+
+it('finds TCMalloc inside a statically linked executable with no file at hand (no symbols at all)', async () => {
+  const {program, truth} = await openFixture('v2.10-static')
+  for (const m of program.modules) m.file = null
+  const heap = analyzeHeap(program)
+  expect(heap.module.loaded).toBe(program.executable)
+  expect(heap.globals.how.pageHeap).toMatch(/^signature/)
+  expect(heap.globals.how.threadHeaps).toMatch(/^signature/)
+  expect(heap.crossCheck.find(c => c.property === 'generic.current_allocated_bytes')!.toma).toBe(truth.counters['generic.current_allocated_bytes'])
+  program.core.close()
+})
