@@ -1,4 +1,4 @@
-import {GrowableF64} from '../util/growable.js'
+import {GrowableF64, GrowableI32, GrowableU32} from '../util/growable.js'
 import {lastAtOrBelow} from '../util/search.js'
 
 /**
@@ -89,30 +89,6 @@ function lowerBound(a: Uint32Array, n: number, v: number): number {
 }
 
 /** An append-only Uint32Array that doubles as it grows. */
-export class GrowableU32 {
-  data: Uint32Array
-  length = 0
-
-  constructor(initial = 1024) {
-    this.data = new Uint32Array(initial)
-  }
-
-  push(v: number): void {
-    if (this.length === this.data.length) this.grow()
-    this.data[this.length++] = v
-  }
-
-  grow(): void {
-    const next = new Uint32Array(this.data.length * 2)
-    next.set(this.data)
-    this.data = next
-  }
-
-  /** The values, trimmed to length (copying only when there is slack). */
-  toArray(): Uint32Array {
-    return this.length === this.data.length ? this.data : this.data.slice(0, this.length)
-  }
-}
 
 /** Reverse CSR by counting sort: in-lists ordered by edge index, hence by source object. */
 export function buildReverse(
@@ -186,19 +162,5 @@ export class RootBuilder {
       rootToOffset[j] = this.toOffset.data[i]!
     }
     return {rootCount: n, rootKind, rootThread, rootAddress, rootTo, rootToOffset}
-  }
-}
-
-class GrowableI32 {
-  data = new Int32Array(256)
-  length = 0
-
-  push(v: number): void {
-    if (this.length === this.data.length) {
-      const next = new Int32Array(this.data.length * 2)
-      next.set(this.data)
-      this.data = next
-    }
-    this.data[this.length++] = v
   }
 }

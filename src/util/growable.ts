@@ -1,15 +1,20 @@
-/** An append-only Float64Array that doubles as it grows: millions of values without a JS object each. */
-export class GrowableF64 {
-  private data: Float64Array
+type NumberArray = Float64Array | Uint32Array | Int32Array
+
+/**
+ * An append-only typed array that doubles as it grows: millions of values without a JS object
+ * each. One class for every element type the analysis keeps.
+ */
+class Growable<T extends NumberArray> {
+  data: T
   length = 0
 
-  constructor(initial = 1024) {
-    this.data = new Float64Array(initial)
+  constructor(private readonly make: (n: number) => T, initial = 1024) {
+    this.data = make(initial)
   }
 
   push(v: number): void {
     if (this.length === this.data.length) {
-      const next = new Float64Array(this.data.length * 2)
+      const next = this.make(this.data.length * 2)
       next.set(this.data)
       this.data = next
     }
@@ -17,7 +22,25 @@ export class GrowableF64 {
   }
 
   /** The values, trimmed to length (a copy only when there is slack). */
-  toArray(): Float64Array {
-    return this.length === this.data.length ? this.data : this.data.slice(0, this.length)
+  toArray(): T {
+    return this.length === this.data.length ? this.data : (this.data.slice(0, this.length) as T)
+  }
+}
+
+export class GrowableF64 extends Growable<Float64Array> {
+  constructor(initial = 1024) {
+    super(n => new Float64Array(n), initial)
+  }
+}
+
+export class GrowableU32 extends Growable<Uint32Array> {
+  constructor(initial = 1024) {
+    super(n => new Uint32Array(n), initial)
+  }
+}
+
+export class GrowableI32 extends Growable<Int32Array> {
+  constructor(initial = 1024) {
+    super(n => new Int32Array(n), initial)
   }
 }
