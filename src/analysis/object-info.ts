@@ -1,6 +1,6 @@
 import {hex} from '../errors.js'
 import type {HeapIndex} from '../index/heap-index.js'
-import {describeAddress, type AddressPlace} from '../program/describe-address.js'
+import {describeAddress, placeLabel, type AddressPlace} from '../program/describe-address.js'
 import type {Program} from '../program/program.js'
 import {cString, stdStringOwner} from './strings.js'
 
@@ -9,7 +9,10 @@ const PREVIEW = 64
 /** Everything toma knows about the heap object holding an address (or where a non-heap address is). */
 export function objectInfo(program: Program, index: HeapIndex, address: number, withStrings: boolean) {
   const obj = index.objectAt(address)
-  if (!obj) return {address: hex(address), heap: false as const, place: placeOut(describeAddress(program, address))}
+  if (!obj) {
+    const place = describeAddress(program, address)
+    return {address: hex(address), heap: false as const, place: placeOut(place), label: placeLabel(place)}
+  }
   const memory = program.core.memory
   const state = index.state(obj.index)
   const owner = state === 'thread-cache' ? index.threadOf(obj.index) : undefined

@@ -1,12 +1,8 @@
 import chalk from 'chalk'
 import type {ObjectInfo} from '../analysis/object-info.js'
-import {placeLabel, type AddressPlace} from '../program/describe-address.js'
 
 export function findObjectText(info: ObjectInfo): string {
-  if (!info.heap) {
-    const p = info.place as AddressPlace & {mapping?: unknown}
-    return `${info.address} is not in the TCMalloc heap: ${placeLabel(fixMapping(p))}`
-  }
+  if (!info.heap) return `${info.address} is not in the TCMalloc heap: ${info.label}`
   const o = info.object
   const lines = [
     `${chalk.bold(info.address)} is ${o.offset === 0 ? 'the start' : `offset ${o.offset} (0x${o.offset.toString(16)})`} of object ${chalk.bold(o.address)}`,
@@ -27,13 +23,6 @@ export function findObjectText(info: ObjectInfo): string {
     if (o.strings.cString === null && !s) lines.push(chalk.dim('  no string here'))
   }
   return lines.join('\n')
-}
-
-function fixMapping(p: AddressPlace & {mapping?: unknown}): AddressPlace {
-  if ((p.kind === 'stack' || p.kind === 'anonymous') && Array.isArray(p.mapping)) {
-    return {...p, mapping: (p.mapping as unknown[]).map(v => (typeof v === 'string' ? Number.parseInt(v, 16) : (v as number))) as [number, number]}
-  }
-  return p
 }
 
 export function colourState(state: string): string {

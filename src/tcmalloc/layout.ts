@@ -143,7 +143,8 @@ export function layoutFor(group: string, pageShift: number): Layout | undefined 
     pageMap,
     central: {
       stride: 1216,
-      count: 0, // filled in from the size map at run time (array length is a bound only)
+      // The array's length: a bound; how many classes are in use comes from the size map.
+      count: arrayLength,
       lock: field(cf, 'lock_'),
       sizeClass: field(cf, 'size_class_'),
       empty: field(cf, 'empty_'),
@@ -178,7 +179,6 @@ export function layoutFor(group: string, pageShift: number): Layout | undefined 
     },
     freeList: {list: field(fl, 'list_'), length: field(fl, 'length_')},
   }
-  layout.central.count = arrayLength
   cache.set(key, layout)
   return layout
 }
