@@ -1,6 +1,7 @@
 import {Args, Flags} from '@oclif/core'
 import {analyzeCore} from '../src/analysis/analyze-core.js'
 import {TomaCommand, moduleFlags} from '../src/cli/base-command.js'
+import {EXIT_STRICT_WARNINGS} from '../src/cli/exit-codes.js'
 import {terminalProgress} from '../src/cli/progress.js'
 import {analyzeText} from '../src/report/analyze.js'
 
@@ -15,15 +16,18 @@ export default class Analyze extends TomaCommand {
     ...moduleFlags,
     'tcmalloc-version': Flags.string({description: 'gperftools version to assume (e.g. 2.10), instead of detecting it'}),
     index: Flags.string({description: 'where to write the index (default: beside the core, or the cache folder)'}),
+    strict: Flags.boolean({description: `exit with code ${EXIT_STRICT_WARNINGS} when there is any warning or unequal cross-check figure`}),
   }
 
   async run() {
     const {args, flags} = await this.parse(Analyze)
     const progress = terminalProgress(!this.jsonEnabled() && process.stderr.isTTY === true)
     try {
-      const analysis = analyzeCore(args.core, flags, progress.update)
+      const {strict, ...options} = flags
+      const analysis = analyzeCore(args.core, options, progress.update)
       progress.done()
       if (!this.jsonEnabled()) this.log(analyzeText(analysis.summary, analysis.indexPath))
+      if (strict && !analysis.summary.warnings.consistent) process.exitCode = EXIT_STRICT_WARNINGS
       return {...analysis.summary, index: analysis.indexPath}
     } finally {
       progress.done()

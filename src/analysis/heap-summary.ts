@@ -6,6 +6,8 @@ import type {TcmallocHeap} from '../tcmalloc/heap.js'
 import type {ScannedGraph} from '../graph/scan.js'
 import type {ObjectTypes} from '../graph/object-types.js'
 import {ROOT_KIND_NAMES} from '../graph/csr.js'
+import {missingModuleWarnings} from './missing-modules.js'
+import {reportWarnings} from './warning-report.js'
 
 /** The figures `toma analyze` reports, as plain JSON-able data (also stored in the index). */
 export function heapSummary(program: Program, heap: TcmallocHeap, graph: ScannedGraph, types: ObjectTypes, reachable: Uint8Array, topClasses = 12) {
@@ -91,7 +93,7 @@ export function heapSummary(program: Program, heap: TcmallocHeap, graph: Scanned
       types: types.names.length,
       warnings: graph.warnings.total,
     },
-    warnings: {total: heap.warnings.total, byKind: Object.fromEntries(heap.warnings.counts), first: heap.warnings.list.slice(0, 50).map(w => ({...w, addresses: w.addresses.map(a => hex(a))}))},
+    warnings: reportWarnings([heap.warnings, graph.warnings], heap.crossCheck, missingModuleWarnings(program, heap.module.loaded)),
   }
 }
 
