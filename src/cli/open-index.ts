@@ -30,13 +30,14 @@ export function openIndex(coreArg: string | undefined, flags: Record<string, unk
   const given = givenAnalysisOptions(flags)
   let corePath: string
   let indexPath: string
-  if (coreArg === undefined) {
+  const indexFlag = typeof flags.index === 'string' ? flags.index : undefined
+  if (coreArg === undefined && indexFlag === undefined) {
     const last = lastAnalysis()
     corePath = last.core
-    indexPath = typeof flags.index === 'string' ? flags.index : last.index
+    indexPath = last.index
     note(`using the analysis of ${corePath} (index ${indexPath})`)
-  } else if (isIndexFile(coreArg)) {
-    indexPath = coreArg
+  } else if (coreArg === undefined || isIndexFile(coreArg)) {
+    indexPath = coreArg ?? indexFlag!
     // Given directly, a damaged index cannot say which core to analyse: its error is the answer.
     const index = HeapIndex.open(indexPath)
     if (!index) throw new TomaError(`${indexPath}: made by another version of toma; run toma analyze on its core again`)
@@ -44,7 +45,7 @@ export function openIndex(coreArg: string | undefined, flags: Record<string, unk
     index.file.close()
   } else {
     corePath = coreArg
-    indexPath = typeof flags.index === 'string' ? flags.index : defaultIndexPath(corePath)
+    indexPath = indexFlag ?? defaultIndexPath(corePath)
   }
   if (!fs.existsSync(corePath)) throw new TomaError(`${corePath}: no such file (the core this index was made from)`)
 

@@ -123,6 +123,11 @@ describe('the default core (issue 7 §4)', () => {
     const q = await runToma(['classes', core, '--index', index], {cwd: dir})
     expect(q.status, q.stderr).toBe(0)
     expect(q.stderr).not.toMatch(/analys/) // answered from the index given
+    // --index alone names the analysis: its core comes from the index, not from ./.toma/.
+    const alone = await runToma(['classes', '--index', index, '--json'], {cwd: dir})
+    expect(alone.status, alone.stderr).toBe(0)
+    expect(alone.stderr).not.toMatch(/analys/)
+    expect(JSON.parse(alone.stdout)).toEqual(JSON.parse((await runToma(['classes', core, '--json'], {cwd: dir})).stdout))
     expect(fs.existsSync(path.join(dir, '.toma'))).toBe(false)
   })
 })
