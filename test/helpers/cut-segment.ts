@@ -31,3 +31,19 @@ export function cutSegmentHolding(corePath: string, addr: number): [number, numb
   }
   throw new Error(`no PT_LOAD segment holds 0x${addr.toString(16)}`)
 }
+
+/** Writes 64-bit values into the core file at process addresses (each must be in the core). */
+export function writeWords(corePath: string, segmentAt: (a: number) => {start: number; fileOffset: number} | undefined, words: Array<[number, number]>): void {
+  const fd = fs.openSync(corePath, 'r+')
+  try {
+    const buf = Buffer.alloc(8)
+    for (const [address, value] of words) {
+      const seg = segmentAt(address)
+      if (!seg) throw new Error(`0x${address.toString(16)} is not in the core`)
+      buf.writeBigUInt64LE(BigInt(value))
+      fs.writeSync(fd, buf, 0, 8, seg.fileOffset + (address - seg.start))
+    }
+  } finally {
+    fs.closeSync(fd)
+  }
+}
