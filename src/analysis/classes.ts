@@ -16,7 +16,7 @@ export function classCounts(index: HeapIndex) {
     map.set(key, c)
   }, LIVE)
   return {
-    types: [...typed].map(([t, c]) => ({type: index.meta.typeNames[t - 1]!, ...c})).sort((a, b) => b.bytes - a.bytes),
+    types: [...typed].map(([t, c]) => ({type: index.typeName(t)!, ...c})).sort((a, b) => b.bytes - a.bytes),
     untyped: [...untyped]
       .map(([cl, c]) => ({sizeClass: cl, size: cl === 0 ? null : index.meta.sizeClassSizes[cl]!, ...c}))
       .sort((a, b) => b.bytes - a.bytes),

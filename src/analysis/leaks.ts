@@ -29,7 +29,7 @@ export function leaksOf(index: HeapIndex, limit: number) {
     objects,
     bytes,
     byType: [...byType]
-      .map(([t, c]) => ({type: t === 0 ? null : index.meta.typeNames[t - 1]!, ...c}))
+      .map(([t, c]) => ({type: index.typeName(t), ...c}))
       .sort((a, b) => b.bytes - a.bytes),
     largest: found.slice(0, limit).map(o => ({
       id: o.id,

@@ -125,18 +125,31 @@ export class HeapIndex {
     return this.objects.findObject(addr)
   }
 
-  /** The object of a slot index. */
+  /** The object of a slot index (ids come from the index's own edges and roots: checked, not trusted). */
   object(index: number): ObjectRef {
+    if (!(Number.isInteger(index) && index >= 0 && index < this.objectCount)) throw this.damaged(`object id ${index} is out of range`)
     return this.objects.object(index)
   }
 
   state(index: number): StateName {
-    return STATE_NAMES[this.file.slice<Uint8Array>('object.state', index, 1)[0]!]!
+    const state = STATE_NAMES[this.file.slice<Uint8Array>('object.state', index, 1)[0]!]
+    if (state === undefined) throw this.damaged(`object ${index} has no valid state`)
+    return state
   }
 
   type(index: number): string | null {
-    const id = this.file.slice<Uint32Array>('object.type', index, 1)[0]!
-    return id === 0 ? null : (this.meta.typeNames[id - 1] ?? null)
+    return this.typeName(this.file.slice<Uint32Array>('object.type', index, 1)[0]!)
+  }
+
+  /** The name of a type id of object.type (0: no type). */
+  typeName(id: number): string | null {
+    if (!(id >= 0 && id <= this.meta.typeNames.length)) throw this.damaged(`type id ${id} is out of range`)
+    return id === 0 ? null : this.meta.typeNames[id - 1]!
+  }
+
+  /** Values inside the arrays are the index's own, but the file may have been damaged since. */
+  private damaged(problem: string): DamagedIndexError {
+    return new DamagedIndexError(this.file.path, problem)
   }
 
   sizeClass(obj: ObjectRef): number {
@@ -149,7 +162,8 @@ export class HeapIndex {
     this.tcOwner ??= this.file.array('threadCache.owner')
     const at = firstAtOrAbove(this.tcObjects, index)
     if (this.tcObjects[at] !== index) return undefined
-    const c = this.meta.threadCaches[this.tcOwner[at]!]!
+    const c = this.meta.threadCaches[this.tcOwner[at]!]
+    if (!c) throw this.damaged(`thread-cache object ${index} has no valid owner`)
     return {cache: c.address, tid: c.tid}
   }
 
