@@ -1,9 +1,7 @@
 /**
- * toma's exit codes (README.md, "Exit codes"): 0 the answer, 2 bad input or usage (TomaError's
- * default, oclif's parse errors), 3 `--strict` and the analysis had warnings or an unequal
- * cross-check figure (the output is complete all the same), 70 an internal error (a bug in toma).
+ * `analyze --strict` exits with this code when the analysis had a warning or an unequal
+ * cross-check figure (the output is complete all the same). The others (README.md, "Exit codes"):
+ * 0 the answer, 2 bad input or usage (TomaError's default, oclif's parse errors), 70 an internal
+ * error (base-command.ts).
  */
-export const EXIT_OK = 0
-export const EXIT_BAD_INPUT = 2
 export const EXIT_STRICT_WARNINGS = 3
-export const EXIT_INTERNAL = 70
