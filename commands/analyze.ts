@@ -1,7 +1,10 @@
 import {Args, Flags} from '@oclif/core'
 import {analyzeCore} from '../src/analysis/analyze-core.js'
-import {TomaCommand, moduleFlags} from '../src/cli/base-command.js'
+import {TomaCommand} from '../src/cli/base-command.js'
+import {EXIT_STRICT_WARNINGS} from '../src/cli/exit-codes.js'
 import {terminalProgress} from '../src/cli/progress.js'
+import {analysisFlags} from '../src/cli/query-flags.js'
+import {rememberLast} from '../src/index/index-location.js'
 import {analyzeText} from '../src/report/analyze.js'
 
 export default class Analyze extends TomaCommand {
@@ -12,18 +15,23 @@ export default class Analyze extends TomaCommand {
   ]
   static override args = {core: Args.string({description: 'the core file', required: true})}
   static override flags = {
-    ...moduleFlags,
-    'tcmalloc-version': Flags.string({description: 'gperftools version to assume (e.g. 2.10), instead of detecting it'}),
+    ...analysisFlags,
     index: Flags.string({description: 'where to write the index (default: beside the core, or the cache folder)'}),
+    strict: Flags.boolean({description: `exit with code ${EXIT_STRICT_WARNINGS} when there is any warning or unequal cross-check figure`}),
   }
 
   async run() {
     const {args, flags} = await this.parse(Analyze)
     const progress = terminalProgress(!this.jsonEnabled() && process.stderr.isTTY === true)
     try {
-      const analysis = analyzeCore(args.core, flags, progress.update)
+      // Every other flag is an analysis option (the index records it).
+      const {strict, index, json: _json, ...options} = flags as typeof flags & {json?: boolean}
+      const analysis = analyzeCore(args.core, options, progress.update, index)
+      // Only analyze sets the default core; with --index it does not create ./.toma/ for it.
+      rememberLast(args.core, analysis.indexPath, {create: index === undefined})
       progress.done()
       if (!this.jsonEnabled()) this.log(analyzeText(analysis.summary, analysis.indexPath))
+      if (strict && !analysis.summary.warnings.consistent) process.exitCode = EXIT_STRICT_WARNINGS
       return {...analysis.summary, index: analysis.indexPath}
     } finally {
       progress.done()

@@ -1,8 +1,7 @@
-import path from 'node:path'
-import type {ModuleFlagValues} from '../cli/open-program.js'
-import {openProgram} from '../cli/open-program.js'
 import {writeIndex} from '../index/index-file.js'
-import {defaultIndexPath, rememberLast, type CoreIdentity} from '../index/index-location.js'
+import {defaultIndexPath} from '../index/index-location.js'
+import type {IndexMeta} from '../index/index-meta.js'
+import {openProgram} from '../program/open-program.js'
 import type {Program} from '../program/program.js'
 import {analyzeHeap, type TcmallocHeap} from '../tcmalloc/heap.js'
 import {heapSummary, type HeapSummary} from './heap-summary.js'
@@ -10,22 +9,9 @@ import {scanHeapGraph, type ScannedGraph} from '../graph/scan.js'
 import {nameObjects, type ObjectTypes} from '../graph/object-types.js'
 import {TypeNamer} from '../graph/types.js'
 import {reachableFromRoots} from '../graph/reachability.js'
+import {analysisInputs, type AnalysisOptions} from './analysis-inputs.js'
 
-export interface AnalyzeOptions extends ModuleFlagValues {
-  'tcmalloc-version'?: string
-  index?: string
-}
-
-/** What later commands need from the index besides its arrays. */
-export interface IndexMeta {
-  identity: CoreIdentity
-  options: AnalyzeOptions
-  summary: HeapSummary
-  sizeClassSizes: number[]
-  threadCaches: Array<{address: number; tid: number | null}>
-  /** Type id k (k ≥ 1) in object.type names typeNames[k − 1]. */
-  typeNames: string[]
-}
+export type {AnalysisOptions}
 
 export interface Analysis {
   program: Program
@@ -38,9 +24,12 @@ export interface Analysis {
 
 type Progress = (phase: string, done: number, total: number) => void
 
-/** Opens the core, models the heap, and writes the index; returns everything for reporting. */
-export function analyzeCore(corePath: string, options: AnalyzeOptions, progress?: Progress): Analysis {
-  const program = openProgram(corePath, options)
+/**
+ * Opens the core (unless the caller has it open with these options), models the heap, and writes
+ * the index at `indexPath` (default: beside the core); returns everything for reporting.
+ */
+export function analyzeCore(corePath: string, options: AnalysisOptions, progress?: Progress, indexPath = defaultIndexPath(corePath), opened?: Program): Analysis {
+  const program = opened ?? openProgram(corePath, options)
   const heap = analyzeHeap(program, {tcmallocVersion: options['tcmalloc-version'], progress})
   const graph = scanHeapGraph(program, heap, {progress})
   const types = nameObjects(graph.firstWords, new TypeNamer(program), progress)
@@ -48,23 +37,11 @@ export function analyzeCore(corePath: string, options: AnalyzeOptions, progress?
   const reachable = reachableFromRoots(graph.objectCount, graph.outStart, graph.outTo, graph.rootTo)
   progress?.('summary', 0, 1)
   const summary = heapSummary(program, heap, graph, types, reachable)
-  const indexPath = options.index ?? defaultIndexPath(corePath)
   const meta: IndexMeta = {
-    identity: {
-      path: path.resolve(corePath),
-      size: program.core.size,
-      mtimeMs: program.core.mtimeMs,
-      buildIds: program.core.modules.map(m => ({path: m.path, buildId: m.buildId})),
-    },
-    // Paths made absolute: later commands may run from another folder.
-    options: {
-      ...options,
-      index: undefined,
-      exe: options.exe && path.resolve(options.exe),
-      tcmalloc: options.tcmalloc && path.resolve(options.tcmalloc),
-      sysroot: options.sysroot && path.resolve(options.sysroot),
-    },
+    inputs: analysisInputs(program, options),
+    pageSize: heap.pageSize,
     summary,
+    moduleWarnings: summary.warnings.list.filter(w => w.phase === 'modules'),
     sizeClassSizes: Array.from(heap.globals.sizes.size),
     threadCaches: heap.threadCaches.map(c => ({address: c.address, tid: c.tid})),
     typeNames: types.names,
@@ -100,6 +77,5 @@ export function analyzeCore(corePath: string, options: AnalyzeOptions, progress?
     'root.to': graph.rootTo,
     'root.toOffset': graph.rootToOffset,
   })
-  rememberLast(corePath, indexPath)
   return {program, heap, graph, types, summary, indexPath}
 }

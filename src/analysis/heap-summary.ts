@@ -2,10 +2,12 @@ import {hex} from '../errors.js'
 import type {Program} from '../program/program.js'
 import {STATE_NAMES, LIVE} from '../tcmalloc/object-states.js'
 import {IN_USE, ON_NORMAL_FREELIST, ON_RETURNED_FREELIST} from '../tcmalloc/spans.js'
-import type {TcmallocHeap} from '../tcmalloc/heap.js'
+import {heapObjects, type TcmallocHeap} from '../tcmalloc/heap.js'
 import type {ScannedGraph} from '../graph/scan.js'
 import type {ObjectTypes} from '../graph/object-types.js'
 import {ROOT_KIND_NAMES} from '../graph/csr.js'
+import {missingModuleWarnings} from './missing-modules.js'
+import {reportWarnings} from './warning-report.js'
 
 /** The figures `toma analyze` reports, as plain JSON-able data (also stored in the index). */
 export function heapSummary(program: Program, heap: TcmallocHeap, graph: ScannedGraph, types: ObjectTypes, reachable: Uint8Array, topClasses = 12) {
@@ -19,7 +21,6 @@ export function heapSummary(program: Program, heap: TcmallocHeap, graph: Scanned
     'page-heap free': {spans: 0, bytes: 0},
     returned: {spans: 0, bytes: 0},
   }
-  const perClass = new Map<number, {live: number; free: number}>()
   for (let s = 0; s < spans.count; s++) {
     const bytes = spans.pages[s]! * ps
     const kind =
@@ -34,18 +35,20 @@ export function heapSummary(program: Program, heap: TcmallocHeap, graph: Scanned
               : 'large'
     kinds[kind].spans++
     kinds[kind].bytes += bytes
-    const cl = spans.sizeClass[s]!
-    if (spans.location[s] !== IN_USE || cl === 0) continue
-    const c = perClass.get(cl) ?? {live: 0, free: 0}
-    const first = spans.firstObject[s]!
-    for (let k = 0; k < spans.objectCount[s]!; k++) {
-      if (state[first + k] === LIVE) c.live++
-      else c.free++
-    }
-    perClass.set(cl, c)
   }
-  const classes = [...perClass.entries()]
-    .map(([cl, c]) => ({sizeClass: cl, size: g.sizes.size[cl]!, liveObjects: c.live, liveBytes: c.live * g.sizes.size[cl]!, freeObjects: c.free}))
+  // Live and free objects per size class of in-use small-object spans (classes in first-seen order).
+  const live = new Float64Array(g.sizes.count)
+  const free = new Float64Array(g.sizes.count)
+  const seen: number[] = []
+  heapObjects(heap).forEachObject((id, _start, _size, s) => {
+    const cl = spans.sizeClass[s]!
+    if (spans.location[s] !== IN_USE || cl === 0) return
+    if (live[cl] === 0 && free[cl] === 0) seen.push(cl)
+    if (state[id] === LIVE) live[cl]++
+    else free[cl]++
+  })
+  const classes = seen
+    .map(cl => ({sizeClass: cl, size: g.sizes.size[cl]!, liveObjects: live[cl]!, liveBytes: live[cl]! * g.sizes.size[cl]!, freeObjects: free[cl]!}))
     .sort((a, b) => b.liveBytes - a.liveBytes)
   return {
     core: {path: program.core.path, size: program.core.size, pid: program.core.process.pid, command: program.core.process.command},
@@ -91,7 +94,7 @@ export function heapSummary(program: Program, heap: TcmallocHeap, graph: Scanned
       types: types.names.length,
       warnings: graph.warnings.total,
     },
-    warnings: {total: heap.warnings.total, byKind: Object.fromEntries(heap.warnings.counts), first: heap.warnings.list.slice(0, 50).map(w => ({...w, addresses: w.addresses.map(a => hex(a))}))},
+    warnings: reportWarnings([heap.warnings, graph.warnings], heap.crossCheck, missingModuleWarnings(program, heap.module.loaded)),
   }
 }
 
@@ -99,17 +102,12 @@ export type HeapSummary = ReturnType<typeof heapSummary>
 
 /** Live objects no root reaches: count and bytes (the leak total). */
 function unreachableTotals(heap: TcmallocHeap, reachable: Uint8Array) {
-  const {spans, state} = heap
   let objects = 0
   let bytes = 0
-  for (let s = 0; s < spans.count; s++) {
-    const first = spans.firstObject[s]!
-    for (let k = 0; k < spans.objectCount[s]!; k++) {
-      if (state[first + k] === LIVE && !reachable[first + k]) {
-        objects++
-        bytes += spans.objectSize[s]!
-      }
-    }
-  }
+  heapObjects(heap).forEachObject((id, _start, size) => {
+    if (reachable[id]) return
+    objects++
+    bytes += size
+  }, LIVE)
   return {objects, bytes}
 }

@@ -11,7 +11,7 @@ export function objectInfo(program: Program, index: HeapIndex, address: number, 
   const obj = index.objectAt(address)
   if (!obj) {
     const place = describeAddress(program, address)
-    return {address: hex(address), heap: false as const, place: placeOut(place), label: placeLabel(place)}
+    return {address: hex(address), heap: false as const, place: placeOut(place), label: placeLabel(place), warnings: index.meta.moduleWarnings}
   }
   const memory = program.core.memory
   const state = index.state(obj.index)
@@ -39,6 +39,8 @@ export function objectInfo(program: Program, index: HeapIndex, address: number, 
           }
         : undefined,
     },
+    /** What the analysis could not know (a module file missing: the types of its classes). */
+    warnings: index.meta.moduleWarnings,
   }
 }
 

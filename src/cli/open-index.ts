@@ -1,12 +1,15 @@
 import fs from 'node:fs'
-import {analyzeCore, type AnalyzeOptions, type IndexMeta} from '../analysis/analyze-core.js'
+import {analyzeCore} from '../analysis/analyze-core.js'
+import {analysisInputs, type AnalysisOptions} from '../analysis/analysis-inputs.js'
 import {TomaError} from '../errors.js'
 import {HeapIndex} from '../index/heap-index.js'
-import {INDEX_MAGIC, IndexFile} from '../index/index-file.js'
-import {openProgram} from './open-program.js'
-import {terminalProgress} from './progress.js'
+import {DamagedIndexError, INDEX_MAGIC} from '../index/index-file.js'
+import {inputChange} from '../index/input-changes.js'
+import {defaultIndexPath, lastAnalysis} from '../index/index-location.js'
+import {openProgram} from '../program/open-program.js'
 import type {Program} from '../program/program.js'
-import {defaultIndexPath, isStale, lastAnalysis, rememberLast} from '../index/index-location.js'
+import {terminalProgress} from './progress.js'
+import {analysisFlags} from './query-flags.js'
 
 export interface OpenedIndex {
   index: HeapIndex
@@ -17,55 +20,74 @@ export interface OpenedIndex {
 }
 
 /**
- * The index for a query: of the core given (analysed now if it has no index, or a stale one), of
- * an index file given directly, or of the latest analysis made in this folder.
+ * The index for a query: of the core given, of an index file given directly, or of the latest
+ * analysis made in this folder. It answers only when everything it was made from is what the
+ * query would use now (the core, the analysis options given or stored, each module file and its
+ * build-id); otherwise, or when it is missing, damaged or of another format, the core is analysed
+ * again and one line says why. A query never changes which core is "the latest analysis".
  */
-export function openIndex(coreArg: string | undefined, flags: AnalyzeOptions, note: (line: string) => void): OpenedIndex {
+export function openIndex(coreArg: string | undefined, flags: Record<string, unknown>, note: (line: string) => void): OpenedIndex {
+  const given = givenAnalysisOptions(flags)
   let corePath: string
   let indexPath: string
-  if (coreArg === undefined) {
+  const indexFlag = typeof flags.index === 'string' ? flags.index : undefined
+  if (coreArg === undefined && indexFlag === undefined) {
     const last = lastAnalysis()
     corePath = last.core
     indexPath = last.index
     note(`using the analysis of ${corePath} (index ${indexPath})`)
-  } else if (isIndexFile(coreArg)) {
-    indexPath = coreArg
-    const file = IndexFile.open(indexPath)
-    if (!file) throw new TomaError(`${indexPath}: made by another version of toma; run toma analyze on its core again`)
-    corePath = (file.meta as IndexMeta).identity.path
-    file.close()
+  } else if (coreArg === undefined || isIndexFile(coreArg)) {
+    indexPath = coreArg ?? indexFlag!
+    // Given directly, a damaged index cannot say which core to analyse: its error is the answer.
+    const index = HeapIndex.open(indexPath)
+    if (!index) throw new TomaError(`${indexPath}: made by another version of toma; run toma analyze on its core again`)
+    corePath = index.meta.inputs.core.path
+    index.file.close()
   } else {
     corePath = coreArg
-    indexPath = flags.index ?? defaultIndexPath(corePath)
+    indexPath = indexFlag ?? defaultIndexPath(corePath)
   }
   if (!fs.existsSync(corePath)) throw new TomaError(`${corePath}: no such file (the core this index was made from)`)
-  let file = fs.existsSync(indexPath) ? IndexFile.open(indexPath) : null
-  const meta = file?.meta as IndexMeta | undefined
-  if (file && meta && isStale(meta.identity, corePath)) {
-    file.close()
-    file = null
-    note(`index ${indexPath} is stale (the core changed); analysing ${corePath} again`)
-  } else if (!file) {
-    note(`no current index for ${corePath}; analysing it first`)
+
+  let index: HeapIndex | null = null
+  let why = `no index for ${corePath} yet; analysing it first`
+  if (fs.existsSync(indexPath)) {
+    try {
+      index = HeapIndex.open(indexPath)
+      if (!index) why = `index ${indexPath} was made by another version of toma; analysing again`
+    } catch (e) {
+      if (!(e instanceof DamagedIndexError)) throw e
+      why = `index ${indexPath} is damaged (${e.problem}); analysing again`
+    }
   }
-  if (!file) {
+  const options: AnalysisOptions = {...(index?.meta.inputs.options ?? {}), ...given}
+  const program = openProgram(corePath, options)
+  if (index) {
+    const change = inputChange(index.meta.inputs, analysisInputs(program, options))
+    if (change) {
+      index.file.close()
+      index = null
+      why = change
+    }
+  }
+  if (!index) {
+    note(why)
     const progress = terminalProgress()
     try {
-      analyzeCore(corePath, {...(meta?.options ?? {}), ...definedOnly(flags), index: indexPath}, progress.update)
+      analyzeCore(corePath, options, progress.update, indexPath, program)
     } finally {
       progress.done()
     }
-    file = IndexFile.open(indexPath)
-    if (!file) throw new TomaError(`${indexPath}: could not read back the index just written`)
+    index = HeapIndex.open(indexPath)
+    if (!index) throw new TomaError(`${indexPath}: could not read back the index just written`)
   }
-  rememberLast(corePath, indexPath)
-  const index = new HeapIndex(file)
-  return {index, corePath, indexPath, program: () => openProgram(corePath, {...index.meta.options, ...definedOnly(flags)})}
+  for (const w of index.meta.moduleWarnings) note(`warning: ${w.message}`)
+  return {index, corePath, indexPath, program: () => program}
 }
 
-/** Flags the user gave (oclif leaves the others undefined), to lay over stored options. */
-function definedOnly<T extends object>(o: T): Partial<T> {
-  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>
+/** The analysis options among a query's flags that the user gave (oclif leaves the others undefined). */
+function givenAnalysisOptions(flags: Record<string, unknown>): AnalysisOptions {
+  return Object.fromEntries(Object.keys(analysisFlags).filter(k => flags[k] !== undefined).map(k => [k, flags[k]])) as AnalysisOptions
 }
 
 /** An index given where a core is expected: known by its magic, whatever its name. */

@@ -1,20 +1,2 @@
-import {Core} from '../core/core.js'
-import {Program} from '../program/program.js'
-
-export interface ModuleFlagValues {
-  exe?: string
-  tcmalloc?: string
-  sysroot?: string
-  'solib-search-path'?: string
-}
-
-/** Opens a core and its module files as the module flags say. */
-export function openProgram(corePath: string, flags: ModuleFlagValues): Program {
-  const core = Core.open(corePath)
-  return Program.load(core, {
-    exe: flags.exe,
-    tcmalloc: flags.tcmalloc,
-    sysroot: flags.sysroot,
-    solibSearchPath: flags['solib-search-path']?.split(':').filter(Boolean),
-  })
-}
+// Where commands found it before it moved to the program layer (the analysis uses it too).
+export {openProgram, type ModuleFlagValues} from '../program/open-program.js'

@@ -1,5 +1,6 @@
 import type {TcmallocHeap} from '../tcmalloc/heap.js'
 import {LIVE} from '../tcmalloc/object-states.js'
+import {lastAtOrBelow} from '../util/search.js'
 
 /** Most pages a leaf of the page → span table covers (4096 pages: 32 MiB with 8 KiB pages). */
 const MIN_CHUNK_BITS = 12
@@ -132,15 +133,7 @@ export function spanOf(t: LiveLookup, addr: number): number {
     const leaf = t.root[chunk]!
     return leaf < 0 ? -1 : t.leaves[leaf * t.chunkPages + (page - chunk * t.chunkPages)]!
   }
-  const starts = t.spanStart
-  let a = 0
-  let b = starts.length - 1
-  while (a <= b) {
-    const mid = (a + b) >>> 1
-    if (starts[mid]! <= addr) a = mid + 1
-    else b = mid - 1
-  }
-  return b
+  return lastAtOrBelow(t.spanStart, addr)
 }
 
 /**

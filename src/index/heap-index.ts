@@ -1,15 +1,10 @@
 import {STATE_NAMES, type StateName} from '../tcmalloc/object-states.js'
-import type {IndexMeta} from '../analysis/analyze-core.js'
-import type {IndexFile} from './index-file.js'
-import {firstAtOrAbove, lastAtOrBelow} from '../util/search.js'
+import {HeapObjects, type ObjectRef} from '../tcmalloc/heap-objects.js'
+import {DamagedIndexError, IndexFile} from './index-file.js'
+import {metaProblem, type IndexMeta} from './index-meta.js'
+import {firstAtOrAbove} from '../util/search.js'
 
-export interface ObjectRef {
-  /** Object slot index (node id in the index). */
-  index: number
-  start: number
-  size: number
-  span: number
-}
+export type {ObjectRef}
 
 export interface EdgeRef {
   from: number
@@ -29,6 +24,15 @@ export interface RootRef {
 
 const ROOT_KINDS = ['register', 'stack', 'global'] as const
 
+/** Arrays that hold one element per span, per object slot, per edge, per root: each group has one length. */
+const SAME_LENGTH = [
+  ['span.record', 'span.start', 'span.pages', 'span.sizeClass', 'span.location', 'span.objectSize', 'span.firstObject', 'span.objectCount'],
+  ['object.state', 'object.type', 'object.reachable'],
+  ['edge.to', 'edge.offset', 'edge.toOffset', 'edge.inEdge', 'edge.inFrom'],
+  ['root.kind', 'root.thread', 'root.address', 'root.to', 'root.toOffset'],
+  ['threadCache.objects', 'threadCache.owner'],
+]
+
 /**
  * Queries over an index without re-reading the core: the span table (small) is loaded whole,
  * per-object facts and edge lists are ranged reads of the arrays they live in.
@@ -44,13 +48,30 @@ export class HeapIndex {
   readonly spanLocation: Uint8Array
   readonly spanRecord: Float64Array
   readonly pageSize: number
+  /** Every object slot and the slot at an address, through the same API as the in-memory model. */
+  readonly objects: HeapObjects
   private tcObjects?: Float64Array
   private tcOwner?: Uint16Array
   private roots?: {kind: Uint8Array; thread: Int32Array; address: Float64Array; to: Uint32Array; toOffset: Uint32Array}
 
+  /** Opens and checks an index file; null when it is from another format version. */
+  static open(path: string): HeapIndex | null {
+    const file = IndexFile.open(path)
+    if (!file) return null
+    try {
+      return new HeapIndex(file)
+    } catch (e) {
+      file.close()
+      throw e
+    }
+  }
+
+  /** Checks the meta's shape and that the arrays fit together before anything is read by them. */
   constructor(readonly file: IndexFile) {
+    const problem = metaProblem(file.meta) ?? this.arraysProblem()
+    if (problem) throw new DamagedIndexError(file.path, problem)
     this.meta = file.meta as IndexMeta
-    this.pageSize = this.meta.summary.allocator.pageSize
+    this.pageSize = this.meta.pageSize
     this.spanStart = file.array('span.start')
     this.spanPages = file.array('span.pages')
     this.spanObjectSize = file.array('span.objectSize')
@@ -59,6 +80,36 @@ export class HeapIndex {
     this.spanSizeClass = file.array('span.sizeClass')
     this.spanLocation = file.array('span.location')
     this.spanRecord = file.array('span.record')
+    const spanProblem = this.spanTableProblem()
+    if (spanProblem) throw new DamagedIndexError(file.path, spanProblem)
+    this.objects = new HeapObjects(
+      {start: this.spanStart, pages: this.spanPages, objectSize: this.spanObjectSize, firstObject: this.spanFirstObject, objectCount: this.spanObjectCount},
+      this.pageSize,
+      () => file.array<Uint8Array>('object.state'),
+    )
+  }
+
+  private arraysProblem(): string | null {
+    for (const group of SAME_LENGTH) {
+      for (const name of group) if (!this.file.has(name)) return `no array ${name}`
+      if (group.some(n => this.file.length(n) !== this.file.length(group[0]!))) return `arrays ${group.join(', ')} differ in length`
+    }
+    const objects = this.file.length('object.state')
+    for (const name of ['edge.outStart', 'edge.inStart']) {
+      if (!this.file.has(name) || this.file.length(name) !== objects + 1) return `array ${name} does not have one entry per object and one more`
+    }
+    return null
+  }
+
+  /** Spans in address order, each span's slots within the object arrays, in order. */
+  private spanTableProblem(): string | null {
+    let next = 0
+    for (let s = 0; s < this.spanCount; s++) {
+      if (s > 0 && !(this.spanStart[s]! > this.spanStart[s - 1]!)) return `span ${s} is out of address order`
+      if (this.spanFirstObject[s] !== next || !(this.spanObjectSize[s]! > 0)) return `span ${s} has bad object slots`
+      next += this.spanObjectCount[s]!
+    }
+    return next === this.objectCount ? null : 'the span table does not cover the object arrays'
   }
 
   get objectCount(): number {
@@ -71,28 +122,34 @@ export class HeapIndex {
 
   /** The object slot holding addr, or undefined outside the heap's spans (or in a span's tail waste). */
   objectAt(addr: number): ObjectRef | undefined {
-    const hi = lastAtOrBelow(this.spanStart, addr)
-    if (hi < 0 || addr >= this.spanStart[hi]! + this.spanPages[hi]! * this.pageSize) return undefined
-    const size = this.spanObjectSize[hi]!
-    const k = Math.floor((addr - this.spanStart[hi]!) / size)
-    if (k >= this.spanObjectCount[hi]!) return undefined
-    return {index: this.spanFirstObject[hi]! + k, start: this.spanStart[hi]! + k * size, size, span: hi}
+    return this.objects.findObject(addr)
   }
 
-  /** The object of a slot index. */
+  /** The object of a slot index (ids come from the index's own edges and roots: checked, not trusted). */
   object(index: number): ObjectRef {
-    const hi = lastAtOrBelow(this.spanFirstObject, index)
-    const size = this.spanObjectSize[hi]!
-    return {index, start: this.spanStart[hi]! + (index - this.spanFirstObject[hi]!) * size, size, span: hi}
+    if (!(Number.isInteger(index) && index >= 0 && index < this.objectCount)) throw this.damaged(`object id ${index} is out of range`)
+    return this.objects.object(index)
   }
 
   state(index: number): StateName {
-    return STATE_NAMES[this.file.slice<Uint8Array>('object.state', index, 1)[0]!]!
+    const state = STATE_NAMES[this.file.slice<Uint8Array>('object.state', index, 1)[0]!]
+    if (state === undefined) throw this.damaged(`object ${index} has no valid state`)
+    return state
   }
 
   type(index: number): string | null {
-    const id = this.file.slice<Uint32Array>('object.type', index, 1)[0]!
-    return id === 0 ? null : (this.meta.typeNames[id - 1] ?? null)
+    return this.typeName(this.file.slice<Uint32Array>('object.type', index, 1)[0]!)
+  }
+
+  /** The name of a type id of object.type (0: no type). */
+  typeName(id: number): string | null {
+    if (!(id >= 0 && id <= this.meta.typeNames.length)) throw this.damaged(`type id ${id} is out of range`)
+    return id === 0 ? null : this.meta.typeNames[id - 1]!
+  }
+
+  /** Values inside the arrays are the index's own, but the file may have been damaged since. */
+  private damaged(problem: string): DamagedIndexError {
+    return new DamagedIndexError(this.file.path, problem)
   }
 
   sizeClass(obj: ObjectRef): number {
@@ -105,7 +162,8 @@ export class HeapIndex {
     this.tcOwner ??= this.file.array('threadCache.owner')
     const at = firstAtOrAbove(this.tcObjects, index)
     if (this.tcObjects[at] !== index) return undefined
-    const c = this.meta.threadCaches[this.tcOwner[at]!]!
+    const c = this.meta.threadCaches[this.tcOwner[at]!]
+    if (!c) throw this.damaged(`thread-cache object ${index} has no valid owner`)
     return {cache: c.address, tid: c.tid}
   }
 

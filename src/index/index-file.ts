@@ -4,7 +4,7 @@ import {TomaError} from '../errors.js'
 export const INDEX_MAGIC = 'TOMAIDX\0'
 const MAGIC = INDEX_MAGIC
 /** Bump when what an index holds or how it is laid out changes: older indexes are then rebuilt. */
-export const INDEX_FORMAT_VERSION = 2
+export const INDEX_FORMAT_VERSION = 3
 
 type ArrayType = 'u8' | 'u16' | 'u32' | 'i32' | 'f64'
 type Typed = Uint8Array | Uint16Array | Uint32Array | Int32Array | Float64Array
@@ -31,6 +31,34 @@ function typeOf(a: Typed): ArrayType {
 }
 
 const align8 = (n: number) => (n + 7) & ~7
+
+/** Headers larger than this are not toma's (a real one is a few hundred KiB at most). */
+const MAX_HEADER_BYTES = 256 * 1024 * 1024
+
+/**
+ * An index file that is cut, damaged or not toma's: one clear line, and a query given a core
+ * analyses it again instead.
+ */
+export class DamagedIndexError extends TomaError {
+  constructor(readonly path: string, readonly problem: string) {
+    super(`${path}: damaged toma index (${problem}); run toma analyze on its core again`)
+  }
+}
+
+/** Why a parsed header does not describe arrays that lie within a file of fileSize bytes, or null. */
+function headerProblem(header: unknown, dataStart: number, fileSize: number): string | null {
+  if (typeof header !== 'object' || header === null) return 'header is not an object'
+  const arrays = (header as {arrays?: unknown}).arrays
+  if (typeof arrays !== 'object' || arrays === null || Array.isArray(arrays)) return 'no array table'
+  for (const [name, e] of Object.entries(arrays as Record<string, unknown>)) {
+    const {type, offset, length} = (e ?? {}) as Partial<ArrayEntry>
+    if (typeof type !== 'string' || !Object.hasOwn(CTORS, type)) return `array ${name} has an unknown type`
+    if (!Number.isSafeInteger(offset) || offset! < 0 || offset! % 8 !== 0) return `array ${name} has a bad offset`
+    if (!Number.isSafeInteger(length) || length! < 0) return `array ${name} has a bad length`
+    if (dataStart + offset! + length! * CTORS[type].BYTES_PER_ELEMENT > fileSize) return `array ${name} runs past the end of the file`
+  }
+  return null
+}
 
 /**
  * Writes an index: a small JSON header (format version, the core's identity, summaries) followed
@@ -85,7 +113,10 @@ export class IndexFile {
     this.dataStart = dataStart
   }
 
-  /** Opens an index; returns null when it is from another format version (the caller rebuilds it). */
+  /**
+   * Opens an index; returns null when it is from another format version (the caller rebuilds it).
+   * The header is checked against the file: every array must lie within it.
+   */
   static open(path: string): IndexFile | null {
     let fd: number
     try {
@@ -93,29 +124,32 @@ export class IndexFile {
     } catch {
       throw new TomaError(`${path}: cannot open index`)
     }
-    const pre = Buffer.alloc(16)
-    if (fs.readSync(fd, pre, 0, 16, 0) !== 16 || pre.toString('latin1', 0, 8) !== MAGIC) {
-      fs.closeSync(fd)
-      throw new TomaError(`${path}: not a toma index`)
-    }
-    if (pre.readUInt32LE(8) !== INDEX_FORMAT_VERSION) {
-      fs.closeSync(fd)
-      return null
-    }
-    const length = pre.readUInt32LE(12)
-    const json = Buffer.alloc(length)
-    if (fs.readSync(fd, json, 0, length, 16) !== length) {
-      fs.closeSync(fd)
-      throw new TomaError(`${path}: truncated toma index`)
-    }
-    let header: Header
     try {
-      header = JSON.parse(json.toString('utf8')) as Header
-    } catch {
+      const size = fs.fstatSync(fd).size
+      const pre = Buffer.alloc(16)
+      if (fs.readSync(fd, pre, 0, 16, 0) !== 16 || pre.toString('latin1', 0, 8) !== MAGIC) throw new TomaError(`${path}: not a toma index`)
+      if (pre.readUInt32LE(8) !== INDEX_FORMAT_VERSION) {
+        fs.closeSync(fd)
+        return null
+      }
+      const length = pre.readUInt32LE(12)
+      if (length > MAX_HEADER_BYTES || 16 + length > size) throw new DamagedIndexError(path, 'the file is shorter than its header')
+      const json = Buffer.alloc(length)
+      if (fs.readSync(fd, json, 0, length, 16) !== length) throw new DamagedIndexError(path, 'the file is shorter than its header')
+      let header: Header
+      try {
+        header = JSON.parse(json.toString('utf8')) as Header
+      } catch {
+        throw new DamagedIndexError(path, 'the header is not JSON')
+      }
+      const dataStart = align8(16 + length)
+      const problem = headerProblem(header, dataStart, size)
+      if (problem) throw new DamagedIndexError(path, problem)
+      return new IndexFile(path, fd, header, dataStart)
+    } catch (e) {
       fs.closeSync(fd)
-      throw new TomaError(`${path}: damaged toma index`)
+      throw e
     }
-    return new IndexFile(path, fd, header, align8(16 + length))
   }
 
   close(): void {

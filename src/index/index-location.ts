@@ -7,14 +7,6 @@ import {TomaError} from '../errors.js'
 export const INDEX_SUFFIX = '.toma-index'
 const LAST = path.join('.toma', 'last.json')
 
-/** What identifies the core an index was made from; a different size or mtime means a stale index. */
-export interface CoreIdentity {
-  path: string
-  size: number
-  mtimeMs: number
-  buildIds: Array<{path: string; buildId: string | null}>
-}
-
 function writable(dir: string): boolean {
   try {
     fs.accessSync(dir, fs.constants.W_OK)
@@ -35,23 +27,14 @@ export function defaultIndexPath(corePath: string): string {
   return path.join(dir, `${path.basename(abs)}-${key}${INDEX_SUFFIX}`)
 }
 
-export function coreStat(corePath: string): {size: number; mtimeMs: number} {
+/**
+ * Records the latest analysis made from this folder, for commands run without a core argument.
+ * With create false, only an existing ./.toma/ is updated (an analysis told where its index goes
+ * leaves no folder behind).
+ */
+export function rememberLast(core: string, index: string, {create = true, cwd = process.cwd()} = {}): void {
   try {
-    const st = fs.statSync(corePath)
-    return {size: st.size, mtimeMs: st.mtimeMs}
-  } catch {
-    throw new TomaError(`${corePath}: no such file`)
-  }
-}
-
-export function isStale(identity: CoreIdentity, corePath: string): boolean {
-  const st = coreStat(corePath)
-  return st.size !== identity.size || st.mtimeMs !== identity.mtimeMs
-}
-
-/** Records the latest analysis made from this folder, for commands run without a core argument. */
-export function rememberLast(core: string, index: string, cwd = process.cwd()): void {
-  try {
+    if (!create && !fs.existsSync(path.join(cwd, '.toma'))) return
     fs.mkdirSync(path.join(cwd, '.toma'), {recursive: true})
     fs.writeFileSync(path.join(cwd, LAST), JSON.stringify({core: path.resolve(core), index: path.resolve(index)}))
   } catch {

@@ -1,5 +1,6 @@
 import chalk from 'chalk'
 import type {HeapSummary} from '../analysis/heap-summary.js'
+import type {WarningReport} from '../analysis/warning-report.js'
 import {bytes, heading, table} from './table.js'
 
 export function analyzeText(s: HeapSummary, indexPath: string): string {
@@ -56,9 +57,17 @@ export function analyzeText(s: HeapSummary, indexPath: string): string {
   out.push(`${g.unreachable.objects.toLocaleString('en-US')} live objects (${bytes(g.unreachable.bytes)}) are reachable from no root: leaked (toma leaks lists them)`)
   if (g.unreadableObjects) out.push(chalk.yellow(`${g.unreadableObjects} live objects could not be read from the core`))
   out.push('', heading(`Warnings (${s.warnings.total})`))
-  if (s.warnings.total === 0) out.push('none: every list and counter is consistent')
-  for (const w of s.warnings.first) out.push(chalk.yellow(`${w.kind}: ${w.message}`))
-  if (s.warnings.total > s.warnings.first.length) out.push(`… and ${s.warnings.total - s.warnings.first.length} more (--json lists the first 50; counts by kind: ${JSON.stringify(s.warnings.byKind)})`)
+  out.push(...warningLines(s.warnings))
   out.push('', `index written to ${indexPath}`)
   return out.join('\n')
+}
+
+/** Every listed warning with its phase and addresses, what was not listed counted by phase, and the verdict. */
+export function warningLines(w: WarningReport): string[] {
+  if (w.consistent) return ['none: every list and counter is consistent']
+  const out = w.list.map(x => chalk.yellow(`[${x.phase}] ${x.kind}${x.addresses.length ? ` at ${x.addresses.join(', ')}` : ''}: ${x.message}`))
+  for (const [phase, n] of Object.entries(w.omitted)) out.push(`[${phase}] … and ${n.toLocaleString('en-US')} more not listed`)
+  const phases = Object.entries(w.byPhase).filter(([, n]) => n > 0).map(([p, n]) => `${n.toLocaleString('en-US')} ${p}`)
+  out.push(chalk.red(`not consistent: ${w.total.toLocaleString('en-US')} warning${w.total === 1 ? '' : 's'} (${phases.join(', ')})`))
+  return out
 }

@@ -14,7 +14,7 @@ const EDGE_CHUNK = 1 << 20
  */
 export async function exportJson(index: HeapIndex, corePath: string, all: boolean, out: TextSink): Promise<{objects: number; edges: number; roots: number}> {
   const meta = index.meta
-  const state = index.file.array<Uint8Array>('object.state')
+  const state = index.objects.state
   const types = index.file.array<Uint32Array>('object.type')
   const n = state.length
   const idOf = new Int32Array(n).fill(-1)
@@ -30,21 +30,14 @@ export async function exportJson(index: HeapIndex, corePath: string, all: boolea
   const typeJson = ['null', ...meta.typeNames.map(n => JSON.stringify(n))]
   await out.write(JSON.stringify(header).slice(0, -1) + ',\n"objects":[')
   let first = true
-  for (let s = 0; s < index.spanCount; s++) {
-    const start = index.spanStart[s]!
-    const size = index.spanObjectSize[s]!
-    const firstObject = index.spanFirstObject[s]!
-    const sizeClass = index.spanSizeClass[s]!
-    for (let k = 0; k < index.spanObjectCount[s]!; k++) {
-      const i = firstObject + k
-      if (idOf[i]! < 0) continue
-      const t = types[i]!
-      const pending = out.write(
-        `${first ? '\n' : ',\n'}{"id":${idOf[i]},"address":"${hex(start + k * size)}","size":${size},"state":"${STATE_NAMES[state[i]!]}","sizeClass":${sizeClass},"type":${typeJson[t]}}`,
-      )
-      if (pending) await pending
-      first = false
-    }
+  for (const c = index.objects.cursor(); c.next(); ) {
+    const i = c.index
+    if (idOf[i]! < 0) continue
+    const pending = out.write(
+      `${first ? '\n' : ',\n'}{"id":${idOf[i]},"address":"${hex(c.start)}","size":${c.size},"state":"${STATE_NAMES[state[i]!]}","sizeClass":${index.spanSizeClass[c.span]!},"type":${typeJson[types[i]!]}}`,
+    )
+    if (pending) await pending
+    first = false
   }
   await out.write('\n],\n"edges":[')
   const outStart = index.file.array<Uint32Array>('edge.outStart')

@@ -1,5 +1,6 @@
 import type {AddressSpace} from '../core/address-space.js'
 import type {CentralCounters} from './central-cache.js'
+import {HeapObjects} from './heap-objects.js'
 import type {Layout} from './layout.js'
 import {CENTRAL_CACHE, LIVE, PAGE_HEAP, RETURNED, THREAD_CACHE, TRANSFER_CACHE} from './object-states.js'
 import type {SizeClasses} from './size-map.js'
@@ -27,16 +28,13 @@ export function stateTotals(spans: SpanTable, state: Uint8Array, pageSize: numbe
   const bytes = new Float64Array(6)
   let spanWaste = 0
   for (let s = 0; s < spans.count; s++) {
-    const size = spans.objectSize[s]!
-    const first = spans.firstObject[s]!
-    const n = spans.objectCount[s]!
-    if (spans.location[s] === IN_USE && spans.sizeClass[s]! > 0) spanWaste += spans.pages[s]! * pageSize - n * size
-    for (let k = 0; k < n; k++) {
-      const st = state[first + k]!
-      objects[st]!++
-      bytes[st]! += size
-    }
+    if (spans.location[s] === IN_USE && spans.sizeClass[s]! > 0) spanWaste += spans.pages[s]! * pageSize - spans.objectCount[s]! * spans.objectSize[s]!
   }
+  new HeapObjects(spans, pageSize, () => state).forEachObject((id, _start, size) => {
+    const st = state[id]!
+    objects[st]!++
+    bytes[st]! += size
+  })
   return {objects, bytes, spanWaste}
 }
 

@@ -5,7 +5,8 @@ import {markSpanFreeLists, markTransferCache, readCentralCounters} from './centr
 import {crossCheck, stateTotals, type CrossCheck, type StateTotals} from './counters.js'
 import {locateGlobals, type AllocatorGlobals} from './globals.js'
 import {PAGE_HEAP, RETURNED, StateMarker} from './object-states.js'
-import {ON_NORMAL_FREELIST, ON_RETURNED_FREELIST, readSpans, spanIndexAt, type SpanTable} from './spans.js'
+import {HeapObjects, type ObjectRef} from './heap-objects.js'
+import {ON_NORMAL_FREELIST, ON_RETURNED_FREELIST, readSpans, type SpanTable} from './spans.js'
 import {markThreadCaches, type ThreadCacheInfo} from './thread-caches.js'
 import {threadCachesByTls} from './thread-tls.js'
 import {Warnings} from './warnings.js'
@@ -116,12 +117,12 @@ function noTcmalloc(program: Program): TomaError {
   )
 }
 
+/** The model's objects, through the one iteration and lookup API the index answers with too. */
+export function heapObjects(heap: TcmallocHeap): HeapObjects {
+  return new HeapObjects(heap.spans, heap.pageSize, () => heap.state)
+}
+
 /** The object slot containing addr: its span, index and start, or undefined outside every span. */
-export function objectAt(heap: TcmallocHeap, addr: number): {span: number; index: number; start: number; size: number} | undefined {
-  const s = spanIndexAt(heap.spans, heap.pageSize, addr)
-  if (s < 0) return undefined
-  const size = heap.spans.objectSize[s]!
-  const k = Math.floor((addr - heap.spans.start[s]!) / size)
-  if (k >= heap.spans.objectCount[s]!) return undefined // the span's tail waste
-  return {span: s, index: heap.spans.firstObject[s]! + k, start: heap.spans.start[s]! + k * size, size}
+export function objectAt(heap: TcmallocHeap, addr: number): ObjectRef | undefined {
+  return heapObjects(heap).findObject(addr)
 }

@@ -126,7 +126,7 @@ export function readSpans(
 }
 
 /** Index of the span whose memory contains addr, or -1. */
-export function spanIndexAt(spans: SpanTable, pageSize: number, addr: number): number {
+export function spanIndexAt(spans: Pick<SpanTable, 'start' | 'pages'>, pageSize: number, addr: number): number {
   const s = lastAtOrBelow(spans.start, addr)
   return s >= 0 && addr < spans.start[s]! + spans.pages[s]! * pageSize ? s : -1
 }

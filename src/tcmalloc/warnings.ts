@@ -6,16 +6,18 @@ export interface HeapWarning {
   addresses: number[]
 }
 
+/** Warnings kept per kind: the rest are counted, so one flood cannot hide the other kinds. */
 const KEEP = 1000
 
-/** Collects warnings, keeping the first KEEP of them and counting the rest by kind. */
+/** Collects warnings, keeping the first KEEP of each kind and counting every one by kind. */
 export class Warnings {
   readonly list: HeapWarning[] = []
   readonly counts = new Map<string, number>()
 
   add(kind: string, message: string, ...addresses: number[]): void {
-    this.counts.set(kind, (this.counts.get(kind) ?? 0) + 1)
-    if (this.list.length < KEEP) this.list.push({kind, message, addresses})
+    const n = (this.counts.get(kind) ?? 0) + 1
+    this.counts.set(kind, n)
+    if (n <= KEEP) this.list.push({kind, message, addresses})
   }
 
   get total(): number {

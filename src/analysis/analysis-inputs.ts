@@ -1,0 +1,26 @@
+import path from 'node:path'
+import type {IndexInputs} from '../index/index-meta.js'
+import {absoluteModuleFlags, type ModuleFlagValues} from '../program/open-program.js'
+import type {Program} from '../program/program.js'
+
+/**
+ * The options of an analysis: where module files are, --tcmalloc-version, and every other option
+ * that changes the answer (root kinds, …): all are part of what an index was made from.
+ */
+export type AnalysisOptions = ModuleFlagValues & {'tcmalloc-version'?: string} & Record<string, string | boolean | number | undefined>
+
+/** The options given (undefined ones dropped), paths absolute: how they are stored and compared. */
+export function normalOptions(options: AnalysisOptions): Record<string, string | boolean | number> {
+  const abs = absoluteModuleFlags(options)
+  return Object.fromEntries(Object.entries(abs).filter(([, v]) => v !== undefined && v !== '')) as Record<string, string | boolean | number>
+}
+
+/** Everything an analysis of this program with these options depends on. */
+export function analysisInputs(program: Program, options: AnalysisOptions): IndexInputs {
+  const core = program.core
+  return {
+    core: {path: path.resolve(core.path), size: core.size, mtimeMs: core.mtimeMs},
+    modules: program.modules.map(m => ({module: m.module.path, file: m.file ? path.resolve(m.file.path) : null, buildId: m.file?.buildId ?? null})),
+    options: normalOptions(options),
+  }
+}

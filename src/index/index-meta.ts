@@ -1,0 +1,66 @@
+/**
+ * Everything an analysis depended on: if any of it differs for a query, the index does not answer
+ * that query and the core is analysed again.
+ */
+export interface IndexInputs {
+  core: {path: string; size: number; mtimeMs: number}
+  /** Each module of the core: the file used for it (path and build-id), or null when none was. */
+  modules: ModuleInput[]
+  /**
+   * The options that change the answer, as given to analyze (paths absolute): module flags,
+   * --tcmalloc-version, root kinds, … Options left out were not given.
+   */
+  options: Record<string, string | boolean | number>
+}
+
+export interface ModuleInput {
+  /** The module's path in the core. */
+  module: string
+  /** The file used for it, or null when none was found (or it was refused). */
+  file: string | null
+  /** The file's GNU build-id (null: no file, or the file has none). */
+  buildId: string | null
+}
+
+/** A warning kept in the index for queries to repeat (a module file missing, say). */
+export interface StoredWarning {
+  phase: string
+  kind: string
+  message: string
+  addresses: string[]
+}
+
+/** What later commands need from the index besides its arrays. */
+export interface IndexMeta {
+  inputs: IndexInputs
+  pageSize: number
+  /** The analyze report (the analysis layer's HeapSummary); queries read only what is typed here. */
+  summary: {allocator: {version: string | null; pageSize: number}} & Record<string, unknown>
+  /** Warnings that also hold for every query: module files that were missing or refused. */
+  moduleWarnings: StoredWarning[]
+  sizeClassSizes: number[]
+  threadCaches: Array<{address: number; tid: number | null}>
+  /** Type id k (k ≥ 1) in object.type names typeNames[k − 1]. */
+  typeNames: string[]
+}
+
+const isNum = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v)
+const isStr = (v: unknown): v is string => typeof v === 'string'
+const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v)
+const every = (v: unknown, ok: (x: unknown) => boolean) => Array.isArray(v) && v.every(ok)
+
+/** Why a parsed header's meta is not an IndexMeta, or null when its shape is right. */
+export function metaProblem(meta: unknown): string | null {
+  if (!isObj(meta)) return 'no meta object'
+  const inputs = meta.inputs
+  if (!isObj(inputs) || !isObj(inputs.core) || !isStr(inputs.core.path) || !isNum(inputs.core.size) || !isNum(inputs.core.mtimeMs)) return 'no core identity'
+  if (!every(inputs.modules, m => isObj(m) && isStr(m.module) && (m.file === null || isStr(m.file)) && (m.buildId === null || isStr(m.buildId)))) return 'bad module list'
+  if (!isObj(inputs.options) || !Object.values(inputs.options).every(v => ['string', 'boolean', 'number'].includes(typeof v))) return 'bad options'
+  if (!isNum(meta.pageSize) || meta.pageSize <= 0) return 'bad page size'
+  if (!isObj(meta.summary) || !isObj(meta.summary.allocator)) return 'no summary'
+  if (!every(meta.moduleWarnings, w => isObj(w) && isStr(w.message) && isStr(w.phase) && isStr(w.kind) && every(w.addresses, isStr))) return 'bad warnings'
+  if (!every(meta.sizeClassSizes, isNum)) return 'bad size classes'
+  if (!every(meta.threadCaches, c => isObj(c) && isNum(c.address) && (c.tid === null || isNum(c.tid)))) return 'bad thread caches'
+  if (!every(meta.typeNames, isStr)) return 'bad type names'
+  return null
+}

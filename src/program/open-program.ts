@@ -1,0 +1,34 @@
+import path from 'node:path'
+import {Core} from '../core/core.js'
+import {Program} from './program.js'
+
+/** The options that say where a core's module files are, as the command-line flags spell them. */
+export interface ModuleFlagValues {
+  exe?: string
+  tcmalloc?: string
+  sysroot?: string
+  'solib-search-path'?: string
+}
+
+/** Opens a core and its module files as the module flags say. */
+export function openProgram(corePath: string, flags: ModuleFlagValues): Program {
+  const core = Core.open(corePath)
+  return Program.load(core, {
+    exe: flags.exe,
+    tcmalloc: flags.tcmalloc,
+    sysroot: flags.sysroot,
+    solibSearchPath: flags['solib-search-path']?.split(':').filter(Boolean),
+  })
+}
+
+/** The module flags with every path made absolute, so that they mean the same from another folder. */
+export function absoluteModuleFlags<T extends ModuleFlagValues>(flags: T): T {
+  const abs = (p: string | undefined) => (p ? path.resolve(p) : p)
+  return {
+    ...flags,
+    exe: abs(flags.exe),
+    tcmalloc: abs(flags.tcmalloc),
+    sysroot: abs(flags.sysroot),
+    'solib-search-path': flags['solib-search-path']?.split(':').filter(Boolean).map(d => path.resolve(d)).join(':'),
+  }
+}

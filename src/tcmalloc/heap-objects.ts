@@ -1,0 +1,131 @@
+import {lastAtOrBelow} from '../util/search.js'
+import {spanIndexAt} from './spans.js'
+
+/** The per-span facts object iteration and lookup need (the model's SpanTable and the index both have them). */
+export interface SpanObjectArrays {
+  start: Float64Array
+  pages: Float64Array
+  objectSize: Float64Array
+  firstObject: Float64Array
+  objectCount: Float64Array
+}
+
+/** One object slot: its id (slot index), first byte, size and span. */
+export interface ObjectRef {
+  index: number
+  start: number
+  size: number
+  span: number
+}
+
+/** Any state: a cursor or visit over every slot. */
+export const ANY_STATE = -1
+
+/**
+ * A reusable position over object slots in address order (span by span, slot by slot), with no
+ * JS object per slot: `while (c.next()) use(c.index, c.start, c.size, c.span)`. Works in loops that
+ * await (streamed output), which a callback cannot.
+ */
+export class ObjectCursor {
+  index = -1
+  start = 0
+  size = 0
+  span = -1
+  private k = 0
+  private n = 0
+
+  constructor(
+    private readonly spans: SpanObjectArrays,
+    private readonly state: Uint8Array | null,
+    private readonly want: number,
+  ) {}
+
+  next(): boolean {
+    const s = this.spans
+    for (;;) {
+      if (this.k < this.n) {
+        const id = s.firstObject[this.span]! + this.k
+        const start = s.start[this.span]! + this.k * this.size
+        this.k++
+        if (this.state !== null && this.state[id] !== this.want) continue
+        this.index = id
+        this.start = start
+        return true
+      }
+      if (++this.span >= s.start.length) return false
+      this.size = s.objectSize[this.span]!
+      this.n = s.objectCount[this.span]!
+      this.k = 0
+    }
+  }
+}
+
+/**
+ * The heap's objects as viewcore's ForEachObject / FindObject give them: every slot (or those of
+ * one state) in address order, and the slot holding an address. The in-memory model and the index
+ * both answer through it; only where the state bytes come from differs.
+ */
+export class HeapObjects {
+  private stateBytes?: Uint8Array
+
+  constructor(
+    readonly spans: SpanObjectArrays,
+    readonly pageSize: number,
+    /** One state byte per slot (object-states.ts); called once, when first needed. */
+    private readonly loadState: () => Uint8Array,
+  ) {}
+
+  get spanCount(): number {
+    return this.spans.start.length
+  }
+
+  get state(): Uint8Array {
+    return (this.stateBytes ??= this.loadState())
+  }
+
+  /** A cursor over every slot whose state is `state` (ANY_STATE: every slot). */
+  cursor(state: number = ANY_STATE): ObjectCursor {
+    return new ObjectCursor(this.spans, state === ANY_STATE ? null : this.state, state)
+  }
+
+  /** Calls visit(id, start, size, span) for every slot whose state is `state`, in address order. */
+  forEachObject(visit: (id: number, start: number, size: number, span: number) => void, state: number = ANY_STATE): void {
+    // The cursor's walk as plain nested loops: this is the hot path (every object of the heap,
+    // several times per analysis), and V8 keeps these loops' numbers in registers.
+    const {start, objectSize, firstObject, objectCount} = this.spans
+    const states = state === ANY_STATE ? null : this.state
+    for (let span = 0; span < start.length; span++) {
+      const size = objectSize[span]!
+      const first = firstObject[span]!
+      const base = start[span]!
+      const count = objectCount[span]!
+      for (let k = 0; k < count; k++) {
+        if (states === null || states[first + k] === state) visit(first + k, base + k * size, size, span)
+      }
+    }
+  }
+
+  /** Index of the span whose pages hold addr, or −1. */
+  spanAt(addr: number): number {
+    return spanIndexAt(this.spans, this.pageSize, addr)
+  }
+
+  /** The object slot holding addr (any state), or undefined outside every span or in a span's tail waste. */
+  findObject(addr: number): ObjectRef | undefined {
+    const span = this.spanAt(addr)
+    if (span < 0) return undefined
+    const s = this.spans
+    const size = s.objectSize[span]!
+    const k = Math.floor((addr - s.start[span]!) / size)
+    if (k >= s.objectCount[span]!) return undefined
+    return {index: s.firstObject[span]! + k, start: s.start[span]! + k * size, size, span}
+  }
+
+  /** The slot of an id. */
+  object(index: number): ObjectRef {
+    const s = this.spans
+    const span = lastAtOrBelow(s.firstObject, index)
+    const size = s.objectSize[span]!
+    return {index, start: s.start[span]! + (index - s.firstObject[span]!) * size, size, span}
+  }
+}
