@@ -1,7 +1,8 @@
-import {Args, Flags} from '@oclif/core'
+import {Flags} from '@oclif/core'
 import {analyzeCore} from '../src/analysis/analyze-core.js'
 import {TomaCommand, moduleFlags} from '../src/cli/base-command.js'
 import {terminalProgress} from '../src/cli/progress.js'
+import {requiredCoreArg} from '../src/cli/query-flags.js'
 import {analyzeText} from '../src/report/analyze.js'
 
 export default class Analyze extends TomaCommand {
@@ -10,7 +11,7 @@ export default class Analyze extends TomaCommand {
     '<%= config.bin %> analyze core.1234 --tcmalloc libtcmalloc.so.4',
     '<%= config.bin %> analyze core.1234 --exe ./server --sysroot /srv/rootfs --json',
   ]
-  static override args = {core: Args.string({description: 'the core file', required: true})}
+  static override args = {core: requiredCoreArg('the core file')}
   static override flags = {
     ...moduleFlags,
     'tcmalloc-version': Flags.string({description: 'gperftools version to assume (e.g. 2.10), instead of detecting it'}),

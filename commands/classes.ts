@@ -1,13 +1,12 @@
-import {Args} from '@oclif/core'
 import {classCounts} from '../src/analysis/classes.js'
 import {TomaCommand} from '../src/cli/base-command.js'
 import {openIndex} from '../src/cli/open-index.js'
-import {indexFlags} from '../src/cli/query-flags.js'
+import {indexFlags, queryCoreArgs} from '../src/cli/query-flags.js'
 import {heading, table} from '../src/report/table.js'
 
 export default class Classes extends TomaCommand {
   static override description = 'Live objects and bytes per C++ type (and per size class for objects without a vtable)'
-  static override args = {core: Args.string({description: 'the core (or its .toma-index); default: the latest analysis in this folder'})}
+  static override args = queryCoreArgs
   static override flags = indexFlags
 
   async run() {

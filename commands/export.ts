@@ -1,8 +1,8 @@
-import {Args, Flags} from '@oclif/core'
+import {Flags} from '@oclif/core'
 import {TomaCommand} from '../src/cli/base-command.js'
 import {openIndex} from '../src/cli/open-index.js'
 import {parseAddress} from '../src/cli/parse-address.js'
-import {indexFlags} from '../src/cli/query-flags.js'
+import {indexFlags, queryCoreArgs} from '../src/cli/query-flags.js'
 import {TomaError} from '../src/errors.js'
 import {exportDot} from '../src/report/export-dot.js'
 import {exportJson} from '../src/report/export-json.js'
@@ -15,7 +15,7 @@ export default class Export extends TomaCommand {
     '<%= config.bin %> export core.1234 --format json -o graph.json',
     '<%= config.bin %> export --format dot --around 0x55d0c0a01040 --depth 2 | dot -Tsvg > around.svg',
   ]
-  static override args = {core: Args.string({description: 'the core (or its .toma-index); default: the latest analysis in this folder'})}
+  static override args = queryCoreArgs
   static override flags = {
     ...indexFlags,
     format: Flags.string({description: 'output format', options: ['json', 'dot'], default: 'json'}),

@@ -1,13 +1,13 @@
-import {Args} from '@oclif/core'
 import {TomaCommand, moduleFlags} from '../src/cli/base-command.js'
 import {openProgram} from '../src/cli/open-program.js'
+import {requiredCoreArg} from '../src/cli/query-flags.js'
 import {infoData, infoText} from '../src/report/info.js'
 import {hex} from '../src/errors.js'
 
 export default class Info extends TomaCommand {
   static override description = 'Show a core\'s threads, modules and mappings'
   static override examples = ['<%= config.bin %> info core.1234', '<%= config.bin %> info core.1234 --json']
-  static override args = {core: Args.string({description: 'the core file', required: true})}
+  static override args = {core: requiredCoreArg('the core file')}
   static override flags = {...moduleFlags}
 
   async run() {

@@ -1,13 +1,13 @@
-import {Args, Flags} from '@oclif/core'
+import {Flags} from '@oclif/core'
 import {leaksOf} from '../src/analysis/leaks.js'
 import {TomaCommand} from '../src/cli/base-command.js'
 import {openIndex} from '../src/cli/open-index.js'
-import {indexFlags} from '../src/cli/query-flags.js'
+import {indexFlags, queryCoreArgs} from '../src/cli/query-flags.js'
 import {bytes, heading, table} from '../src/report/table.js'
 
 export default class Leaks extends TomaCommand {
   static override description = 'Live objects that no register, stack or global reaches, directly or through other objects'
-  static override args = {core: Args.string({description: 'the core (or its .toma-index); default: the latest analysis in this folder'})}
+  static override args = queryCoreArgs
   static override flags = {...indexFlags, limit: Flags.integer({description: 'list at most this many objects, largest first', default: 50, min: 0})}
 
   async run() {
