@@ -3,6 +3,7 @@ import {hex} from '../errors.js'
 import type {HeapIndex} from '../index/heap-index.js'
 import {rootLabel} from '../program/describe-address.js'
 import type {Program} from '../program/program.js'
+import {count} from './wording.js'
 
 export interface DotLimits {
   /** Objects drawn at most (the centre always). */
@@ -90,8 +91,8 @@ export function exportDot(program: Program, index: HeapIndex, corePath: string, 
     const self = selfOffsets.get(id) ?? []
     const roots = index.rootsOf(id)
     const label = [`#${ids.get(id)} ${hex(o.start)}`, type ?? 'untyped', `${o.size} B${index.state(id) === 'live' ? '' : ` ${index.state(id)}`}`]
-    if (self.length) label.push(`${self.length} self-pointer${self.length === 1 ? '' : 's'}: ${some(self, OFFSETS_PER_EDGE)}`)
-    if (roots.length > ROOTS_PER_OBJECT) label.push(`${roots.length - ROOTS_PER_OBJECT} more roots`)
+    if (self.length) label.push(`${count(self.length, 'self-pointer')}: ${some(self, OFFSETS_PER_EDGE)}`)
+    if (roots.length > ROOTS_PER_OBJECT) label.push(`${count(roots.length - ROOTS_PER_OBJECT, 'more root')}`)
     const attrs = [`label="${multiline(label)}"`, `address="${hex(o.start)}"`]
     if (self.length) attrs.push(`self_pointers=${self.length}`, `self_offsets="${esc(self.join(' '))}"`)
     if (id === start.index) attrs.push('style=bold', 'color=red')
@@ -109,10 +110,10 @@ export function exportDot(program: Program, index: HeapIndex, corePath: string, 
   const leftOut = [
     nodeCapHit ? `objects beyond --max-nodes ${limits.maxNodes}` : '',
     arrows.length > drawn.length ? `${arrows.length - drawn.length} of ${arrows.length} arrows (--max-edges ${limits.maxEdges})` : '',
-    pointersOut + pointersIn > 0 ? `${pointersOut} pointers to and ${pointersIn} from objects not drawn` : '',
-    rootsLeftOut ? `${rootsLeftOut} roots (${ROOTS_PER_OBJECT} drawn per object)` : '',
+    pointersOut + pointersIn > 0 ? `${count(pointersOut, 'pointer')} to and ${pointersIn.toLocaleString('en-US')} from objects not drawn` : '',
+    rootsLeftOut ? `${count(rootsLeftOut, 'root')} (${ROOTS_PER_OBJECT} drawn per object)` : '',
   ].filter(Boolean)
-  const note = `${nodes.size} objects within ${depth} pointer${depth === 1 ? '' : 's'} of ${hex(start.start)}, ${drawn.length} arrows${leftOut.length ? `; left out: ${leftOut.join('; ')}` : ''}`
+  const note = `${count(nodes.size, 'object')} within ${count(depth, 'pointer')} of ${hex(start.start)}, ${count(drawn.length, 'arrow')}${leftOut.length ? `; left out: ${leftOut.join('; ')}` : ''}`
   lines.push(`  label="${multiline([note, corePath])}";`, '  labelloc=b;', '}')
   return lines.join('\n') + '\n'
 }

@@ -1,8 +1,10 @@
 import chalk from 'chalk'
 import type {ObjectInfo} from '../analysis/object-info.js'
+import {aboutCore} from './table.js'
+import {count} from './wording.js'
 
 export function findObjectText(info: ObjectInfo, core: string): string {
-  const about = `${chalk.dim('core')} ${core}`
+  const about = aboutCore(core)
   if (!info.heap) return `${about}\n${info.address} is not in the TCMalloc heap: ${info.label}`
   const o = info.object
   const lines = [
@@ -10,7 +12,7 @@ export function findObjectText(info: ObjectInfo, core: string): string {
     `${chalk.bold(info.address)} is ${o.offset === 0 ? 'the start' : `offset ${o.offset} (0x${o.offset.toString(16)})`} of object #${o.id} ${chalk.bold(o.address)}`,
     `  size ${o.size}  size class ${o.sizeClass || 'none (large span)'}  state ${colourState(o.state)}${o.thread ? ` (thread ${o.thread.tid ?? '?'}, cache ${o.thread.threadCache})` : ''}`,
     `  type ${o.type ?? chalk.dim('unknown (no vtable)')}`,
-    `  span ${o.span.record}: ${o.span.pages} page(s) from ${o.span.start}`,
+    `  span ${o.span.record}: ${count(o.span.pages, 'page')} from ${o.span.start}`,
   ]
   const b = o.bytes
   if (b) {

@@ -1,13 +1,14 @@
 import chalk from 'chalk'
 import type {Refs} from '../analysis/refs.js'
 import {colourState} from './find-object.js'
+import {aboutCore} from './table.js'
 import {count, withCut} from './wording.js'
 
 type Brief = Refs['object']
 const describe = (o: Brief) => `${chalk.bold(o.address)} #${o.id} ${o.type ?? chalk.dim('(untyped)')} ${o.size} B ${o.state === 'live' ? '' : colourState(o.state)}`.trimEnd()
 
 export function refsText(r: Refs, core: string, options: {incoming: boolean; outgoing: boolean}): string {
-  const out = [`${chalk.dim('core')} ${core}`, `object ${describe(r.object)}${r.offset ? `  (address is at +${r.offset})` : ''}`]
+  const out = [aboutCore(core), `object ${describe(r.object)}${r.offset ? `  (address is at +${r.offset})` : ''}`]
   const s = r.selfReferences
   if (s.count > 0) {
     const offsets = s.first.map(e => `+${e.offset} → +${e.toOffset}`).join(', ')
