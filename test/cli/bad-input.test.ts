@@ -81,6 +81,7 @@ beforeAll(async () => {
   tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'toma-bad-'))
   corePath = await fixtureCorePath(shared.id)
 })
+afterAll(() => fs.rmSync(tmp, {recursive: true, force: true}))
 
 describe('bad input gives one clear line on stderr and a non-zero exit', () => {
   it('missing file', async () => {
