@@ -28,8 +28,9 @@ export function refsOf(program: Program, index: HeapIndex, address: number, opti
   const out = index.outEdges(self)
   const selfEdges = out.filter(e => e.to === self)
   const outgoing = out.filter(e => e.to !== self)
-  const incoming = options.incoming ? referrers(index, self, options.limit) : {count: 0, edges: [] as EdgeRef[]}
-  const roots = options.incoming ? index.rootsOf(self) : []
+  // Counts are whole whichever direction is listed.
+  const incoming = options.incoming ? referrers(index, self, options.limit) : {count: index.inDegree(self) - selfEdges.length, edges: [] as EdgeRef[]}
+  const roots = index.rootsOf(self)
   const deeper: Array<{depth: number; from: EdgeRef}> = []
   let deeperCut = false
   if (options.incoming && options.depth > 1) {
@@ -72,7 +73,7 @@ export function refsOf(program: Program, index: HeapIndex, address: number, opti
     rootCount: roots.length,
     roots: options.incoming ? rootsOf(self).slice(0, options.limit) : [],
     /** Pointers to other objects, in all (`outgoing` lists the first `limit`). */
-    outgoingCount: options.outgoing ? outgoing.length : 0,
+    outgoingCount: outgoing.length,
     outgoing: shownOut.map(e => ({to: brief(e.to), offset: e.offset, toOffset: e.toOffset})),
     /** Objects reached by following incoming edges beyond the direct referrers, by depth. */
     deeper: deeper.map(d => ({depth: d.depth, object: brief(d.from.from), pointsInto: hex(index.object(d.from.to).start), offset: d.from.offset, roots: rootsOf(d.from.from)})),

@@ -180,6 +180,10 @@ describe.each(chosen.map(f => [f.id, f] as const))('queries on %s', (id, entry) 
     expect(r.incoming.every((e: {from: {address: string}}) => e.from.address !== slab.address)).toBe(true)
     expect(r.outgoingCount).toBe(outOthers)
     expect(r.outgoing.every((e: {to: {address: string}}) => e.to.address !== slab.address)).toBe(true)
+    // Counts are whole whichever direction is listed.
+    const onlyOut = refsOf(program, index, addr(slab.address), {incoming: false, outgoing: true, depth: 1, limit: 100})!
+    const onlyIn = refsOf(program, index, addr(slab.address), {incoming: true, outgoing: false, depth: 1, limit: 100})!
+    expect([onlyOut.incomingCount, onlyOut.incoming.length, onlyIn.outgoingCount, onlyIn.outgoing.length]).toEqual([others, 0, outOthers, 0])
     const cut = await json(['refs', slab.address, core, '--limit', '1'])
     expect(cut.incoming).toHaveLength(1)
     expect(cut.incomingCount).toBe(others)
