@@ -1,9 +1,9 @@
-import {Args, Flags} from '@oclif/core'
+import {Flags} from '@oclif/core'
 import {analyzeCore} from '../src/analysis/analyze-core.js'
 import {TomaCommand} from '../src/cli/base-command.js'
 import {EXIT_STRICT_WARNINGS} from '../src/cli/exit-codes.js'
 import {terminalProgress} from '../src/cli/progress.js'
-import {analysisFlags} from '../src/cli/query-flags.js'
+import {analysisFlags, requiredCoreArg} from '../src/cli/query-flags.js'
 import {rememberLast} from '../src/index/index-location.js'
 import {analyzeText} from '../src/report/analyze.js'
 
@@ -13,7 +13,7 @@ export default class Analyze extends TomaCommand {
     '<%= config.bin %> analyze core.1234 --tcmalloc libtcmalloc.so.4',
     '<%= config.bin %> analyze core.1234 --exe ./server --sysroot /srv/rootfs --json',
   ]
-  static override args = {core: Args.string({description: 'the core file', required: true})}
+  static override args = {core: requiredCoreArg('the core file')}
   static override flags = {
     ...analysisFlags,
     index: Flags.string({description: 'where to write the index (default: beside the core, or the cache folder)'}),

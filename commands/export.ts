@@ -1,8 +1,8 @@
-import {Args, Flags} from '@oclif/core'
+import {Flags} from '@oclif/core'
 import {TomaCommand} from '../src/cli/base-command.js'
 import {openIndex} from '../src/cli/open-index.js'
 import {parseAddress} from '../src/cli/parse-address.js'
-import {indexFlags} from '../src/cli/query-flags.js'
+import {ADDRESS_FORMS, indexFlags, queryCoreArgs} from '../src/cli/query-flags.js'
 import {TomaError} from '../src/errors.js'
 import {exportDot} from '../src/report/export-dot.js'
 import {exportJson} from '../src/report/export-json.js'
@@ -15,14 +15,16 @@ export default class Export extends TomaCommand {
     '<%= config.bin %> export core.1234 --format json -o graph.json',
     '<%= config.bin %> export --format dot --around 0x55d0c0a01040 --depth 2 | dot -Tsvg > around.svg',
   ]
-  static override args = {core: Args.string({description: 'the core (or its .toma-index); default: the latest analysis in this folder'})}
+  static override args = queryCoreArgs
   static override flags = {
     ...indexFlags,
     format: Flags.string({description: 'output format', options: ['json', 'dot'], default: 'json'}),
     all: Flags.boolean({description: 'list free objects too (every state), not only live ones'}),
     output: Flags.string({char: 'o', description: 'write to this file instead of standard output'}),
-    around: Flags.string({description: 'dot: the object to centre on'}),
+    around: Flags.string({description: `dot: the object to centre on, by an address in it: ${ADDRESS_FORMS}`}),
     depth: Flags.integer({description: 'dot: edges to follow from it in either direction', default: 2, min: 0, max: 16}),
+    'max-nodes': Flags.integer({description: 'dot: draw at most this many objects (the graph says what was left out)', default: 200, min: 1, max: 100_000}),
+    'max-edges': Flags.integer({description: 'dot: draw at most this many arrows, parallel pointers merged into one (the graph says what was left out)', default: 1000, min: 0, max: 1_000_000}),
   }
 
   async run() {
@@ -33,7 +35,7 @@ export default class Export extends TomaCommand {
       if (!flags.around) throw new TomaError('--format dot needs --around ADDR (the object to centre the subgraph on)')
       const around = parseAddress(flags.around)
       const program = openProgramOfIndex()
-      const dot = exportDot(program, index, around, flags.depth)
+      const dot = exportDot(program, index, corePath, around, flags.depth, {maxNodes: flags['max-nodes'], maxEdges: flags['max-edges']})
       if (!dot) throw new TomaError(`${flags.around} is not inside any heap object`)
       await sink.write(dot)
     } else {

@@ -1,13 +1,14 @@
-import {Args} from '@oclif/core'
 import {TomaCommand, moduleFlags} from '../src/cli/base-command.js'
 import {openProgram} from '../src/cli/open-program.js'
+import {requiredCoreArg} from '../src/cli/query-flags.js'
 import {infoData, infoText} from '../src/report/info.js'
 import {hex} from '../src/errors.js'
+import {count} from '../src/report/wording.js'
 
 export default class Info extends TomaCommand {
   static override description = 'Show a core\'s threads, modules and mappings'
   static override examples = ['<%= config.bin %> info core.1234', '<%= config.bin %> info core.1234 --json']
-  static override args = {core: Args.string({description: 'the core file', required: true})}
+  static override args = {core: requiredCoreArg('the core file')}
   static override flags = {...moduleFlags}
 
   async run() {
@@ -16,7 +17,7 @@ export default class Info extends TomaCommand {
     const cut = program.core.truncation
     if (cut) {
       process.stderr.write(
-        `toma: warning: ${args.core} is truncated: ${cut.segments} segment(s) miss ${cut.missingBytes} bytes from ${hex(cut.firstAddress)} on; reads there fail\n`,
+        `toma: warning: ${args.core} is truncated: ${count(cut.segments, 'segment')} miss${cut.segments === 1 ? 'es' : ''} ${count(cut.missingBytes, 'byte')} from ${hex(cut.firstAddress)} on; reads there fail\n`,
       )
     }
     const data = infoData(program)

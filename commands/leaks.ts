@@ -1,33 +1,39 @@
-import {Args, Flags} from '@oclif/core'
+import {Flags} from '@oclif/core'
 import {leaksOf} from '../src/analysis/leaks.js'
+import {publicIdsOf} from '../src/analysis/object-ids.js'
 import {TomaCommand} from '../src/cli/base-command.js'
 import {openIndex} from '../src/cli/open-index.js'
-import {indexFlags} from '../src/cli/query-flags.js'
-import {bytes, heading, table} from '../src/report/table.js'
+import {indexFlags, queryCoreArgs} from '../src/cli/query-flags.js'
+import {aboutCore, bytes, heading, table} from '../src/report/table.js'
+import {count, withCut} from '../src/report/wording.js'
 
 export default class Leaks extends TomaCommand {
   static override description = 'Live objects that no register, stack or global reaches, directly or through other objects'
-  static override args = {core: Args.string({description: 'the core (or its .toma-index); default: the latest analysis in this folder'})}
+  static override args = queryCoreArgs
   static override flags = {...indexFlags, limit: Flags.integer({description: 'list at most this many objects, largest first', default: 50, min: 0})}
 
   async run() {
     const {args, flags} = await this.parse(Leaks)
-    const {index} = openIndex(args.core, flags, line => process.stderr.write(`toma: ${line}\n`))
-    const leaks = leaksOf(index, flags.limit)
+    const {index, corePath} = openIndex(args.core, flags, line => process.stderr.write(`toma: ${line}\n`))
+    const found = leaksOf(index, flags.limit)
+    // The public ids (the JSON export's), not the index's slots.
+    const ids = publicIdsOf(index, found.largest.map(o => o.id))
+    const leaks = {...found, largest: found.largest.map(o => ({...o, id: ids.get(o.id)!}))}
     if (!this.jsonEnabled()) {
-      this.log(`${leaks.objects.toLocaleString('en-US')} live objects (${bytes(leaks.bytes)}) are reachable from no root`)
+      this.log(aboutCore(corePath))
+      this.log(`${count(leaks.objects, 'live object')} (${bytes(leaks.bytes)}) ${leaks.objects === 1 ? 'is' : 'are'} reachable from no root`)
       if (leaks.objects > 0) {
         this.log('', heading('By type'))
-        this.log(table(['type', '#objects', '#bytes'], leaks.byType.map(t => [t.type ?? '(untyped)', t.objects, t.bytes])))
-        this.log('', heading(`Largest ${leaks.largest.length}`))
+        this.log(table(['#objects', '#bytes', 'type'], leaks.byType.map(t => [t.objects, t.bytes, t.type ?? '(untyped)'])))
+        this.log('', heading(withCut(`Largest ${leaks.largest.length}`, leaks.largest.length, leaks.objects)))
         this.log(
           table(
-            ['address', '#size', 'type', '#pointed to by', '#points to'],
-            leaks.largest.map(o => [o.address, o.size, o.type ?? '(untyped)', o.pointedToBy, o.pointsTo]),
+            ['address', '#id', '#size', '#pointed to by', '#points to', 'type'],
+            leaks.largest.map(o => [o.address, o.id, o.size, o.pointedToBy, o.pointsTo, o.type ?? '(untyped)']),
           ),
         )
       }
     }
-    return leaks
+    return {core: corePath, ...leaks}
   }
 }

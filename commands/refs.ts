@@ -16,18 +16,18 @@ export default class Refs extends TomaCommand {
     in: Flags.boolean({description: 'only what points to it', exclusive: ['out']}),
     out: Flags.boolean({description: 'only what it points to', exclusive: ['in']}),
     depth: Flags.integer({description: 'follow incoming edges breadth-first this many levels', default: 1, min: 1, max: 64}),
-    limit: Flags.integer({description: 'at most this many edges per object and direction', default: 100, min: 1}),
+    limit: Flags.integer({description: 'list at most this many edges per object and direction (and roots); the counts are always whole', default: 100, min: 1}),
   }
 
   async run() {
     const {args, flags} = await this.parse(Refs)
     const address = parseAddress(args.address)
-    const {index, program: openProgramOfIndex} = openIndex(args.core, flags, line => process.stderr.write(`toma: ${line}\n`))
+    const {index, corePath, program: openProgramOfIndex} = openIndex(args.core, flags, line => process.stderr.write(`toma: ${line}\n`))
     const program = openProgramOfIndex()
     const options = {incoming: !flags.out, outgoing: !flags.in, depth: flags.depth, limit: flags.limit}
     const refs = refsOf(program, index, address, options)
     if (!refs) throw new TomaError(`${args.address} is not inside any heap object`)
-    if (!this.jsonEnabled()) this.log(refsText(refs, options))
-    return refs
+    if (!this.jsonEnabled()) this.log(refsText(refs, corePath, options))
+    return {core: corePath, ...refs}
   }
 }

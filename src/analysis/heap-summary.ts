@@ -75,6 +75,7 @@ export function heapSummary(program: Program, heap: TcmallocHeap, graph: Scanned
     threadCaches: heap.threadCaches.map(c => ({
       address: hex(c.address),
       tid: c.tid,
+      inTls: c.inTls,
       bytes: c.bytes,
       objects: c.objects,
     })),

@@ -2,12 +2,20 @@ import {hex} from '../errors.js'
 import type {HeapIndex} from '../index/heap-index.js'
 import {describeAddress, placeLabel, type AddressPlace} from '../program/describe-address.js'
 import type {Program} from '../program/program.js'
+import {publicIdsOf} from './object-ids.js'
 import {cString, stdStringOwner} from './strings.js'
 
-const PREVIEW = 64
+/** Bytes shown around the address unless asked otherwise, and the most that may be asked. */
+export const DUMP_BYTES = 64
+export const MIN_DUMP_BYTES = 16
+export const MAX_DUMP_BYTES = 4096
 
-/** Everything toma knows about the heap object holding an address (or where a non-heap address is). */
-export function objectInfo(program: Program, index: HeapIndex, address: number, withStrings: boolean) {
+/**
+ * Everything toma knows about the heap object holding an address (or where a non-heap address
+ * is): its public id (the JSON export's), state, type, and `dumpBytes` of its memory around the
+ * address, each aligned word that points somewhere labelled with what it points to.
+ */
+export function objectInfo(program: Program, index: HeapIndex, address: number, withStrings: boolean, dumpBytes = DUMP_BYTES) {
   const obj = index.objectAt(address)
   if (!obj) {
     const place = describeAddress(program, address)
@@ -16,13 +24,16 @@ export function objectInfo(program: Program, index: HeapIndex, address: number, 
   const memory = program.core.memory
   const state = index.state(obj.index)
   const owner = state === 'thread-cache' ? index.threadOf(obj.index) : undefined
-  const bytes = memory.readBytes(obj.start, Math.min(PREVIEW, obj.size))
+  const window = dumpWindow(obj.start, obj.size, address, Math.min(Math.max(MIN_DUMP_BYTES, dumpBytes), MAX_DUMP_BYTES))
+  const bytes = memory.readBytes(window.from, window.length)
+  const words = bytes ? pointingWords(program, index, bytes, window.from, obj.start) : []
   const span = obj.span
+  const ids = publicIdsOf(index, [obj.index, ...words.flatMap(w => (w.slot === undefined ? [] : [w.slot]))])
   return {
     address: hex(address),
     heap: true as const,
     object: {
-      id: obj.index,
+      id: ids.get(obj.index)!,
       address: hex(obj.start),
       size: obj.size,
       offset: address - obj.start,
@@ -31,7 +42,19 @@ export function objectInfo(program: Program, index: HeapIndex, address: number, 
       sizeClass: index.sizeClass(obj),
       type: state === 'live' ? index.type(obj.index) : null,
       span: {record: hex(index.spanRecord[span]!), start: hex(index.spanStart[span]!), pages: index.spanPages[span]!},
-      bytes: bytes ? {hex: bytes.toString('hex'), ascii: bytes.toString('latin1').replace(/[^\x20-\x7e]/g, '.')} : null,
+      bytes: bytes
+        ? {
+            /** Offset of the first byte shown, from the object's start. */
+            offset: window.from - obj.start,
+            length: window.length,
+            hex: bytes.toString('hex'),
+            ascii: bytes.toString('latin1').replace(/[^\x20-\x7e]/g, '.'),
+            words: words.map(({slot, ...w}) => {
+              if (w.to.kind === 'object') w.to.id = ids.get(slot!)!
+              return w
+            }),
+          }
+        : null,
       strings: withStrings
         ? {
             cString: cString(memory, address),
@@ -45,6 +68,38 @@ export function objectInfo(program: Program, index: HeapIndex, address: number, 
 }
 
 export type ObjectInfo = ReturnType<typeof objectInfo>
+
+/** `length` bytes of the object around `address`: whole 16-byte lines from the object's start, the address's line in the middle, inside the object. */
+function dumpWindow(start: number, size: number, address: number, length: number): {from: number; length: number} {
+  const n = Math.min(length, size)
+  const line = Math.floor((address - start) / 16) * 16
+  const from = Math.max(0, Math.min(line - Math.floor(n / 32) * 16, size - n))
+  return {from: start + from, length: n}
+}
+
+type PointingWord = {offset: number; value: string; slot?: number} & (
+  | {to: {kind: 'object'; id: number; address: string; offset: number; state: string; type: string | null}}
+  | {to: {kind: 'stack' | 'module'; label: string}}
+)
+
+/** The 8-byte aligned words of a dump that hold an address of a heap object, a module's symbol or a stack. */
+function pointingWords(program: Program, index: HeapIndex, bytes: Buffer, from: number, objectStart: number): PointingWord[] {
+  const words: PointingWord[] = []
+  for (let at = (8 - ((from - objectStart) % 8)) % 8; at + 8 <= bytes.length; at += 8) {
+    const value = bytes.readUInt32LE(at) + bytes.readUInt32LE(at + 4) * 0x1_0000_0000
+    if (value < 4096 || value >= 2 ** 47) continue
+    const offset = from + at - objectStart
+    const target = index.objectAt(value)
+    if (target) {
+      const state = index.state(target.index)
+      words.push({offset, value: hex(value), slot: target.index, to: {kind: 'object', id: -1, address: hex(target.start), offset: value - target.start, state, type: state === 'live' ? index.type(target.index) : null}})
+      continue
+    }
+    const place = describeAddress(program, value)
+    if (place.kind === 'module' || place.kind === 'stack') words.push({offset, value: hex(value), to: {kind: place.kind, label: placeLabel(place)}})
+  }
+  return words
+}
 
 function placeOut(p: AddressPlace) {
   if (p.kind === 'stack' || p.kind === 'anonymous') return {...p, mapping: p.mapping.map(a => hex(a))}

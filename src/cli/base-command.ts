@@ -23,19 +23,43 @@ export abstract class TomaCommand extends Command {
       return
     }
     if (err.oclif) {
+      // A parse that failed was still a parse: no "did not parse its arguments" warning after the message.
+      this.parsed = true
       if (err.oclif.exit === 0) return
-      process.stderr.write(`toma: ${firstLine(err.message)}\n`)
+      process.stderr.write(`toma: ${missingArguments(err) ?? oneLine(err.message)}\n`)
       process.exitCode = err.oclif.exit ?? 2
       return
     }
     if (process.env.TOMA_DEBUG) process.stderr.write(`${err.stack}\n`)
-    process.stderr.write(`toma: internal error: ${firstLine(err.message)} (set TOMA_DEBUG=1 for details)\n`)
+    process.stderr.write(`toma: internal error: ${oneLine(err.message)} (set TOMA_DEBUG=1 for details)\n`)
     process.exitCode = 70
   }
 }
 
-function firstLine(message: string): string {
-  return message.replace(/\u001b\[[0-9;]*m/g, '').split('\n').map(s => s.trim()).find(s => s.length > 0) ?? message
+/**
+ * oclif's missing-argument error lists the arguments in columns wrapped to the terminal's width;
+ * said from the arguments themselves it reads whole on one line.
+ */
+function missingArguments(err: Error & {args?: unknown}): string | undefined {
+  if (!err.message.startsWith('Missing') || !Array.isArray(err.args)) return undefined
+  const args = err.args as Array<{name?: string; description?: string}>
+  const named = args.map(a => `${(a.name ?? '?').toUpperCase()}${a.description ? ` (${a.description})` : ''}`)
+  return `missing required argument${args.length === 1 ? '' : 's'}: ${named.join(', ')}; see --help`
+}
+
+/**
+ * The whole of a multi-line message (oclif lists the missing argument, the conflicting flags or the
+ * allowed range on the lines after its first) as one line: a line ending in ':' runs on into the
+ * next, other lines are separated by '; ', and column padding shrinks to one space.
+ */
+export function oneLine(message: string): string {
+  const lines = message
+    .replace(/\u001b\[[0-9;]*m/g, '')
+    .split('\n')
+    .map(s => s.replace(/\s+/g, ' ').trim())
+    .filter(s => s.length > 0)
+  if (lines.length === 0) return message
+  return lines.reduce((all, line) => `${all}${/[:;,]$/.test(all) ? ' ' : '; '}${line}`)
 }
 
 /** Flags that say where a core's module files are. */

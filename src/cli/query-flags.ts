@@ -1,10 +1,30 @@
 import {Args, Flags} from '@oclif/core'
 import {moduleFlags} from './base-command.js'
 
-/** Every query command takes an address, an optional core (or index), and the analysis flags. */
+/** The address forms parseAddress accepts, as every help text states them. */
+export const ADDRESS_FORMS = '0x… hexadecimal (e.g. 0x55d0c0a01048) or decimal (e.g. 94006225768520)'
+
+/**
+ * A core argument. Arguments come from the command line only: oclif would otherwise read a
+ * missing argument from stdin whenever stdin is not a terminal (a pipe, or a script's open stdin,
+ * where it would wait forever).
+ */
+export function coreArg(description: string) {
+  return Args.string({description, ignoreStdin: true})
+}
+
+/** A core argument that must be given (analyze, info), from the command line only. */
+export function requiredCoreArg(description: string) {
+  return Args.string({description, required: true, ignoreStdin: true})
+}
+
+/** The optional core (or index) of every query command. */
+export const queryCoreArgs = {core: coreArg('the core (or its .toma-index); default: the latest analysis in this folder')}
+
+/** Every query about one object takes an address, an optional core (or index), and the analysis flags. */
 export const addressArgs = {
-  address: Args.string({description: 'an address, 0x… hex', required: true}),
-  core: Args.string({description: 'the core (or its .toma-index); default: the latest analysis in this folder'}),
+  address: Args.string({description: `an address: ${ADDRESS_FORMS}`, required: true, ignoreStdin: true}),
+  ...queryCoreArgs,
 }
 
 /**

@@ -2,6 +2,7 @@ import chalk from 'chalk'
 import type {HeapSummary} from '../analysis/heap-summary.js'
 import type {WarningReport} from '../analysis/warning-report.js'
 import {bytes, heading, table} from './table.js'
+import {count} from './wording.js'
 
 export function analyzeText(s: HeapSummary, indexPath: string): string {
   const a = s.allocator
@@ -24,6 +25,7 @@ export function analyzeText(s: HeapSummary, indexPath: string): string {
       s.threadCaches.map(c => [c.address, c.tid === null ? '?' : String(c.tid), c.objects, c.bytes]),
     ),
   )
+  out.push(...unusedCacheNotes(s.threadCaches))
   out.push('', heading(`Spans (${s.spans.total})`))
   out.push(table(['kind', '#spans', '#bytes', 'size'], Object.entries(s.spans.byKind).map(([k, v]) => [k, v.spans, v.bytes, bytes(v.bytes)])))
   out.push('', heading('Objects by state'))
@@ -51,11 +53,11 @@ export function analyzeText(s: HeapSummary, indexPath: string): string {
   )
   const g = s.graph
   out.push('', heading('Object graph'))
-  out.push(`${g.scannedObjects.toLocaleString('en-US')} live objects scanned (${bytes(g.scannedBytes)}), ${g.edges.toLocaleString('en-US')} pointers between them`)
+  out.push(`${count(g.scannedObjects, 'live object')} scanned (${bytes(g.scannedBytes)}), ${count(g.edges, 'pointer')} between them`)
   out.push(`roots: ${g.roots.map(r => `${r.count.toLocaleString('en-US')} ${r.kind}`).join(', ')}`)
-  out.push(`${g.typedObjects.toLocaleString('en-US')} objects typed by vtable, ${g.types} distinct types (toma classes lists them)`)
-  out.push(`${g.unreachable.objects.toLocaleString('en-US')} live objects (${bytes(g.unreachable.bytes)}) are reachable from no root: leaked (toma leaks lists them)`)
-  if (g.unreadableObjects) out.push(chalk.yellow(`${g.unreadableObjects} live objects could not be read from the core`))
+  out.push(`${count(g.typedObjects, 'object')} typed by vtable, ${count(g.types, 'distinct type')} (toma classes lists them)`)
+  out.push(`${count(g.unreachable.objects, 'live object')} (${bytes(g.unreachable.bytes)}) ${g.unreachable.objects === 1 ? 'is' : 'are'} reachable from no root: leaked (toma leaks lists them)`)
+  if (g.unreadableObjects) out.push(chalk.yellow(`${count(g.unreadableObjects, 'live object')} could not be read from the core`))
   out.push('', heading(`Warnings (${s.warnings.total})`))
   out.push(...warningLines(s.warnings))
   out.push('', `index written to ${indexPath}`)
@@ -70,4 +72,28 @@ export function warningLines(w: WarningReport): string[] {
   const phases = Object.entries(w.byPhase).filter(([, n]) => n > 0).map(([p, n]) => `${n.toLocaleString('en-US')} ${p}`)
   out.push(chalk.red(`not consistent: ${w.total.toLocaleString('en-US')} warning${w.total === 1 ? '' : 's'} (${phases.join(', ')})`))
   return out
+}
+
+type CacheRow = HeapSummary['threadCaches'][number]
+
+/**
+ * Why a thread shows more than one cache. In gperftools before 2.16 a thread that allocates
+ * before TCMalloc has set up its thread-specific data (the main thread, during startup) gets a
+ * cache that is never stored in its TLS; its next allocation after the setup makes a second one,
+ * and the first stays in thread_heaps_, unused. The TLS pointer read from the core tells which
+ * one the thread uses.
+ */
+export function unusedCacheNotes(caches: CacheRow[]): string[] {
+  const notes: string[] = []
+  for (const c of caches) {
+    if (c.tid === null || c.inTls !== false) continue
+    const used = caches.find(u => u.tid === c.tid && u.inTls === true)
+    if (!used) continue
+    notes.push(
+      `${c.address} (thread ${c.tid}) is not the cache the thread uses: its TLS points at ${used.address}. It is an older cache with the same pthread id,` +
+        ' made when the thread allocated before TCMalloc had set up its thread-specific data (at startup); TCMalloc made the other at the' +
+        ' thread\'s next allocation and never uses this one again, though it stays in thread_heaps_.',
+    )
+  }
+  return notes
 }

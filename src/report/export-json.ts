@@ -2,6 +2,7 @@ import {hex} from '../errors.js'
 import type {HeapIndex} from '../index/heap-index.js'
 import {REGISTER_NAMES} from '../core/threads.js'
 import {STATE_NAMES} from '../tcmalloc/object-states.js'
+import {publicIdArray} from '../analysis/object-ids.js'
 import type {TextSink} from './output-stream.js'
 
 const ROOT_KINDS = ['register', 'stack', 'global'] as const
@@ -10,16 +11,14 @@ const EDGE_CHUNK = 1 << 20
 /**
  * Writes the object graph in the "toma-graph" version 1 contract (shared/reference/export-schema.md)
  * as a stream: objects, then edges, then roots, in bounded chunks. Without `all` only live
- * objects are listed and ids are their rank among live objects.
+ * objects are listed; ids are the public ones (object-ids.ts), the same in every command.
  */
 export async function exportJson(index: HeapIndex, corePath: string, all: boolean, out: TextSink): Promise<{objects: number; edges: number; roots: number}> {
   const meta = index.meta
   const state = index.objects.state
   const types = index.file.array<Uint32Array>('object.type')
-  const n = state.length
-  const idOf = new Int32Array(n).fill(-1)
+  const idOf = publicIdArray(state, all)
   let ids = 0
-  for (let i = 0; i < n; i++) if (all || state[i] === 0) idOf[i] = ids++
   const header = {
     format: 'toma-graph',
     version: 1,
@@ -30,14 +29,18 @@ export async function exportJson(index: HeapIndex, corePath: string, all: boolea
   const typeJson = ['null', ...meta.typeNames.map(n => JSON.stringify(n))]
   await out.write(JSON.stringify(header).slice(0, -1) + ',\n"objects":[')
   let first = true
-  for (const c = index.objects.cursor(); c.next(); ) {
-    const i = c.index
-    if (idOf[i]! < 0) continue
-    const pending = out.write(
-      `${first ? '\n' : ',\n'}{"id":${idOf[i]},"address":"${hex(c.start)}","size":${c.size},"state":"${STATE_NAMES[state[i]!]}","sizeClass":${index.spanSizeClass[c.span]!},"type":${typeJson[types[i]!]}}`,
-    )
-    if (pending) await pending
-    first = false
+  // Objects in id order: the live ones, then (with --all) the others (publicIdArray's rule).
+  for (const live of all ? [true, false] : [true]) {
+    for (const c = index.objects.cursor(); c.next(); ) {
+      const i = c.index
+      if (idOf[i]! < 0 || (state[i] === 0) !== live) continue
+      ids++
+      const pending = out.write(
+        `${first ? '\n' : ',\n'}{"id":${idOf[i]},"address":"${hex(c.start)}","size":${c.size},"state":"${STATE_NAMES[state[i]!]}","sizeClass":${index.spanSizeClass[c.span]!},"type":${typeJson[types[i]!]}}`,
+      )
+      if (pending) await pending
+      first = false
+    }
   }
   await out.write('\n],\n"edges":[')
   const outStart = index.file.array<Uint32Array>('edge.outStart')

@@ -1,19 +1,31 @@
 import chalk from 'chalk'
 import type {ObjectInfo} from '../analysis/object-info.js'
+import {aboutCore} from './table.js'
+import {count} from './wording.js'
 
-export function findObjectText(info: ObjectInfo): string {
-  if (!info.heap) return `${info.address} is not in the TCMalloc heap: ${info.label}`
+export function findObjectText(info: ObjectInfo, core: string): string {
+  const about = aboutCore(core)
+  if (!info.heap) return `${about}\n${info.address} is not in the TCMalloc heap: ${info.label}`
   const o = info.object
   const lines = [
-    `${chalk.bold(info.address)} is ${o.offset === 0 ? 'the start' : `offset ${o.offset} (0x${o.offset.toString(16)})`} of object ${chalk.bold(o.address)}`,
+    about,
+    `${chalk.bold(info.address)} is ${o.offset === 0 ? 'the start' : `offset ${o.offset} (0x${o.offset.toString(16)})`} of object #${o.id} ${chalk.bold(o.address)}`,
     `  size ${o.size}  size class ${o.sizeClass || 'none (large span)'}  state ${colourState(o.state)}${o.thread ? ` (thread ${o.thread.tid ?? '?'}, cache ${o.thread.threadCache})` : ''}`,
     `  type ${o.type ?? chalk.dim('unknown (no vtable)')}`,
-    `  span ${o.span.record}: ${o.span.pages} page(s) from ${o.span.start}`,
+    `  span ${o.span.record}: ${count(o.span.pages, 'page')} from ${o.span.start}`,
   ]
-  if (o.bytes) {
-    for (let at = 0; at < o.bytes.hex.length / 2; at += 16) {
-      const hexPart = o.bytes.hex.slice(at * 2, at * 2 + 32).replace(/(..)/g, '$1 ').trimEnd()
-      lines.push(`  ${chalk.dim('+' + at.toString(16).padStart(3, '0'))}  ${hexPart.padEnd(47)}  ${o.bytes.ascii.slice(at, at + 16)}`)
+  const b = o.bytes
+  if (b) {
+    lines.push(`  bytes +0x${b.offset.toString(16)} to +0x${(b.offset + b.length).toString(16)} of ${o.size}${b.length < o.size ? ' (--bytes N shows more)' : ''}:`)
+    for (let at = 0; at < b.length; at += 16) {
+      const rel = b.offset + at
+      const here = o.offset >= rel && o.offset < rel + 16
+      const hexPart = b.hex.slice(at * 2, at * 2 + 32).replace(/(..)/g, '$1 ').trimEnd()
+      lines.push(`${here ? chalk.bold('→') : ' '} ${chalk.dim('+' + rel.toString(16).padStart(3, '0'))}  ${hexPart.padEnd(47)}  ${b.ascii.slice(at, at + 16)}`)
+    }
+    for (const w of b.words) {
+      const to = w.to.kind === 'object' ? `object #${w.to.id} ${w.to.address}${w.to.offset ? `+${w.to.offset}` : ''} ${w.to.state}${w.to.type ? ` ${w.to.type}` : ''}` : w.to.label
+      lines.push(`  ${chalk.dim('+' + w.offset.toString(16).padStart(3, '0'))}  ${w.value} → ${to}`)
     }
   } else lines.push(chalk.yellow('  (bytes not in the core)'))
   if (o.strings) {

@@ -1,27 +1,34 @@
 import chalk from 'chalk'
 import type {Refs} from '../analysis/refs.js'
 import {colourState} from './find-object.js'
+import {aboutCore} from './table.js'
+import {count, withCut} from './wording.js'
 
 type Brief = Refs['object']
-const describe = (o: Brief) => `${chalk.bold(o.address)} ${o.type ?? chalk.dim('(untyped)')} ${o.size} B ${o.state === 'live' ? '' : colourState(o.state)}`.trimEnd()
+const describe = (o: Brief) => `${chalk.bold(o.address)} #${o.id} ${o.type ?? chalk.dim('(untyped)')} ${o.size} B ${o.state === 'live' ? '' : colourState(o.state)}`.trimEnd()
 
-export function refsText(r: Refs, options: {incoming: boolean; outgoing: boolean}): string {
-  const out = [`object ${describe(r.object)}${r.offset ? `  (address is at +${r.offset})` : ''}`]
+export function refsText(r: Refs, core: string, options: {incoming: boolean; outgoing: boolean}): string {
+  const out = [aboutCore(core), `object ${describe(r.object)}${r.offset ? `  (address is at +${r.offset})` : ''}`]
+  const s = r.selfReferences
+  if (s.count > 0) {
+    const offsets = s.first.map(e => `+${e.offset} → +${e.toOffset}`).join(', ')
+    out.push(`${count(s.count, 'word')} of it point${s.count === 1 ? 's' : ''} into itself (self-references, not counted as referrers): ${offsets}${s.first.length < s.count ? ', …' : ''}`)
+  }
   if (options.incoming) {
-    out.push('', chalk.bold(`Pointed to by ${r.incomingCount} object(s)${r.incoming.length < r.incomingCount ? `, first ${r.incoming.length} shown` : ''}`))
+    out.push('', chalk.bold(withCut(`Pointed to by ${count(r.incomingCount, 'pointer')} from other objects`, r.incoming.length, r.incomingCount)))
     for (const e of r.incoming) out.push(`  ${describe(e.from)} +${e.offset} → +${e.toOffset}`)
-    out.push('', chalk.bold(`Roots (${r.roots.length})`))
+    out.push('', chalk.bold(withCut(`Roots (${r.rootCount.toLocaleString('en-US')})`, r.roots.length, r.rootCount)))
     for (const x of r.roots) out.push(`  ${x.kind.padEnd(8)} ${x.label}${x.address ? ` @ ${x.address}` : ''} → +${x.toOffset}`)
-    if (r.roots.length === 0) out.push(chalk.dim('  none: no register, stack or global points into it directly'))
+    if (r.rootCount === 0) out.push(chalk.dim('  none: no register, stack or global points into it directly'))
     if (r.deeper.length) {
-      out.push('', chalk.bold('Further up (incoming, breadth-first)'))
+      out.push('', chalk.bold(`Further up (incoming, breadth-first)${r.deeperCut ? ': cut by --limit or the walk bound, more referrers exist' : ''}`))
       for (const d of r.deeper) {
         out.push(`  ${'  '.repeat(d.depth - 2)}[${d.depth}] ${describe(d.object)} +${d.offset} → ${d.pointsInto}${d.roots.length ? `  (root: ${d.roots.map(x => x.label).join('; ')})` : ''}`)
       }
     }
   }
   if (options.outgoing) {
-    out.push('', chalk.bold(`Points to (${r.outgoing.length})`))
+    out.push('', chalk.bold(withCut(`Points to other objects with ${count(r.outgoingCount, 'pointer')}`, r.outgoing.length, r.outgoingCount)))
     for (const e of r.outgoing) out.push(`  +${e.offset} → ${describe(e.to)} +${e.toOffset}`)
   }
   return out.join('\n')

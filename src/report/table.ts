@@ -7,7 +7,9 @@ export function table(headers: string[], rows: Array<Array<string | number>>): s
   const cells = rows.map(r => r.map(c => (typeof c === 'number' ? c.toLocaleString('en-US') : c)))
   const plain = (s: string) => s.replace(/\u001b\[[0-9;]*m/g, '')
   const widths = titles.map((t, i) => Math.max(t.length, ...cells.map(r => plain(r[i] ?? '').length)))
+  // A left-aligned last column is not padded: no line ends in spaces (inside colour codes either).
   const pad = (s: string, i: number) => {
+    if (!right[i] && i === widths.length - 1) return s
     const gap = ' '.repeat(Math.max(0, widths[i]! - plain(s).length))
     return right[i] ? gap + s : s + gap
   }
@@ -30,4 +32,9 @@ export function bytes(n: number): string {
     u++
   }
   return `${v.toFixed(v < 10 ? 2 : 1)} ${units[u]}`
+}
+
+/** The line that opens every query's text answer: which core it is about. */
+export function aboutCore(corePath: string): string {
+  return `${chalk.dim('core')} ${corePath}`
 }

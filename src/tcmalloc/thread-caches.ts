@@ -11,6 +11,8 @@ export interface ThreadCacheInfo {
   /** The owning thread's LWP id, matched through tid_ (= pthread_t = fs_base) or the thread's TLS pointer; null when unknown. */
   tid: number | null
   pthread: number | null
+  /** Whether some thread's TLS pointer to its cache points here (null: TLS pointers not read). */
+  inTls: boolean | null
   /** Bytes TCMalloc says this cache holds (size_, or max_size_ − size_left_). */
   bytes: number
   objects: number
@@ -59,7 +61,7 @@ export function markThreadCaches(
     const bytes = tc.sizeIsLeft ? rd(tc.maxSize, tc.maxSizeWidth) - size : size
     const pthread = tc.tid !== null ? Number(buf.readBigUInt64LE(tc.tid)) : null
     const owner = (pthread !== null ? threads.find(t => t.fsBase === pthread)?.tid : undefined) ?? tlsOwners.get(p) ?? null
-    const info: ThreadCacheInfo = {address: p, tid: owner, pthread, bytes, objects: 0, objectBytes: 0}
+    const info: ThreadCacheInfo = {address: p, tid: owner, pthread, inTls: tlsOwners.size > 0 ? tlsOwners.has(p) : null, bytes, objects: 0, objectBytes: 0}
     const index = caches.length
     caches.push(info)
     for (let cl = 1; cl < sizes.count; cl++) {

@@ -1,5 +1,4 @@
 import fs from 'node:fs'
-import os from 'node:os'
 import path from 'node:path'
 import {afterAll, beforeAll, expect, it} from 'vitest'
 import {Core} from '../../src/core/core.js'
@@ -10,6 +9,7 @@ import {LISTED_PER_PHASE} from '../../src/analysis/warning-report.js'
 import {cutSegmentHolding, writeWords} from '../helpers/cut-segment.js'
 import {fixtureCorePath, fixtureFlags, fixtureIndex, FIXTURES, type Truth} from '../helpers/fixture-core.js'
 import {runToma} from '../helpers/run-toma.js'
+import {testTemp} from '../helpers/test-temp.js'
 
 // Reproduction 3 of issue 8: a thread stack's bytes missing from the core must be a printed
 // warning (phase roots, with its address), the report must not say "consistent", and --strict
@@ -26,7 +26,7 @@ const flags = () => {
 }
 
 beforeAll(async () => {
-  work = fs.mkdtempSync(path.join(os.tmpdir(), 'toma-honest-'))
+  work = testTemp('toma-honest-')
   truth = JSON.parse(fs.readFileSync(path.join(FIXTURES, entry.id, 'truth.json'), 'utf8'))
   clean = path.join(work, 'clean.core')
   cut = path.join(work, 'cut.core')

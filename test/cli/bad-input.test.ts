@@ -1,7 +1,7 @@
 import fs from 'node:fs'
 import path from 'node:path'
 import zlib from 'node:zlib'
-import {beforeAll, describe, expect, it} from 'vitest'
+import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {Core} from '../../src/core/core.js'
 import {FIXTURES, fixtureCorePath, fixtureFlags, fixtureIndex} from '../helpers/fixture-core.js'
 import {runToma} from '../helpers/run-toma.js'
@@ -81,6 +81,7 @@ beforeAll(async () => {
   tmp = testTemp('toma-bad-')
   corePath = await fixtureCorePath(shared.id)
 })
+afterAll(() => fs.rmSync(tmp, {recursive: true, force: true}))
 
 describe('bad input gives one clear line on stderr and a non-zero exit', () => {
   it('missing file', async () => {
@@ -160,5 +161,50 @@ describe('bad input gives one clear line on stderr and a non-zero exit', () => {
   it('an executable that does not match the core', async () => {
     const other = fixtureIndex().find(f => f.config === 'static')!
     expectOneLineError(await runToma(['analyze', corePath, '--exe', fixtureFlags(other).exe, '--index', path.join(tmp, 'y.idx')]), /does not match/)
+  })
+})
+
+describe('command-line mistakes are said whole, on one line', () => {
+  let empty: string
+  beforeAll(() => {
+    empty = testTemp('toma-usage-')
+  })
+
+  it('a missing argument names the argument and the forms it takes', async () => {
+    expectOneLineError(await runToma(['find-object'], {cwd: empty}), /missing required argument: ADDRESS \(an address: 0x… hexadecimal .* or decimal/)
+    expectOneLineError(await runToma(['analyze'], {cwd: empty}), /missing required argument: CORE/)
+  })
+
+  it('conflicting flags name both flags', async () => {
+    expectOneLineError(await runToma(['refs', '0x1000', corePath, '--in', '--out'], {cwd: empty}), /--in=true cannot also be provided when using --out.*--out=true cannot also be provided when using --in/)
+  })
+
+  it('a flag out of range names the flag, the allowed range and the value given', async () => {
+    expectOneLineError(await runToma(['refs', '0x1000', corePath, '--depth', '0'], {cwd: empty}), /Parsing --depth; Expected an integer greater than or equal to 1 but received: 0/)
+    expectOneLineError(await runToma(['refs', '0x1000', corePath, '--depth', '65'], {cwd: empty}), /--depth.*less than or equal to 64 but received: 65/)
+  })
+
+  it('a bad address says which forms are accepted', async () => {
+    expectOneLineError(await runToma(['find-object', 'zz', corePath], {cwd: empty}), /zz: not an address \(expected 0x… hex or decimal\)/)
+  })
+
+  it('arguments come from the command line only, never from a piped stdin', async () => {
+    // With "x" piped in, oclif would take stdin as the missing core argument and look for a file "x".
+    const r = await runToma(['find-object', '0x1000'], {cwd: empty, input: 'x\n'})
+    expectOneLineError(r, /no core given and no analysis made in this folder/)
+    expect(r.stderr).not.toMatch(/\bx: no such file/)
+    expectOneLineError(await runToma(['analyze'], {cwd: empty, input: `${corePath}\n`}), /missing required argument: CORE/)
+  })
+
+  it('help for a command, and a suggestion for a mistyped one', async () => {
+    const help = await runToma(['help', 'analyze'], {cwd: empty})
+    expect(help.status, help.stderr).toBe(0)
+    expect(help.stdout).toMatch(/USAGE\s+\$ toma analyze CORE/)
+    expect(help.stdout).toMatch(/--tcmalloc=<value>/)
+    const typo = await runToma(['anlyze', corePath], {cwd: empty})
+    expect(typo.status).toBe(127)
+    expectOneLineError(typo, /anlyze is not a toma command; did you mean analyze\?/)
+    const refsHelp = await runToma(['refs', '--help'], {cwd: empty})
+    expect(refsHelp.stdout).toMatch(/ADDRESS\s+an address: 0x… hexadecimal .* or decimal/)
   })
 })

@@ -1,9 +1,9 @@
 import fs from 'node:fs'
-import os from 'node:os'
 import path from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {fixtureCorePath, fixtureFlags, fixtureIndex, FIXTURES, type Truth} from '../helpers/fixture-core.js'
 import {runToma} from '../helpers/run-toma.js'
+import {testTemp} from '../helpers/test-temp.js'
 
 // Issue 8 reproductions 4, 5 and 6 and issue 7 §4 (the default core), on one real fixture core.
 const entry = fixtureIndex().find(f => f.id === 'v2.10-shared')!
@@ -12,7 +12,7 @@ let truth: Truth
 let source: string
 
 beforeAll(async () => {
-  root = fs.mkdtempSync(path.join(os.tmpdir(), 'toma-inputs-'))
+  root = testTemp('toma-inputs-')
   source = await fixtureCorePath(entry.id)
   truth = JSON.parse(fs.readFileSync(path.join(FIXTURES, entry.id, 'truth.json'), 'utf8'))
 })

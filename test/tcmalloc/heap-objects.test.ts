@@ -1,5 +1,4 @@
 import fs from 'node:fs'
-import os from 'node:os'
 import path from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {analyzeCore, type Analysis} from '../../src/analysis/analyze-core.js'
@@ -8,13 +7,14 @@ import {heapObjects} from '../../src/tcmalloc/heap.js'
 import {ANY_STATE, type HeapObjects} from '../../src/tcmalloc/heap-objects.js'
 import {LIVE} from '../../src/tcmalloc/object-states.js'
 import {addr, fixtureCorePath, fixtureFlags, fixtureIndex, FIXTURES, type Truth} from '../helpers/fixture-core.js'
+import {testTemp} from '../helpers/test-temp.js'
 
 // The one iteration and lookup API (viewcore's ForEachObject / FindObject): the in-memory model
 // and the index answer through it, and give the same objects, which are the process's own.
 const chosen = fixtureIndex().filter(f => ['v2.10-shared', 'v2.18.1-minimal'].includes(f.id))
 let work: string
 beforeAll(() => {
-  work = fs.mkdtempSync(path.join(os.tmpdir(), 'toma-objects-'))
+  work = testTemp('toma-objects-')
 })
 afterAll(() => fs.rmSync(work, {recursive: true, force: true}))
 

@@ -1,0 +1,42 @@
+import type {HeapIndex} from '../index/heap-index.js'
+
+const LIVE = 0
+
+/**
+ * The one public id of every object, as the JSON export numbers them (export-schema.md: dense,
+ * an index into its objects): live objects first, in address order, then, with --all, every other
+ * object in address order. A live object so has the same id in `export` and `export --all`, and
+ * find-object, refs and DOT print that id too. -1 marks a slot the export does not list.
+ */
+export function publicIdArray(state: Uint8Array, all: boolean): Int32Array {
+  const idOf = new Int32Array(state.length).fill(-1)
+  let next = 0
+  for (let i = 0; i < state.length; i++) if (state[i] === LIVE) idOf[i] = next++
+  if (all) for (let i = 0; i < state.length; i++) if (state[i] !== LIVE) idOf[i] = next++
+  return idOf
+}
+
+/**
+ * The public ids of a few slots (the objects one answer names), by the same rule as
+ * publicIdArray, in one pass over the state bytes and without an array per object.
+ */
+export function publicIdsOf(index: HeapIndex, slots: Iterable<number>): Map<number, number> {
+  const state = index.file.array<Uint8Array>('object.state')
+  const wanted = [...new Set(slots)].filter(s => s >= 0 && s < state.length).sort((a, b) => a - b)
+  const rank = new Map<number, number>()
+  let live = 0
+  let other = 0
+  let w = 0
+  for (let i = 0; i < state.length; i++) {
+    const isLive = state[i] === LIVE
+    if (w < wanted.length && wanted[w] === i) {
+      rank.set(i, isLive ? live : -1 - other)
+      w++
+    }
+    if (isLive) live++
+    else other++
+  }
+  // Others are numbered after every live object: their id needs the live total, known only now.
+  for (const [slot, r] of rank) if (r < 0) rank.set(slot, live + (-1 - r))
+  return rank
+}

@@ -1,0 +1,40 @@
+import type {Hook} from '@oclif/core'
+import pluginNotFound from '@oclif/plugin-not-found'
+
+/**
+ * An unknown command. At a terminal, @oclif/plugin-not-found asks "Did you mean …?" and runs the
+ * suggestion when confirmed. Elsewhere that plugin prints no suggestion and two lines, so toma
+ * says it in one line itself: the command given, the closest one, and where the list is.
+ */
+const hook: Hook.CommandNotFound = async function (options) {
+  if (process.stdin.isTTY && process.stderr.isTTY) return pluginNotFound.call(this, options)
+  // With a space as topic separator oclif hands over the arguments joined to the id; toma has no topics.
+  const given = options.id.split(':')[0]!
+  const known = options.config.commands.filter(c => !c.hidden).flatMap(c => [c.id, ...c.aliases])
+  const suggestion = closest(given, known)
+  process.stderr.write(`toma: ${given} is not a toma command${suggestion ? `; did you mean ${suggestion.replaceAll(':', ' ')}?` : ''} (toma help lists them all)\n`)
+  this.exit(127)
+}
+
+export default hook
+
+/** The known name fewest single-character edits away from the given one (Levenshtein distance). */
+function closest(given: string, known: string[]): string | undefined {
+  let best: string | undefined
+  let bestDistance = Infinity
+  for (const name of known) {
+    const d = editDistance(given, name)
+    if (d < bestDistance) [best, bestDistance] = [name, d]
+  }
+  return best
+}
+
+function editDistance(a: string, b: string): number {
+  let row = Array.from({length: b.length + 1}, (_, j) => j)
+  for (let i = 1; i <= a.length; i++) {
+    const next = [i]
+    for (let j = 1; j <= b.length; j++) next[j] = Math.min(row[j]! + 1, next[j - 1]! + 1, row[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1))
+    row = next
+  }
+  return row[b.length]!
+}
