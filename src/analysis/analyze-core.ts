@@ -9,7 +9,8 @@ import {heapSummary, type HeapSummary} from './heap-summary.js'
 import {scanHeapGraph, type ScannedGraph} from '../graph/scan.js'
 import {nameObjects, type ObjectTypes} from '../graph/object-types.js'
 import {TypeNamer} from '../graph/types.js'
-import {reachableFromRoots} from '../graph/reachability.js'
+import {retentionOf} from '../graph/retention.js'
+import {LIVE} from '../tcmalloc/object-states.js'
 
 export interface AnalyzeOptions extends ModuleFlagValues {
   'tcmalloc-version'?: string
@@ -44,8 +45,8 @@ export function analyzeCore(corePath: string, options: AnalyzeOptions, progress?
   const heap = analyzeHeap(program, {tcmallocVersion: options['tcmalloc-version'], progress})
   const graph = scanHeapGraph(program, heap, {progress})
   const types = nameObjects(graph.firstWords, new TypeNamer(program), progress)
-  progress?.('reachability', 0, 1)
-  const reachable = reachableFromRoots(graph.objectCount, graph.outStart, graph.outTo, graph.rootTo)
+  const retention = retentionOf(liveObjects(heap, graph, types), progress)
+  const reachable = retention.reachable
   progress?.('summary', 0, 1)
   const summary = heapSummary(program, heap, graph, types, reachable)
   const indexPath = options.index ?? defaultIndexPath(corePath)
@@ -99,7 +100,34 @@ export function analyzeCore(corePath: string, options: AnalyzeOptions, progress?
     'root.address': graph.rootAddress,
     'root.to': graph.rootTo,
     'root.toOffset': graph.rootToOffset,
+    'object.parent': retention.parent,
+    'object.idom': retention.idom,
+    'object.retainedBytes': retention.retainedBytes,
+    'object.retainedObjects': retention.retainedObjects,
+    'dom.childStart': retention.childStart,
+    'dom.child': retention.child,
+    'dom.leakStarts': retention.leakStarts,
+    'dom.top': retention.top,
+    'type.retainedBytes': retention.typeRetainedBytes,
+    'type.retainedObjects': retention.typeRetainedObjects,
   })
   rememberLast(corePath, indexPath)
   return {program, heap, graph, types, summary, indexPath}
+}
+
+/** The retention analysis's input: which slots are live, and each live object's own bytes. */
+function liveObjects(heap: TcmallocHeap, graph: ScannedGraph, types: ObjectTypes) {
+  const n = heap.spans.totalObjects
+  const live = new Uint8Array(n)
+  const shallowBytes = new Float64Array(n)
+  const s = heap.spans
+  for (let i = 0; i < s.count; i++) {
+    const size = s.objectSize[i]!
+    for (let o = s.firstObject[i]!, end = o + s.objectCount[i]!; o < end; o++) {
+      if (heap.state[o] !== LIVE) continue
+      live[o] = 1
+      shallowBytes[o] = size
+    }
+  }
+  return {graph, live, shallowBytes, typeOf: types.typeOf, typeCount: types.names.length + 1}
 }

@@ -12,6 +12,8 @@
  * (chap's "unreferenced"); those are found as the sources of the leaked graph's condensation.
  */
 
+import {firstAtOrAbove} from '../util/search.js'
+
 /** idom value of a vertex dominated only by the virtual root (a root target, a leak start). */
 export const BY_VIRTUAL_ROOT = 0xffff_fffe
 /** idom value of an object outside the tree (free slots). */
@@ -134,7 +136,7 @@ export function dominatorTree(g: DominatorInput): DominatorTree {
     const o = vertex[w]!
     let s = semi[w]!
     // The virtual root's edge: to every root target, and to each leak start (parent 0).
-    if (parent[w] === 0 || (g.reachable[o] && isRootTarget(g.rootTo, o))) s = 0
+    if (parent[w] === 0 || (g.reachable[o] && g.rootTo[firstAtOrAbove(g.rootTo, o)] === o)) s = 0
     for (let i = g.inStart[o]!, end = g.inStart[o + 1]!; i < end && s > 0; i++) {
       const v = g.inFrom[i]!
       const pv = pre[v]!
@@ -160,17 +162,6 @@ export function dominatorTree(g: DominatorInput): DominatorTree {
     idom[vertex[w]!] = d === 0 ? BY_VIRTUAL_ROOT : vertex[d]!
   }
   return {idom, leakStarts: Uint32Array.from(starts).sort(), preorder: vertex.subarray(1, count)}
-}
-
-function isRootTarget(rootTo: Uint32Array, o: number): boolean {
-  let lo = 0
-  let hi = rootTo.length
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1
-    if (rootTo[mid]! < o) lo = mid + 1
-    else hi = mid
-  }
-  return lo < rootTo.length && rootTo[lo] === o
 }
 
 /** Leaked objects in DFS finishing order (edges restricted to leaked targets); leaves pre zeroed. */
