@@ -16,7 +16,7 @@ export default class Classes extends TomaCommand {
     const counts = classCounts(index)
     if (!this.jsonEnabled()) {
       this.log(heading('Live objects by type'))
-      this.log(table(['type', '#objects', '#bytes'], counts.types.map(t => [t.type, t.objects, t.bytes])))
+      this.log(table(['type', '#objects', '#bytes', '#retained'], counts.types.map(t => [t.type, t.objects, t.bytes, t.retainedBytes])))
       this.log('', heading('Live objects without a type, by size class'))
       this.log(
         table(

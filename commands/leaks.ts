@@ -17,6 +17,13 @@ export default class Leaks extends TomaCommand {
     if (!this.jsonEnabled()) {
       this.log(`${leaks.objects.toLocaleString('en-US')} live objects (${bytes(leaks.bytes)}) are reachable from no root`)
       if (leaks.objects > 0) {
+        this.log('', heading(`Where leaked structures start (${leaks.starts.length < leaks.startCount ? `first ${leaks.starts.length} of ` : ''}${leaks.startCount}: nothing else leaked points to them), largest retained first`))
+        this.log(
+          table(
+            ['address', 'type', '#size', '#retained', '#objects'],
+            leaks.starts.map(o => [o.address, o.type ?? '(untyped)', o.size, o.retainedBytes, o.retainedObjects]),
+          ),
+        )
         this.log('', heading('By type'))
         this.log(table(['type', '#objects', '#bytes'], leaks.byType.map(t => [t.type ?? '(untyped)', t.objects, t.bytes])))
         this.log('', heading(`Largest ${leaks.largest.length}`))

@@ -1,3 +1,4 @@
+import {RetentionIndex} from '../index/retention-index.js'
 import type {HeapIndex} from '../index/heap-index.js'
 
 /** Live objects and bytes per C++ type, and per size class for objects without a type. */
@@ -22,8 +23,12 @@ export function classCounts(index: HeapIndex) {
       map.set(key, c)
     }
   }
+  // Bytes each type's objects keep alive, each byte once (an object inside another of its type adds nothing).
+  const retained = new RetentionIndex(index.file).typeRetained()
   return {
-    types: [...typed].map(([t, c]) => ({type: index.meta.typeNames[t - 1]!, ...c})).sort((a, b) => b.bytes - a.bytes),
+    types: [...typed]
+      .map(([t, c]) => ({type: index.meta.typeNames[t - 1]!, ...c, retainedBytes: retained.bytes[t]!, retainedObjects: retained.objects[t]!}))
+      .sort((a, b) => b.bytes - a.bytes),
     untyped: [...untyped]
       .map(([cl, c]) => ({sizeClass: cl, size: cl === 0 ? null : index.meta.sizeClassSizes[cl]!, ...c}))
       .sort((a, b) => b.bytes - a.bytes),

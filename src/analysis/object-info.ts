@@ -3,6 +3,8 @@ import type {HeapIndex} from '../index/heap-index.js'
 import {describeAddress, placeLabel, type AddressPlace} from '../program/describe-address.js'
 import type {Program} from '../program/program.js'
 import {cString, stdStringOwner} from './strings.js'
+import {RetentionIndex} from '../index/retention-index.js'
+import {objectBrief} from './object-brief.js'
 
 const PREVIEW = 64
 
@@ -18,6 +20,8 @@ export function objectInfo(program: Program, index: HeapIndex, address: number, 
   const owner = state === 'thread-cache' ? index.threadOf(obj.index) : undefined
   const bytes = memory.readBytes(obj.start, Math.min(PREVIEW, obj.size))
   const span = obj.span
+  const retention = new RetentionIndex(index.file)
+  const idom = state === 'live' ? retention.idom(obj.index) : null
   return {
     address: hex(address),
     heap: true as const,
@@ -30,6 +34,15 @@ export function objectInfo(program: Program, index: HeapIndex, address: number, 
       thread: owner ? {tid: owner.tid, threadCache: hex(owner.cache)} : null,
       sizeClass: index.sizeClass(obj),
       type: state === 'live' ? index.type(obj.index) : null,
+      // Why it is held (live objects): reachable from a root, what it retains, who dominates it.
+      held:
+        state === 'live'
+          ? {
+              reachable: retention.parent(obj.index) !== null,
+              retained: retention.retained(obj.index),
+              immediateDominator: typeof idom === 'number' ? objectBrief(index, idom) : null,
+            }
+          : null,
       span: {record: hex(index.spanRecord[span]!), start: hex(index.spanStart[span]!), pages: index.spanPages[span]!},
       bytes: bytes ? {hex: bytes.toString('hex'), ascii: bytes.toString('latin1').replace(/[^\x20-\x7e]/g, '.')} : null,
       strings: withStrings

@@ -2,6 +2,7 @@ import {hex} from '../errors.js'
 import type {HeapIndex} from '../index/heap-index.js'
 import {REGISTER_NAMES} from '../core/threads.js'
 import {STATE_NAMES} from '../tcmalloc/object-states.js'
+import {BY_VIRTUAL_ROOT} from '../graph/dominators.js'
 import type {TextSink} from './output-stream.js'
 
 const ROOT_KINDS = ['register', 'stack', 'global'] as const
@@ -16,6 +17,9 @@ export async function exportJson(index: HeapIndex, corePath: string, all: boolea
   const meta = index.meta
   const state = index.file.array<Uint8Array>('object.state')
   const types = index.file.array<Uint32Array>('object.type')
+  const reachable = index.file.array<Uint8Array>('object.reachable')
+  const retained = index.file.array<Float64Array>('object.retainedBytes')
+  const idom = index.file.array<Uint32Array>('object.idom')
   const n = state.length
   const idOf = new Int32Array(n).fill(-1)
   let ids = 0
@@ -39,8 +43,11 @@ export async function exportJson(index: HeapIndex, corePath: string, all: boolea
       const i = firstObject + k
       if (idOf[i]! < 0) continue
       const t = types[i]!
+      // Live objects say why they are held: reachable, retained bytes, immediate dominator.
+      const d = idom[i]!
+      const held = state[i] === 0 ? `,"reachable":${reachable[i] === 1},"retained":${retained[i]},"dominator":${d === BY_VIRTUAL_ROOT ? null : idOf[d]}` : ''
       const pending = out.write(
-        `${first ? '\n' : ',\n'}{"id":${idOf[i]},"address":"${hex(start + k * size)}","size":${size},"state":"${STATE_NAMES[state[i]!]}","sizeClass":${sizeClass},"type":${typeJson[t]}}`,
+        `${first ? '\n' : ',\n'}{"id":${idOf[i]},"address":"${hex(start + k * size)}","size":${size},"state":"${STATE_NAMES[state[i]!]}","sizeClass":${sizeClass},"type":${typeJson[t]}${held}}`,
       )
       if (pending) await pending
       first = false

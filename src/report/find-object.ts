@@ -8,6 +8,11 @@ export function findObjectText(info: ObjectInfo): string {
     `${chalk.bold(info.address)} is ${o.offset === 0 ? 'the start' : `offset ${o.offset} (0x${o.offset.toString(16)})`} of object ${chalk.bold(o.address)}`,
     `  size ${o.size}  size class ${o.sizeClass || 'none (large span)'}  state ${colourState(o.state)}${o.thread ? ` (thread ${o.thread.tid ?? '?'}, cache ${o.thread.threadCache})` : ''}`,
     `  type ${o.type ?? chalk.dim('unknown (no vtable)')}`,
+    ...(o.held
+      ? [
+          `  ${o.held.reachable ? 'reachable from a root' : chalk.yellow('leaked: no root reaches it')}; retains ${o.held.retained.bytes.toLocaleString('en-US')} B in ${o.held.retained.objects.toLocaleString('en-US')} object(s); immediate dominator ${o.held.immediateDominator ? `${o.held.immediateDominator.address} ${o.held.immediateDominator.type ?? '(untyped)'}` : o.held.reachable ? 'none (held directly by a root)' : 'none (it starts a leaked structure)'}`,
+        ]
+      : []),
     `  span ${o.span.record}: ${o.span.pages} page(s) from ${o.span.start}`,
   ]
   if (o.bytes) {

@@ -138,4 +138,43 @@ describe.each(chosen.map(f => [f.id, f] as const))('why memory is held, on %s', 
     expect(holder.accumulated[0].group).toBe(acc.type)
     expect(holder.accumulated[0].objects).toBe(acc.count)
   })
+
+  it('export, leaks, classes and find-object say why objects are held', async () => {
+    const out = path.join(work, 'graph.json')
+    const r = await runToma(['export', indexPath, '--format', 'json', '-o', out], {cwd: work})
+    expect(r.status, r.stderr).toBe(0)
+    const graph = JSON.parse(fs.readFileSync(out, 'utf8'))
+    const byAddress = new Map<string, {id: number; size: number; reachable: boolean; retained: number; dominator: number | null}>(graph.objects.map((o: {address: string}) => [o.address, o]))
+    const byId = new Map(graph.objects.map((o: {id: number}) => [o.id, o]))
+    for (const o of graph.objects) {
+      expect(o.retained).toBeGreaterThanOrEqual(o.size)
+      if (o.dominator !== null) {
+        const d = byId.get(o.dominator) as {reachable: boolean; retained: number}
+        expect(d.reachable).toBe(o.reachable)
+        expect(d.retained).toBeGreaterThan(o.retained - 1)
+      }
+    }
+    for (const o of truth.objects) expect(byAddress.get(o.address)!.reachable, o.name).toBe(!o.leaked)
+    const inventory = byAddress.get(truth.objects.find(o => o.name === 'inventory')!.address)!
+    expect(byAddress.get(truth.objects.find(o => o.name === 'inventory.items.buf')!.address)!.dominator).toBe(inventory.id)
+
+    const leaks = await json(['leaks'])
+    const starts = leaks.starts.map((s: {address: string}) => s.address)
+    for (const name of ['leakRaw', 'leakOverwritten']) expect(starts, name).toContain(truth.objects.find(o => o.name === name)!.address)
+    const cycle = ['leakCycleX', 'leakCycleY'].map(n => truth.objects.find(o => o.name === n)!)
+    expect(cycle.filter(c => starts.includes(c.address))).toHaveLength(1)
+    const cycleStart = leaks.starts.find((s: {address: string}) => cycle.some(c => c.address === s.address))
+    expect(cycleStart.retainedBytes).toBe(cycle.reduce((n, c) => n + byAddress.get(c.address)!.size, 0))
+    expect(leaks.starts.reduce((n: number, s: {retainedBytes: number}) => n + s.retainedBytes, 0)).toBe(leaks.bytes)
+
+    const classes = await json(['classes'])
+    const inv = classes.types.find((t: {type: string}) => t.type === 'app::Inventory')
+    expect(inv.retainedBytes).toBe(inventory.retained)
+
+    const info = await json(['find-object', truth.objects.find(o => o.name === 'inventory.items.buf')!.address])
+    expect(info.object.held.reachable).toBe(true)
+    expect(info.object.held.immediateDominator.address).toBe(truth.objects.find(o => o.name === 'inventory')!.address)
+    const leakInfo = await json(['find-object', truth.objects.find(o => o.name === 'leakRaw')!.address])
+    expect(leakInfo.object.held).toMatchObject({reachable: false, immediateDominator: null})
+  })
 })
