@@ -156,7 +156,8 @@ export function dominatorTree(g: DominatorInput): DominatorTree {
     while (d > semi[w]!) d = idomPre[d]!
     idomPre[w] = d
   }
-  const idom = new Uint32Array(n0).fill(NOT_IN_TREE)
+  // pre is no longer needed either: it becomes the answer, saving an array of objectCount words.
+  const idom = pre.fill(NOT_IN_TREE)
   for (let w = 1; w < count; w++) {
     const d = idomPre[w]!
     idom[vertex[w]!] = d === 0 ? BY_VIRTUAL_ROOT : vertex[d]!
