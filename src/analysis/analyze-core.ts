@@ -45,7 +45,7 @@ export function analyzeCore(corePath: string, options: AnalyzeOptions, progress?
   const heap = analyzeHeap(program, {tcmallocVersion: options['tcmalloc-version'], progress})
   const graph = scanHeapGraph(program, heap, {progress})
   const types = nameObjects(graph.firstWords, new TypeNamer(program), progress)
-  const retention = retentionOf(liveObjects(heap, graph, types), progress)
+  const retention = retentionOf(liveObjects(program, heap, graph, types), progress)
   const reachable = retention.reachable
   progress?.('summary', 0, 1)
   const summary = heapSummary(program, heap, graph, types, reachable)
@@ -110,13 +110,15 @@ export function analyzeCore(corePath: string, options: AnalyzeOptions, progress?
     'dom.top': retention.top,
     'type.retainedBytes': retention.typeRetainedBytes,
     'type.retainedObjects': retention.typeRetainedObjects,
+    'thread.retainedBytes': retention.threadRetainedBytes,
+    'thread.retainedObjects': retention.threadRetainedObjects,
   })
   rememberLast(corePath, indexPath)
   return {program, heap, graph, types, summary, indexPath}
 }
 
 /** The retention analysis's input: which slots are live, and each live object's own bytes. */
-function liveObjects(heap: TcmallocHeap, graph: ScannedGraph, types: ObjectTypes) {
+function liveObjects(program: Program, heap: TcmallocHeap, graph: ScannedGraph, types: ObjectTypes) {
   const n = heap.spans.totalObjects
   const live = new Uint8Array(n)
   const shallowBytes = new Float64Array(n)
@@ -129,5 +131,5 @@ function liveObjects(heap: TcmallocHeap, graph: ScannedGraph, types: ObjectTypes
       shallowBytes[o] = size
     }
   }
-  return {graph, live, shallowBytes, typeOf: types.typeOf, typeCount: types.names.length + 1}
+  return {graph, live, shallowBytes, typeOf: types.typeOf, typeCount: types.names.length + 1, threads: program.core.threads.map(t => t.tid)}
 }

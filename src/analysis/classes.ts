@@ -24,7 +24,7 @@ export function classCounts(index: HeapIndex) {
     }
   }
   // Bytes each type's objects keep alive, each byte once (an object inside another of its type adds nothing).
-  const retained = new RetentionIndex(index.file).typeRetained()
+  const retained = new RetentionIndex(index).typeRetained()
   return {
     types: [...typed]
       .map(([t, c]) => ({type: index.meta.typeNames[t - 1]!, ...c, retainedBytes: retained.bytes[t]!, retainedObjects: retained.objects[t]!}))

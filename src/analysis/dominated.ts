@@ -43,6 +43,8 @@ export function dominatedBy(index: HeapIndex, retention: RetentionIndex, address
     offset: address - obj.start,
     inTree: idom !== null,
     immediateDominator: typeof idom === 'number' ? objectBrief(index, idom) : null,
+    /** Held only by one thread's registers, stack and TLS (no single object dominates it). */
+    onlyThread: typeof idom === 'object' && idom !== null ? idom.thread : null,
     tree: node(obj.index, idom === null ? 0 : options.depth),
   }
 }

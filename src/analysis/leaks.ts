@@ -33,7 +33,7 @@ export function leaksOf(index: HeapIndex, limit: number) {
   }
   found.sort((a, b) => b.size - a.size || a.start - b.start)
   // Where each leaked structure starts (nothing else leaked points to it), with what it retains.
-  const retention = new RetentionIndex(index.file)
+  const retention = new RetentionIndex(index)
   const startIds = retention.leakStarts()
   const startBytes = retention.retainedBytesOf(startIds)
   const startObjects = retention.retainedObjectsOf(startIds)

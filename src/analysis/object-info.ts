@@ -20,7 +20,7 @@ export function objectInfo(program: Program, index: HeapIndex, address: number, 
   const owner = state === 'thread-cache' ? index.threadOf(obj.index) : undefined
   const bytes = memory.readBytes(obj.start, Math.min(PREVIEW, obj.size))
   const span = obj.span
-  const retention = new RetentionIndex(index.file)
+  const retention = new RetentionIndex(index)
   const idom = state === 'live' ? retention.idom(obj.index) : null
   return {
     address: hex(address),
@@ -41,6 +41,7 @@ export function objectInfo(program: Program, index: HeapIndex, address: number, 
               reachable: retention.parent(obj.index) !== null,
               retained: retention.retained(obj.index),
               immediateDominator: typeof idom === 'number' ? objectBrief(index, idom) : null,
+              onlyThread: typeof idom === 'object' && idom !== null ? idom.thread : null,
             }
           : null,
       span: {record: hex(index.spanRecord[span]!), start: hex(index.spanStart[span]!), pages: index.spanPages[span]!},

@@ -18,6 +18,13 @@ import {firstAtOrAbove} from '../util/search.js'
 export const BY_VIRTUAL_ROOT = 0xffff_fffe
 /** idom value of an object outside the tree (free slots). */
 export const NOT_IN_TREE = 0xffff_ffff
+/** idom value of an object that only root group g (one thread's registers, stack and TLS) reaches: BY_GROUP − g. */
+export const BY_GROUP = 0xffff_fffd
+
+/** The root group an idom value names, or −1 when it names an object or the virtual root. */
+export function groupOfIdom(idom: number, objectCount: number, groupCount: number): number {
+  return idom >= objectCount && idom <= BY_GROUP && BY_GROUP - idom < groupCount ? BY_GROUP - idom : -1
+}
 
 export interface DominatorInput {
   objectCount: number
@@ -32,6 +39,13 @@ export interface DominatorInput {
   live: Uint8Array
   /** 1 for objects a root reaches. */
   reachable: Uint8Array
+  /**
+   * Per root (parallel to rootTo): its group, or −1. Each group is a pseudo-vertex between the
+   * virtual root and the targets of its roots, so an object only one thread's roots reach is
+   * dominated by that thread's group, and the group's retained size is what only that thread holds.
+   */
+  rootGroup?: Int32Array
+  groupCount?: number
 }
 
 export interface DominatorTree {
@@ -41,16 +55,20 @@ export interface DominatorTree {
   leakStarts: Uint32Array
   /** Objects in the tree, in DFS preorder: a dominator comes before everything it dominates. */
   preorder: Uint32Array
+  groupCount: number
 }
 
 const NONE = 0xffff_ffff
 
 export function dominatorTree(g: DominatorInput): DominatorTree {
   const n0 = g.objectCount
-  if (n0 >= BY_VIRTUAL_ROOT) throw new RangeError(`${n0} objects: too many for 32-bit dominator ids`)
+  const groups = g.groupCount ?? 0
+  if (n0 + groups >= BY_GROUP) throw new RangeError(`${n0} objects: too many for 32-bit dominator ids`)
   let liveCount = 0
   for (let o = 0; o < n0; o++) liveCount += g.live[o]!
-  const size = liveCount + 1 // preorder 0 is the virtual root
+  // Preorder 0 is the virtual root; each root group is a vertex too, numbered when the DFS enters
+  // it (so that the numbering stays a true DFS preorder), stored in vertex[] as objectCount + group.
+  const size = liveCount + 1 + groups
   // pre[o]: preorder number of object o (≥ 1), 0 while unvisited.
   const pre = new Uint32Array(n0)
   const vertex = new Uint32Array(size)
@@ -58,17 +76,18 @@ export function dominatorTree(g: DominatorInput): DominatorTree {
   const stackV = new Uint32Array(size)
   const stackE = new Uint32Array(size)
   const follows = (from: number, to: number): boolean => g.live[to] === 1 && g.reachable[to] === g.reachable[from]
+  const groupOf = (r: number): number => (g.rootGroup && g.rootGroup[r]! >= 0 && g.rootGroup[r]! < groups ? g.rootGroup[r]! : -1)
 
   // Pass 1: finishing order of a DFS over the leaked graph. Taken in decreasing finishing order,
   // the first unvisited vertex of each round lies in a source component of the condensation.
   const finish = leakedFinishOrder(g, pre, stackV, stackE, follows)
 
-  // Pass 2: DFS from the virtual root: root targets first, then leak candidates.
+  // Pass 2: DFS from the virtual root: each group's root targets, the other roots' targets, then leak candidates.
   let count = 1
-  const dfsFrom = (start: number): void => {
+  const dfsFrom = (start: number, from: number): void => {
     pre[start] = count
     vertex[count] = start
-    parent[count] = 0
+    parent[count] = from
     count++
     let sp = 0
     stackV[sp] = start
@@ -93,16 +112,35 @@ export function dominatorTree(g: DominatorInput): DominatorTree {
       sp++
     }
   }
-  for (let r = 0; r < g.rootTo.length; r++) {
-    const o = g.rootTo[r]!
-    if (pre[o] === 0 && g.live[o]) dfsFrom(o)
+  // Roots in group order (groups first, ungrouped last), by a counting sort over their groups.
+  const rootCount = g.rootTo.length
+  const firstOfGroup = new Uint32Array(groups + 2)
+  for (let r = 0; r < rootCount; r++) firstOfGroup[(groupOf(r) < 0 ? groups : groupOf(r)) + 1]!++
+  for (let k = 0; k <= groups; k++) firstOfGroup[k + 1]! += firstOfGroup[k]!
+  const byGroup = new Uint32Array(rootCount)
+  const fill = firstOfGroup.slice(0, groups + 1)
+  for (let r = 0; r < rootCount; r++) byGroup[fill[groupOf(r) < 0 ? groups : groupOf(r)]!++] = r
+  for (let k = 0; k <= groups; k++) {
+    let from = 0
+    if (k < groups) {
+      from = count
+      vertex[count] = n0 + k
+      parent[count] = 0
+      count++
+    }
+    for (let i = firstOfGroup[k]!; i < firstOfGroup[k + 1]!; i++) {
+      const o = g.rootTo[byGroup[i]!]!
+      if (pre[o] === 0 && g.live[o]) dfsFrom(o, from)
+    }
   }
+  const groupPre = new Uint32Array(groups)
+  for (let p = 1; p < count; p++) if (vertex[p]! >= n0) groupPre[vertex[p]! - n0] = p
   const starts: number[] = []
   for (let i = finish.length - 1; i >= 0; i--) {
     const o = finish[i]!
     if (pre[o] === 0) {
       starts.push(o)
-      dfsFrom(o)
+      dfsFrom(o, 0)
     }
   }
 
@@ -134,9 +172,24 @@ export function dominatorTree(g: DominatorInput): DominatorTree {
   }
   for (let w = count - 1; w >= 1; w--) {
     const o = vertex[w]!
+    if (o >= n0) {
+      // A root group: its one predecessor is the virtual root.
+      semi[w] = 0
+      ancestor[w] = 0
+      continue
+    }
     let s = semi[w]!
-    // The virtual root's edge: to every root target, and to each leak start (parent 0).
-    if (parent[w] === 0 || (g.reachable[o] && g.rootTo[firstAtOrAbove(g.rootTo, o)] === o)) s = 0
+    if (!g.reachable[o]) {
+      if (parent[w] === 0) s = 0 // a leak start: the virtual root's edge
+    } else {
+      // Edges from the virtual root or a group to every root target.
+      for (let r = firstAtOrAbove(g.rootTo, o); r < g.rootTo.length && g.rootTo[r] === o; r++) {
+        // The virtual root's edge gives 0; a group is a predecessor like any other (numbered
+        // after w when an earlier group's DFS reached w first).
+        const c = groupOf(r) < 0 ? 0 : semi[evaluate(groupPre[groupOf(r)]!)]!
+        if (c < s) s = c
+      }
+    }
     for (let i = g.inStart[o]!, end = g.inStart[o + 1]!; i < end && s > 0; i++) {
       const v = g.inFrom[i]!
       const pv = pre[v]!
@@ -159,10 +212,15 @@ export function dominatorTree(g: DominatorInput): DominatorTree {
   // pre is no longer needed either: it becomes the answer, saving an array of objectCount words.
   const idom = pre.fill(NOT_IN_TREE)
   for (let w = 1; w < count; w++) {
+    const o = vertex[w]!
+    if (o >= n0) continue
     const d = idomPre[w]!
-    idom[vertex[w]!] = d === 0 ? BY_VIRTUAL_ROOT : vertex[d]!
+    idom[o] = d === 0 ? BY_VIRTUAL_ROOT : vertex[d]! >= n0 ? BY_GROUP - (vertex[d]! - n0) : vertex[d]!
   }
-  return {idom, leakStarts: Uint32Array.from(starts).sort(), preorder: vertex.subarray(1, count)}
+  // Then compacted in place (a second pass: the first reads vertex[] at lower positions): objects only, still in preorder.
+  let objects = 0
+  for (let w = 1; w < count; w++) if (vertex[w]! < n0) vertex[objects++] = vertex[w]!
+  return {idom, leakStarts: Uint32Array.from(starts).sort(), preorder: vertex.subarray(0, objects), groupCount: groups}
 }
 
 /** Leaked objects in DFS finishing order (edges restricted to leaked targets); leaves pre zeroed. */
@@ -208,18 +266,28 @@ function leakedFinishOrder(
 /**
  * Retained bytes and objects of every object: its own plus those of everything it dominates.
  * `bytes` comes in holding each live object's shallow size and is summed in place, children
- * before parents (reverse preorder).
+ * before parents (reverse preorder). Each root group gets what it alone holds.
  */
-export function retainedSizes(tree: DominatorTree, bytes: Float64Array): Uint32Array {
-  const objects = new Uint32Array(bytes.length)
+export function retainedSizes(tree: DominatorTree, bytes: Float64Array): {objects: Uint32Array; groupBytes: Float64Array; groupObjects: Float64Array} {
+  const n = bytes.length
+  const objects = new Uint32Array(n)
+  const groupBytes = new Float64Array(tree.groupCount)
+  const groupObjects = new Float64Array(tree.groupCount)
   const order = tree.preorder
   for (let i = 0; i < order.length; i++) objects[order[i]!] = 1
   for (let i = order.length - 1; i >= 0; i--) {
     const o = order[i]!
     const d = tree.idom[o]!
-    if (d === BY_VIRTUAL_ROOT) continue
-    bytes[d] = bytes[d]! + bytes[o]!
-    objects[d] = objects[d]! + objects[o]!
+    if (d < n) {
+      bytes[d] = bytes[d]! + bytes[o]!
+      objects[d] = objects[d]! + objects[o]!
+    } else {
+      const group = groupOfIdom(d, n, tree.groupCount)
+      if (group >= 0) {
+        groupBytes[group] = groupBytes[group]! + bytes[o]!
+        groupObjects[group] = groupObjects[group]! + objects[o]!
+      }
+    }
   }
-  return objects
+  return {objects, groupBytes, groupObjects}
 }

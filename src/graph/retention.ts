@@ -1,5 +1,5 @@
 import type {HeapGraph} from './csr.js'
-import {BY_VIRTUAL_ROOT, NOT_IN_TREE, dominatorTree, retainedSizes} from './dominators.js'
+import {NOT_IN_TREE, dominatorTree, retainedSizes} from './dominators.js'
 import {reachableFromParents, shortestPathParents} from './reachability.js'
 
 /**
@@ -25,6 +25,9 @@ export interface Retention {
   typeRetainedObjects: Float64Array
   /** Objects dominated by the virtual root alone, largest retained first (at most TOP_OBJECTS). */
   top: Uint32Array
+  /** Per thread (as `threads` lists them): bytes and objects reachable only from its registers, stack and TLS. */
+  threadRetainedBytes: Float64Array
+  threadRetainedObjects: Float64Array
 }
 
 export const TOP_OBJECTS = 1000
@@ -38,6 +41,8 @@ export interface RetentionInput {
   /** Type id per object (0 untyped) and the number of ids. */
   typeOf: Uint32Array
   typeCount: number
+  /** The threads of the core by tid: each one's roots form a group, so what only it holds is known. */
+  threads: number[]
 }
 
 export function retentionOf(input: RetentionInput, progress?: (phase: string, done: number, total: number) => void): Retention {
@@ -47,24 +52,37 @@ export function retentionOf(input: RetentionInput, progress?: (phase: string, do
   const parent = shortestPathParents(n, g.outStart, g.outTo, g.rootTo)
   const reachable = reachableFromParents(parent)
   progress?.('dominators', 0, 1)
-  const tree = dominatorTree({objectCount: n, outStart: g.outStart, outTo: g.outTo, inStart: g.inStart, inFrom: g.inFrom, rootTo: g.rootTo, live: input.live, reachable})
+  const groupOfTid = new Map(input.threads.map((tid, i) => [tid, i]))
+  const rootGroup = Int32Array.from(g.rootThread, tid => groupOfTid.get(tid) ?? -1)
+  const tree = dominatorTree({
+    objectCount: n,
+    outStart: g.outStart,
+    outTo: g.outTo,
+    inStart: g.inStart,
+    inFrom: g.inFrom,
+    rootTo: g.rootTo,
+    live: input.live,
+    reachable,
+    rootGroup,
+    groupCount: input.threads.length,
+  })
   const retainedBytes = input.shallowBytes
-  const retainedObjects = retainedSizes(tree, retainedBytes)
+  const {objects: retainedObjects, groupBytes: threadRetainedBytes, groupObjects: threadRetainedObjects} = retainedSizes(tree, retainedBytes)
   progress?.('retained sizes', 0, 1)
   const {childStart, child} = childLists(tree.idom, n)
   const {bytes: typeRetainedBytes, objects: typeRetainedObjects} = retainedPerType(childStart, child, n, input.typeOf, input.typeCount, retainedBytes, retainedObjects)
   const top = largestFirst(child.subarray(childStart[n]!, childStart[n + 1]!), retainedBytes, TOP_OBJECTS)
-  return {parent, reachable, idom: tree.idom, retainedBytes, retainedObjects, childStart, child, leakStarts: tree.leakStarts, typeRetainedBytes, typeRetainedObjects, top}
+  return {parent, reachable, idom: tree.idom, retainedBytes, retainedObjects, childStart, child, leakStarts: tree.leakStarts, typeRetainedBytes, typeRetainedObjects, top, threadRetainedBytes, threadRetainedObjects}
 }
 
-/** The dominator tree's child lists by counting sort over idom (children ascending). */
+/** The dominator tree's child lists by counting sort over idom (children ascending); the root groups' children count as the virtual root's. */
 function childLists(idom: Uint32Array, n: number): {childStart: Uint32Array; child: Uint32Array} {
   const childStart = new Uint32Array(n + 2)
   let inTree = 0
   for (let o = 0; o < n; o++) {
     const d = idom[o]!
     if (d === NOT_IN_TREE) continue
-    childStart[(d === BY_VIRTUAL_ROOT ? n : d) + 1]!++
+    childStart[(d >= n ? n : d) + 1]!++
     inTree++
   }
   for (let i = 0; i <= n; i++) childStart[i + 1]! += childStart[i]!
@@ -73,7 +91,7 @@ function childLists(idom: Uint32Array, n: number): {childStart: Uint32Array; chi
   for (let o = 0; o < n; o++) {
     const d = idom[o]!
     if (d === NOT_IN_TREE) continue
-    child[fill[d === BY_VIRTUAL_ROOT ? n : d]!++] = o
+    child[fill[d >= n ? n : d]!++] = o
   }
   return {childStart, child}
 }

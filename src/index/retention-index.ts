@@ -1,5 +1,6 @@
-import {BY_VIRTUAL_ROOT, NOT_IN_TREE} from '../graph/dominators.js'
+import {NOT_IN_TREE, groupOfIdom} from '../graph/dominators.js'
 import {FROM_ROOT, UNREACHED} from '../graph/reachability.js'
+import type {HeapIndex} from './heap-index.js'
 import type {IndexFile} from './index-file.js'
 
 /** Gathering values of a few scattered ids costs one read each; a dense run is read once. */
@@ -10,7 +11,14 @@ const RANGE_READ_LIMIT = 1 << 22
  * range: a path costs its length in reads, a dominator subtree its size.
  */
 export class RetentionIndex {
-  constructor(private readonly file: IndexFile) {}
+  private readonly file: IndexFile
+  /** The core's threads by tid, in the order the per-thread arrays use. */
+  readonly threadTids: number[]
+
+  constructor(index: HeapIndex) {
+    this.file = index.file
+    this.threadTids = index.meta.summary.threads.map(t => t.tid)
+  }
 
   /** The breadth-first parent of an object: an object id, 'root' (a root points to it) or null (unreached). */
   parent(id: number): number | 'root' | null {
@@ -18,10 +26,22 @@ export class RetentionIndex {
     return p === FROM_ROOT ? 'root' : p === UNREACHED ? null : p
   }
 
-  /** Immediate dominator: an object id, 'root' (only the virtual root dominates it) or null (not live). */
-  idom(id: number): number | 'root' | null {
+  /**
+   * Immediate dominator: an object id; 'root' when only the roots together dominate it; {thread}
+   * when one thread's registers, stack and TLS alone reach it; null when it is not live.
+   */
+  idom(id: number): number | 'root' | {thread: number} | null {
     const d = this.file.slice<Uint32Array>('object.idom', id, 1)[0]!
-    return d === BY_VIRTUAL_ROOT ? 'root' : d === NOT_IN_TREE ? null : d
+    if (d === NOT_IN_TREE) return null
+    const n = this.file.length('object.idom')
+    if (d < n) return d
+    const group = groupOfIdom(d, n, this.file.length('thread.retainedBytes'))
+    return group >= 0 ? {thread: this.threadTids[group]!} : 'root'
+  }
+
+  /** Per thread of the core (in its order): bytes and objects reachable only from that thread. */
+  threadRetained(): {bytes: Float64Array; objects: Float64Array} {
+    return {bytes: this.file.array<Float64Array>('thread.retainedBytes'), objects: this.file.array<Float64Array>('thread.retainedObjects')}
   }
 
   retained(id: number): {bytes: number; objects: number} {

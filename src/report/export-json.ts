@@ -2,7 +2,6 @@ import {hex} from '../errors.js'
 import type {HeapIndex} from '../index/heap-index.js'
 import {REGISTER_NAMES} from '../core/threads.js'
 import {STATE_NAMES} from '../tcmalloc/object-states.js'
-import {BY_VIRTUAL_ROOT} from '../graph/dominators.js'
 import type {TextSink} from './output-stream.js'
 
 const ROOT_KINDS = ['register', 'stack', 'global'] as const
@@ -45,7 +44,7 @@ export async function exportJson(index: HeapIndex, corePath: string, all: boolea
       const t = types[i]!
       // Live objects say why they are held: reachable, retained bytes, immediate dominator.
       const d = idom[i]!
-      const held = state[i] === 0 ? `,"reachable":${reachable[i] === 1},"retained":${retained[i]},"dominator":${d === BY_VIRTUAL_ROOT ? null : idOf[d]}` : ''
+      const held = state[i] === 0 ? `,"reachable":${reachable[i] === 1},"retained":${retained[i]},"dominator":${d < n ? idOf[d] : null}` : ''
       const pending = out.write(
         `${first ? '\n' : ',\n'}{"id":${idOf[i]},"address":"${hex(start + k * size)}","size":${size},"state":"${STATE_NAMES[state[i]!]}","sizeClass":${sizeClass},"type":${typeJson[t]}${held}}`,
       )

@@ -10,7 +10,7 @@ export function findObjectText(info: ObjectInfo): string {
     `  type ${o.type ?? chalk.dim('unknown (no vtable)')}`,
     ...(o.held
       ? [
-          `  ${o.held.reachable ? 'reachable from a root' : chalk.yellow('leaked: no root reaches it')}; retains ${o.held.retained.bytes.toLocaleString('en-US')} B in ${o.held.retained.objects.toLocaleString('en-US')} object(s); immediate dominator ${o.held.immediateDominator ? `${o.held.immediateDominator.address} ${o.held.immediateDominator.type ?? '(untyped)'}` : o.held.reachable ? 'none (held directly by a root)' : 'none (it starts a leaked structure)'}`,
+          `  ${o.held.reachable ? 'reachable from a root' : chalk.yellow('leaked: no root reaches it')}; retains ${o.held.retained.bytes.toLocaleString('en-US')} B in ${o.held.retained.objects.toLocaleString('en-US')} object(s); immediate dominator ${o.held.immediateDominator ? `${o.held.immediateDominator.address} ${o.held.immediateDominator.type ?? '(untyped)'}` : o.held.onlyThread !== null ? `none: only thread ${o.held.onlyThread}'s registers, stack and TLS reach it` : o.held.reachable ? 'none (held directly by roots)' : 'none (it starts a leaked structure)'}`,
         ]
       : []),
     `  span ${o.span.record}: ${o.span.pages} page(s) from ${o.span.start}`,

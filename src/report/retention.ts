@@ -46,7 +46,9 @@ export function pathsText(r: Paths): string {
 export function dominatedText(d: Dominated): string {
   const out: string[] = []
   if (!d.inTree) return `object ${named(d.tree.object)} is not live: it retains nothing`
-  out.push(`immediate dominator: ${d.immediateDominator ? named(d.immediateDominator) : 'none (a root holds it directly, or it starts a leaked structure)'}`)
+  out.push(
+    `immediate dominator: ${d.immediateDominator ? named(d.immediateDominator) : d.onlyThread !== null ? `none: only thread ${d.onlyThread}'s registers, stack and TLS reach it` : 'none (roots hold it directly, or it starts a leaked structure)'}`,
+  )
   const walk = (n: DominatedNode, depth: number) => {
     const pad = '  '.repeat(depth)
     out.push(`${pad}${named(n.object)}  retains ${bytes(n.retainedBytes)} in ${plural(n.retainedObjects, 'object')}`)

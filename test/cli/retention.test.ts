@@ -37,7 +37,7 @@ describe.each(chosen.map(f => [f.id, f] as const))('why memory is held, on %s', 
     expect(a.status, a.stderr).toBe(0)
     truth = JSON.parse(fs.readFileSync(path.join(FIXTURES, id, 'truth.json'), 'utf8'))
     index = new HeapIndex(IndexFile.open(indexPath)!)
-    retention = new RetentionIndex(index.file)
+    retention = new RetentionIndex(index)
     program = Program.load(Core.open(core), f)
   })
   afterAll(() => {

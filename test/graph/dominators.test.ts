@@ -1,5 +1,5 @@
 import {describe, expect, it} from 'vitest'
-import {BY_VIRTUAL_ROOT, NOT_IN_TREE, dominatorTree, retainedSizes} from '../../src/graph/dominators.js'
+import {BY_GROUP, BY_VIRTUAL_ROOT, NOT_IN_TREE, dominatorTree, retainedSizes} from '../../src/graph/dominators.js'
 import {FROM_ROOT, UNREACHED, reachableFromParents, shortestPathParents} from '../../src/graph/reachability.js'
 import {scanHeapGraph} from '../../src/graph/scan.js'
 import {analyzeHeap} from '../../src/tcmalloc/heap.js'
@@ -38,30 +38,40 @@ describe.each(fixtureIndex().map(f => [f.id] as const))('dominators on %s', id =
     }
     const parent = shortestPathParents(n, g.outStart, g.outTo, g.rootTo)
     const reachable = reachableFromParents(parent)
-    const tree = dominatorTree({objectCount: n, outStart: g.outStart, outTo: g.outTo, inStart: g.inStart, inFrom: g.inFrom, rootTo: g.rootTo, live, reachable})
+    // One root group per thread: what only that thread's registers, stack and TLS reach.
+    const tids = program.core.threads.map(t => t.tid)
+    const rootGroup = Int32Array.from(g.rootThread, tid => tids.indexOf(tid))
+    const G = tids.length
+    const tree = dominatorTree({objectCount: n, outStart: g.outStart, outTo: g.outTo, inStart: g.inStart, inFrom: g.inFrom, rootTo: g.rootTo, live, reachable, rootGroup, groupCount: G})
 
-    // The graph the tree is defined on, built naively: vertex 0 is the virtual root, object o is o + 1.
+    // The graph the tree is defined on, built naively: vertex 0 is the virtual root, 1..G the
+    // thread groups, object o is o + 1 + G.
+    const V = (o: number) => o + 1 + G
     const follows = (a: number, b: number) => live[b] === 1 && reachable[a] === reachable[b]
     const succ: number[][] = [[]]
+    for (let k = 0; k < G; k++) {
+      succ[0]!.push(k + 1)
+      succ.push([])
+    }
     for (let o = 0; o < n; o++) {
       const out: number[] = []
-      if (live[o]) for (let e = g.outStart[o]!; e < g.outStart[o + 1]!; e++) if (follows(o, g.outTo[e]!)) out.push(g.outTo[e]! + 1)
+      if (live[o]) for (let e = g.outStart[o]!; e < g.outStart[o + 1]!; e++) if (follows(o, g.outTo[e]!)) out.push(V(g.outTo[e]!))
       succ.push(out)
     }
-    for (const r of g.rootTo) succ[0]!.push(r + 1)
-    for (const l of tree.leakStarts) succ[0]!.push(l + 1)
+    g.rootTo.forEach((r, i) => succ[rootGroup[i]! >= 0 ? rootGroup[i]! + 1 : 0]!.push(V(r)))
+    for (const l of tree.leakStarts) succ[0]!.push(V(l))
 
     // Every live object is in the tree: reachable ones from the roots, leaked ones from the starts.
     const seen = bfs(succ, -1)
-    for (let o = 0; o < n; o++) expect(seen[o + 1] === 1, `object ${o}`).toBe(live[o] === 1)
+    for (let o = 0; o < n; o++) expect(seen[V(o)] === 1, `object ${o}`).toBe(live[o] === 1)
 
     // Leak starts: one per source component of the leaked graph (nothing outside it reaches it).
     const leaked = [...live.keys()].filter(o => live[o] && !reachable[o])
-    const reachesFrom = new Map(leaked.map(o => [o, bfs(succ, -1, [o + 1])]))
+    const reachesFrom = new Map(leaked.map(o => [o, bfs(succ, -1, [V(o)])]))
     const starts = new Set(tree.leakStarts)
     for (const v of leaked) {
-      const sources = leaked.filter(u => reachesFrom.get(u)![v + 1] && !reachesFrom.get(v)![u + 1])
-      const sameComponentStarts = leaked.filter(u => starts.has(u) && reachesFrom.get(u)![v + 1] && reachesFrom.get(v)![u + 1])
+      const sources = leaked.filter(u => reachesFrom.get(u)![V(v)] && !reachesFrom.get(v)![V(u)])
+      const sameComponentStarts = leaked.filter(u => starts.has(u) && reachesFrom.get(u)![V(v)] && reachesFrom.get(v)![V(u)])
       if (sources.length === 0) expect(sameComponentStarts.length, `leaked ${v}`).toBe(1)
       else expect(starts.has(v), `leaked ${v} is reached from another component`).toBe(false)
     }
@@ -69,19 +79,19 @@ describe.each(fixtureIndex().map(f => [f.id] as const))('dominators on %s', id =
     // Immediate dominators against the simple iterative algorithm.
     const chk = cooperHarveyKennedy(succ)
     for (let o = 0; o < n; o++) {
-      const want = chk[o + 1]
+      const want = chk[V(o)]
       const got = tree.idom[o]!
       if (want === undefined) expect(got).toBe(NOT_IN_TREE)
-      else expect(got === BY_VIRTUAL_ROOT ? 0 : got + 1, `idom of ${o}`).toBe(want)
+      else expect(got === BY_VIRTUAL_ROOT ? 0 : got < n ? V(got) : BY_GROUP - got + 1, `idom of ${o}`).toBe(want)
     }
 
     // Retained sizes against the definition, for a few hundred objects chosen by a seed.
     const bytes = Float64Array.from(shallow)
-    const objects = retainedSizes(tree, bytes)
+    const {objects, groupBytes, groupObjects} = retainedSizes(tree, bytes)
     const sum = (mark: Uint8Array) => {
       let b = 0
       let c = 0
-      for (let o = 0; o < n; o++) if (mark[o + 1]) {
+      for (let o = 0; o < n; o++) if (mark[V(o)]) {
         b += shallow[o]!
         c++
       }
@@ -92,13 +102,24 @@ describe.each(fixtureIndex().map(f => [f.id] as const))('dominators on %s', id =
     const liveList = [...live.keys()].filter(o => live[o])
     for (let t = 0; t < 300; t++) {
       const o = liveList[Math.floor(rnd() * liveList.length)]!
-      const without = sum(bfs(succ, o + 1))
+      const without = sum(bfs(succ, V(o)))
       expect(bytes[o], `retained bytes of ${o}`).toBe(all.b - without.b)
       expect(objects[o], `retained objects of ${o}`).toBe(all.c - without.c)
     }
+    // What only one thread holds: the bytes no longer reached without that thread's roots.
+    let someThreadHolds = 0
+    for (let k = 0; k < G; k++) {
+      const without = sum(bfs(succ, k + 1))
+      expect(groupBytes[k], `bytes only thread ${tids[k]} reaches`).toBe(all.b - without.b)
+      expect(groupObjects[k]).toBe(all.c - without.c)
+      someThreadHolds += groupBytes[k]!
+    }
+    expect(someThreadHolds).toBeGreaterThan(0)
 
     // A shortest path: parents are real edges back to a root, and no shorter chain exists.
-    const depth = bfsDepth(succ)
+    // Path lengths count from the roots: every root target one step from the virtual root.
+    const plain = succ.map((out, v) => (v === 0 ? [...g.rootTo].map(V) : v <= G ? [] : out))
+    const depth = bfsDepth(plain)
     for (let t = 0; t < 200; t++) {
       let o = liveList[Math.floor(rnd() * liveList.length)]!
       if (!reachable[o]) {
@@ -108,7 +129,7 @@ describe.each(fixtureIndex().map(f => [f.id] as const))('dominators on %s', id =
       let steps = 0
       while (parent[o] !== FROM_ROOT) {
         const p = parent[o]!
-        expect(succ[p + 1]!.includes(o + 1)).toBe(true)
+        expect(succ[V(p)]!.includes(V(o))).toBe(true)
         o = p
         steps++
       }
@@ -118,7 +139,7 @@ describe.each(fixtureIndex().map(f => [f.id] as const))('dominators on %s', id =
     for (const o of liveList) if (reachable[o]) {
       let steps = 1
       for (let x = o; parent[x] !== FROM_ROOT; x = parent[x]!) steps++
-      expect(steps, `path length of ${o}`).toBe(depth[o + 1])
+      expect(steps, `path length of ${o}`).toBe(depth[V(o)])
     }
     program.core.close()
   })
