@@ -16,8 +16,8 @@ export default class Classes extends TomaCommand {
     if (!this.jsonEnabled()) {
       this.log(aboutCore(corePath))
       this.log('', heading('Live objects by type'))
-      // The type last: a long template name then widens no other line.
-      this.log(table(['#objects', '#bytes', 'type'], counts.types.map(t => [t.objects, t.bytes, t.type])))
+      // The type last: a long template name then widens no other line. Retained: each byte once per type.
+      this.log(table(['#objects', '#bytes', '#retained', 'type'], counts.types.map(t => [t.objects, t.bytes, t.retainedBytes, t.type])))
       this.log('', heading('Live objects without a type, by size class'))
       this.log(
         table(

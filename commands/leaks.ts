@@ -23,6 +23,13 @@ export default class Leaks extends TomaCommand {
       this.log(aboutCore(corePath))
       this.log(`${count(leaks.objects, 'live object')} (${bytes(leaks.bytes)}) ${leaks.objects === 1 ? 'is' : 'are'} reachable from no root`)
       if (leaks.objects > 0) {
+        this.log('', heading(`Where leaked structures start (${leaks.starts.length < leaks.startCount ? `first ${leaks.starts.length} of ` : ''}${leaks.startCount}: nothing else leaked points to them), largest retained first`))
+        this.log(
+          table(
+            ['address', 'type', '#size', '#retained', '#objects'],
+            leaks.starts.map(o => [o.address, o.type ?? '(untyped)', o.size, o.retainedBytes, o.retainedObjects]),
+          ),
+        )
         this.log('', heading('By type'))
         this.log(table(['#objects', '#bytes', 'type'], leaks.byType.map(t => [t.objects, t.bytes, t.type ?? '(untyped)'])))
         this.log('', heading(withCut(`Largest ${leaks.largest.length}`, leaks.largest.length, leaks.objects)))

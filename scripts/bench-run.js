@@ -40,6 +40,11 @@ if (step === 'analyze') {
   const {Program} = await import(new URL('program/program.js', dist))
   const {objectInfo} = await import(new URL('analysis/object-info.js', dist))
   const {refsOf} = await import(new URL('analysis/refs.js', dist))
+  const {RetentionIndex} = await import(new URL('index/retention-index.js', dist))
+  const {pathsTo} = await import(new URL('analysis/paths.js', dist))
+  const {dominatedBy} = await import(new URL('analysis/dominated.js', dist))
+  const {topObjects, topTypes} = await import(new URL('analysis/top.js', dist))
+  const {suspectsOf} = await import(new URL('analysis/suspects.js', dist))
   let t = performance.now()
   const heap = new HeapIndex(IndexFile.open(index))
   const program = Program.load(Core.open(core), heap.meta.options)
@@ -58,7 +63,16 @@ if (step === 'analyze') {
   }
   const find = []
   const refs = []
+  const paths = []
+  const dominators = []
+  const retention = new RetentionIndex(heap.file)
   for (const a of picks) {
+    t = performance.now()
+    pathsTo(program, heap, retention, a, {paths: 1})
+    paths.push(performance.now() - t)
+    t = performance.now()
+    dominatedBy(heap, retention, a, {depth: 2, limit: 10})
+    dominators.push(performance.now() - t)
     t = performance.now()
     objectInfo(program, heap, a, false)
     find.push(performance.now() - t)
@@ -70,5 +84,15 @@ if (step === 'analyze') {
     v.sort((a, b) => a - b)
     return {medianMs: +v[v.length >> 1].toFixed(2), p95Ms: +v[Math.floor(v.length * 0.95)].toFixed(2), maxMs: +v[v.length - 1].toFixed(2)}
   }
-  console.log(JSON.stringify({openMs: Math.round(openMs), findObject: stat(find), refs: stat(refs), sample: picks.length, example: '0x' + picks[0].toString(16)}))
+  const once = f => {
+    const t0 = performance.now()
+    f()
+    return +(performance.now() - t0).toFixed(1)
+  }
+  const whole = {
+    topMs: once(() => topObjects(heap, retention, 20)),
+    topByTypeMs: once(() => topTypes(heap, retention, 20)),
+    suspectsMs: once(() => suspectsOf(program, heap, retention, 0.1)),
+  }
+  console.log(JSON.stringify({openMs: Math.round(openMs), findObject: stat(find), refs: stat(refs), path: stat(paths), dominators: stat(dominators), ...whole, sample: picks.length, example: '0x' + picks[0].toString(16)}))
 }

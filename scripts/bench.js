@@ -128,7 +128,10 @@ Peak RSS of analyze: ${analyze.maxRssMiB} MiB. Index: ${gib(indexBytes)}.
 
 Queries from the index (in-process, ${query.sample} random live objects; opening index + module files once: ${query.openMs} ms):
 find-object median ${query.findObject.medianMs} ms, p95 ${query.findObject.p95Ms} ms, max ${query.findObject.maxMs} ms;
-refs median ${query.refs.medianMs} ms, p95 ${query.refs.p95Ms} ms, max ${query.refs.maxMs} ms.
+refs median ${query.refs.medianMs} ms, p95 ${query.refs.p95Ms} ms, max ${query.refs.maxMs} ms;
+path median ${query.path.medianMs} ms, p95 ${query.path.p95Ms} ms, max ${query.path.maxMs} ms;
+dominators (depth 2) median ${query.dominators.medianMs} ms, p95 ${query.dominators.p95Ms} ms, max ${query.dominators.maxMs} ms;
+top ${query.topMs} ms, top --by type ${query.topByTypeMs} ms, suspects ${query.suspectsMs} ms.
 Whole CLI runs (Node start, oclif, index and module files, query): find-object ${cli.findObject} ms, refs ${cli.refs} ms (\`toma --version\` alone: ${cli.version} ms).
 `
 const file = path.join(root, 'BENCHMARKS.md')

@@ -8,8 +8,10 @@ import {heapSummary, type HeapSummary} from './heap-summary.js'
 import {scanHeapGraph, type ScannedGraph} from '../graph/scan.js'
 import {nameObjects, type ObjectTypes} from '../graph/object-types.js'
 import {TypeNamer} from '../graph/types.js'
-import {reachableFromRoots} from '../graph/reachability.js'
 import {analysisInputs, type AnalysisOptions} from './analysis-inputs.js'
+import {retentionOf} from '../graph/retention.js'
+import {heapObjects} from '../tcmalloc/heap.js'
+import {LIVE} from '../tcmalloc/object-states.js'
 
 export type {AnalysisOptions}
 
@@ -33,8 +35,8 @@ export function analyzeCore(corePath: string, options: AnalysisOptions, progress
   const heap = analyzeHeap(program, {tcmallocVersion: options['tcmalloc-version'], progress})
   const graph = scanHeapGraph(program, heap, {progress})
   const types = nameObjects(graph.firstWords, new TypeNamer(program), progress)
-  progress?.('reachability', 0, 1)
-  const reachable = reachableFromRoots(graph.objectCount, graph.outStart, graph.outTo, graph.rootTo)
+  const retention = retentionOf(liveObjects(program, heap, graph, types), progress)
+  const reachable = retention.reachable
   progress?.('summary', 0, 1)
   const summary = heapSummary(program, heap, graph, types, reachable)
   const meta: IndexMeta = {
@@ -76,6 +78,31 @@ export function analyzeCore(corePath: string, options: AnalysisOptions, progress
     'root.address': graph.rootAddress,
     'root.to': graph.rootTo,
     'root.toOffset': graph.rootToOffset,
+    'object.parent': retention.parent,
+    'object.idom': retention.idom,
+    'object.retainedBytes': retention.retainedBytes,
+    'object.retainedObjects': retention.retainedObjects,
+    'dom.childStart': retention.childStart,
+    'dom.child': retention.child,
+    'dom.leakStarts': retention.leakStarts,
+    'dom.top': retention.top,
+    'type.retainedBytes': retention.typeRetainedBytes,
+    'type.retainedObjects': retention.typeRetainedObjects,
+    'thread.retainedBytes': retention.threadRetainedBytes,
+    'thread.retainedObjects': retention.threadRetainedObjects,
+    'thread.tid': Int32Array.from(program.core.threads, t => t.tid),
   })
   return {program, heap, graph, types, summary, indexPath}
+}
+
+/** The retention analysis's input: which slots are live, and each live object's own bytes. */
+function liveObjects(program: Program, heap: TcmallocHeap, graph: ScannedGraph, types: ObjectTypes) {
+  const n = heap.spans.totalObjects
+  const live = new Uint8Array(n)
+  const shallowBytes = new Float64Array(n)
+  heapObjects(heap).forEachObject((id, _start, size) => {
+    live[id] = 1
+    shallowBytes[id] = size
+  }, LIVE)
+  return {graph, live, shallowBytes, typeOf: types.typeOf, typeCount: types.names.length + 1, threads: program.core.threads.map(t => t.tid)}
 }

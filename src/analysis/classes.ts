@@ -1,3 +1,4 @@
+import {RetentionIndex} from '../index/retention-index.js'
 import type {HeapIndex} from '../index/heap-index.js'
 import {LIVE} from '../tcmalloc/object-states.js'
 
@@ -15,8 +16,12 @@ export function classCounts(index: HeapIndex) {
     c.bytes += size
     map.set(key, c)
   }, LIVE)
+  // Bytes each type's objects keep alive, each byte once (an object inside another of its type adds nothing).
+  const retained = new RetentionIndex(index).typeRetained()
   return {
-    types: [...typed].map(([t, c]) => ({type: index.typeName(t)!, ...c})).sort((a, b) => b.bytes - a.bytes),
+    types: [...typed]
+      .map(([t, c]) => ({type: index.typeName(t)!, ...c, retainedBytes: retained.bytes[t]!, retainedObjects: retained.objects[t]!}))
+      .sort((a, b) => b.bytes - a.bytes),
     untyped: [...untyped]
       .map(([cl, c]) => ({sizeClass: cl, size: cl === 0 ? null : index.meta.sizeClassSizes[cl]!, ...c}))
       .sort((a, b) => b.bytes - a.bytes),

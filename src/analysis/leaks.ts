@@ -1,3 +1,5 @@
+import {RetentionIndex} from '../index/retention-index.js'
+import {objectBrief} from './object-brief.js'
 import {hex} from '../errors.js'
 import type {HeapIndex} from '../index/heap-index.js'
 import {LIVE} from '../tcmalloc/object-states.js'
@@ -25,9 +27,17 @@ export function leaksOf(index: HeapIndex, limit: number) {
     found.push({id, start, size})
   }, LIVE)
   found.sort((a, b) => b.size - a.size || a.start - b.start)
+  // Where each leaked structure starts (nothing else leaked points to it), with what it retains.
+  const retention = new RetentionIndex(index)
+  const startIds = retention.leakStarts()
+  const startBytes = retention.retainedBytesOf(startIds)
+  const startObjects = retention.retainedObjectsOf(startIds)
+  const starts = Array.from(startIds, (id, i) => ({id, bytes: startBytes[i]!, objects: startObjects[i]!})).sort((a, b) => b.bytes - a.bytes || a.id - b.id)
   return {
     objects,
     bytes,
+    startCount: starts.length,
+    starts: starts.slice(0, limit).map(s => ({...objectBrief(index, s.id), retainedBytes: s.bytes, retainedObjects: s.objects, pointedToBy: index.inDegree(s.id)})),
     byType: [...byType]
       .map(([t, c]) => ({type: index.typeName(t), ...c}))
       .sort((a, b) => b.bytes - a.bytes),

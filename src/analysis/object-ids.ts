@@ -40,3 +40,33 @@ export function publicIdsOf(index: HeapIndex, slots: Iterable<number>): Map<numb
   for (const [slot, r] of rank) if (r < 0) rank.set(slot, live + (-1 - r))
   return rank
 }
+
+/** Live objects before each 4096-slot block, per index: a public id is then one short count away. */
+const liveBefore = new WeakMap<HeapIndex, {state: Uint8Array; before: Uint32Array}>()
+const BLOCK = 4096
+
+/**
+ * The public id of one slot (publicIdArray's rule), for answers that name objects one by one:
+ * the state bytes are read once per index and counted per block, so each id costs at most one
+ * block's scan.
+ */
+export function publicIdOf(index: HeapIndex, slot: number): number {
+  let t = liveBefore.get(index)
+  if (!t) {
+    const state = index.file.array<Uint8Array>('object.state')
+    const before = new Uint32Array(Math.ceil(state.length / BLOCK) + 1)
+    let live = 0
+    for (let i = 0; i < state.length; i++) {
+      if (i % BLOCK === 0) before[i / BLOCK] = live
+      if (state[i] === LIVE) live++
+    }
+    before[before.length - 1] = live
+    liveBefore.set(index, (t = {state, before}))
+  }
+  const block = Math.floor(slot / BLOCK)
+  let rank = t.before[block]!
+  for (let i = block * BLOCK; i < slot; i++) if (t.state[i] === LIVE) rank++
+  if (t.state[slot] === LIVE) return rank
+  // Others follow every live object, in address order.
+  return t.before[t.before.length - 1]! + (slot - rank)
+}

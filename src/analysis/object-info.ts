@@ -4,6 +4,8 @@ import {describeAddress, placeLabel, type AddressPlace} from '../program/describ
 import type {Program} from '../program/program.js'
 import {publicIdsOf} from './object-ids.js'
 import {cString, stdStringOwner} from './strings.js'
+import {RetentionIndex} from '../index/retention-index.js'
+import {objectBrief} from './object-brief.js'
 
 /** Bytes shown around the address unless asked otherwise, and the most that may be asked. */
 export const DUMP_BYTES = 64
@@ -29,6 +31,8 @@ export function objectInfo(program: Program, index: HeapIndex, address: number, 
   const words = bytes ? pointingWords(program, index, bytes, window.from, obj.start) : []
   const span = obj.span
   const ids = publicIdsOf(index, [obj.index, ...words.flatMap(w => (w.slot === undefined ? [] : [w.slot]))])
+  const retention = new RetentionIndex(index)
+  const idom = state === 'live' ? retention.idom(obj.index) : null
   return {
     address: hex(address),
     heap: true as const,
@@ -41,6 +45,16 @@ export function objectInfo(program: Program, index: HeapIndex, address: number, 
       thread: owner ? {tid: owner.tid, threadCache: hex(owner.cache)} : null,
       sizeClass: index.sizeClass(obj),
       type: state === 'live' ? index.type(obj.index) : null,
+      // Why it is held (live objects): reachable from a root, what it retains, who dominates it.
+      held:
+        state === 'live'
+          ? {
+              reachable: retention.parent(obj.index) !== null,
+              retained: retention.retained(obj.index),
+              immediateDominator: typeof idom === 'number' ? objectBrief(index, idom) : null,
+              onlyThread: typeof idom === 'object' && idom !== null ? idom.thread : null,
+            }
+          : null,
       span: {record: hex(index.spanRecord[span]!), start: hex(index.spanStart[span]!), pages: index.spanPages[span]!},
       bytes: bytes
         ? {

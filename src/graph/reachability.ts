@@ -1,16 +1,24 @@
+/** parent value of an object a root points to directly. */
+export const FROM_ROOT = 0xffff_fffe
+/** parent value of an object no root reaches (or a free slot). */
+export const UNREACHED = 0xffff_ffff
+
 /**
- * Which objects the program can still reach: breadth-first from every root over the forward
- * edges. A live object no root reaches is leaked (nothing in the process can free it). Works on
- * the CSR arrays alone, so it runs at analysis time and from an index alike.
+ * Which objects the program can still reach, and how: breadth-first from every root over the
+ * forward edges, keeping for each reached object the object it was first reached from. Following
+ * parents from any object gives a shortest chain of pointers from a root to it, so a path query
+ * costs only the path's length. A live object no root reaches is leaked (nothing in the process
+ * can free it). Works on the CSR arrays alone, so it runs at analysis time and from an index alike.
  */
-export function reachableFromRoots(objectCount: number, outStart: Uint32Array, outTo: Uint32Array, rootTo: Uint32Array): Uint8Array {
-  const reached = new Uint8Array(objectCount)
+export function shortestPathParents(objectCount: number, outStart: Uint32Array, outTo: Uint32Array, rootTo: Uint32Array): Uint32Array {
+  if (objectCount >= FROM_ROOT) throw new RangeError(`${objectCount} objects: too many for 32-bit object ids`)
+  const parent = new Uint32Array(objectCount).fill(UNREACHED)
   const queue = new Uint32Array(objectCount)
   let tail = 0
   for (let r = 0; r < rootTo.length; r++) {
     const o = rootTo[r]!
-    if (!reached[o]) {
-      reached[o] = 1
+    if (parent[o] === UNREACHED) {
+      parent[o] = FROM_ROOT
       queue[tail++] = o
     }
   }
@@ -18,11 +26,22 @@ export function reachableFromRoots(objectCount: number, outStart: Uint32Array, o
     const o = queue[head]!
     for (let e = outStart[o]!, end = outStart[o + 1]!; e < end; e++) {
       const to = outTo[e]!
-      if (!reached[to]) {
-        reached[to] = 1
+      if (parent[to] === UNREACHED) {
+        parent[to] = o
         queue[tail++] = to
       }
     }
   }
+  return parent
+}
+
+/** One byte per object: 1 where a root reaches it. */
+export function reachableFromParents(parent: Uint32Array): Uint8Array {
+  const reached = new Uint8Array(parent.length)
+  for (let o = 0; o < parent.length; o++) if (parent[o] !== UNREACHED) reached[o] = 1
   return reached
+}
+
+export function reachableFromRoots(objectCount: number, outStart: Uint32Array, outTo: Uint32Array, rootTo: Uint32Array): Uint8Array {
+  return reachableFromParents(shortestPathParents(objectCount, outStart, outTo, rootTo))
 }

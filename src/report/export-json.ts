@@ -18,6 +18,10 @@ export async function exportJson(index: HeapIndex, corePath: string, all: boolea
   const state = index.objects.state
   const types = index.file.array<Uint32Array>('object.type')
   const idOf = publicIdArray(state, all)
+  const reachable = index.file.array<Uint8Array>('object.reachable')
+  const retained = index.file.array<Float64Array>('object.retainedBytes')
+  const idom = index.file.array<Uint32Array>('object.idom')
+  const n = state.length
   let ids = 0
   const header = {
     format: 'toma-graph',
@@ -35,8 +39,11 @@ export async function exportJson(index: HeapIndex, corePath: string, all: boolea
       const i = c.index
       if (idOf[i]! < 0 || (state[i] === 0) !== live) continue
       ids++
+      // Live objects say why they are held: reachable, retained bytes, immediate dominator.
+      const d = idom[i]!
+      const held = state[i] === 0 ? `,"reachable":${reachable[i] === 1},"retained":${retained[i]},"dominator":${d < n ? idOf[d] : null}` : ''
       const pending = out.write(
-        `${first ? '\n' : ',\n'}{"id":${idOf[i]},"address":"${hex(c.start)}","size":${c.size},"state":"${STATE_NAMES[state[i]!]}","sizeClass":${index.spanSizeClass[c.span]!},"type":${typeJson[types[i]!]}}`,
+        `${first ? '\n' : ',\n'}{"id":${idOf[i]},"address":"${hex(c.start)}","size":${c.size},"state":"${STATE_NAMES[state[i]!]}","sizeClass":${index.spanSizeClass[c.span]!},"type":${typeJson[types[i]!]}${held}}`,
       )
       if (pending) await pending
       first = false

@@ -12,6 +12,11 @@ export function findObjectText(info: ObjectInfo, core: string): string {
     `${chalk.bold(info.address)} is ${o.offset === 0 ? 'the start' : `offset ${o.offset} (0x${o.offset.toString(16)})`} of object #${o.id} ${chalk.bold(o.address)}`,
     `  size ${o.size}  size class ${o.sizeClass || 'none (large span)'}  state ${colourState(o.state)}${o.thread ? ` (thread ${o.thread.tid ?? '?'}, cache ${o.thread.threadCache})` : ''}`,
     `  type ${o.type ?? chalk.dim('unknown (no vtable)')}`,
+    ...(o.held
+      ? [
+          `  ${o.held.reachable ? 'reachable from a root' : chalk.yellow('leaked: no root reaches it')}; retains ${o.held.retained.bytes.toLocaleString('en-US')} B in ${o.held.retained.objects.toLocaleString('en-US')} object(s); immediate dominator ${o.held.immediateDominator ? `${o.held.immediateDominator.address} ${o.held.immediateDominator.type ?? '(untyped)'}` : o.held.onlyThread !== null ? `none: only thread ${o.held.onlyThread}'s registers, stack and TLS reach it` : o.held.reachable ? 'none (held directly by roots)' : 'none (it starts a leaked structure)'}`,
+        ]
+      : []),
     `  span ${o.span.record}: ${count(o.span.pages, 'page')} from ${o.span.start}`,
   ]
   const b = o.bytes

@@ -1,0 +1,25 @@
+import {Args, Flags} from '@oclif/core'
+import {suspectsOf} from '../src/analysis/suspects.js'
+import {TomaCommand} from '../src/cli/base-command.js'
+import {openIndex} from '../src/cli/open-index.js'
+import {indexFlags} from '../src/cli/query-flags.js'
+import {RetentionIndex} from '../src/index/retention-index.js'
+import {suspectsText} from '../src/report/retention.js'
+
+export default class Suspects extends TomaCommand {
+  static override description = 'Leak suspects: objects, types and leaked structures that retain more than a share of the live heap, with their paths and accumulation points'
+  static override examples = ['<%= config.bin %> suspects', '<%= config.bin %> suspects --threshold 5']
+  static override args = {core: Args.string({description: 'the core (or its .toma-index); default: the latest analysis in this folder'})}
+  static override flags = {
+    ...indexFlags,
+    threshold: Flags.integer({description: 'percent of the live heap a suspect must retain', default: 10, min: 1, max: 100}),
+  }
+
+  async run() {
+    const {args, flags} = await this.parse(Suspects)
+    const {index, program} = openIndex(args.core, flags, line => process.stderr.write(`toma: ${line}\n`))
+    const suspects = suspectsOf(program(), index, new RetentionIndex(index), flags.threshold / 100)
+    if (!this.jsonEnabled()) this.log(suspectsText(suspects))
+    return suspects
+  }
+}

@@ -1,0 +1,32 @@
+import {Args, Flags} from '@oclif/core'
+import {topObjects, topTypes} from '../src/analysis/top.js'
+import {TomaCommand} from '../src/cli/base-command.js'
+import {openIndex} from '../src/cli/open-index.js'
+import {indexFlags} from '../src/cli/query-flags.js'
+import {RetentionIndex} from '../src/index/retention-index.js'
+import {topObjectsText, topTypesText} from '../src/report/retention.js'
+
+export default class Top extends TomaCommand {
+  static override description = 'The objects (or types) that retain the most memory: what would be freed without them'
+  static override examples = ['<%= config.bin %> top', '<%= config.bin %> top --by type --limit 30']
+  static override args = {core: Args.string({description: 'the core (or its .toma-index); default: the latest analysis in this folder'})}
+  static override flags = {
+    ...indexFlags,
+    by: Flags.string({description: 'rank single objects, or types (each byte counted once)', options: ['object', 'type'], default: 'object'}),
+    limit: Flags.integer({description: 'rows to show', default: 20, min: 1, max: 1000}),
+  }
+
+  async run() {
+    const {args, flags} = await this.parse(Top)
+    const {index} = openIndex(args.core, flags, line => process.stderr.write(`toma: ${line}\n`))
+    const retention = new RetentionIndex(index)
+    if (flags.by === 'type') {
+      const t = topTypes(index, retention, flags.limit)
+      if (!this.jsonEnabled()) this.log(topTypesText(t))
+      return t
+    }
+    const t = topObjects(index, retention, flags.limit)
+    if (!this.jsonEnabled()) this.log(topObjectsText(t))
+    return t
+  }
+}

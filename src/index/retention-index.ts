@@ -1,0 +1,114 @@
+import {NOT_IN_TREE, groupOfIdom} from '../graph/dominators.js'
+import {FROM_ROOT, UNREACHED} from '../graph/reachability.js'
+import type {HeapIndex} from './heap-index.js'
+import type {IndexFile} from './index-file.js'
+
+/** Gathering values of a few scattered ids costs one read each; a dense run is read once. */
+const RANGE_READ_LIMIT = 1 << 22
+
+/**
+ * The retention arrays of an index (paths from roots, dominator tree, retained sizes), read by
+ * range: a path costs its length in reads, a dominator subtree its size.
+ */
+export class RetentionIndex {
+  private readonly file: IndexFile
+  /** The core's threads by tid, in the order the per-thread arrays use. */
+  readonly threadTids: number[]
+
+  constructor(index: HeapIndex) {
+    this.file = index.file
+    this.threadTids = Array.from(index.file.array<Int32Array>('thread.tid'))
+  }
+
+  /** The breadth-first parent of an object: an object id, 'root' (a root points to it) or null (unreached). */
+  parent(id: number): number | 'root' | null {
+    const p = this.file.slice<Uint32Array>('object.parent', id, 1)[0]!
+    return p === FROM_ROOT ? 'root' : p === UNREACHED ? null : p
+  }
+
+  /**
+   * Immediate dominator: an object id; 'root' when only the roots together dominate it; {thread}
+   * when one thread's registers, stack and TLS alone reach it; null when it is not live.
+   */
+  idom(id: number): number | 'root' | {thread: number} | null {
+    const d = this.file.slice<Uint32Array>('object.idom', id, 1)[0]!
+    if (d === NOT_IN_TREE) return null
+    const n = this.file.length('object.idom')
+    if (d < n) return d
+    const group = groupOfIdom(d, n, this.file.length('thread.retainedBytes'))
+    return group >= 0 ? {thread: this.threadTids[group]!} : 'root'
+  }
+
+  /** Per thread of the core (in its order): bytes and objects reachable only from that thread. */
+  threadRetained(): {bytes: Float64Array; objects: Float64Array} {
+    return {bytes: this.file.array<Float64Array>('thread.retainedBytes'), objects: this.file.array<Float64Array>('thread.retainedObjects')}
+  }
+
+  retained(id: number): {bytes: number; objects: number} {
+    return {bytes: this.file.slice<Float64Array>('object.retainedBytes', id, 1)[0]!, objects: this.file.slice<Uint32Array>('object.retainedObjects', id, 1)[0]!}
+  }
+
+  /** Dominator-tree children (ascending ids); of the virtual root when id is null. */
+  children(id: number | null): Uint32Array {
+    const at = id ?? this.file.length('dom.childStart') - 2
+    const [a, b] = this.file.slice<Uint32Array>('dom.childStart', at, 2)
+    return this.file.slice<Uint32Array>('dom.child', a!, b! - a!)
+  }
+
+  /** Retained bytes of each id, in as few reads as their spread allows. */
+  retainedBytesOf(ids: Uint32Array): Float64Array {
+    return this.gather<Float64Array>('object.retainedBytes', ids, n => new Float64Array(n))
+  }
+
+  retainedObjectsOf(ids: Uint32Array): Uint32Array {
+    return this.gather<Uint32Array>('object.retainedObjects', ids, n => new Uint32Array(n))
+  }
+
+  typesOf(ids: Uint32Array): Uint32Array {
+    return this.gather<Uint32Array>('object.type', ids, n => new Uint32Array(n))
+  }
+
+  /** Leaked objects no other leaked object reaches (one per leaked cycle nothing else points to). */
+  leakStarts(): Uint32Array {
+    return this.file.array<Uint32Array>('dom.leakStarts')
+  }
+
+  /** Objects dominated by the virtual root alone, largest retained first. */
+  top(limit: number): Uint32Array {
+    return this.file.slice<Uint32Array>('dom.top', 0, limit)
+  }
+
+  topCount(): number {
+    return this.file.length('dom.top')
+  }
+
+  /** Per type id: bytes and objects its objects retain, each byte once. */
+  typeRetained(): {bytes: Float64Array; objects: Float64Array} {
+    return {bytes: this.file.array<Float64Array>('type.retainedBytes'), objects: this.file.array<Float64Array>('type.retainedObjects')}
+  }
+
+  /** Sources of the incoming edges of an object (one read). */
+  referrers(id: number): Uint32Array {
+    const [a, b] = this.file.slice<Uint32Array>('edge.inStart', id, 2)
+    return this.file.slice<Uint32Array>('edge.inFrom', a!, b! - a!)
+  }
+
+  private gather<T extends Float64Array | Uint32Array>(name: string, ids: Uint32Array, make: (n: number) => T): T {
+    const out = make(ids.length)
+    if (ids.length === 0) return out
+    let lo = ids[0]!
+    let hi = lo
+    for (let i = 1; i < ids.length; i++) {
+      if (ids[i]! < lo) lo = ids[i]!
+      else if (ids[i]! > hi) hi = ids[i]!
+    }
+    const span = hi - lo + 1
+    if (span <= RANGE_READ_LIMIT && span <= ids.length * 64) {
+      const run = this.file.slice<T>(name, lo, span)
+      for (let i = 0; i < ids.length; i++) out[i] = run[ids[i]! - lo]!
+    } else {
+      for (let i = 0; i < ids.length; i++) out[i] = this.file.slice<T>(name, ids[i]!, 1)[0]!
+    }
+    return out
+  }
+}

@@ -1,0 +1,108 @@
+import chalk from 'chalk'
+import type {Dominated, DominatedNode} from '../analysis/dominated.js'
+import type {ObjectBrief} from '../analysis/object-brief.js'
+import type {Paths, RootPath} from '../analysis/paths.js'
+import type {Suspects} from '../analysis/suspects.js'
+import type {topObjects, topTypes} from '../analysis/top.js'
+import {bytes, heading, table} from './table.js'
+
+const kind = (o: ObjectBrief) => o.type ?? chalk.dim(o.sizeClass ? `(untyped, class ${o.sizeClass})` : '(untyped, large)')
+const named = (o: ObjectBrief) => `${chalk.bold(o.address)} ${kind(o)} ${o.size.toLocaleString('en-US')} B`
+const percent = (share: number) => `${(share * 100).toFixed(share < 0.001 ? 3 : 1)}%`
+const plural = (n: number, one: string, many = `${one}s`) => `${n.toLocaleString('en-US')} ${n === 1 ? one : many}`
+
+export function rootPathText(p: RootPath, indent = '  '): string[] {
+  const r = p.root
+  const lines = [`${indent}${chalk.cyan(r.kind)} ${r.label}${r.address && r.kind !== 'global' ? ` @ ${r.address}` : ''} → +${r.toOffset}`]
+  for (const s of p.steps) {
+    lines.push(`${indent}  ${named(s.object)}${s.offset === null ? '' : `  .+${s.offset} → +${s.nextOffset}`}`)
+  }
+  return lines
+}
+
+export function pathsText(r: Paths): string {
+  const out = [`object ${named(r.object)}${r.offset ? `  (address is at +${r.offset})` : ''}`]
+  if (r.object.state !== 'live') {
+    out.push(`not live (${r.object.state}): nothing holds it`)
+    return out.join('\n')
+  }
+  if (r.reachable) {
+    out.push(`${r.paths.length === 1 ? 'shortest path' : `${r.paths.length} shortest paths, each from a different root`} (root first):`)
+    r.paths.forEach((p, i) => {
+      if (r.paths.length > 1) out.push(chalk.bold(`#${i + 1}`))
+      out.push(...rootPathText(p))
+    })
+  } else {
+    out.push(chalk.yellow('leaked: no root reaches it'))
+    if (r.leakStarts.length) {
+      out.push(`reached from ${plural(r.leakStarts.length, 'leaked object')} that nothing else points to:`)
+      for (const s of r.leakStarts) out.push(`  ${named(s)}  retains ${bytes(s.retainedBytes)} in ${plural(s.retainedObjects, 'object')}`)
+    }
+  }
+  if (r.searchCut) out.push(chalk.dim('(the backward search stopped after 200,000 objects: there may be more)'))
+  return out.join('\n')
+}
+
+export function dominatedText(d: Dominated): string {
+  const out: string[] = []
+  if (!d.inTree) return `object ${named(d.tree.object)} is not live: it retains nothing`
+  out.push(
+    `immediate dominator: ${d.immediateDominator ? named(d.immediateDominator) : d.onlyThread !== null ? `none: only thread ${d.onlyThread}'s registers, stack and TLS reach it` : 'none (roots hold it directly, or it starts a leaked structure)'}`,
+  )
+  const walk = (n: DominatedNode, depth: number) => {
+    const pad = '  '.repeat(depth)
+    out.push(`${pad}${named(n.object)}  retains ${bytes(n.retainedBytes)} in ${plural(n.retainedObjects, 'object')}`)
+    for (const c of n.children) walk(c, depth + 1)
+    const hidden = n.childCount - n.children.length
+    if (hidden > 0 && n.children.length > 0) out.push(`${pad}  ${chalk.dim(`… ${plural(hidden, 'more child', 'more children')} retaining ${bytes(n.otherChildrenBytes)}`)}`)
+    else if (hidden > 0) out.push(`${pad}  ${chalk.dim(`(${plural(hidden, 'child', 'children')} below; raise --depth)`)}`)
+  }
+  walk(d.tree, 0)
+  return out.join('\n')
+}
+
+export function topObjectsText(t: ReturnType<typeof topObjects>): string {
+  return [
+    heading(`Objects retaining the most (first ${t.listed} of ${t.of.toLocaleString('en-US')} held directly by roots or starting a leak; live heap ${bytes(t.liveBytes)})`),
+    table(
+      ['address', 'type', '#shallow', '#retained', '#objects', '#share', 'reachable'],
+      t.objects.map(o => [o.address, o.type ?? (o.sizeClass ? `(untyped, class ${o.sizeClass})` : '(untyped, large)'), o.size, o.retainedBytes, o.retainedObjects, percent(o.share), o.reachable ? 'yes' : 'leaked']),
+    ),
+  ].join('\n')
+}
+
+export function topTypesText(t: ReturnType<typeof topTypes>): string {
+  return [
+    heading(`Retained bytes per type, each byte once (first ${t.listed} of ${t.of}; live heap ${bytes(t.liveBytes)})`),
+    table(['type', '#retained', '#objects', '#share'], t.types.map(r => [r.type, r.retainedBytes, r.retainedObjects, percent(r.share)])),
+  ].join('\n')
+}
+
+export function suspectsText(s: Suspects): string {
+  const out = [`live heap ${bytes(s.liveBytes)}; threshold ${percent(s.threshold)} (${bytes(Math.ceil(s.threshold * s.liveBytes))})`]
+  if (!s.singles.length && !s.groups.length && !s.leaks.length) out.push('no suspect: no object, type or leak retains that much')
+  s.singles.forEach((x, i) => {
+    out.push('', heading(`Suspect ${i + 1}: ${kind(x.object)} at ${x.object.address} retains ${bytes(x.retainedBytes)} (${percent(x.share)}) in ${plural(x.retainedObjects, 'object')}`))
+    if (x.path) out.push('path from a root:', ...rootPathText(x.path))
+    const a = x.accumulationPoint
+    out.push(
+      x.accumulationDepth === 0
+        ? `accumulation point: the suspect itself, fanning out into ${plural(a.children, 'child', 'children')}`
+        : `accumulation point, ${plural(x.accumulationDepth, 'step')} down the dominator tree: ${named(a)} retains ${bytes(a.retainedBytes)}, fanning out into ${plural(a.children, 'child', 'children')}`,
+    )
+    if (x.accumulated.length === 0) out.push('nothing accumulated below it: it is one block')
+    else {
+      out.push(`accumulated there${x.counted < a.retainedObjects - 1 ? ` (first ${x.counted.toLocaleString('en-US')} of ${(a.retainedObjects - 1).toLocaleString('en-US')} objects tallied)` : ''}:`)
+      out.push(table(['group', '#objects', '#bytes'], x.accumulated.map(g => [g.group, g.objects, g.bytes])).replace(/^/gm, '  '))
+    }
+  })
+  if (s.groups.length) {
+    out.push('', heading('Types whose objects together retain more than the threshold'))
+    out.push(table(['type', '#retained', '#objects', '#share'], s.groups.map(g => [g.type, g.retainedBytes, g.retainedObjects, percent(g.share)])))
+  }
+  if (s.leaks.length) {
+    out.push('', heading(`Leaked: ${bytes(s.leakedBytes)} from ${plural(s.leakStarts, 'starting point')} (largest first)`))
+    out.push(table(['address', 'type', '#retained', '#objects', '#share'], s.leaks.map(l => [l.address, l.type ?? '(untyped)', l.retainedBytes, l.retainedObjects, percent(l.share)])))
+  }
+  return out.join('\n')
+}

@@ -1,0 +1,186 @@
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+import {pathsTo} from '../../src/analysis/paths.js'
+import {Core} from '../../src/core/core.js'
+import {HeapIndex} from '../../src/index/heap-index.js'
+import {IndexFile} from '../../src/index/index-file.js'
+import {RetentionIndex} from '../../src/index/retention-index.js'
+import {Program} from '../../src/program/program.js'
+import {addr, fixtureCorePath, fixtureFlags, fixtureIndex, FIXTURES, type Truth} from '../helpers/fixture-core.js'
+import {runToma} from '../helpers/run-toma.js'
+
+// path, dominators, top and suspects end to end on two fixtures; bulk checks in-process.
+const chosen = fixtureIndex().filter(f => ['v2.10-shared', 'v2.18.1-shared'].includes(f.id))
+
+describe.each(chosen.map(f => [f.id, f] as const))('why memory is held, on %s', (id, entry) => {
+  let work: string
+  let indexPath: string
+  let truth: Truth
+  let index: HeapIndex
+  let retention: RetentionIndex
+  let program: Program
+  const json = async (args: string[]) => {
+    const r = await runToma([...args, indexPath, '--json'], {cwd: work})
+    expect(r.status, r.stderr).toBe(0)
+    return JSON.parse(r.stdout)
+  }
+
+  beforeAll(async () => {
+    work = fs.mkdtempSync(path.join(os.tmpdir(), `toma-retention-${id}-`))
+    indexPath = path.join(work, 'core.toma-index')
+    const f = fixtureFlags(entry)
+    const core = await fixtureCorePath(id)
+    const flags = ['--exe', f.exe, ...(f.tcmalloc ? ['--tcmalloc', f.tcmalloc] : [])]
+    const a = await runToma(['analyze', core, ...flags, '--index', indexPath, '--json'], {cwd: work})
+    expect(a.status, a.stderr).toBe(0)
+    truth = JSON.parse(fs.readFileSync(path.join(FIXTURES, id, 'truth.json'), 'utf8'))
+    index = new HeapIndex(IndexFile.open(indexPath)!)
+    retention = new RetentionIndex(index)
+    program = Program.load(Core.open(core), f)
+  })
+  afterAll(() => {
+    index?.file.close()
+    program?.core.close()
+    if (work) fs.rmSync(work, {recursive: true, force: true})
+  })
+
+  it('path: every manifest object gets a chain of real edges from a root, or its leak starts', () => {
+    for (const o of truth.objects) {
+      const p = pathsTo(program, index, retention, addr(o.address) + Math.floor(o.size / 2), {paths: 1})!
+      expect(p.object.address, o.name).toBe(o.address)
+      expect(p.reachable, o.name).toBe(!o.leaked)
+      if (o.leaked) {
+        expect(p.paths).toEqual([])
+        expect(p.leakStarts.length, o.name).toBeGreaterThan(0)
+        // The starting points are leaked objects of the manifest that reach it (a cycle names one of its members).
+        for (const s of p.leakStarts) expect(truth.objects.find(x => x.address === s.address)?.leaked, `${o.name} ← ${s.address}`).toBe(true)
+        continue
+      }
+      const chain = p.paths[0]!
+      expect(chain.steps.at(-1)!.object.address).toBe(o.address)
+      const first = addr(chain.steps[0]!.object.address)
+      expect(index.rootsOf(index.objectAt(first)!.index).some(r => r.toOffset === chain.root.toOffset && r.kind === chain.root.kind), o.name).toBe(true)
+      for (let i = 0; i + 1 < chain.steps.length; i++) {
+        const from = index.objectAt(addr(chain.steps[i]!.object.address))!.index
+        const to = index.objectAt(addr(chain.steps[i + 1]!.object.address))!.index
+        expect(index.outEdges(from).some(e => e.to === to && e.offset === chain.steps[i]!.offset && e.toOffset === chain.steps[i]!.nextOffset), `${o.name} step ${i}`).toBe(true)
+      }
+      const held = o.heldBy
+      if (held?.kind === 'global') {
+        expect(chain.steps.length, o.name).toBe(1)
+        expect(chain.root.kind).toBe('global')
+        expect(chain.root.label, o.name).toContain(held.symbol)
+      } else if (held?.kind === 'stack') {
+        expect(chain.steps.length, o.name).toBe(1)
+        expect(['stack', 'register']).toContain(chain.root.kind)
+        expect(chain.root.thread, o.name).toBe(held.tid)
+      }
+    }
+    // What hangs under the global Inventory is reached through it.
+    const inventory = truth.objects.find(o => o.name === 'inventory')!
+    const buf = truth.objects.find(o => o.name === 'inventory.names.node3.value.buf')!
+    const p = pathsTo(program, index, retention, addr(buf.address), {paths: 1})!
+    expect(p.paths[0]!.steps.map(s => s.object.address)).toContain(inventory.address)
+  })
+
+  it('path --roots: several shortest paths from different roots, through the CLI', async () => {
+    const customer = truth.objects.find(o => o.name === 'customer1')!
+    const one = await json(['path', customer.address])
+    expect(one.paths).toHaveLength(1)
+    const many = await json(['path', customer.address, '--roots', '5'])
+    expect(many.paths.length).toBeGreaterThanOrEqual(1)
+    const roots = many.paths.map((p: {root: {kind: string; thread: number | null; label: string; address: string | null}}) => JSON.stringify(p.root))
+    expect(new Set(roots).size).toBe(roots.length)
+    expect(many.paths[0]).toEqual(one.paths[0])
+    const leak = truth.objects.find(o => o.name === 'leakCycleX')!
+    const lp = await json(['path', leak.address])
+    expect(lp.reachable).toBe(false)
+    expect(lp.leakStarts.map((s: {address: string}) => s.address).some((a: string) => [leak.address, truth.objects.find(o => o.name === 'leakCycleY')!.address].includes(a))).toBe(true)
+  })
+
+  it('dominators: the Inventory dominates its containers\' nodes and buffers', async () => {
+    const inventory = truth.objects.find(o => o.name === 'inventory')!
+    const d = await json(['dominators', inventory.address, '--depth', '8', '--limit', '100'])
+    const below = new Set<string>()
+    const walk = (n: {object: {address: string}; children: unknown[]}) => {
+      below.add(n.object.address)
+      for (const c of n.children) walk(c as typeof n)
+    }
+    walk(d.tree)
+    for (const name of ['inventory.items.buf', 'inventory.names.node1', 'inventory.names.node3.value.buf', 'inventory.history.node2']) {
+      expect(below.has(truth.objects.find(o => o.name === name)!.address), name).toBe(true)
+    }
+    const items = index.objectAt(addr(truth.objects.find(o => o.name === 'inventory.items.buf')!.address))!
+    expect(retention.idom(items.index)).toBe(index.objectAt(addr(inventory.address))!.index)
+    expect(d.tree.retainedBytes).toBe(retention.retained(index.objectAt(addr(inventory.address))!.index).bytes)
+  })
+
+  it('top and suspects: the largest holders, by object and by type', async () => {
+    const top = await json(['top', '--limit', '50'])
+    const sizes = top.objects.map((o: {retainedBytes: number}) => o.retainedBytes)
+    expect(sizes).toEqual([...sizes].sort((a: number, b: number) => b - a))
+    const big = truth.objects.find(o => o.name === 'big3m')!
+    expect(top.objects.find((o: {address: string}) => o.address === big.address)?.retainedBytes).toBeGreaterThanOrEqual(big.size)
+    const byType = await json(['top', '--by', 'type'])
+    const suspects = await json(['suspects', '--threshold', '10'])
+    for (const s of suspects.singles) expect(s.share).toBeGreaterThanOrEqual(0.1)
+    const listed = top.objects.filter((o: {share: number; reachable: boolean}) => o.share >= 0.1 && o.reachable).map((o: {address: string}) => o.address)
+    expect(suspects.singles.map((s: {object: {address: string}}) => s.object.address)).toEqual(listed)
+    const acc = truth.accumulation
+    if (!acc) throw new Error('truth.accumulation missing: the fixture program records its registry')
+    // Each byte once per type: the holder's type counts what it holds, so it ranks first, and the
+    // accumulated type right after it with exactly its objects' own bytes (none holds another).
+    expect(byType.types[0].type).toBe(acc.holderClass)
+    expect(byType.types[1].type).toBe(acc.type)
+    const sessions = truth.live.filter(([a]) => index.type(index.objectAt(addr(a))!.index) === acc.type)
+    expect(sessions).toHaveLength(acc.count)
+    expect(byType.types[1].retainedObjects).toBe(acc.count)
+    expect(byType.types[1].retainedBytes).toBe(sessions.reduce((n, [a]) => n + index.objectAt(addr(a))!.size, 0))
+    const holder = suspects.singles.find((s: {object: {address: string}}) => s.object.address === acc.holder)
+    expect(holder, 'the registry is a suspect').toBeDefined()
+    expect(holder.path.root.label).toContain(acc.symbol)
+    expect(holder.accumulated[0].group).toBe(acc.type)
+    expect(holder.accumulated[0].objects).toBe(acc.count)
+  })
+
+  it('export, leaks, classes and find-object say why objects are held', async () => {
+    const out = path.join(work, 'graph.json')
+    const r = await runToma(['export', indexPath, '--format', 'json', '-o', out], {cwd: work})
+    expect(r.status, r.stderr).toBe(0)
+    const graph = JSON.parse(fs.readFileSync(out, 'utf8'))
+    const byAddress = new Map<string, {id: number; size: number; reachable: boolean; retained: number; dominator: number | null}>(graph.objects.map((o: {address: string}) => [o.address, o]))
+    const byId = new Map(graph.objects.map((o: {id: number}) => [o.id, o]))
+    for (const o of graph.objects) {
+      expect(o.retained).toBeGreaterThanOrEqual(o.size)
+      if (o.dominator !== null) {
+        const d = byId.get(o.dominator) as {reachable: boolean; retained: number}
+        expect(d.reachable).toBe(o.reachable)
+        expect(d.retained).toBeGreaterThan(o.retained - 1)
+      }
+    }
+    for (const o of truth.objects) expect(byAddress.get(o.address)!.reachable, o.name).toBe(!o.leaked)
+    const inventory = byAddress.get(truth.objects.find(o => o.name === 'inventory')!.address)!
+    expect(byAddress.get(truth.objects.find(o => o.name === 'inventory.items.buf')!.address)!.dominator).toBe(inventory.id)
+
+    const leaks = await json(['leaks'])
+    const starts = leaks.starts.map((s: {address: string}) => s.address)
+    for (const name of ['leakRaw', 'leakOverwritten']) expect(starts, name).toContain(truth.objects.find(o => o.name === name)!.address)
+    const cycle = ['leakCycleX', 'leakCycleY'].map(n => truth.objects.find(o => o.name === n)!)
+    expect(cycle.filter(c => starts.includes(c.address))).toHaveLength(1)
+    const cycleStart = leaks.starts.find((s: {address: string}) => cycle.some(c => c.address === s.address))
+    expect(cycleStart.retainedBytes).toBe(cycle.reduce((n, c) => n + byAddress.get(c.address)!.size, 0))
+    expect(leaks.starts.reduce((n: number, s: {retainedBytes: number}) => n + s.retainedBytes, 0)).toBe(leaks.bytes)
+
+    const classes = await json(['classes'])
+    const inv = classes.types.find((t: {type: string}) => t.type === 'app::Inventory')
+    expect(inv.retainedBytes).toBe(inventory.retained)
+
+    const info = await json(['find-object', truth.objects.find(o => o.name === 'inventory.items.buf')!.address])
+    expect(info.object.held.reachable).toBe(true)
+    expect(info.object.held.immediateDominator.address).toBe(truth.objects.find(o => o.name === 'inventory')!.address)
+    const leakInfo = await json(['find-object', truth.objects.find(o => o.name === 'leakRaw')!.address])
+    expect(leakInfo.object.held).toMatchObject({reachable: false, immediateDominator: null})
+  })
+})

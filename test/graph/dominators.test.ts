@@ -1,0 +1,228 @@
+import {describe, expect, it} from 'vitest'
+import {BY_GROUP, BY_VIRTUAL_ROOT, NOT_IN_TREE, dominatorTree, retainedSizes} from '../../src/graph/dominators.js'
+import {FROM_ROOT, UNREACHED, reachableFromParents, shortestPathParents} from '../../src/graph/reachability.js'
+import {scanHeapGraph} from '../../src/graph/scan.js'
+import {analyzeHeap} from '../../src/tcmalloc/heap.js'
+import {LIVE} from '../../src/tcmalloc/object-states.js'
+import {fixtureIndex, openFixture} from '../helpers/fixture-core.js'
+
+/** A small seeded generator (mulberry32), so the sampled objects are the same on every run. */
+function seeded(seed: number): () => number {
+  let a = seed >>> 0
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0
+    let t = a
+    t = Math.imul(t ^ (t >>> 15), t | 1)
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
+  }
+}
+
+describe.each(fixtureIndex().map(f => [f.id] as const))('dominators on %s', id => {
+  it('equal Cooper–Harvey–Kennedy, retained sizes equal the brute-force definition, paths are real edges', async () => {
+    const {program} = await openFixture(id)
+    const heap = analyzeHeap(program)
+    const g = scanHeapGraph(program, heap)
+    const n = g.objectCount
+    const live = new Uint8Array(n)
+    const shallow = new Float64Array(n)
+    const s = heap.spans
+    for (let i = 0; i < s.count; i++) {
+      for (let k = 0; k < s.objectCount[i]!; k++) {
+        const o = s.firstObject[i]! + k
+        if (heap.state[o] === LIVE) {
+          live[o] = 1
+          shallow[o] = s.objectSize[i]!
+        }
+      }
+    }
+    const parent = shortestPathParents(n, g.outStart, g.outTo, g.rootTo)
+    const reachable = reachableFromParents(parent)
+    // One root group per thread: what only that thread's registers, stack and TLS reach.
+    const tids = program.core.threads.map(t => t.tid)
+    const rootGroup = Int32Array.from(g.rootThread, tid => tids.indexOf(tid))
+    const G = tids.length
+    const tree = dominatorTree({objectCount: n, outStart: g.outStart, outTo: g.outTo, inStart: g.inStart, inFrom: g.inFrom, rootTo: g.rootTo, live, reachable, rootGroup, groupCount: G})
+
+    // The graph the tree is defined on, built naively: vertex 0 is the virtual root, 1..G the
+    // thread groups, object o is o + 1 + G.
+    const V = (o: number) => o + 1 + G
+    const follows = (a: number, b: number) => live[b] === 1 && reachable[a] === reachable[b]
+    const succ: number[][] = [[]]
+    for (let k = 0; k < G; k++) {
+      succ[0]!.push(k + 1)
+      succ.push([])
+    }
+    for (let o = 0; o < n; o++) {
+      const out: number[] = []
+      if (live[o]) for (let e = g.outStart[o]!; e < g.outStart[o + 1]!; e++) if (follows(o, g.outTo[e]!)) out.push(V(g.outTo[e]!))
+      succ.push(out)
+    }
+    g.rootTo.forEach((r, i) => succ[rootGroup[i]! >= 0 ? rootGroup[i]! + 1 : 0]!.push(V(r)))
+    for (const l of tree.leakStarts) succ[0]!.push(V(l))
+
+    // Every live object is in the tree: reachable ones from the roots, leaked ones from the starts.
+    const seen = bfs(succ, -1)
+    for (let o = 0; o < n; o++) expect(seen[V(o)] === 1, `object ${o}`).toBe(live[o] === 1)
+
+    // Leak starts: one per source component of the leaked graph (nothing outside it reaches it).
+    const leaked = [...live.keys()].filter(o => live[o] && !reachable[o])
+    const reachesFrom = new Map(leaked.map(o => [o, bfs(succ, -1, [V(o)])]))
+    const starts = new Set(tree.leakStarts)
+    for (const v of leaked) {
+      const sources = leaked.filter(u => reachesFrom.get(u)![V(v)] && !reachesFrom.get(v)![V(u)])
+      const sameComponentStarts = leaked.filter(u => starts.has(u) && reachesFrom.get(u)![V(v)] && reachesFrom.get(v)![V(u)])
+      if (sources.length === 0) expect(sameComponentStarts.length, `leaked ${v}`).toBe(1)
+      else expect(starts.has(v), `leaked ${v} is reached from another component`).toBe(false)
+    }
+
+    // Immediate dominators against the simple iterative algorithm.
+    const chk = cooperHarveyKennedy(succ)
+    for (let o = 0; o < n; o++) {
+      const want = chk[V(o)]
+      const got = tree.idom[o]!
+      if (want === undefined) expect(got).toBe(NOT_IN_TREE)
+      else expect(got === BY_VIRTUAL_ROOT ? 0 : got < n ? V(got) : BY_GROUP - got + 1, `idom of ${o}`).toBe(want)
+    }
+
+    // Retained sizes against the definition, for a few hundred objects chosen by a seed.
+    const bytes = Float64Array.from(shallow)
+    const {objects, groupBytes, groupObjects} = retainedSizes(tree, bytes)
+    const sum = (mark: Uint8Array) => {
+      let b = 0
+      let c = 0
+      for (let o = 0; o < n; o++) if (mark[V(o)]) {
+        b += shallow[o]!
+        c++
+      }
+      return {b, c}
+    }
+    const all = sum(seen)
+    const rnd = seeded(0x70a4)
+    const liveList = [...live.keys()].filter(o => live[o])
+    for (let t = 0; t < 300; t++) {
+      const o = liveList[Math.floor(rnd() * liveList.length)]!
+      const without = sum(bfs(succ, V(o)))
+      expect(bytes[o], `retained bytes of ${o}`).toBe(all.b - without.b)
+      expect(objects[o], `retained objects of ${o}`).toBe(all.c - without.c)
+    }
+    // What only one thread holds: the bytes no longer reached without that thread's roots.
+    let someThreadHolds = 0
+    for (let k = 0; k < G; k++) {
+      const without = sum(bfs(succ, k + 1))
+      expect(groupBytes[k], `bytes only thread ${tids[k]} reaches`).toBe(all.b - without.b)
+      expect(groupObjects[k]).toBe(all.c - without.c)
+      someThreadHolds += groupBytes[k]!
+    }
+    expect(someThreadHolds).toBeGreaterThan(0)
+
+    // A shortest path: parents are real edges back to a root, and no shorter chain exists.
+    // Path lengths count from the roots: every root target one step from the virtual root.
+    const plain = succ.map((out, v) => (v === 0 ? [...g.rootTo].map(V) : v <= G ? [] : out))
+    const depth = bfsDepth(plain)
+    for (let t = 0; t < 200; t++) {
+      let o = liveList[Math.floor(rnd() * liveList.length)]!
+      if (!reachable[o]) {
+        expect(parent[o]).toBe(UNREACHED)
+        continue
+      }
+      let steps = 0
+      while (parent[o] !== FROM_ROOT) {
+        const p = parent[o]!
+        expect(succ[V(p)]!.includes(V(o))).toBe(true)
+        o = p
+        steps++
+      }
+      expect(g.rootTo.includes(o)).toBe(true)
+      void steps
+    }
+    for (const o of liveList) if (reachable[o]) {
+      let steps = 1
+      for (let x = o; parent[x] !== FROM_ROOT; x = parent[x]!) steps++
+      expect(steps, `path length of ${o}`).toBe(depth[V(o)])
+    }
+    program.core.close()
+  })
+})
+
+/** Vertices reached from `from` (default the virtual root) without passing through `removed`. */
+function bfs(succ: number[][], removed: number, from = [0]): Uint8Array {
+  const seen = new Uint8Array(succ.length)
+  const queue = from.filter(v => v !== removed)
+  for (const v of queue) seen[v] = 1
+  for (let h = 0; h < queue.length; h++) {
+    for (const w of succ[queue[h]!]!) {
+      if (w === removed || seen[w]) continue
+      seen[w] = 1
+      queue.push(w)
+    }
+  }
+  return seen
+}
+
+function bfsDepth(succ: number[][]): Int32Array {
+  const depth = new Int32Array(succ.length).fill(-1)
+  depth[0] = 0
+  const queue = [0]
+  for (let h = 0; h < queue.length; h++) {
+    for (const w of succ[queue[h]!]!) {
+      if (depth[w] >= 0) continue
+      depth[w] = depth[queue[h]!]! + 1
+      queue.push(w)
+    }
+  }
+  return depth
+}
+
+/** "A Simple, Fast Dominance Algorithm" (Cooper, Harvey, Kennedy 2001), on vertex 0 as entry. */
+function cooperHarveyKennedy(succ: number[][]): Array<number | undefined> {
+  const post: number[] = []
+  const order = new Int32Array(succ.length).fill(-1)
+  const visited = new Uint8Array(succ.length)
+  const stack: Array<[number, number]> = [[0, 0]]
+  visited[0] = 1
+  while (stack.length) {
+    const top = stack[stack.length - 1]!
+    const out = succ[top[0]]!
+    if (top[1] < out.length) {
+      const w = out[top[1]++]!
+      if (!visited[w]) {
+        visited[w] = 1
+        stack.push([w, 0])
+      }
+    } else {
+      order[top[0]] = post.length
+      post.push(top[0])
+      stack.pop()
+    }
+  }
+  const preds: number[][] = succ.map(() => [])
+  succ.forEach((out, v) => {
+    if (visited[v]) for (const w of out) preds[w]!.push(v)
+  })
+  const idom: Array<number | undefined> = new Array(succ.length).fill(undefined)
+  idom[0] = 0
+  const intersect = (a: number, b: number) => {
+    while (a !== b) {
+      while (order[a]! < order[b]!) a = idom[a]!
+      while (order[b]! < order[a]!) b = idom[b]!
+    }
+    return a
+  }
+  for (let changed = true; changed; ) {
+    changed = false
+    for (let i = post.length - 2; i >= 0; i--) {
+      const b = post[i]!
+      let d: number | undefined
+      for (const p of preds[b]!) {
+        if (idom[p] === undefined) continue
+        d = d === undefined ? p : intersect(p, d)
+      }
+      if (d !== undefined && idom[b] !== d) {
+        idom[b] = d
+        changed = true
+      }
+    }
+  }
+  return idom
+}
