@@ -1,0 +1,124 @@
+import path from 'node:path'
+import {hex} from '../errors.js'
+import {demangle} from '../graph/demangle.js'
+import type {HeapIndex} from '../index/heap-index.js'
+import {deadFrames} from '../program/dead-frames.js'
+import {nptlThreads, type NptlThread} from '../program/nptl.js'
+import type {Program} from '../program/program.js'
+import {unwindThread, type Frame} from '../program/unwind.js'
+import type {Thread} from '../core/threads.js'
+
+const TOP_FRAMES = 3
+
+/** A code address as people read it: `function+0xoff (module)`, demangled; `module+0xoff` outside every symbol. */
+export function codeLabel(program: Program, pc: number, exact = true): {function: string | null; label: string} {
+  // A return address is looked up at the call before it, so a call at a function's very end names that function.
+  const s = program.symbolize(exact ? pc : pc - 1)
+  if (!s) return {function: null, label: hex(pc)}
+  const mod = path.basename(s.module.module.path)
+  if (!s.symbol) return {function: null, label: `${mod}+0x${(pc - s.module.module.base).toString(16)}`}
+  const off = pc - (s.symbol.value + s.module.module.loadBias)
+  const name = demangle(s.symbol.name)
+  return {function: name, label: `${name}${off ? `+0x${off.toString(16)}` : ''} (${mod})`}
+}
+
+/** Live heap objects pointed to by the words of [start, end): where, and which object. */
+function heapPointers(program: Program, index: HeapIndex, start: number, end: number) {
+  const out: Array<{at: string; object: {id: number; address: string; offset: number; size: number; type: string | null}}> = []
+  if (end <= start) return out
+  const bytes = program.core.memory.readBytes(start, end - start)
+  if (!bytes) return out
+  for (let i = 0; i + 8 <= bytes.length; i += 8) {
+    const w = bytes.readUInt32LE(i) + bytes.readUInt32LE(i + 4) * 0x1_0000_0000
+    if (w < 4096) continue
+    const o = index.objectAt(w)
+    if (!o || index.state(o.index) !== 'live') continue
+    out.push({at: hex(start + i), object: {id: o.index, address: hex(o.start), offset: w - o.start, size: o.size, type: index.type(o.index)}})
+  }
+  return out
+}
+
+function frameOut(program: Program, f: Frame) {
+  const name = codeLabel(program, f.pc, f.level === 0 || f.how === 'registers')
+  return {level: f.level, pc: hex(f.pc), cfa: hex(f.cfa), sp: hex(f.sp), function: name.function, label: name.label, how: f.how, signalFrame: f.signalFrame}
+}
+
+/** One line's worth per thread: who it is, where it runs, what it holds. */
+export function threadsOf(program: Program, index: HeapIndex) {
+  const nptl = nptlThreads(program)
+  const byTid = new Map<number, NptlThread>(nptl.threads.map(t => [t.tid, t]))
+  const signal = program.core.signal
+  return {
+    nptl: {how: nptl.how, notes: nptl.notes},
+    signal: signal ? {signo: signal.signo, code: signal.code, faultAddress: signal.faultAddress === null ? null : hex(signal.faultAddress)} : null,
+    threads: program.core.threads.map((t, i) => {
+      const n = byTid.get(t.tid)
+      const unwound = unwindThread(program, t)
+      const seg = program.core.memory.segmentAt(t.rsp)
+      const stackTop = n?.stackBlock ? n.stackBlock.start + n.stackBlock.size : seg?.end ?? t.rsp
+      const caches = index.meta.summary.threadCaches.filter(c => c.tid === t.tid)
+      return {
+        tid: t.tid,
+        pthread: hex(t.fsBase),
+        // The kernel writes the thread that took the fatal signal first; its pr_cursig says which signal.
+        crashed: i === 0 && t.signal !== 0 && signal !== null,
+        signal: t.signal || null,
+        startRoutine: n?.startRoutine ? codeLabel(program, n.startRoutine).label : null,
+        startArg: n?.startArg != null ? hex(n.startArg) : null,
+        stack: {
+          used: Math.max(0, stackTop - t.rsp),
+          size: n?.stackBlock ? n.stackBlock.size : seg ? seg.end - seg.start : null,
+          guard: n?.guardSize ?? null,
+        },
+        threadCacheBytes: caches.reduce((s, c) => s + c.bytes, 0),
+        topFrames: unwound.frames.slice(0, TOP_FRAMES).map(f => frameOut(program, f).label),
+        frames: unwound.frames.length,
+      }
+    }),
+  }
+}
+
+/** A thread's full call stack with the heap pointers of each frame, and the returned frames below it. */
+export function stackOf(program: Program, index: HeapIndex, tid: number) {
+  const thread = program.core.threads.find(t => t.tid === tid)
+  if (!thread) return null
+  const unwound = unwindThread(program, thread)
+  const frames = unwound.frames.map((f, i) => {
+    // A frame's words run from its stack pointer up to its CFA (the outermost one to the end of the stack).
+    const end = i + 1 < unwound.frames.length ? f.cfa : Math.min(f.cfa, program.core.memory.segmentAt(f.sp)?.end ?? f.cfa)
+    return {...frameOut(program, f), pointers: heapPointers(program, index, f.sp, end)}
+  })
+  const dead = deadFrames(program, thread.rsp, deadFramesFloor(program, thread)).map(d => ({
+    returnAddressAt: hex(d.returnAddressAt),
+    ...(() => {
+      const c = codeLabel(program, d.pc, false)
+      return {function: c.function, label: c.label}
+    })(),
+    start: hex(d.start),
+    end: hex(d.end),
+    pointers: heapPointers(program, index, d.start, d.end),
+  }))
+  return {tid, stop: unwound.stop, frames, deadFrames: dead}
+}
+
+/**
+ * The lowest address a thread's returned frames can occupy: its stack block's start when NPTL
+ * says it; otherwise above the live frames of any other thread whose stack lies below it in the
+ * same mapping (their outermost frame's CFA bounds them), so another thread's live frames are
+ * never read as this one's dead ones.
+ */
+function deadFramesFloor(program: Program, thread: Thread): number {
+  const block = nptlThreads(program).threads.find(t => t.tid === thread.tid)?.stackBlock
+  if (block) return block.start
+  let floor = 0
+  for (const other of program.core.threads) {
+    if (other === thread || other.rsp >= thread.rsp) continue
+    const frames = unwindThread(program, other).frames
+    const outermost = frames.length ? frames[frames.length - 1]!.cfa : other.rsp
+    floor = Math.max(floor, outermost + 16)
+  }
+  return floor
+}
+
+export type ThreadList = ReturnType<typeof threadsOf>
+export type ThreadStack = NonNullable<ReturnType<typeof stackOf>>

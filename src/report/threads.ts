@@ -1,0 +1,37 @@
+import chalk from 'chalk'
+import type {ThreadList, ThreadStack} from '../analysis/threads.js'
+import {bytes, table} from './table.js'
+
+export function threadsText(t: ThreadList): string {
+  const out = [
+    table(
+      ['#tid', 'start routine', 'stack used / size', '#thread cache', 'frames'],
+      t.threads.map(x => [
+        x.tid,
+        (x.startRoutine ?? chalk.dim('(main or unknown)')) + (x.crashed ? chalk.red(` ← signal ${x.signal}`) : ''),
+        `${bytes(x.stack.used)} / ${x.stack.size === null ? '?' : bytes(x.stack.size)}`,
+        x.threadCacheBytes,
+        x.topFrames.join(' ← '),
+      ]),
+    ),
+  ]
+  if (t.signal) out.push('', `signal ${t.signal.signo} (code ${t.signal.code}${t.signal.faultAddress ? `, fault address ${t.signal.faultAddress}` : ''})`)
+  out.push('', chalk.dim(`struct pthread read by ${t.nptl.how}`))
+  for (const n of t.nptl.notes) out.push(chalk.yellow(`note: ${n}`))
+  return out.join('\n')
+}
+
+export function stackText(s: ThreadStack): string {
+  const out = [chalk.bold(`thread ${s.tid}: ${s.frames.length} frame(s); ${s.stop}`)]
+  for (const f of s.frames) {
+    out.push(`#${String(f.level).padEnd(3)} ${f.pc}  ${f.label}  ${chalk.dim(`CFA ${f.cfa}${f.how === 'frame-pointer' ? ', by frame pointer' : ''}${f.signalFrame ? ', signal frame' : ''}`)}`)
+    for (const p of f.pointers) out.push(`       ${chalk.dim(p.at)} → ${p.object.address}${p.object.offset ? `+${p.object.offset}` : ''} ${p.object.type ?? '(untyped)'} ${p.object.size} B`)
+  }
+  const withPointers = s.deadFrames.filter(d => d.pointers.length > 0)
+  out.push('', chalk.bold(`Returned frames below the stack pointer: ${s.deadFrames.length} (${withPointers.length} holding heap pointers; not roots)`))
+  for (const d of withPointers) {
+    out.push(`  ${d.label}  ${chalk.dim(`${d.start}..${d.end}`)}`)
+    for (const p of d.pointers) out.push(`       ${chalk.dim(p.at)} → ${p.object.address}${p.object.offset ? `+${p.object.offset}` : ''} ${p.object.type ?? '(untyped)'} ${p.object.size} B`)
+  }
+  return out.join('\n')
+}
