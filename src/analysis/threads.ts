@@ -2,6 +2,8 @@ import path from 'node:path'
 import {hex} from '../errors.js'
 import {demangle} from '../graph/demangle.js'
 import type {HeapIndex} from '../index/heap-index.js'
+import {RetentionIndex} from '../index/retention-index.js'
+import type {HeapSummary} from './heap-summary.js'
 import {deadFrames} from '../program/dead-frames.js'
 import {nptlThreads, type NptlThread} from '../program/nptl.js'
 import type {Program} from '../program/program.js'
@@ -48,6 +50,8 @@ export function threadsOf(program: Program, index: HeapIndex) {
   const nptl = nptlThreads(program)
   const byTid = new Map<number, NptlThread>(nptl.threads.map(t => [t.tid, t]))
   const signal = program.core.signal
+  const retention = new RetentionIndex(index)
+  const only = retention.threadRetained()
   return {
     nptl: {how: nptl.how, notes: nptl.notes},
     signal: signal ? {signo: signal.signo, code: signal.code, faultAddress: signal.faultAddress === null ? null : hex(signal.faultAddress)} : null,
@@ -56,7 +60,7 @@ export function threadsOf(program: Program, index: HeapIndex) {
       const unwound = unwindThread(program, t)
       const seg = program.core.memory.segmentAt(t.rsp)
       const stackTop = n?.stackBlock ? n.stackBlock.start + n.stackBlock.size : seg?.end ?? t.rsp
-      const caches = index.meta.summary.threadCaches.filter(c => c.tid === t.tid)
+      const caches = (index.meta.summary as unknown as HeapSummary).threadCaches.filter(c => c.tid === t.tid)
       return {
         tid: t.tid,
         pthread: hex(t.fsBase),
@@ -71,6 +75,8 @@ export function threadsOf(program: Program, index: HeapIndex) {
           guard: n?.guardSize ?? null,
         },
         threadCacheBytes: caches.reduce((s, c) => s + c.bytes, 0),
+        // What would become unreachable without this thread's registers, stack and TLS.
+        onlyThisThread: {bytes: only.bytes[retention.threadTids.indexOf(t.tid)] ?? 0, objects: only.objects[retention.threadTids.indexOf(t.tid)] ?? 0},
         topFrames: unwound.frames.slice(0, TOP_FRAMES).map(f => frameOut(program, f).label),
         frames: unwound.frames.length,
       }

@@ -5,12 +5,13 @@ import {bytes, table} from './table.js'
 export function threadsText(t: ThreadList): string {
   const out = [
     table(
-      ['#tid', 'start routine', 'stack used / size', '#thread cache', 'frames'],
+      ['#tid', 'start routine', 'stack used / size', '#thread cache', '#held only by it', 'frames'],
       t.threads.map(x => [
         x.tid,
         (x.startRoutine ?? chalk.dim('(main or unknown)')) + (x.crashed ? chalk.red(` ← signal ${x.signal}`) : ''),
         `${bytes(x.stack.used)} / ${x.stack.size === null ? '?' : bytes(x.stack.size)}`,
         x.threadCacheBytes,
+        x.onlyThisThread.bytes,
         x.topFrames.join(' ← '),
       ]),
     ),
