@@ -3,11 +3,8 @@ import {codeLabel} from '../../src/analysis/threads.js'
 import {deadFrames} from '../../src/program/dead-frames.js'
 import {nptlThreads} from '../../src/program/nptl.js'
 import {unwindThread} from '../../src/program/unwind.js'
-import {addr, fixtureIndex, openFixture, type Truth} from '../helpers/fixture-core.js'
+import {addr, fixtureIndex, openFixture} from '../helpers/fixture-core.js'
 
-interface ThreadTruth extends Truth {
-  gdbStacks?: Array<{tid: number; frames: Array<{level: number; pc: string; function: string | null; cfa: string | null; type?: string}>}>
-  deadFrame?: {tid: number; function: string; pointers: string[]; targets: string[]}
 }
 
 /** gdb prints `worker0(void*)`, `app::work::park()`, `__GI___pthread_cond_wait`; toma the symbol's demangled name. */
@@ -16,7 +13,7 @@ const bare = (name: string | null) => (name ?? '').replace(/\(.*$/, '').replace(
 describe.each(fixtureIndex().map(f => [f.id] as const))('threads and stacks on %s', id => {
   it('NPTL: every thread\'s TCB, tid, start routine and argument as the program recorded them', async () => {
     const f = await openFixture(id)
-    const truth = f.truth as ThreadTruth
+    const truth = f.truth 
     const view = nptlThreads(f.program)
     expect(view.how).not.toBe('none')
     for (const t of truth.threads) {
@@ -38,7 +35,7 @@ describe.each(fixtureIndex().map(f => [f.id] as const))('threads and stacks on %
 
   it('unwinds every thread to gdb\'s frames (function and CFA), stopping at the thread\'s start', async () => {
     const f = await openFixture(id)
-    const truth = f.truth as ThreadTruth
+    const truth = f.truth 
     if (!truth.gdbStacks) throw new Error('truth.gdbStacks missing: the generator records gdb\'s backtraces')
     for (const g of truth.gdbStacks) {
       const thread = f.program.core.threads.find(t => t.tid === g.tid)!
@@ -68,7 +65,7 @@ describe.each(fixtureIndex().map(f => [f.id] as const))('threads and stacks on %
 
   it('finds the returned frame that held pointers, in the right thread, and they stay non-roots', async () => {
     const f = await openFixture(id)
-    const truth = f.truth as ThreadTruth
+    const truth = f.truth 
     if (!truth.deadFrame) throw new Error('truth.deadFrame missing')
     const thread = f.program.core.threads.find(t => t.tid === truth.deadFrame!.tid)!
     const block = nptlThreads(f.program).threads.find(t => t.tid === thread.tid)?.stackBlock
