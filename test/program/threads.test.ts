@@ -5,8 +5,6 @@ import {nptlThreads} from '../../src/program/nptl.js'
 import {unwindThread} from '../../src/program/unwind.js'
 import {addr, fixtureIndex, openFixture} from '../helpers/fixture-core.js'
 
-}
-
 /** gdb prints `worker0(void*)`, `app::work::park()`, `__GI___pthread_cond_wait`; toma the symbol's demangled name. */
 const bare = (name: string | null) => (name ?? '').replace(/\(.*$/, '').replace(/^(__GI_|__libc_|___?)/, '')
 
