@@ -4,7 +4,7 @@ import type {Program} from '../program/program.js'
 import type {TcmallocHeap} from '../tcmalloc/heap.js'
 import {LIVE} from '../tcmalloc/object-states.js'
 import {Warnings} from '../tcmalloc/warnings.js'
-import {buildReverse, OFFSET_OVERFLOW, ROOT_REGISTER, RootBuilder, type HeapGraph} from './csr.js'
+import {buildReverse, checkIdWidth, MAX_IDS, OFFSET_OVERFLOW, ROOT_REGISTER, RootBuilder, type HeapGraph} from './csr.js'
 import {buildLiveLookup, LiveResolver, SPAN_STRIDE, spanOf, type LiveLookup} from './live-lookup.js'
 import {rootRanges, type RootRange} from './roots.js'
 
@@ -72,6 +72,7 @@ function scanObjects(program: Program, heap: TcmallocHeap, t: LiveLookup, warnin
   const pageSize = heap.pageSize
   const state = heap.state
   const total = spans.totalObjects
+  checkIdWidth(total, 'objects')
   const outStart = new Uint32Array(total + 1)
   const firstWords = new Float64Array(total).fill(NaN)
   const initial = Math.max(1024, Math.min(1 << 24, total))
@@ -234,7 +235,8 @@ class EdgeSink {
   }
 
   grow(): void {
-    const n = this.to.length * 2
+    checkIdWidth(this.to.length + 1, 'edges')
+    const n = Math.min(this.to.length * 2, MAX_IDS)
     const to = new Uint32Array(n)
     to.set(this.to)
     this.to = to

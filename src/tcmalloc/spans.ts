@@ -122,10 +122,17 @@ export function readSpans(
     const cl = (r.word >>> 16) & 0xff
     const small = ((r.word >>> 24) & 3) === IN_USE && cl > 0
     const classPages = small ? sizes.pages[cl]! : 0
+    // The process had memory mapped under every page of a span (returned pages stay mapped).
+    const mappedPages = Math.floor(memory.mappedEnd(page * layout.pageSize) / layout.pageSize) - page
+    if (mappedPages < 1) {
+      warnings.add('span', `span ${hex(span)} at ${hex(page * layout.pageSize)}: no memory of the process is mapped there; dropped`, span)
+      i++
+      continue
+    }
+    const claimedEnd = Math.min(page + r.length, maxPage)
+    const scanEnd = Math.min(Math.max(claimedEnd, page + classPages), page + mappedPages)
     // What the page map shows from this page on: the last page still mapped to this record, the
     // pages mapped to it, and where the next span (a record that starts at its own page) begins.
-    const claimedEnd = Math.min(page + r.length, maxPage)
-    const scanEnd = Math.max(claimedEnd, page + classPages)
     let lastSame = page
     let mapped = 1
     let next = entries
@@ -146,7 +153,8 @@ export function readSpans(
     const nextPage = next < entries ? entryPage[next]! : Infinity
     let length = r.length
     let problem = ''
-    if (r.length > systemPages) problem = `claims ${r.length} pages, more than the heap's ${systemPages} (system bytes)`
+    if (r.length > mappedPages) problem = `claims ${r.length} pages, but only ${mappedPages} are mapped from its start`
+    else if (r.length > systemPages) problem = `claims ${r.length} pages, more than the heap's ${systemPages} (system bytes)`
     else if (page + r.length > maxPage) problem = `claims ${r.length} pages, past the end of the address space`
     else if (nextPage < claimedEnd) problem = `claims ${r.length} pages, overlapping the span at ${hex(nextPage * layout.pageSize)}`
     else if (lastSame !== claimedEnd - 1) problem = `claims ${r.length} pages, but the page map does not map its last page to it`
