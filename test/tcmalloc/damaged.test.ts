@@ -9,20 +9,11 @@ import {SPAN} from '../../src/tcmalloc/layout.js'
 import {IN_USE, ON_NORMAL_FREELIST, ON_RETURNED_FREELIST} from '../../src/tcmalloc/spans.js'
 import {addr, fixtureCorePath, fixtureFlags, fixtureIndex, type Truth} from '../helpers/fixture-core.js'
 import {liveObjects} from './live-set.js'
+import {pokeU64} from '../helpers/damage-core.js'
 
 const entry = fixtureIndex().find(f => f.id === 'v2.10-shared')!
 const temp = fs.mkdtempSync(path.join(os.tmpdir(), 'toma-damaged-'))
 afterAll(() => fs.rmSync(temp, {recursive: true, force: true}))
-
-/** Writes a 64-bit value into a copy of the core at a process address. */
-function poke(file: string, core: Core, address: number, value: number) {
-  const seg = core.memory.segmentAt(address)!
-  const buf = Buffer.alloc(8)
-  buf.writeBigUInt64LE(BigInt(value))
-  const fd = fs.openSync(file, 'r+')
-  fs.writeSync(fd, buf, 0, 8, seg.fileOffset + (address - seg.start))
-  fs.closeSync(fd)
-}
 
 it('a damaged core (a cyclic free list, a page-map entry overwritten) gives warnings with addresses, not a crash', async () => {
   const original = await fixtureCorePath(entry.id)
@@ -46,9 +37,9 @@ it('a damaged core (a cyclic free list, a page-map entry overwritten) gives warn
 
   const damaged = path.join(temp, 'core')
   fs.copyFileSync(original, damaged)
-  poke(damaged, core, second, first)
+  pokeU64(damaged, core, second, first)
   const bogus = 0x7ff0_dead_b000
-  poke(damaged, core, entryAddress, bogus)
+  pokeU64(damaged, core, entryAddress, bogus)
   core.close()
 
   const heap = analyzeHeap(Program.load(Core.open(damaged), fixtureFlags(entry)))
@@ -76,7 +67,7 @@ async function withSpanLength(pick: (heap: ReturnType<typeof analyzeHeap>, s: nu
   expect(s.count - victim).toBeGreaterThan(10)
   const damaged = path.join(temp, `core-${pages}`)
   fs.copyFileSync(original, damaged)
-  poke(damaged, core, s.record[victim]! + SPAN.length, pages)
+  pokeU64(damaged, core, s.record[victim]! + SPAN.length, pages)
   core.close()
   const program = Program.load(Core.open(damaged), fixtureFlags(entry))
   const heap = analyzeHeap(program)
