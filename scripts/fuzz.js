@@ -1,5 +1,5 @@
 // npm run fuzz -- --mutants N [--seed S] [--jobs 2] [--batch 100] [--timeout 30] [--max-rss-mb 3072]
-//                 [--fixtures id,id] [--index-share 0.02] [--log FILE]
+//                 [--fixtures id,id] [--index-share 0.02] [--log FILE] [--only ID,ID]
 // Analyses N damaged copies of the fixture cores (plausible wrong values in TCMalloc's structures,
 // bit flips, cuts at structure boundaries, damaged ELF headers and notes; scripts/fuzz-worker.js)
 // and a share of damaged index files through the query commands, and reports internal errors,
@@ -7,7 +7,7 @@
 // every 50 ms), and answers that changed without a warning or a failed cross-check. Seeded: the
 // same seed and N give the same mutants. Children run with --max-old-space-size and one batch
 // each, in parallel over --jobs processes. Exit 1 when anything failed.
-import {fork, spawnSync} from 'node:child_process'
+import {execFile, fork, spawnSync} from 'node:child_process'
 import crypto from 'node:crypto'
 import fs from 'node:fs'
 import os from 'node:os'
@@ -68,6 +68,14 @@ const batches = []
 for (let i = 0; i < coreIds.length; i += batchSize) {
   const f = fixtures[(i / batchSize) % fixtures.length]
   batches.push({fixture: f, ids: coreIds.slice(i, i + batchSize)})
+}
+
+// --only ID,ID: re-runs those mutants of the same seed and N (each keeps its fixture and damage).
+const only = arg('only', undefined)?.split(',').map(Number)
+if (only) {
+  for (const b of batches) b.ids = b.ids.filter(id => only.includes(id))
+  batches.splice(0, batches.length, ...batches.filter(b => b.ids.length > 0))
+  indexIds.splice(0, indexIds.length, ...indexIds.filter(id => only.includes(id)))
 }
 
 const counts = new Map()
@@ -155,13 +163,20 @@ function runBatch(batch) {
 async function runIndexMutants() {
   if (indexIds.length === 0) return
   const temp = fs.mkdtempSync(path.join(os.tmpdir(), 'toma-fuzz-index-'))
+  process.on('exit', () => fs.rmSync(temp, {recursive: true, force: true}))
   try {
     const f = fixtures[0]
     const core = path.join(temp, 'core')
     fs.symlinkSync(corePath(f.id), core)
     const flags = flagsOf(f)
-    const cli = args => spawnSync(process.execPath, [path.join(root, 'bin/run.js'), ...args], {cwd: temp, encoding: 'utf8', env: {...process.env, NO_COLOR: '1'}, timeout: timeoutMs})
-    const made = cli(['analyze', core, '--exe', flags.exe, ...(flags.tcmalloc ? ['--tcmalloc', flags.tcmalloc] : []), '--index', path.join(temp, 'clean.toma-index')])
+    // Asynchronous: the batches of the other job go on meanwhile.
+    const cli = args =>
+      new Promise(resolve =>
+        execFile(process.execPath, [path.join(root, 'bin/run.js'), ...args], {cwd: temp, encoding: 'utf8', env: {...process.env, NO_COLOR: '1'}, timeout: timeoutMs, killSignal: 'SIGKILL'}, (error, stdout, stderr) =>
+          resolve({status: error ? (typeof error.code === 'number' ? error.code : null) : 0, signal: error?.signal ?? null, stderr, timedOut: error?.killed === true}),
+        ),
+      )
+    const made = await cli(['analyze', core, '--exe', flags.exe, ...(flags.tcmalloc ? ['--tcmalloc', flags.tcmalloc] : []), '--index', path.join(temp, 'clean.toma-index')])
     if (made.status !== 0) throw new Error(`fuzz: analyze of ${f.id} failed: ${made.stderr}`)
     const clean = fs.readFileSync(path.join(temp, 'clean.toma-index'))
     const headerEnd = 16 + clean.readUInt32LE(12)
@@ -194,12 +209,12 @@ async function runIndexMutants() {
       const address = truth.objects[rnd(truth.objects.length)].address
       const command = [['find-object', address, file], ['classes', file], ['refs', address, file], ['leaks', file]][rnd(4)]
       const t0 = performance.now()
-      const r = cli(command)
+      const r = await cli(command)
       const ms = performance.now() - t0
       const label = `index-${kind}`
       const lines = r.stderr.trim().split('\n').filter(l => l && !/^using the analysis/.test(l))
       let outcome
-      if (r.error?.code === 'ETIMEDOUT' || r.signal) outcome = 'hang'
+      if (r.timedOut || r.signal) outcome = 'hang'
       else if (r.status === 0) outcome = 'same'
       else if (/internal error|^\s+at /m.test(r.stderr) || lines.length > 1) outcome = 'internal'
       else outcome = 'refused'
@@ -217,6 +232,7 @@ for (const f of fixtures) corePath(f.id)
 const snapshot = path.join(root, '.toma', `fuzz-dist-${process.pid}`)
 fs.cpSync(path.join(root, 'dist'), snapshot, {recursive: true})
 process.on('exit', () => fs.rmSync(snapshot, {recursive: true, force: true}))
+for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => process.exit(130))
 const queue = [...batches]
 const workers = [...Array(jobs)].map(async (_, j) => {
   if (j === 0) await runIndexMutants()
@@ -229,7 +245,7 @@ const seconds = (Date.now() - started) / 1000
 const sorted = [...rssPerMutant].sort((a, b) => a - b)
 const pct = p => (sorted.length ? Math.round(sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))] / 2 ** 20) : 0)
 const msSorted = [...msPerMutant].sort((a, b) => a - b)
-console.log(`fuzz: ${mutants} mutants, seed ${seed}, ${fixtures.length} fixture(s), ${jobs} job(s), ${seconds.toFixed(0)} s`)
+console.log(`fuzz: ${done} mutants run (of --mutants ${mutants}), seed ${seed}, ${fixtures.length} fixture(s), ${jobs} job(s), ${seconds.toFixed(0)} s`)
 console.log(`outcomes: ${[...counts].map(([k, v]) => `${k} ${v}`).join(', ')}`)
 console.log(`internal errors ${counts.get('internal') ?? 0}, hangs ${counts.get('hang') ?? 0}, over memory ${counts.get('memory') ?? 0}, silent changes ${counts.get('silent') ?? 0}`)
 console.log(`peak RSS per mutant (child process): median ${pct(0.5)} MB, p99 ${pct(0.99)} MB, max ${pct(1)} MB; time per mutant: median ${Math.round(msSorted[Math.floor(msSorted.length / 2)] ?? 0)} ms, max ${Math.round(msSorted[msSorted.length - 1] ?? 0)} ms`)
