@@ -91,6 +91,14 @@ export class AddressSpace {
     return undefined
   }
 
+  /** End of the run of contiguous mapped segments from addr (addr itself when it is unmapped): how far memory there can reach. */
+  mappedEnd(addr: number): number {
+    let i = this.segmentIndex(addr)
+    if (i < 0) return addr
+    while (i + 1 < this.segments.length && this.starts[i + 1] === this.ends[i]) i++
+    return this.ends[i]!
+  }
+
   isReadable(addr: number, length = 1): boolean {
     return this.whyUnreadable(addr, length) === undefined
   }

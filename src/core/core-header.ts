@@ -3,12 +3,12 @@ import {TomaError} from '../errors.js'
 import type {FileReader} from './file-reader.js'
 
 const require = createRequire(import.meta.url)
-// elfy is CommonJS; its Parser gives us the ELF and program headers from a buffer that holds only
-// those headers (elfy.parse itself also wants section headers and the whole file).
+// elfy is CommonJS; its Parser names the machine of an ELF header (for the message of a foreign
+// core). Program headers are read here: elfy wants them at their file offset in one buffer, and
+// knows nothing of PN_XNUM.
 const elfy = require('elfy') as {
   Parser: new () => {
     parseHeader(buf: Buffer): ElfyHeader
-    parsePrograms(buf: Buffer, header: ElfyHeader): ElfyProgram[]
   }
 }
 
@@ -20,15 +20,6 @@ interface ElfyHeader {
   phoff: number
   phentsize: number
   phnum: number
-}
-interface ElfyProgram {
-  type: string | number
-  offset: number
-  vaddr: number
-  filesz: number
-  memsz: number
-  flags: Record<string, boolean>
-  align: number
 }
 
 export const PT_LOAD = 1
@@ -48,7 +39,9 @@ export interface ProgramHeader {
 
 const EHDR_SIZE = 64
 const PHDR_SIZE = 56
-const MAX_PHNUM = 0xffff // e_phnum is 16 bits; PN_XNUM cores are not supported and say so
+const SHDR_SIZE = 64
+/** e_phnum's escape: the real program header count is in section header 0's sh_info (big cores). */
+export const PN_XNUM = 0xffff
 
 /** Reads and checks the ELF header and program headers of a core: ELF64, little-endian, x86-64, ET_CORE. */
 export function readCoreHeader(file: FileReader, name: string): ProgramHeader[] {
@@ -66,21 +59,37 @@ export function readCoreHeader(file: FileReader, name: string): ProgramHeader[] 
     throw new TomaError(`${name}: an ELF file but not a core dump (it is ${kind})`)
   }
   if (machine !== 62) throw new TomaError(`${name}: a core of machine ${header.machine ?? machine}; toma reads x86-64 cores only`)
-  if (header.phentsize !== PHDR_SIZE) throw new TomaError(`${name}: damaged ELF header (program header size ${header.phentsize}, expected ${PHDR_SIZE})`)
-  if (header.phnum === 0 || header.phnum >= MAX_PHNUM) throw new TomaError(`${name}: core has ${header.phnum} program headers; cannot read its segments`)
-  const tableEnd = header.phoff + header.phnum * PHDR_SIZE
+  if (ident.readUInt16LE(54) !== PHDR_SIZE) throw new TomaError(`${name}: damaged ELF header (program header size ${ident.readUInt16LE(54)}, expected ${PHDR_SIZE})`)
+  const phoff = Number(ident.readBigUInt64LE(32))
+  const phnum = programHeaderCount(file, ident, name)
+  if (phnum === 0) throw new TomaError(`${name}: core has no program headers; cannot read its segments`)
+  // Checked against the file before anything is sized by it.
+  const tableEnd = phoff + phnum * PHDR_SIZE
   if (tableEnd > file.size) throw new TomaError(`${name}: truncated core (program headers end at ${tableEnd}, file is ${file.size} bytes)`)
-  // elfy slices from absolute offsets, so hand it a buffer laid out like the file's first bytes.
-  const headers = Buffer.alloc(tableEnd)
-  ident.copy(headers, 0)
-  file.readInto(header.phoff, header.phnum * PHDR_SIZE, headers, header.phoff)
-  const programs = parser.parsePrograms(headers, header)
-  return programs.map((p, i) => ({
-    type: headers.readUInt32LE(header.phoff + i * PHDR_SIZE),
-    flags: headers.readUInt32LE(header.phoff + i * PHDR_SIZE + 4),
-    offset: p.offset,
-    vaddr: p.vaddr,
-    filesz: p.filesz,
-    memsz: p.memsz,
-  }))
+  const table = file.read(phoff, phnum * PHDR_SIZE)
+  const programs: ProgramHeader[] = []
+  for (let i = 0; i < phnum; i++) {
+    const at = i * PHDR_SIZE
+    programs.push({
+      type: table.readUInt32LE(at),
+      flags: table.readUInt32LE(at + 4),
+      offset: Number(table.readBigUInt64LE(at + 8)),
+      vaddr: Number(table.readBigUInt64LE(at + 16)),
+      filesz: Number(table.readBigUInt64LE(at + 32)),
+      memsz: Number(table.readBigUInt64LE(at + 40)),
+    })
+  }
+  return programs
+}
+
+/** e_phnum, or through PN_XNUM the count in section header 0's sh_info. */
+function programHeaderCount(file: FileReader, ident: Buffer, name: string): number {
+  const phnum = ident.readUInt16LE(56)
+  if (phnum !== PN_XNUM) return phnum
+  const shoff = Number(ident.readBigUInt64LE(40))
+  const shentsize = ident.readUInt16LE(58)
+  if (shoff === 0 || shentsize < SHDR_SIZE || shoff + SHDR_SIZE > file.size) {
+    throw new TomaError(`${name}: damaged core: e_phnum is PN_XNUM but section header 0 (at ${shoff}, ${shentsize} bytes) is not in the file`)
+  }
+  return file.read(shoff, SHDR_SIZE).readUInt32LE(44)
 }

@@ -2,7 +2,7 @@ import fs from 'node:fs'
 import {TomaError} from '../errors.js'
 import {AddressSpace, type Segment} from './address-space.js'
 import {readCoreHeader} from './core-header.js'
-import {FileReader} from './file-reader.js'
+import {FileReader, type FileOverlay} from './file-reader.js'
 import {findModules, parseMappedFiles, type MappedFile, type Module} from './modules.js'
 import {readNotes} from './notes.js'
 import {parseAuxv, parseProcessInfo, parseSignalInfo, type ProcessInfo, type SignalInfo} from './process-info.js'
@@ -60,7 +60,8 @@ export class Core {
     if (this.threads.length === 0) throw new TomaError(`${path}: damaged core: no thread (NT_PRSTATUS) notes`)
   }
 
-  static open(path: string): Core {
+  /** Opens a core file; `overlay` reads it with some bytes replaced or cut short (damaged copies, without copying). */
+  static open(path: string, overlay?: FileOverlay): Core {
     let stat: fs.Stats
     try {
       stat = fs.statSync(path)
@@ -70,7 +71,7 @@ export class Core {
     if (!stat.isFile()) throw new TomaError(`${path}: not a regular file`)
     let file: FileReader
     try {
-      file = new FileReader(path)
+      file = new FileReader(path, overlay)
     } catch (e) {
       throw new TomaError(`${path}: cannot open: ${(e as NodeJS.ErrnoException).code ?? String(e)}`)
     }

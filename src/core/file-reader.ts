@@ -5,6 +5,15 @@ const BLOCK_SIZE = 1 << BLOCK_SHIFT
 const MAX_CACHED_BLOCKS = 1024 // bounds the cache at 64 MiB whatever the core's size
 
 /**
+ * Bytes to read in place of the file's own (a copy-on-write view: damaged copies of a core without
+ * copying it), and optionally a shorter size (a cut file).
+ */
+export interface FileOverlay {
+  size?: number
+  patches: Array<{offset: number; bytes: Buffer}>
+}
+
+/**
  * Ranged reads of a (possibly multi-gigabyte) file through a small LRU cache of fixed blocks.
  * Never reads the whole file; every read is bounded by the file's size, and short reads (a file
  * cut while we read it) leave zeros that the caller never sees because it checks `size` first.
@@ -14,9 +23,19 @@ export class FileReader {
   private readonly fd: number
   private readonly cache = new Map<number, Buffer>()
 
-  constructor(readonly path: string) {
+  constructor(readonly path: string, private readonly overlay?: FileOverlay) {
     this.fd = fs.openSync(path, 'r')
-    this.size = fs.fstatSync(this.fd).size
+    const size = fs.fstatSync(this.fd).size
+    this.size = overlay?.size === undefined ? size : Math.max(0, Math.min(size, overlay.size))
+  }
+
+  /** Lays the overlay's patches over `into[at, at+length)`, which holds file bytes from `offset`. */
+  private patch(offset: number, length: number, into: Buffer, at: number): void {
+    for (const p of this.overlay?.patches ?? []) {
+      const from = Math.max(offset, p.offset)
+      const to = Math.min(offset + length, p.offset + p.bytes.length, this.size)
+      if (from < to) p.bytes.copy(into, at + (from - offset), from - p.offset, to - p.offset)
+    }
   }
 
   close(): void {
@@ -35,6 +54,7 @@ export class FileReader {
         if (n <= 0) break
         done += n
       }
+      this.patch(offset, length, into, at)
       return
     }
     let pos = offset
@@ -96,6 +116,7 @@ export class FileReader {
       if (n <= 0) break
       done += n
     }
+    this.patch(start, length, buf, 0)
     if (this.cache.size >= MAX_CACHED_BLOCKS) {
       const oldest = this.cache.keys().next().value as number
       this.cache.delete(oldest)

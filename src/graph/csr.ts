@@ -1,3 +1,4 @@
+import {TomaError} from '../errors.js'
 import {GrowableF64, GrowableI32, GrowableU32} from '../util/growable.js'
 import {lastAtOrBelow} from '../util/search.js'
 
@@ -13,6 +14,14 @@ export const ROOT_STACK = 1
 export const ROOT_GLOBAL = 2
 export const ROOT_KIND_NAMES = ['register', 'stack', 'global'] as const
 export type RootKindName = (typeof ROOT_KIND_NAMES)[number]
+
+/** Objects, edges and roots are numbered in Uint32Arrays, and an edge-list end is one past the last id. */
+export const MAX_IDS = 0xffff_ffff
+
+/** Stops with a clear error when `count` things would not fit toma's 32-bit ids (rather than wrapping). */
+export function checkIdWidth(count: number, what: string): void {
+  if (count > MAX_IDS) throw new TomaError(`the heap has more than ${MAX_IDS} ${what} (${count}): beyond toma's 32-bit ${what} ids`)
+}
 
 /** Stored in outOffset / outToOffset when the true offset does not fit in 32 bits (objects ≥ 4 GiB). */
 export const OFFSET_OVERFLOW = 0xffff_ffff
@@ -128,6 +137,7 @@ export class RootBuilder {
   }
 
   add(kind: number, thread: number, address: number, to: number, toOffset: number): void {
+    checkIdWidth(this.to.length + 1, 'roots')
     this.kind.push(kind)
     this.thread.push(thread)
     this.address.push(address)

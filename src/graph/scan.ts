@@ -4,7 +4,7 @@ import type {Program} from '../program/program.js'
 import type {TcmallocHeap} from '../tcmalloc/heap.js'
 import {LIVE} from '../tcmalloc/object-states.js'
 import {Warnings} from '../tcmalloc/warnings.js'
-import {buildReverse, OFFSET_OVERFLOW, ROOT_REGISTER, RootBuilder, type HeapGraph} from './csr.js'
+import {buildReverse, checkIdWidth, MAX_IDS, OFFSET_OVERFLOW, ROOT_REGISTER, RootBuilder, type HeapGraph} from './csr.js'
 import {buildLiveLookup, LiveResolver, SPAN_STRIDE, spanOf, type LiveLookup} from './live-lookup.js'
 import {rootRanges, type RootRange} from './roots.js'
 
@@ -16,6 +16,8 @@ export interface ScanOptions {
 
 /** Bytes read from the core at once: a run of neighbouring spans, or a slice of a large one. */
 const CHUNK = 16 * 1024 * 1024
+/** The granularity at which a core holds or lacks memory (x86-64 pages). */
+const CORE_PAGE = 4096
 const TWO32 = 0x1_0000_0000
 
 /** The graph with the warnings met while building it (unreadable ranges, stacks not found). */
@@ -72,6 +74,7 @@ function scanObjects(program: Program, heap: TcmallocHeap, t: LiveLookup, warnin
   const pageSize = heap.pageSize
   const state = heap.state
   const total = spans.totalObjects
+  checkIdWidth(total, 'objects')
   const outStart = new Uint32Array(total + 1)
   const firstWords = new Float64Array(total).fill(NaN)
   const initial = Math.max(1024, Math.min(1 << 24, total))
@@ -118,16 +121,7 @@ function scanObjects(program: Program, heap: TcmallocHeap, t: LiveLookup, warnin
     for (let k = 0; k < count; k++) {
       const slot = first + k
       if (state[slot] !== LIVE) continue
-      const objStart = sStart + k * size
-      if (size <= CHUNK) {
-        if (!memory.readInto(objStart, size, buf)) {
-          unreadable++
-          continue
-        }
-        startObject(slot)
-        if (size >= 8) firstWords[slot] = words[1]! * TWO32 + words[0]!
-        scanObjectWords(words, 0, Math.floor(size / 8) * 2, objStart, objStart, t, sink)
-      } else if (!scanLarge(slot, objStart, size)) {
+      if (!scanObjectByPieces(slot, sStart + k * size, size)) {
         unreadable++
         continue
       }
@@ -136,20 +130,51 @@ function scanObjects(program: Program, heap: TcmallocHeap, t: LiveLookup, warnin
     }
   }
 
-  /** One object bigger than the buffer, in CHUNK slices; false (nothing recorded) if any slice is unreadable. */
-  const scanLarge = (slot: number, objStart: number, size: number): boolean => {
-    if (!memory.isReadable(objStart, size)) return false
+  /**
+   * One object read in CHUNK slices, and a slice the core does not hold whole page by page: the
+   * pointers in the pages that are there count, the missing bytes are one warning with their
+   * address. False (nothing recorded) when the core holds none of the object.
+   */
+  const scanObjectByPieces = (slot: number, objStart: number, size: number): boolean => {
     startObject(slot)
     const words8 = Math.floor(size / 8) * 8
+    let present = 0
+    let missing = 0
+    let firstMissing = -1
+    let missingRanges = 0
+    let lastMissingEnd = -1
+    const scanPiece = (at: number, n: number): boolean => {
+      if (!memory.readInto(at, n, buf)) return false
+      if (at === objStart && n >= 8) firstWords[slot] = words[1]! * TWO32 + words[0]!
+      scanObjectWords(words, 0, n >>> 2, at, objStart, t, sink)
+      present += n
+      return true
+    }
     for (let done = 0; done < words8; done += CHUNK) {
       const n = Math.min(CHUNK, words8 - done)
-      if (!memory.readInto(objStart + done, n, buf)) {
-        // isReadable said yes; a read failing now means the file changed under us. Keep what we have.
-        warnings.add('scan', `object ${hex(objStart)}: read failed at +${done} after the range checked readable`, objStart)
-        return true
+      if (scanPiece(objStart + done, n)) continue
+      const end = objStart + done + n
+      for (let p = objStart + done; p < end; ) {
+        const q = Math.min(end, (Math.floor(p / CORE_PAGE) + 1) * CORE_PAGE)
+        if (!scanPiece(p, q - p)) {
+          if (firstMissing < 0) firstMissing = p
+          if (p !== lastMissingEnd) missingRanges++
+          lastMissingEnd = q
+          missing += q - p
+        }
+        p = q
       }
-      if (done === 0) firstWords[slot] = words[1]! * TWO32 + words[0]!
-      scanObjectWords(words, 0, n >>> 2, objStart + done, objStart, t, sink)
+    }
+    if (present === 0 && words8 > 0) return false
+    if (missing > 0) {
+      const why = memory.whyUnreadable(firstMissing, 1) ?? 'unreadable'
+      const more = missingRanges > 1 ? ` (first of ${missingRanges} missing ranges)` : ''
+      warnings.add(
+        'scan',
+        `object ${hex(objStart)} (${size} bytes): ${missing} bytes from ${hex(firstMissing)}${more} are not in the core (${why}); pointers in its other ${present} bytes are counted`,
+        objStart,
+        firstMissing,
+      )
     }
     return true
   }
@@ -234,7 +259,8 @@ class EdgeSink {
   }
 
   grow(): void {
-    const n = this.to.length * 2
+    checkIdWidth(this.to.length + 1, 'edges')
+    const n = Math.min(this.to.length * 2, MAX_IDS)
     const to = new Uint32Array(n)
     to.set(this.to)
     this.to = to
@@ -347,7 +373,7 @@ function scanRoots(program: Program, heap: TcmallocHeap, t: LiveLookup, warnings
       let missing = 0
       const end = pos + n
       for (let p = pos; p < end; ) {
-        const q = Math.min(end, (Math.floor(p / 4096) + 1) * 4096)
+        const q = Math.min(end, (Math.floor(p / CORE_PAGE) + 1) * CORE_PAGE)
         if (memory.readInto(p, q - p, buf)) scanBuffer(p, (q - p) / 4)
         else missing += q - p
         p = q

@@ -103,3 +103,34 @@ export function markTransferCache(
     }
   }
 }
+
+/**
+ * A slot past used_slots_ keeps what it last held (RemoveRange does not clear it), and those
+ * objects were handed out since. If every object of its chain is still linked as TCMalloc left
+ * it and none is on any list, used_slots_ itself may be damaged (too small): the chain's objects
+ * are then counted live, and the warning says so. Run after every list is marked.
+ */
+export function checkUnusedTransferSlots(memory: AddressSpace, centralCache: number, layout: Layout, sizes: SizeClasses, counters: CentralCounters, marker: StateMarker, warnings: Warnings): void {
+  const c = layout.central
+  for (let cl = 1; cl < sizes.count; cl++) {
+    const entry = centralCache + cl * c.stride
+    const used = Math.max(0, Math.min(MAX_SLOTS, counters.usedSlots[cl]!))
+    for (let slot = used; slot < MAX_SLOTS; slot++) checkUnusedSlot(memory, entry + c.slots + slot * 16, sizes.objectsToMove[cl]!, marker, warnings, `transfer slot ${slot} of class ${cl}`)
+  }
+}
+
+function checkUnusedSlot(memory: AddressSpace, at: number, batch: number, marker: StateMarker, warnings: Warnings, name: string): void {
+  const head = memory.readU64(at)
+  const tail = memory.readU64(at + 8)
+  if (!head || !tail) return
+  let p = head
+  let last = 0
+  for (let n = 0; n < batch; n++) {
+    if (!marker.isLiveObjectStart(p)) return
+    last = p
+    p = memory.readU64(p) ?? 0
+  }
+  if (last === tail) {
+    warnings.add('transfer-cache', `${name} (${hex(at)}), past used_slots_, still holds an intact chain of ${batch} objects that are counted live: used_slots_ may be damaged`, at)
+  }
+}

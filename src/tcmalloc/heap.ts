@@ -1,7 +1,7 @@
 import {TomaError, hex} from '../errors.js'
 import type {Program} from '../program/program.js'
 import {findAllocatorModule, type AllocatorModule} from './allocator-module.js'
-import {markSpanFreeLists, markTransferCache, readCentralCounters} from './central-cache.js'
+import {checkUnusedTransferSlots, markSpanFreeLists, markTransferCache, readCentralCounters} from './central-cache.js'
 import {crossCheck, stateTotals, type CrossCheck, type StateTotals} from './counters.js'
 import {locateGlobals, type AllocatorGlobals} from './globals.js'
 import {PAGE_HEAP, RETURNED, StateMarker} from './object-states.js'
@@ -88,6 +88,7 @@ export function analyzeHeap(program: Program, options: HeapOptions = {}): Tcmall
           threadCachesByTls(program, module, layout.group, program.core.threads),
         )
   if (globals.threadHeaps === null) warnings.add('thread-cache', 'ThreadCache::thread_heaps_ not found: objects in thread caches are counted as live')
+  checkUnusedTransferSlots(memory, globals.centralCache, layout, sizes, central, marker, warnings)
   // Thread-cache objects sorted by slot, so a query finds the owning cache by binary search.
   const objs = ownedObjects.toArray()
   const order = Uint32Array.from(objs.keys()).sort((a, b) => objs[a]! - objs[b]!)

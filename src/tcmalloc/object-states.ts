@@ -39,6 +39,14 @@ export class StateMarker {
     return this.markInSpan(s, addr, to, list, listAddr)
   }
 
+  /** True when addr starts an object of an in-use small span that no list has marked free. */
+  isLiveObjectStart(addr: number): boolean {
+    const s = spanIndexAt(this.spans, this.pageSize, addr)
+    if (s < 0 || this.spans.location[s] !== IN_USE || this.spans.sizeClass[s] === 0) return false
+    const k = (addr - this.spans.start[s]!) / this.spans.objectSize[s]!
+    return Number.isInteger(k) && k < this.spans.objectCount[s]! && this.state[this.spans.firstObject[s]! + k] === LIVE
+  }
+
   /** The same for an entry that must lie in span s (a span's own free list): no lookup needed. */
   markInSpan(s: number, addr: number, to: number, list: string, listAddr: number): number {
     const offset = addr - this.spans.start[s]!

@@ -45,6 +45,7 @@ export function markThreadCaches(
     warnings.add('thread-cache', `ThreadCache::thread_heaps_ at ${hex(threadHeaps)} is not in the core`, threadHeaps)
     return caches
   }
+  let prev = 0
   while (p !== 0) {
     if (seen.has(p) || caches.length >= MAX_CACHES) {
       warnings.add('thread-cache', `thread cache list loops back to ${hex(p)}`, p)
@@ -56,6 +57,9 @@ export function markThreadCaches(
       warnings.add('thread-cache', `thread cache ${hex(p)} is not in the core`, p)
       break
     }
+    // The list is doubly linked: a next_ that skips caches (or jumps into another list) shows here.
+    const back = Number(buf.readBigUInt64LE(tc.prev))
+    if (back !== prev) warnings.add('thread-cache', `thread cache ${hex(p)}: prev_ is ${hex(back)}, but the list reached it from ${prev ? hex(prev) : 'thread_heaps_'}`, p, back)
     const rd = (off: number, w: number) => (w === 4 ? buf.readInt32LE(off) : Number(buf.readBigInt64LE(off)))
     const size = rd(tc.size, tc.sizeWidth)
     const bytes = tc.sizeIsLeft ? rd(tc.maxSize, tc.maxSizeWidth) - size : size
@@ -84,7 +88,12 @@ export function markThreadCaches(
     }
     const next = memory.readU64(p + tc.next)
     if (next === undefined) break
+    prev = p
     p = next
+  }
+  // A cache a thread points to that the list never reached: the list was cut, its objects count as live.
+  for (const [cache, tid] of tlsOwners) {
+    if (!seen.has(cache)) warnings.add('thread-cache', `thread cache ${hex(cache)} of thread ${tid} is not on the thread_heaps_ list: its free objects are counted as live`, cache)
   }
   return caches
 }

@@ -1,5 +1,4 @@
 import fs from 'node:fs'
-import os from 'node:os'
 import path from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {pathsTo} from '../../src/analysis/paths.js'
@@ -10,6 +9,7 @@ import {RetentionIndex} from '../../src/index/retention-index.js'
 import {Program} from '../../src/program/program.js'
 import {addr, fixtureCorePath, fixtureFlags, fixtureIndex, FIXTURES, type Truth} from '../helpers/fixture-core.js'
 import {runToma} from '../helpers/run-toma.js'
+import {testTemp} from '../helpers/test-temp.js'
 
 // path, dominators, top and suspects end to end on two fixtures; bulk checks in-process.
 const chosen = fixtureIndex().filter(f => ['v2.10-shared', 'v2.18.1-shared'].includes(f.id))
@@ -28,7 +28,7 @@ describe.each(chosen.map(f => [f.id, f] as const))('why memory is held, on %s', 
   }
 
   beforeAll(async () => {
-    work = fs.mkdtempSync(path.join(os.tmpdir(), `toma-retention-${id}-`))
+    work = testTemp(`toma-retention-${id}-`)
     indexPath = path.join(work, 'core.toma-index')
     const f = fixtureFlags(entry)
     const core = await fixtureCorePath(id)

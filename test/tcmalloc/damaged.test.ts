@@ -4,21 +4,15 @@ import {expect, it} from 'vitest'
 import {Core} from '../../src/core/core.js'
 import {Program} from '../../src/program/program.js'
 import {analyzeHeap} from '../../src/tcmalloc/heap.js'
-import {IN_USE} from '../../src/tcmalloc/spans.js'
-import {fixtureCorePath, fixtureFlags, fixtureIndex} from '../helpers/fixture-core.js'
+import {SPAN} from '../../src/tcmalloc/layout.js'
+import {IN_USE, ON_NORMAL_FREELIST, ON_RETURNED_FREELIST} from '../../src/tcmalloc/spans.js'
+import {addr, fixtureCorePath, fixtureFlags, fixtureIndex, type Truth} from '../helpers/fixture-core.js'
+import {liveObjects} from './live-set.js'
+import {pokeU64} from '../helpers/damage-core.js'
 import {testTemp} from '../helpers/test-temp.js'
 
 const entry = fixtureIndex().find(f => f.id === 'v2.10-shared')!
-
-/** Writes a 64-bit value into a copy of the core at a process address. */
-function poke(file: string, core: Core, address: number, value: number) {
-  const seg = core.memory.segmentAt(address)!
-  const buf = Buffer.alloc(8)
-  buf.writeBigUInt64LE(BigInt(value))
-  const fd = fs.openSync(file, 'r+')
-  fs.writeSync(fd, buf, 0, 8, seg.fileOffset + (address - seg.start))
-  fs.closeSync(fd)
-}
+const temp = testTemp('toma-damaged-')
 
 it('a damaged core (a cyclic free list, a page-map entry overwritten) gives warnings with addresses, not a crash', async () => {
   const original = await fixtureCorePath(entry.id)
@@ -40,11 +34,11 @@ it('a damaged core (a cyclic free list, a page-map entry overwritten) gives warn
   const entryAddress = leaf + (page % 2 ** layout.pageMap.leafBits) * 8
   expect(core.memory.readU64(entryAddress)).toBe(s.record[victim])
 
-  const damaged = path.join(testTemp('toma-damaged-'), 'core')
+  const damaged = path.join(temp, 'core')
   fs.copyFileSync(original, damaged)
-  poke(damaged, core, second, first)
+  pokeU64(damaged, core, second, first)
   const bogus = 0x7ff0_dead_b000
-  poke(damaged, core, entryAddress, bogus)
+  pokeU64(damaged, core, entryAddress, bogus)
   core.close()
 
   const heap = analyzeHeap(Program.load(Core.open(damaged), fixtureFlags(entry)))
@@ -59,4 +53,55 @@ it('a damaged core (a cyclic free list, a page-map entry overwritten) gives warn
   expect(heap.spans.count).toBe(s.count - 1)
   // What was consistent is still there: every other span, and the cross-check shows the damage.
   expect(heap.crossCheck.find(c => c.property === 'generic.heap_size')!.toma).toBe(clean.crossCheck.find(c => c.property === 'generic.heap_size')!.toma - s.pages[victim]! * layout.pageSize)
+})
+
+/** A copy of the fixture core with one span record's length set to `pages`; the clean model and the damaged one. */
+async function withSpanLength(pick: (heap: ReturnType<typeof analyzeHeap>, s: number) => boolean, pages: number) {
+  const original = await fixtureCorePath(entry.id)
+  const core = Core.open(original)
+  const clean = analyzeHeap(Program.load(core, fixtureFlags(entry)))
+  const s = clean.spans
+  // The first such span, so other spans and their live objects follow it.
+  const victim = [...Array(s.count).keys()].find(i => pick(clean, i))!
+  expect(s.count - victim).toBeGreaterThan(10)
+  const damaged = path.join(temp, `core-${pages}`)
+  fs.copyFileSync(original, damaged)
+  pokeU64(damaged, core, s.record[victim]! + SPAN.length, pages)
+  core.close()
+  const program = Program.load(Core.open(damaged), fixtureFlags(entry))
+  const heap = analyzeHeap(program)
+  program.core.close()
+  fs.rmSync(damaged)
+  return {clean, heap, record: s.record[victim]!}
+}
+
+const truth = () => JSON.parse(fs.readFileSync(path.join(path.dirname(fixtureFlags(entry).exe), 'truth.json'), 'utf8')) as Truth
+
+/** Every span of the clean model is still there, with its pages, and the live set is still the process's own record. */
+function expectHeapIntact(heap: ReturnType<typeof analyzeHeap>, clean: ReturnType<typeof analyzeHeap>) {
+  expect(Array.from(heap.spans.record)).toEqual(Array.from(clean.spans.record))
+  expect(Array.from(heap.spans.pages)).toEqual(Array.from(clean.spans.pages))
+  const live = liveObjects(heap)
+  expect([...live]).toEqual([...liveObjects(clean)])
+  expect(truth().live.filter(([a]) => !live.has(addr(a)))).toEqual([])
+}
+
+it('a small-object span claiming 2^30 pages is taken as its class\'s pages with a warning naming its record (issue 8, reproduction 1)', async () => {
+  const {clean, heap, record} = await withSpanLength((h, i) => h.spans.location[i] === IN_USE && h.spans.sizeClass[i]! > 0, 2 ** 30)
+  const w = heap.warnings.list.filter(x => x.kind === 'span' && x.addresses.includes(record))
+  expect(w.map(x => x.message)).toEqual([expect.stringMatching(/has 1073741824 pages, the class has \d+; taken as its class's \d+ pages/)])
+  expectHeapIntact(heap, clean)
+})
+
+it('a free span claiming 2^24 pages is cut to the pages the page map gives it, and no later span vanishes (issue 8, reproduction 2)', async () => {
+  const {clean, heap, record} = await withSpanLength((h, i) => h.spans.location[i] === ON_NORMAL_FREELIST || h.spans.location[i] === ON_RETURNED_FREELIST, 2 ** 24)
+  const w = heap.warnings.list.filter(x => x.kind === 'span' && x.addresses.includes(record))
+  expect(w.map(x => x.message)).toEqual([expect.stringMatching(/claims 16777216 pages, .*; cut to the \d+ page\(s\) the page map maps to it/)])
+  expectHeapIntact(heap, clean)
+})
+
+it('a large live span claiming 2^24 pages is cut the same way, its object and every later one kept (issue 8, reproduction 2)', async () => {
+  const {clean, heap, record} = await withSpanLength((h, i) => h.spans.location[i] === IN_USE && h.spans.sizeClass[i] === 0, 2 ** 24)
+  expect(heap.warnings.list.filter(x => x.kind === 'span' && x.addresses.includes(record)).map(x => x.message)).toEqual([expect.stringMatching(/cut to the \d+ page\(s\)/)])
+  expectHeapIntact(heap, clean)
 })

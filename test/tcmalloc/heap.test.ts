@@ -1,23 +1,11 @@
 import {describe, expect, it} from 'vitest'
 import {analyzeHeap, objectAt, type TcmallocHeap} from '../../src/tcmalloc/heap.js'
-import {LIVE, STATE_NAMES} from '../../src/tcmalloc/object-states.js'
-import {IN_USE} from '../../src/tcmalloc/spans.js'
+import {STATE_NAMES} from '../../src/tcmalloc/object-states.js'
 import {threadCachesByTls} from '../../src/tcmalloc/thread-tls.js'
 import {addr, fixtureIndex, openFixture, type Truth} from '../helpers/fixture-core.js'
+import {liveObjects} from './live-set.js'
 
 const fixtures = fixtureIndex()
-
-function liveObjects(heap: TcmallocHeap): Map<number, number> {
-  const live = new Map<number, number>()
-  const s = heap.spans
-  for (let i = 0; i < s.count; i++) {
-    if (s.location[i] !== IN_USE) continue
-    for (let k = 0; k < s.objectCount[i]!; k++) {
-      if (heap.state[s.firstObject[i]! + k] === LIVE) live.set(s.start[i]! + k * s.objectSize[i]!, s.objectSize[i]!)
-    }
-  }
-  return live
-}
 
 /** The process's own counters, as MallocExtension reported them just before the core was taken. */
 const COUNTERS = [
