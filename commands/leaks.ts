@@ -1,5 +1,6 @@
 import {Flags} from '@oclif/core'
 import {leaksOf} from '../src/analysis/leaks.js'
+import {deadFrameSightings, sightingText} from '../src/analysis/threads.js'
 import {publicIdsOf} from '../src/analysis/object-ids.js'
 import {TomaCommand} from '../src/cli/base-command.js'
 import {openIndex} from '../src/cli/open-index.js'
@@ -14,8 +15,8 @@ export default class Leaks extends TomaCommand {
 
   async run() {
     const {args, flags} = await this.parse(Leaks)
-    const {index, corePath} = openIndex(args.core, flags, line => process.stderr.write(`toma: ${line}\n`))
-    const found = leaksOf(index, flags.limit)
+    const {index, corePath, program} = openIndex(args.core, flags, line => process.stderr.write(`toma: ${line}\n`))
+    const found = leaksOf(index, flags.limit, deadFrameSightings(program(), index))
     // The public ids (the JSON export's), not the index's slots.
     const ids = publicIdsOf(index, found.largest.map(o => o.id))
     const leaks = {...found, largest: found.largest.map(o => ({...o, id: ids.get(o.id)!}))}
@@ -30,6 +31,11 @@ export default class Leaks extends TomaCommand {
             leaks.starts.map(o => [o.address, o.type ?? '(untyped)', o.size, o.retainedBytes, o.retainedObjects]),
           ),
         )
+        const leads = [...leaks.starts, ...leaks.largest].filter((o, i, all) => o.lastSeen.length > 0 && all.findIndex(x => x.address === o.address) === i)
+        if (leads.length) {
+          this.log('', heading('Leads: leaked objects a returned call\'s frame still points at'))
+          for (const o of leads) for (const x of o.lastSeen) this.log(`${o.address} ${o.type ?? '(untyped)'}: ${sightingText(x)}`)
+        }
         this.log('', heading('By type'))
         this.log(table(['#objects', '#bytes', 'type'], leaks.byType.map(t => [t.objects, t.bytes, t.type ?? '(untyped)'])))
         this.log('', heading(withCut(`Largest ${leaks.largest.length}`, leaks.largest.length, leaks.objects)))

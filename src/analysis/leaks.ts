@@ -1,5 +1,6 @@
 import {RetentionIndex} from '../index/retention-index.js'
 import {objectBrief} from './object-brief.js'
+import type {Sighting} from './threads.js'
 import {hex} from '../errors.js'
 import type {HeapIndex} from '../index/heap-index.js'
 import {LIVE} from '../tcmalloc/object-states.js'
@@ -9,7 +10,7 @@ import {LIVE} from '../tcmalloc/object-states.js'
  * (largest first), each with how many other objects point into it. An object nothing points to
  * is where a leaked structure starts; a leaked cycle has no such object, every member is pointed to.
  */
-export function leaksOf(index: HeapIndex, limit: number) {
+export function leaksOf(index: HeapIndex, limit: number, sightings: Map<number, Sighting[]> = new Map()) {
   const reachable = index.file.array<Uint8Array>('object.reachable')
   const types = index.file.array<Uint32Array>('object.type')
   const byType = new Map<number, {objects: number; bytes: number}>()
@@ -37,7 +38,7 @@ export function leaksOf(index: HeapIndex, limit: number) {
     objects,
     bytes,
     startCount: starts.length,
-    starts: starts.slice(0, limit).map(s => ({...objectBrief(index, s.id), retainedBytes: s.bytes, retainedObjects: s.objects, pointedToBy: index.inDegree(s.id)})),
+    starts: starts.slice(0, limit).map(s => ({...objectBrief(index, s.id), retainedBytes: s.bytes, retainedObjects: s.objects, pointedToBy: index.inDegree(s.id), lastSeen: sightings.get(s.id) ?? []})),
     byType: [...byType]
       .map(([t, c]) => ({type: index.typeName(t), ...c}))
       .sort((a, b) => b.bytes - a.bytes),
@@ -48,6 +49,7 @@ export function leaksOf(index: HeapIndex, limit: number) {
       type: index.type(o.id),
       pointedToBy: index.inDegree(o.id),
       pointsTo: index.outEdges(o.id).length,
+      lastSeen: sightings.get(o.id) ?? [],
     })),
   }
 }

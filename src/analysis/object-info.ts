@@ -6,6 +6,7 @@ import {publicIdsOf} from './object-ids.js'
 import {cString, stdStringOwner} from './strings.js'
 import {RetentionIndex} from '../index/retention-index.js'
 import {objectBrief} from './object-brief.js'
+import {deadFrameSightings} from './threads.js'
 
 /** Bytes shown around the address unless asked otherwise, and the most that may be asked. */
 export const DUMP_BYTES = 64
@@ -55,6 +56,8 @@ export function objectInfo(program: Program, index: HeapIndex, address: number, 
               onlyThread: typeof idom === 'object' && idom !== null ? idom.thread : null,
             }
           : null,
+      // Not a root: where a returned call's frame still points at it (who last handled it).
+      lastSeen: deadFrameSightings(program, index).get(obj.index) ?? [],
       span: {record: hex(index.spanRecord[span]!), start: hex(index.spanStart[span]!), pages: index.spanPages[span]!},
       bytes: bytes
         ? {

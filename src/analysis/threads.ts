@@ -126,5 +126,46 @@ function deadFramesFloor(program: Program, thread: Thread): number {
   return floor
 }
 
+export interface Sighting {
+  tid: number
+  function: string | null
+  /** `F+0x… (module)` of the stale return address that marks the frame. */
+  frame: string
+  /** Where the pointer lies in the dead frame. */
+  at: string
+}
+
+/**
+ * Heap objects pointed to from the frames of calls that have returned (below each thread's stack
+ * pointer): not roots, but leads to the code that last handled an object that leaked or was freed.
+ * Object slot → where it was last seen.
+ */
+export function deadFrameSightings(program: Program, index: HeapIndex): Map<number, Sighting[]> {
+  const seen = new Map<number, Sighting[]>()
+  for (const thread of program.core.threads) {
+    for (const d of deadFrames(program, thread.rsp, deadFramesFloor(program, thread))) {
+      const bytes = program.core.memory.readBytes(d.start, d.end - d.start)
+      if (!bytes) continue
+      let label: {function: string | null; label: string} | undefined
+      for (let i = 0; i + 8 <= bytes.length; i += 8) {
+        const w = bytes.readUInt32LE(i) + bytes.readUInt32LE(i + 4) * 0x1_0000_0000
+        if (w < 4096) continue
+        const o = index.objectAt(w)
+        if (!o) continue
+        label ??= codeLabel(program, d.pc, false)
+        const list = seen.get(o.index) ?? []
+        list.push({tid: thread.tid, function: label.function, frame: label.label, at: hex(d.start + i)})
+        seen.set(o.index, list)
+      }
+    }
+  }
+  return seen
+}
+
+/** People's words for a sighting. */
+export function sightingText(s: Sighting): string {
+  return `last seen in a returned frame of ${s.function ?? s.frame} in thread ${s.tid} (at ${s.at})`
+}
+
 export type ThreadList = ReturnType<typeof threadsOf>
 export type ThreadStack = NonNullable<ReturnType<typeof stackOf>>

@@ -44,7 +44,16 @@ const KEY_2NDLEVEL_SIZE = 32
 const KEY_1STLEVEL_SIZE = 32
 const SELF_OFFSET = 16
 
+const views = new WeakMap<Program, NptlView>()
+
+/** The NPTL view of a program's threads, read once per program. */
 export function nptlThreads(program: Program): NptlView {
+  let view = views.get(program)
+  if (!view) views.set(program, (view = readNptl(program)))
+  return view
+}
+
+function readNptl(program: Program): NptlView {
   const notes: string[] = []
   const memory = program.core.memory
   let offsets = descriptorOffsets(program)

@@ -47,7 +47,15 @@ function cfiOf(file: ElfFile): ModuleCfi {
  * stack above it. Stops at the outermost frame (its return address is undefined: `clone3`,
  * `_start`) or at the first frame that cannot be trusted, and says which.
  */
+const unwound = new WeakMap<Thread, Unwound>()
+
 export function unwindThread(program: Program, thread: Thread): Unwound {
+  let u = unwound.get(thread)
+  if (!u) unwound.set(thread, (u = unwind(program, thread)))
+  return u
+}
+
+function unwind(program: Program, thread: Thread): Unwound {
   const memory = program.core.memory
   const stack = program.core.memory.segmentAt(thread.rsp)
   const inStack = (a: number) => stack !== undefined && a >= stack.start && a < stack.end

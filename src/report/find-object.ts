@@ -1,5 +1,6 @@
 import chalk from 'chalk'
 import type {ObjectInfo} from '../analysis/object-info.js'
+import {sightingText} from '../analysis/threads.js'
 import {aboutCore} from './table.js'
 import {count} from './wording.js'
 
@@ -17,6 +18,7 @@ export function findObjectText(info: ObjectInfo, core: string): string {
           `  ${o.held.reachable ? 'reachable from a root' : chalk.yellow('leaked: no root reaches it')}; retains ${o.held.retained.bytes.toLocaleString('en-US')} B in ${o.held.retained.objects.toLocaleString('en-US')} object(s); immediate dominator ${o.held.immediateDominator ? `${o.held.immediateDominator.address} ${o.held.immediateDominator.type ?? '(untyped)'}` : o.held.onlyThread !== null ? `none: only thread ${o.held.onlyThread}'s registers, stack and TLS reach it` : o.held.reachable ? 'none (held directly by roots)' : 'none (it starts a leaked structure)'}`,
         ]
       : []),
+    ...o.lastSeen.map(x => `  ${chalk.dim(sightingText(x))}`),
     `  span ${o.span.record}: ${count(o.span.pages, 'page')} from ${o.span.start}`,
   ]
   const b = o.bytes

@@ -1,5 +1,6 @@
 import chalk from 'chalk'
 import type {Refs} from '../analysis/refs.js'
+import {sightingText} from '../analysis/threads.js'
 import {colourState} from './find-object.js'
 import {aboutCore} from './table.js'
 import {count, withCut} from './wording.js'
@@ -19,6 +20,7 @@ export function refsText(r: Refs, core: string, options: {incoming: boolean; out
     for (const e of r.incoming) out.push(`  ${describe(e.from)} +${e.offset} → +${e.toOffset}`)
     out.push('', chalk.bold(withCut(`Roots (${r.rootCount.toLocaleString('en-US')})`, r.roots.length, r.rootCount)))
     for (const x of r.roots) out.push(`  ${x.kind.padEnd(8)} ${x.label}${x.address ? ` @ ${x.address}` : ''} → +${x.toOffset}`)
+    for (const x of r.lastSeen) out.push(chalk.dim(`  not a root: ${sightingText(x)}`))
     if (r.rootCount === 0) out.push(chalk.dim('  none: no register, stack or global points into it directly'))
     if (r.deeper.length) {
       out.push('', chalk.bold(`Further up (incoming, breadth-first)${r.deeperCut ? ': cut by --limit or the walk bound, more referrers exist' : ''}`))
