@@ -60,9 +60,11 @@ export function analyzeCore(corePath: string, options: AnalyzeOptions, progress?
     options: {
       ...options,
       index: undefined,
-      exe: options.exe && path.resolve(options.exe),
-      tcmalloc: options.tcmalloc && path.resolve(options.tcmalloc),
+      exe: program.flagFiles.exe,
+      tcmalloc: program.flagFiles.tcmalloc,
       sysroot: options.sysroot && path.resolve(options.sysroot),
+      'solib-search-path': absoluteList(options['solib-search-path']),
+      'debug-file-directory': absoluteList(options['debug-file-directory']),
     },
     summary,
     sizeClassSizes: Array.from(heap.globals.sizes.size),
@@ -102,4 +104,9 @@ export function analyzeCore(corePath: string, options: AnalyzeOptions, progress?
   })
   rememberLast(corePath, indexPath)
   return {program, heap, graph, types, summary, indexPath}
+}
+
+/** A colon-separated folder list with each folder made absolute. */
+function absoluteList(list: string | undefined): string | undefined {
+  return list?.split(':').filter(Boolean).map(d => path.resolve(d)).join(':')
 }

@@ -6,6 +6,7 @@ export interface ModuleFlagValues {
   tcmalloc?: string
   sysroot?: string
   'solib-search-path'?: string
+  'debug-file-directory'?: string
 }
 
 /** Opens a core and its module files as the module flags say. */
@@ -16,5 +17,6 @@ export function openProgram(corePath: string, flags: ModuleFlagValues): Program 
     tcmalloc: flags.tcmalloc,
     sysroot: flags.sysroot,
     solibSearchPath: flags['solib-search-path']?.split(':').filter(Boolean),
+    debugDirectories: flags['debug-file-directory']?.split(':').filter(Boolean),
   })
 }
