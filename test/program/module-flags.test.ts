@@ -1,0 +1,104 @@
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import {afterAll, describe, expect, test} from 'vitest'
+import {Core} from '../../src/core/core.js'
+import {ElfFile} from '../../src/elf/elf-file.js'
+import {resolveModuleName} from '../../src/elf/resolve-module-name.js'
+import {FIXTURES, fixtureCorePath, fixtureIndex} from '../helpers/fixture-core.js'
+import {runToma} from '../helpers/run-toma.js'
+
+// --exe and --tcmalloc: a bare name is found like any module file; a file that is not the
+// core's, or a --tcmalloc file without TCMalloc, is one line on stderr.
+
+const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'toma-flags-'))
+afterAll(() => fs.rmSync(tmp, {recursive: true, force: true}))
+
+const fixture = (id: string) => fixtureIndex().find(f => f.id === id)!
+const inFixture = (id: string, file: string) => path.join(FIXTURES, id, file)
+
+function expectOneLine(r: {status: number | null; stderr: string}, pattern: RegExp): void {
+  expect(r.status).not.toBe(0)
+  const lines = r.stderr.trim().split('\n')
+  expect(lines, r.stderr).toHaveLength(1)
+  expect(lines[0]).toMatch(pattern)
+  expect(r.stderr).not.toMatch(/\n\s+at /)
+}
+
+describe('a bare --tcmalloc name', () => {
+  test('is found along --solib-search-path by the soname the user typed, and checked by build-id', async () => {
+    const entry = fixture('v2.10-minimal')
+    const core = await fixtureCorePath(entry.id)
+    const dir = path.join(FIXTURES, entry.id)
+    const r = await runToma(['info', core, '--tcmalloc', 'libtcmalloc_minimal.so.4', '--solib-search-path', `/nonexistent:${dir}`, '--json'])
+    expect(r.status, r.stderr).toBe(0)
+    const lib = JSON.parse(r.stdout).modules.find((m: {path: string}) => /libtcmalloc_minimal/.test(m.path))
+    expect(lib).toMatchObject({file: path.join(dir, 'libtcmalloc_minimal.so.4'), how: 'explicit', verified: true})
+  })
+
+  test('is found in the current folder when nothing else has it, and is the file the core mapped (2.16)', async () => {
+    const entry = fixture('v2.16-minimal')
+    const core = await fixtureCorePath(entry.id)
+    const r = await runToma(['info', core, '--tcmalloc', entry.tcmalloc!, '--json'], {cwd: path.join(FIXTURES, entry.id)})
+    expect(r.status, r.stderr).toBe(0)
+    const lib = JSON.parse(r.stdout).modules.find((m: {path: string}) => /libtcmalloc_minimal/.test(m.path))
+    // the core's own path (a sysroot on the machine that made the fixtures) wins when it exists;
+    // either way the file is the one the core mapped
+    expect(lib).toMatchObject({how: 'explicit', verified: true})
+    expect(ElfFile.load(lib.file).buildId).toBe(lib.buildId)
+  })
+
+  test('resolution order: sysroot, search path, the core\'s folder, the current folder last; other builds passed over', () => {
+    const lib = inFixture('v2.10-minimal', 'libtcmalloc_minimal.so.4')
+    const other = inFixture('v2.16-minimal', 'libtcmalloc_minimal.so.4')
+    const id = ElfFile.load(lib).buildId
+    const modules = [{path: '/opt/app/lib/libtcmalloc_minimal.so.4.5.10', buildId: id}]
+    const root = path.join(tmp, 'order')
+    const place = (p: string, from = lib) => {
+      fs.mkdirSync(path.dirname(p), {recursive: true})
+      fs.copyFileSync(from, p)
+      return p
+    }
+    const cwd = place(path.join(root, 'cwd', 'libtcmalloc_minimal.so.4'))
+    const opts = {sysroot: path.join(root, 'sysroot'), solibSearchPath: [path.join(root, 'wrong'), path.join(root, 'solib')]}
+    const resolve = () => resolveModuleName('--tcmalloc', 'libtcmalloc_minimal.so.4', modules, opts, path.dirname(cwd))
+    expect(resolve()).toBe(cwd)
+    place(path.join(root, 'wrong', 'libtcmalloc_minimal.so.4'), other) // same name, another build
+    expect(resolve()).toBe(cwd)
+    const solib = place(path.join(root, 'solib', 'libtcmalloc_minimal.so.4.5.10'))
+    expect(resolve()).toBe(solib)
+    const sysroot = place(path.join(root, 'sysroot', 'opt/app/lib/libtcmalloc_minimal.so.4'))
+    expect(resolve()).toBe(sysroot)
+    // a path is a path, not a name
+    expect(resolveModuleName('--tcmalloc', './x.so', modules, opts, root)).toBe('./x.so')
+  })
+})
+
+describe('module flags that do not fit the core: one line on stderr', () => {
+  test('a --tcmalloc library that the core does not map', async () => {
+    const core = await fixtureCorePath('v2.10-shared')
+    expectOneLine(await runToma(['info', core, '--tcmalloc', inFixture('v2.16-shared', 'libtcmalloc.so.4')]),
+      /^toma: --tcmalloc .*v2\.16-shared\/libtcmalloc\.so\.4 is not mapped in the core: build-id e56471ae9b7a4d9b1131818e41f5c7c9610d93dc .* does not match 560cd227169ae8f93cb59e3215f4ea11c299fa69 in the core \(libtcmalloc\.so\.4\.5\.10\)/)
+  })
+
+  test('a --tcmalloc file with no TCMalloc in it, even one the core maps', async () => {
+    const core = await fixtureCorePath('v2.10-shared')
+    expectOneLine(await runToma(['info', core, '--tcmalloc', inFixture('v2.10-shared', 'heapdemo')]), /--tcmalloc .*heapdemo: no TCMalloc in this file/)
+    const opened = Core.open(core)
+    const libc = opened.modules.find(m => path.basename(m.path) === 'libc.so.6')!
+    opened.close()
+    if (fs.existsSync(libc.path)) {
+      expectOneLine(await runToma(['info', core, '--tcmalloc', libc.path]), /--tcmalloc .*libc\.so\.6: no TCMalloc in this file/)
+    }
+  })
+
+  test('an --exe that the core does not map', async () => {
+    const core = await fixtureCorePath('v2.10-shared')
+    expectOneLine(await runToma(['info', core, '--exe', inFixture('v2.10-static', 'heapdemo')]), /^toma: --exe .* is not mapped in the core: build-id 0339371a/)
+  })
+
+  test('a bare name that neither the core nor the current folder has', async () => {
+    const core = await fixtureCorePath('v2.10-shared')
+    expectOneLine(await runToma(['info', core, '--tcmalloc', 'libnothing.so.1'], {cwd: tmp}), /--tcmalloc libnothing\.so\.1: no module of the core has that name, and no such file in the current folder/)
+  })
+})
