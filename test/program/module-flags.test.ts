@@ -1,7 +1,7 @@
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
-import {afterAll, describe, expect, test} from 'vitest'
+import {afterAll, beforeAll, describe, expect, test} from 'vitest'
 import {Core} from '../../src/core/core.js'
 import {ElfFile} from '../../src/elf/elf-file.js'
 import {resolveModuleName} from '../../src/elf/resolve-module-name.js'
@@ -11,8 +11,14 @@ import {runToma} from '../helpers/run-toma.js'
 // --exe and --tcmalloc: a bare name is found like any module file; a file that is not the
 // core's, or a --tcmalloc file without TCMalloc, is one line on stderr.
 
-const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'toma-flags-'))
-afterAll(() => fs.rmSync(tmp, {recursive: true, force: true}))
+// created when a test of this file runs (a fully skipped file makes none), removed after them
+let tmp = ''
+beforeAll(() => {
+  tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'toma-flags-'))
+})
+afterAll(() => {
+  if (tmp) fs.rmSync(tmp, {recursive: true, force: true})
+})
 
 const fixture = (id: string) => fixtureIndex().find(f => f.id === id)!
 const inFixture = (id: string, file: string) => path.join(FIXTURES, id, file)

@@ -2,7 +2,7 @@ import {execFileSync} from 'node:child_process'
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
-import {afterAll, describe, expect, test} from 'vitest'
+import {afterAll, beforeAll, describe, expect, test} from 'vitest'
 import {Core} from '../../src/core/core.js'
 import {demangle} from '../../src/elf/demangle.js'
 import {ElfFile} from '../../src/elf/elf-file.js'
@@ -16,8 +16,14 @@ import {have, haveBinutils, innermostHolding, nmSized, readelfSections} from '..
 // build-id), they are found at the paths the core names; elsewhere the module has no file and
 // the names say module+0x…, which the tests below accept as what gdb would say too.
 
-const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'toma-names-'))
-afterAll(() => fs.rmSync(tmp, {recursive: true, force: true}))
+// created when a test of this file runs (a fully skipped file makes none), removed after them
+let tmp = ''
+beforeAll(() => {
+  tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'toma-names-'))
+})
+afterAll(() => {
+  if (tmp) fs.rmSync(tmp, {recursive: true, force: true})
+})
 
 const shared = fixtureIndex().find(f => f.id === 'v2.10-shared')!
 const stripped = fixtureIndex().find(f => f.id === 'v2.10-stripped')!
