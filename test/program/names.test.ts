@@ -6,6 +6,7 @@ import {afterAll, beforeAll, describe, expect, test} from 'vitest'
 import {Core} from '../../src/core/core.js'
 import {demangle} from '../../src/elf/demangle.js'
 import {ElfFile} from '../../src/elf/elf-file.js'
+import {TypeNamer} from '../../src/graph/types.js'
 import {describeAddress} from '../../src/program/describe-address.js'
 import {describeSymbolic, Program, type ProgramOptions} from '../../src/program/program.js'
 import {FIXTURES, addr, fixtureCorePath, fixtureFlags, fixtureIndex, type Truth} from '../helpers/fixture-core.js'
@@ -193,6 +194,27 @@ describe('separate debug files', () => {
     const program = await open(stripped.id, {...fixtureFlags(stripped), sysroot})
     expect(program.executable!.debug).toEqual({path: debugPath, how: 'build-id'})
     program.core.close()
+  })
+
+  test('a stripped executable\'s types come from its debug file\'s vtable symbols', async () => {
+    const truth = JSON.parse(fs.readFileSync(path.join(FIXTURES, stripped.id, 'truth.json'), 'utf8')) as Truth
+    const id = ElfFile.load(fixtureFlags(stripped).exe).buildId!
+    const debugDir = path.join(tmp, 'debug-dir')
+    const debugPath = path.join(debugDir, '.build-id', id.slice(0, 2), `${id.slice(2)}.debug`)
+    fs.mkdirSync(path.dirname(debugPath), {recursive: true})
+    fs.copyFileSync(debugSource(), debugPath)
+    for (const [dirs, how] of [[[], 'typeinfo'], [[debugDir], 'symbol']] as const) {
+      const program = await open(stripped.id, {...fixtureFlags(stripped), debugDirectories: [...dirs]})
+      const namer = new TypeNamer(program)
+      const classes = truth.objects.filter(o => o.class !== null)
+      expect(classes.length).toBeGreaterThan(10)
+      for (const o of classes) {
+        const word = program.core.memory.readU64(addr(o.address))!
+        expect(namer.classOfVtablePointer(word), o.name).toBe(o.class)
+        expect(namer.howNamed(word), o.name).toBe(how)
+      }
+      program.core.close()
+    }
   })
 
   test('a debug file of another build is not used', async () => {
