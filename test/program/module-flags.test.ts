@@ -80,6 +80,25 @@ describe('a bare --tcmalloc name', () => {
   })
 })
 
+test('--debug-file-directory: info names the debug file a stripped executable uses', async () => {
+  const entry = fixture('v2.10-stripped')
+  const exe = inFixture(entry.id, 'heapdemo')
+  const id = ElfFile.load(exe).buildId!
+  const dir = path.join(tmp, 'debug')
+  const debug = path.join(dir, '.build-id', id.slice(0, 2), `${id.slice(2)}.debug`)
+  fs.mkdirSync(path.dirname(debug), {recursive: true})
+  const committed = inFixture(entry.id, 'heapdemo.debug')
+  fs.copyFileSync(fs.existsSync(committed) ? committed : inFixture('v2.10-shared', 'heapdemo'), debug) // same build-id
+  const core = await fixtureCorePath(entry.id)
+  const args = ['info', core, '--exe', exe, '--tcmalloc', inFixture(entry.id, 'libtcmalloc.so.4'), '--json']
+  const withDebug = await runToma([...args, '--debug-file-directory', `/nonexistent:${dir}`])
+  expect(withDebug.status, withDebug.stderr).toBe(0)
+  const module = (r: {stdout: string}) => JSON.parse(r.stdout).modules.find((m: {path: string}) => path.basename(m.path) === 'heapdemo')
+  expect(module(withDebug).debugFile).toEqual({path: debug, how: 'build-id'})
+  const without = await runToma([...args, '--debug-file-directory', '/nonexistent'])
+  expect(module(without).debugFile).toBeNull()
+})
+
 describe('module flags that do not fit the core: one line on stderr', () => {
   test('a --tcmalloc library that the core does not map', async () => {
     const core = await fixtureCorePath('v2.10-shared')
