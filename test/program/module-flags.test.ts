@@ -102,8 +102,11 @@ test('--debug-file-directory: info names the debug file a stripped executable us
 describe('module flags that do not fit the core: one line on stderr', () => {
   test('a --tcmalloc library that the core does not map', async () => {
     const core = await fixtureCorePath('v2.10-shared')
+    const given = ElfFile.load(inFixture('v2.16-shared', 'libtcmalloc.so.4')).buildId!
+    const mapped = ElfFile.load(inFixture('v2.10-shared', 'libtcmalloc.so.4')).buildId!
+    expect(given).not.toBe(mapped)
     expectOneLine(await runToma(['info', core, '--tcmalloc', inFixture('v2.16-shared', 'libtcmalloc.so.4')]),
-      /^toma: --tcmalloc .*v2\.16-shared\/libtcmalloc\.so\.4 is not mapped in the core: build-id e56471ae9b7a4d9b1131818e41f5c7c9610d93dc .* does not match 560cd227169ae8f93cb59e3215f4ea11c299fa69 in the core \(libtcmalloc\.so\.4\.5\.10\)/)
+      new RegExp(`^toma: --tcmalloc .*v2\\.16-shared/libtcmalloc\\.so\\.4 is not mapped in the core: build-id ${given} .* does not match ${mapped} in the core \\(libtcmalloc\\.so\\.4\\.`))
   })
 
   test('a --tcmalloc file with no TCMalloc in it, even one the core maps', async () => {
@@ -119,7 +122,8 @@ describe('module flags that do not fit the core: one line on stderr', () => {
 
   test('an --exe that the core does not map', async () => {
     const core = await fixtureCorePath('v2.10-shared')
-    expectOneLine(await runToma(['info', core, '--exe', inFixture('v2.10-static', 'heapdemo')]), /^toma: --exe .* is not mapped in the core: build-id 0339371a/)
+    const given = ElfFile.load(inFixture('v2.10-static', 'heapdemo')).buildId!
+    expectOneLine(await runToma(['info', core, '--exe', inFixture('v2.10-static', 'heapdemo')]), new RegExp(`^toma: --exe .* is not mapped in the core: build-id ${given} `))
   })
 
   test('a bare name that neither the core nor the current folder has', async () => {

@@ -79,8 +79,8 @@ describe('thread rips', () => {
         expect(label).toBe(`${mod}+0x${(t.rip - loaded.module.base).toString(16)}`)
       }
     }
-    // the four workers wait in a static libc function that .dynsym does not name (gdb agrees)
-    if (program.moduleAt(program.core.threads[1].rip)!.file) expect(outside).toBeGreaterThanOrEqual(4)
+    // waiting worker threads sit in a static libc function that .dynsym does not name (gdb agrees)
+    if (program.moduleAt(program.core.threads[1].rip)!.file) expect(outside).toBeGreaterThan(0)
     program.core.close()
   })
 })
