@@ -6,6 +6,7 @@ import {afterAll, beforeAll, describe, expect, test} from 'vitest'
 import {Core} from '../../src/core/core.js'
 import {demangle} from '../../src/elf/demangle.js'
 import {ElfFile} from '../../src/elf/elf-file.js'
+import {findDebugFile} from '../../src/elf/find-debug-file.js'
 import {TypeNamer} from '../../src/graph/types.js'
 import {describeAddress} from '../../src/program/describe-address.js'
 import {describeSymbolic, Program, type ProgramOptions} from '../../src/program/program.js'
@@ -250,7 +251,9 @@ describe('separate debug files', () => {
     expect(ElfFile.load(exe).debugLink?.file).toBe('heapdemo.debug')
     const truth = await exeNames({...fixtureFlags(stripped), exe: unstrippedExe, ...NO_DEBUG})
 
-    const corePath = Core.open(await fixtureCorePath(stripped.id)).modules.find(m => path.basename(m.path) === 'heapdemo')!.path
+    const core = Core.open(await fixtureCorePath(stripped.id))
+    const corePath = core.modules.find(m => path.basename(m.path) === 'heapdemo')!.path
+    core.close()
     const sysroot = path.join(work, 'sysroot')
     const places = [
       path.join(work, 'bin', 'heapdemo.debug'),
@@ -272,5 +275,23 @@ describe('separate debug files', () => {
     const program = await open(stripped.id, {...fixtureFlags(stripped), exe, ...NO_DEBUG})
     expect(program.executable!.debug).toBeNull()
     program.core.close()
+  })
+
+  test.skipIf(noBinutils)('without build-ids, a debuglink target is taken only when its CRC-32 is the one the link records', () => {
+    const work = path.join(tmp, 'crc')
+    fs.mkdirSync(work, {recursive: true})
+    const debug = path.join(work, 'heapdemo.debug')
+    execFileSync('objcopy', ['--remove-section', '.note.gnu.build-id', debugSource(), debug])
+    const exe = path.join(work, 'heapdemo')
+    execFileSync('objcopy', ['--strip-all', '--remove-section', '.note.gnu.build-id', `--add-gnu-debuglink=${debug}`, unstrippedExe, exe])
+    const file = ElfFile.load(exe)
+    expect([file.buildId, ElfFile.load(debug).buildId]).toEqual([null, null])
+    const found = findDebugFile(file, '/anywhere/heapdemo', {debugDirectories: []})
+    expect(found).toMatchObject({how: 'debuglink', path: debug})
+    expect(found.file?.symbolByName('g_only_global')).toBeDefined()
+    fs.appendFileSync(debug, Buffer.from([0])) // same name, other bytes
+    const refused = findDebugFile(file, '/anywhere/heapdemo', {debugDirectories: []})
+    expect(refused.file).toBeNull()
+    if (!refused.file) expect(refused.tried).toEqual([expect.stringMatching(/heapdemo\.debug: CRC-32 [0-9a-f]+ is not the [0-9a-f]+ that \.gnu_debuglink records$/)])
   })
 })
