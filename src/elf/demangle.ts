@@ -45,6 +45,7 @@ function demangleOnce(name: string): string | null {
 const SPECIAL: [RegExp, string][] = [
   [/^\{vtable\((.*)\)\}$/s, 'vtable for $1'],
   [/^\{vtt\((.*)\)\}$/s, 'VTT for $1'],
+  [/^\{virtual override thunk\(\{(?:virtual )?offset\([^)]*\)\}, \{(?:virtual )?offset\([^)]*\)\}, (.*)\)\}$/s, 'covariant return thunk to $1'],
   [/^\{virtual override thunk\(\{offset\([^)]*\)\}, (.*)\)\}$/s, 'non-virtual thunk to $1'],
   [/^\{virtual override thunk\(\{virtual offset\([^)]*\)\}, (.*)\)\}$/s, 'virtual thunk to $1'],
 ]
