@@ -10,6 +10,7 @@ import {parseDynamic, type DynamicEntry} from './dynamic.js'
 import {cString, parseHeaders, type ElfSection, type ElfSegment} from './headers.js'
 import {buildIdFromNotes, parseNotes} from './notes.js'
 import {parseRela} from './relocations.js'
+import {readSymbolParts} from './symbol-parts.js'
 import {readSymbolTable, SymbolIndex, type ElfSymbol} from './symbols.js'
 
 export type {ElfSection, ElfSegment} from './headers.js'
@@ -74,6 +75,14 @@ export class ElfFile {
       throw new TomaError(`cannot read ${path}: ${(err as Error).message.split('\n')[0]}`)
     }
     return ElfFile.fromBuffer(buf, path)
+  }
+
+  /**
+   * Reads only the headers, symbol and string tables and notes of a file (readSymbolParts): for
+   * separate debug files, whose DWARF bulk symbols do not need. Its sections hold no other bytes.
+   */
+  static loadSymbolParts(path: string): ElfFile {
+    return ElfFile.fromBuffer(readSymbolParts(path), path)
   }
 
   /** Parses a whole module file already in memory; `path` is only used in messages. */

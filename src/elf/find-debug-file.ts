@@ -1,14 +1,11 @@
-import {existsSync, readFileSync, statSync} from 'node:fs'
+import {existsSync} from 'node:fs'
 import path from 'node:path'
-import zlib from 'node:zlib'
 import {TomaError} from '../errors.js'
 import {ElfFile} from './elf-file.js'
+import {fileCrc32} from './symbol-parts.js'
 
 /** gdb's default `debug-file-directory` on Debian and most Linux distributions. */
 export const DEFAULT_DEBUG_DIRECTORIES = ['/usr/lib/debug']
-
-/** A debug file larger than this is not read whole into memory (its symbols are not used). */
-const MAX_DEBUG_FILE_BYTES = 1 << 30
 
 export interface DebugSearchOptions {
   /** Looked in before the host's own folders: `<sysroot>/usr/lib/debug/…`. */
@@ -31,6 +28,7 @@ export type DebugFileResult =
  *
  * A candidate is taken only if it is the same build: equal build-ids when both have one, else
  * (debuglink) the CRC-32 the link records. Files that fail are listed in `tried` with the reason.
+ * Only the debug file's headers, symbol tables and notes are read, not its DWARF.
  */
 export function findDebugFile(file: ElfFile, modulePath: string, opts: DebugSearchOptions = {}): DebugFileResult {
   const dirs = opts.debugDirectories ?? DEFAULT_DEBUG_DIRECTORIES
@@ -74,10 +72,9 @@ export function findDebugFile(file: ElfFile, modulePath: string, opts: DebugSear
 
 /** The debug file at `candidate` if it belongs to `file`, else why not. */
 function sameBuildProblem(file: ElfFile, candidate: string, crc: number | undefined): ElfFile | string {
-  if (statSync(candidate).size > MAX_DEBUG_FILE_BYTES) return `larger than ${MAX_DEBUG_FILE_BYTES} bytes, not read`
   let debug: ElfFile
   try {
-    debug = ElfFile.load(candidate)
+    debug = ElfFile.loadSymbolParts(candidate)
   } catch (err) {
     if (err instanceof TomaError) return err.message
     throw err
@@ -86,6 +83,6 @@ function sameBuildProblem(file: ElfFile, candidate: string, crc: number | undefi
     return file.buildId.toLowerCase() === debug.buildId.toLowerCase() ? debug : `build-id ${debug.buildId} is not ${file.buildId}`
   }
   if (crc === undefined) return 'no build-id to compare'
-  const actual = zlib.crc32(readFileSync(candidate))
+  const actual = fileCrc32(candidate)
   return actual === crc ? debug : `CRC-32 ${actual.toString(16)} is not the ${crc.toString(16)} that .gnu_debuglink records`
 }
