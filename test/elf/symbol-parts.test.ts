@@ -1,10 +1,10 @@
 import fs from 'node:fs'
-import os from 'node:os'
 import path from 'node:path'
 import {expect, test} from 'vitest'
 import {ElfFile} from '../../src/elf/elf-file.js'
 import {readSymbolParts} from '../../src/elf/symbol-parts.js'
 import {FIXTURES} from '../helpers/fixture-core.js'
+import {testTemp} from '../helpers/test-temp.js'
 import {LIBC} from './tools.js'
 
 // A debug file is read by range: headers, symbol and string tables, notes. The symbols, build-id
@@ -42,7 +42,7 @@ test('the machine\'s libc debug file, when installed: same symbols from a fracti
 
 test('a file that is not ELF, or cut inside its section headers, is one clear error', () => {
   expect(() => readSymbolParts(path.join(FIXTURES, 'index.json'))).toThrow(/is not an ELF64 little-endian file/)
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'toma-parts-'))
+  const dir = testTemp('parts-')
   try {
     const whole = fs.readFileSync(path.join(FIXTURES, 'v2.10-shared', 'heapdemo'))
     const cut = path.join(dir, 'cut.debug')

@@ -1,23 +1,20 @@
 import fs from 'node:fs'
-import os from 'node:os'
 import path from 'node:path'
-import {afterAll, beforeAll, describe, expect, test} from 'vitest'
+import {beforeAll, describe, expect, test} from 'vitest'
 import {Core} from '../../src/core/core.js'
 import {ElfFile} from '../../src/elf/elf-file.js'
 import {resolveModuleName} from '../../src/elf/resolve-module-name.js'
 import {FIXTURES, fixtureCorePath, fixtureIndex} from '../helpers/fixture-core.js'
 import {runToma} from '../helpers/run-toma.js'
+import {testTemp} from '../helpers/test-temp.js'
 
 // --exe and --tcmalloc: a bare name is found like any module file; a file that is not the
 // core's, or a --tcmalloc file without TCMalloc, is one line on stderr.
 
-// created when a test of this file runs (a fully skipped file makes none), removed after them
+// created when a test of this file runs (a fully skipped file makes none), under the run's temp root
 let tmp = ''
 beforeAll(() => {
-  tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'toma-flags-'))
-})
-afterAll(() => {
-  if (tmp) fs.rmSync(tmp, {recursive: true, force: true})
+  tmp = testTemp('flags-')
 })
 
 const fixture = (id: string) => fixtureIndex().find(f => f.id === id)!

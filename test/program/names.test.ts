@@ -1,8 +1,7 @@
 import {execFileSync} from 'node:child_process'
 import fs from 'node:fs'
-import os from 'node:os'
 import path from 'node:path'
-import {afterAll, beforeAll, describe, expect, test} from 'vitest'
+import {beforeAll, describe, expect, test} from 'vitest'
 import {Core} from '../../src/core/core.js'
 import {demangle} from '../../src/elf/demangle.js'
 import {ElfFile} from '../../src/elf/elf-file.js'
@@ -11,6 +10,7 @@ import {TypeNamer} from '../../src/graph/types.js'
 import {describeAddress} from '../../src/program/describe-address.js'
 import {describeSymbolic, Program, type ProgramOptions} from '../../src/program/program.js'
 import {FIXTURES, addr, fixtureCorePath, fixtureFlags, fixtureIndex, type Truth} from '../helpers/fixture-core.js'
+import {testTemp} from '../helpers/test-temp.js'
 import {have, innermostHolding, nmSized, readelfSections} from '../elf/tools.js'
 
 // Names of addresses on the v2.10 fixture cores, measured against gdb and binutils. The v2.10
@@ -18,13 +18,10 @@ import {have, innermostHolding, nmSized, readelfSections} from '../elf/tools.js'
 // build-id), they are found at the paths the core names; elsewhere the module has no file and
 // the names say module+0x…, which the tests below accept as what gdb would say too.
 
-// created when a test of this file runs (a fully skipped file makes none), removed after them
+// created when a test of this file runs (a fully skipped file makes none), under the run's temp root
 let tmp = ''
 beforeAll(() => {
-  tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'toma-names-'))
-})
-afterAll(() => {
-  if (tmp) fs.rmSync(tmp, {recursive: true, force: true})
+  tmp = testTemp('names-')
 })
 
 /** True (and says so) when a tool a test measures with is not installed: that test is skipped. */
