@@ -79,7 +79,10 @@ describe('a bare --tcmalloc name', () => {
 
 test('--debug-file-directory: info names the debug file a stripped executable uses', async () => {
   const entry = fixture('v2.10-stripped')
-  const exe = inFixture(entry.id, 'heapdemo')
+  // copied alone: a debug file committed beside the fixture must not be found by debuglink
+  const exe = path.join(tmp, 'alone', 'heapdemo')
+  fs.mkdirSync(path.dirname(exe), {recursive: true})
+  fs.copyFileSync(inFixture(entry.id, 'heapdemo'), exe)
   const id = ElfFile.load(exe).buildId!
   const dir = path.join(tmp, 'debug')
   const debug = path.join(dir, '.build-id', id.slice(0, 2), `${id.slice(2)}.debug`)

@@ -167,6 +167,20 @@ describe('separate debug files', () => {
   const unstrippedExe = fixtureFlags(shared).exe // the same build as the stripped one (equal build-ids)
   const committedDebug = path.join(FIXTURES, stripped.id, 'heapdemo.debug')
 
+  /**
+   * The stripped fixture's flags with its executable copied alone into a folder: a debug file
+   * committed beside the fixture (heapdemo.debug) must not be found by debuglink where a test
+   * wants no debug file, or only the one it placed.
+   */
+  function strippedAlone(): {exe: string; tcmalloc?: string} {
+    const exe = path.join(tmp, 'alone', 'heapdemo')
+    if (!fs.existsSync(exe)) {
+      fs.mkdirSync(path.dirname(exe), {recursive: true})
+      fs.copyFileSync(fixtureFlags(stripped).exe, exe)
+    }
+    return {...fixtureFlags(stripped), exe}
+  }
+
   /** Names of every sized symbol of the executable in the stripped core, under given options. */
   async function exeNames(options: ProgramOptions): Promise<string[]> {
     const program = await open(stripped.id, options)
@@ -186,7 +200,7 @@ describe('separate debug files', () => {
     const truth = await exeNames({...fixtureFlags(stripped), exe: unstrippedExe, ...NO_DEBUG})
     expect(truth.filter(n => n.startsWith('g_only_global+'))).toHaveLength(1)
 
-    const without = await exeNames({...fixtureFlags(stripped), ...NO_DEBUG})
+    const without = await exeNames({...strippedAlone(), ...NO_DEBUG})
     expect(without).not.toEqual(truth)
     expect(without.some(n => n.startsWith('g_only_global+'))).toBe(false)
 
@@ -195,10 +209,10 @@ describe('separate debug files', () => {
     const debugPath = path.join(sysroot, 'usr/lib/debug/.build-id', id.slice(0, 2), `${id.slice(2)}.debug`)
     fs.mkdirSync(path.dirname(debugPath), {recursive: true})
     fs.copyFileSync(debugSource(), debugPath)
-    const withDebug = await exeNames({...fixtureFlags(stripped), sysroot, debugDirectories: ['/usr/lib/debug']})
+    const withDebug = await exeNames({...strippedAlone(), sysroot, debugDirectories: ['/usr/lib/debug']})
     expect(withDebug).toEqual(truth)
 
-    const program = await open(stripped.id, {...fixtureFlags(stripped), sysroot})
+    const program = await open(stripped.id, {...strippedAlone(), sysroot})
     expect(program.executable!.debug).toEqual({path: debugPath, how: 'build-id'})
     program.core.close()
   })
@@ -211,7 +225,7 @@ describe('separate debug files', () => {
     fs.mkdirSync(path.dirname(debugPath), {recursive: true})
     fs.copyFileSync(debugSource(), debugPath)
     for (const [dirs, how] of [[[], 'typeinfo'], [[debugDir], 'symbol']] as const) {
-      const program = await open(stripped.id, {...fixtureFlags(stripped), debugDirectories: [...dirs]})
+      const program = await open(stripped.id, {...strippedAlone(), debugDirectories: [...dirs]})
       const namer = new TypeNamer(program)
       const classes = truth.objects.filter(o => o.class !== null)
       expect(classes.length).toBeGreaterThan(10)
@@ -230,7 +244,7 @@ describe('separate debug files', () => {
     const debugPath = path.join(sysroot, 'usr/lib/debug/.build-id', id.slice(0, 2), `${id.slice(2)}.debug`)
     fs.mkdirSync(path.dirname(debugPath), {recursive: true})
     fs.copyFileSync(path.join(FIXTURES, 'v2.10-static', 'heapdemo'), debugPath) // a .symtab, another build-id
-    const program = await open(stripped.id, {...fixtureFlags(stripped), sysroot})
+    const program = await open(stripped.id, {...strippedAlone(), sysroot})
     expect(program.executable!.debug).toBeNull()
     program.core.close()
   })
