@@ -139,10 +139,14 @@ export class ElfFile {
     return this.symbols().at(vaddr)
   }
 
-  /** The allocated, non-TLS section holding a link-time address, with the offset into it. */
+  /**
+   * The allocated, non-TLS section holding a link-time address, with the offset into it (from the
+   * debug file's section headers when this file has none left, as after `sstrip`).
+   */
   sectionAt(vaddr: number): {section: ElfSection; offset: number} | undefined {
-    for (let i = 1; i < this.sections.length; i++) {
-      const s = this.sections[i]
+    const sections = this.sections.length > 1 || !this.debugFile ? this.sections : this.debugFile.sections
+    for (let i = 1; i < sections.length; i++) {
+      const s = sections[i]
       if (s.addr !== 0 && (s.flags & SHF_ALLOC) !== 0 && (s.flags & SHF_TLS) === 0 && vaddr >= s.addr && vaddr < s.addr + s.size) {
         return {section: s, offset: vaddr - s.addr}
       }
