@@ -238,6 +238,22 @@ describe('separate debug files', () => {
     }
   })
 
+  test('a module file with no section headers left (sstrip) names sections by its debug file\'s headers', () => {
+    const bytes = Buffer.from(fs.readFileSync(fixtureFlags(stripped).exe))
+    bytes.writeBigUInt64LE(0n, 40) // e_shoff
+    bytes.writeUInt16LE(0, 60) // e_shnum
+    bytes.writeUInt16LE(0, 62) // e_shstrndx
+    const bare = ElfFile.fromBuffer(bytes, 'sstripped heapdemo')
+    expect(bare.sections).toHaveLength(0)
+    const debug = ElfFile.load(debugSource())
+    const bss = debug.section('.bss')!
+    expect(bare.sectionAt(bss.addr + 8)).toBeUndefined()
+    bare.useDebugFile(debug)
+    expect(bare.sectionAt(bss.addr + 8)).toMatchObject({section: {name: '.bss'}, offset: 8})
+    const only = debug.symbolByName('g_only_global')!
+    expect(bare.symbolAt(only.value)).toEqual({symbol: only, offset: 0})
+  })
+
   test('a debug file of another build is not used', async () => {
     const id = ElfFile.load(fixtureFlags(stripped).exe).buildId!
     const sysroot = path.join(tmp, 'sysroot-wrong')
