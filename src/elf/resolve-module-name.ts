@@ -16,7 +16,9 @@ export interface NamedModule {
  * for each module of the core called so (its file name, or a file name the soname begins, as
  * `libtcmalloc_minimal.so.4.5.10`), under `--sysroot`, along `--solib-search-path`, at the core's
  * own path, in that order, by both names; a file whose build-id differs from the module's is
- * passed over. The current folder comes last. Throws a one-line TomaError when nothing is found.
+ * passed over. Then the name beside any module's file or along the search path, when its build-id
+ * is that module's (a soname unlike the file name). The current folder comes last. Throws a
+ * one-line TomaError when nothing is found.
  */
 export function resolveModuleName(flag: string, name: string, modules: NamedModule[], opts: ModuleSearchOptions, cwd = process.cwd()): string {
   if (name.includes('/')) return name
@@ -36,8 +38,25 @@ export function resolveModuleName(flag: string, name: string, modules: NamedModu
     for (const candidate of candidates) {
       if (tried.includes(candidate)) continue
       tried.push(candidate)
-      if (existsSync(candidate) && sameBuild(candidate, m.buildId)) return candidate
+      const file = loadIfThere(candidate)
+      if (file && checkBuildId(file, m.buildId) !== 'mismatch') return candidate
     }
+  }
+  // A soname that is no prefix of the file's name (libpthread.so.0 → libpthread-2.31.so): the
+  // name beside any module's own file, or along the search path, taken when its build-id is that
+  // of one of the core's modules.
+  const ids = new Set(modules.flatMap(m => (m.buildId ? [m.buildId.toLowerCase()] : [])))
+  const dirs = [...new Set(modules.map(m => path.dirname(m.path.replace(/ \(deleted\)$/, ''))))]
+  const elsewhere = [
+    ...(opts.sysroot ? dirs.map(d => path.join(opts.sysroot!, d, name)) : []),
+    ...(opts.solibSearchPath ?? []).map(d => path.join(d, name)),
+    ...dirs.map(d => path.join(d, name)),
+  ]
+  for (const candidate of elsewhere) {
+    if (tried.includes(candidate)) continue
+    tried.push(candidate)
+    const id = loadIfThere(candidate)?.buildId?.toLowerCase()
+    if (id && ids.has(id)) return candidate
   }
   const here = path.join(cwd, name)
   if (existsSync(here)) return here
@@ -46,11 +65,13 @@ export function resolveModuleName(flag: string, name: string, modules: NamedModu
   throw new TomaError(`${flag} ${name}: ${what}, and no such file in the current folder (tried ${tried.join(', ')})`)
 }
 
-function sameBuild(file: string, buildId: string | null): boolean {
+/** The module file at a path, or null when there is none or it is no readable ELF module. */
+function loadIfThere(file: string): ElfFile | null {
+  if (!existsSync(file)) return null
   try {
-    return checkBuildId(ElfFile.load(file), buildId) !== 'mismatch'
+    return ElfFile.load(file)
   } catch (err) {
-    if (err instanceof TomaError) return false
+    if (err instanceof TomaError) return null
     throw err
   }
 }

@@ -72,6 +72,12 @@ describe('a bare --tcmalloc name', () => {
     expect(resolve()).toBe(solib)
     const sysroot = place(path.join(root, 'sysroot', 'opt/app/lib/libtcmalloc_minimal.so.4'))
     expect(resolve()).toBe(sysroot)
+    // a soname unlike the file's name (libpthread.so.0 for libpthread-2.31.so): found by build-id
+    const renamed = [{path: '/opt/app/lib/libtcmalloc_minimal-2.10.so', buildId: id}]
+    const bySoname = () => resolveModuleName('--tcmalloc', 'libtcmalloc_minimal.so.4', renamed, {solibSearchPath: [path.join(root, 'wrong'), path.join(root, 'soname')]}, path.join(root, 'nowhere'))
+    expect(bySoname).toThrow(/no module of the core has that name, and no such file in the current folder/) // only another build there
+    const soname = place(path.join(root, 'soname', 'libtcmalloc_minimal.so.4'))
+    expect(bySoname()).toBe(soname)
     // a path is a path, not a name
     expect(resolveModuleName('--tcmalloc', './x.so', modules, opts, root)).toBe('./x.so')
   })
