@@ -9,7 +9,7 @@ import {findDebugFile} from '../../src/elf/find-debug-file.js'
 import {TypeNamer} from '../../src/graph/types.js'
 import {describeAddress} from '../../src/program/describe-address.js'
 import {describeSymbolic, Program, type ProgramOptions} from '../../src/program/program.js'
-import {FIXTURES, addr, fixtureCorePath, fixtureFlags, fixtureIndex, type Truth} from '../helpers/fixture-core.js'
+import {FIXTURES, addr, fixtureCorePath, fixtureFlags, fixtureIndex, openFixture, type Truth} from '../helpers/fixture-core.js'
 import {testTemp} from '../helpers/test-temp.js'
 import {have, innermostHolding, nmSized, readelfSections} from '../elf/tools.js'
 
@@ -88,6 +88,29 @@ describe('thread rips', () => {
     }
     // waiting worker threads sit in a static libc function that .dynsym does not name (gdb agrees)
     if (program.moduleAt(program.core.threads[1].rip)!.file) expect(outside).toBeGreaterThan(0)
+    program.core.close()
+  })
+})
+
+describe.each(fixtureIndex().map(e => e.id))('on core %s', id => {
+  test('every frame of gdb\'s backtraces in the executable is named as gdb named it (truth.gdbStacks)', async () => {
+    const {program, truth} = await openFixture(id)
+    const exe = program.executable!
+    let compared = 0
+    for (const stack of truth.gdbStacks) {
+      for (const frame of stack.frames) {
+        const pc = addr(frame.pc)
+        if (frame.type !== 'normal' || frame.function === null || program.moduleAt(pc) !== exe) continue
+        // a caller's pc is a return address, which may lie just past the call's function: gdb names pc-1
+        const ours = program.symbolize(frame.level > 0 ? pc - 1 : pc)
+        expect(ours?.symbol, `${frame.pc} ${frame.function}`).toBeTruthy()
+        const name = demangle(ours!.symbol!.name)
+        // c++filt (and so gdb) writes a template function's return type first; cpp_demangle does not
+        if (name !== frame.function) expect(frame.function, frame.pc).toBe(`${frame.function.slice(0, -name.length - 1)} ${name}`)
+        compared++
+      }
+    }
+    expect(compared).toBeGreaterThanOrEqual(truth.gdbStacks.length) // main, and each worker's frames
     program.core.close()
   })
 })
