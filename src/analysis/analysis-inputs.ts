@@ -21,6 +21,8 @@ export function analysisInputs(program: Program, options: AnalysisOptions): Inde
   return {
     core: {path: path.resolve(core.path), size: core.size, mtimeMs: core.mtimeMs},
     modules: program.modules.map(m => ({module: m.module.path, file: m.file ? path.resolve(m.file.path) : null, buildId: m.file?.buildId ?? null})),
-    options: normalOptions(options),
+    // --exe and --tcmalloc as the files they resolved to (a bare name is found among the core's
+    // module paths, --sysroot, --solib-search-path), so the index can be reopened from anywhere.
+    options: normalOptions({...options, exe: program.flagFiles.exe ?? options.exe, tcmalloc: program.flagFiles.tcmalloc ?? options.tcmalloc}),
   }
 }

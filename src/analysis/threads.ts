@@ -1,12 +1,11 @@
-import path from 'node:path'
 import {hex} from '../errors.js'
-import {demangle} from '../graph/demangle.js'
+import {demangle} from '../elf/demangle.js'
 import type {HeapIndex} from '../index/heap-index.js'
 import {RetentionIndex} from '../index/retention-index.js'
 import type {HeapSummary} from './heap-summary.js'
 import {deadFrames} from '../program/dead-frames.js'
 import {nptlThreads, type NptlThread} from '../program/nptl.js'
-import type {Program} from '../program/program.js'
+import {describeSymbolic, type Program} from '../program/program.js'
 import {unwindThread, type Frame} from '../program/unwind.js'
 import type {Thread} from '../core/threads.js'
 
@@ -17,11 +16,7 @@ export function codeLabel(program: Program, pc: number, exact = true): {function
   // A return address is looked up at the call before it, so a call at a function's very end names that function.
   const s = program.symbolize(exact ? pc : pc - 1)
   if (!s) return {function: null, label: hex(pc)}
-  const mod = path.basename(s.module.module.path)
-  if (!s.symbol) return {function: null, label: `${mod}+0x${(pc - s.module.module.base).toString(16)}`}
-  const off = pc - (s.symbol.value + s.module.module.loadBias)
-  const name = demangle(s.symbol.name)
-  return {function: name, label: `${name}${off ? `+0x${off.toString(16)}` : ''} (${mod})`}
+  return {function: s.symbol ? demangle(s.symbol.name) : null, label: describeSymbolic({...s, offset: s.offset + (exact ? 0 : 1)})}
 }
 
 /** Live heap objects pointed to by the words of [start, end): where, and which object. */

@@ -68,4 +68,5 @@ export const moduleFlags = {
   tcmalloc: Flags.string({description: 'the libtcmalloc shared library the process ran with'}),
   sysroot: Flags.string({description: 'look up the core\'s file paths under this folder first'}),
   'solib-search-path': Flags.string({description: 'colon-separated folders to search for shared libraries by name'}),
+  'debug-file-directory': Flags.string({description: 'colon-separated folders of separate debug files (default /usr/lib/debug)'}),
 }

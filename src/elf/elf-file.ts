@@ -2,7 +2,7 @@ import {closeSync, openSync, readFileSync, readSync} from 'node:fs'
 import {TomaError} from '../errors.js'
 import {
   DT_SONAME, DT_STRSZ, DT_STRTAB, ET_CORE, ET_DYN, ET_EXEC, ET_REL, PT_DYNAMIC, PT_LOAD, PT_NOTE,
-  R_X86_64_TPOFF64, SHF_ALLOC, SHT_DYNAMIC, SHT_DYNSYM, SHT_GNU_VERSYM, SHT_NOBITS, SHT_NOTE, SHT_RELA,
+  R_X86_64_TPOFF64, SHF_ALLOC, SHF_TLS, SHT_DYNAMIC, SHT_DYNSYM, SHT_GNU_VERSYM, SHT_NOBITS, SHT_NOTE, SHT_RELA,
   SHT_SYMTAB, STT_TLS,
 } from './constants.js'
 import {parseDebugLink} from './debuglink.js'
@@ -10,6 +10,7 @@ import {parseDynamic, type DynamicEntry} from './dynamic.js'
 import {cString, parseHeaders, type ElfSection, type ElfSegment} from './headers.js'
 import {buildIdFromNotes, parseNotes} from './notes.js'
 import {parseRela} from './relocations.js'
+import {readSymbolParts} from './symbol-parts.js'
 import {readSymbolTable, SymbolIndex, type ElfSymbol} from './symbols.js'
 
 export type {ElfSection, ElfSegment} from './headers.js'
@@ -29,6 +30,8 @@ export class ElfFile {
   readonly debugLink: {file: string; crc: number} | null
   readonly soname: string | null
   readonly dynamic: DynamicEntry[]
+  /** The separate debug file whose .symtab names this file's addresses too (see useDebugFile). */
+  debugFile: ElfFile | null = null
   private symbolIndex?: SymbolIndex
 
   private constructor(readonly path: string, private readonly buf: Buffer) {
@@ -74,6 +77,14 @@ export class ElfFile {
     return ElfFile.fromBuffer(buf, path)
   }
 
+  /**
+   * Reads only the headers, symbol and string tables and notes of a file (readSymbolParts): for
+   * separate debug files, whose DWARF bulk symbols do not need. Its sections hold no other bytes.
+   */
+  static loadSymbolParts(path: string): ElfFile {
+    return ElfFile.fromBuffer(readSymbolParts(path), path)
+  }
+
   /** Parses a whole module file already in memory; `path` is only used in messages. */
   static fromBuffer(buf: Buffer, path: string): ElfFile {
     return new ElfFile(path, buf)
@@ -82,6 +93,16 @@ export class ElfFile {
   /** True when there is no .symtab (only .dynsym, if that, is left). */
   get isStripped(): boolean {
     return !this.sections.some(s => s.type === SHT_SYMTAB)
+  }
+
+  /**
+   * Takes the symbols of a separate debug file (`objcopy --only-keep-debug`, found by build-id or
+   * .gnu_debuglink) in addition to this file's own: its .symtab ranks first. Bytes still come
+   * from this file (a debug file has none for code and data).
+   */
+  useDebugFile(debug: ElfFile): void {
+    this.debugFile = debug
+    this.symbolIndex = undefined
   }
 
   /** The first section with this name. */
@@ -110,12 +131,27 @@ export class ElfFile {
   }
 
   /**
-   * The function or object at a link-time address, with the offset into it: innermost symbol
-   * containing it, else the nearest sized one below it in the same section, else a size-0 one.
-   * When several symbols alias one address, the plainer name wins (malloc over __libc_malloc).
+   * The function or object at a link-time address, with the offset into it: the innermost symbol
+   * whose [value, value+size) holds it (or a size-0 one exactly at it); undefined outside every
+   * symbol. When several symbols alias one address, the plainer name wins (malloc over __libc_malloc).
    */
   symbolAt(vaddr: number): {symbol: ElfSymbol; offset: number} | undefined {
     return this.symbols().at(vaddr)
+  }
+
+  /**
+   * The allocated, non-TLS section holding a link-time address, with the offset into it (from the
+   * debug file's section headers when this file has none left, as after `sstrip`).
+   */
+  sectionAt(vaddr: number): {section: ElfSection; offset: number} | undefined {
+    const sections = this.sections.length > 1 || !this.debugFile ? this.sections : this.debugFile.sections
+    for (let i = 1; i < sections.length; i++) {
+      const s = sections[i]
+      if (s.addr !== 0 && (s.flags & SHF_ALLOC) !== 0 && (s.flags & SHF_TLS) === 0 && vaddr >= s.addr && vaddr < s.addr + s.size) {
+        return {section: s, offset: vaddr - s.addr}
+      }
+    }
+    return undefined
   }
 
   /**
@@ -201,16 +237,22 @@ export class ElfFile {
 
   private symbols(): SymbolIndex {
     if (!this.symbolIndex) {
-      const tables = []
-      for (const type of [SHT_SYMTAB, SHT_DYNSYM]) {
-        const table = this.sections.find(s => s.type === type)
-        if (!table) continue
-        const versym = type === SHT_DYNSYM ? this.sections.find(s => s.type === SHT_GNU_VERSYM) : undefined
-        tables.push(readSymbolTable(this.buf, table, this.sections[table.link], versym))
-      }
-      this.symbolIndex = new SymbolIndex(tables, this.sections)
+      const own = this.symbolTables([SHT_SYMTAB, SHT_DYNSYM])
+      this.symbolIndex = new SymbolIndex([...(this.debugFile?.symbolTables([SHT_SYMTAB]) ?? []), ...own])
     }
     return this.symbolIndex
+  }
+
+  /** The raw entries of this file's symbol tables of the given types, in that order. */
+  private symbolTables(types: number[]): {sym: ElfSymbol; hidden: boolean}[][] {
+    const tables = []
+    for (const type of types) {
+      const table = this.sections.find(s => s.type === type)
+      if (!table || table.type === SHT_NOBITS) continue
+      const versym = type === SHT_DYNSYM ? this.sections.find(s => s.type === SHT_GNU_VERSYM) : undefined
+      tables.push(readSymbolTable(this.buf, table, this.sections[table.link], versym))
+    }
+    return tables
   }
 
   private readBuildId(): string | null {

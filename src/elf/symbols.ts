@@ -1,6 +1,6 @@
 import {
   ELF64_SYM_SIZE, SHN_UNDEF, STB_GLOBAL, STB_LOCAL, STB_WEAK, STT_FUNC, STT_GNU_IFUNC, STT_OBJECT,
-  STT_SECTION, STT_FILE, SHF_ALLOC, SHF_TLS, SHT_NOBITS,
+  STT_SECTION, STT_FILE, SHT_NOBITS,
 } from './constants.js'
 import {cString, readU64, type ElfSection} from './headers.js'
 
@@ -69,10 +69,10 @@ export class SymbolIndex {
   private byAddress?: {syms: ElfSymbol[]; maxEnd: Float64Array}
 
   /**
-   * `tables` in preference order (.symtab first, then .dynsym). Undefined symbols (shndx 0),
-   * nameless ones and STT_SECTION/STT_FILE entries are dropped.
+   * `tables` in preference order (a separate debug file's .symtab, the own .symtab, then .dynsym).
+   * Undefined symbols (shndx 0), nameless ones and STT_SECTION/STT_FILE entries are dropped.
    */
-  constructor(tables: {sym: ElfSymbol; hidden: boolean}[][], private readonly sections: ElfSection[]) {
+  constructor(tables: {sym: ElfSymbol; hidden: boolean}[][]) {
     tables.forEach((table, t) => {
       for (const {sym, hidden} of table) {
         if (sym.shndx === SHN_UNDEF || sym.name === '' || sym.type === STT_SECTION || sym.type === STT_FILE) continue
@@ -125,9 +125,9 @@ export class SymbolIndex {
 
   /**
    * The FUNC/OBJECT/IFUNC symbol for a link-time address: the innermost one whose
-   * [value, value+size) holds it; failing that the nearest sized symbol below it in the same
-   * section; failing that the nearest size-0 one below it in the same section. Without section
-   * headers the fallbacks take any symbol below.
+   * [value, value+size) holds it, or a size-0 one exactly at it. Never the nearest symbol below:
+   * past a symbol's end lies something the table does not name (a static function of a stripped
+   * library, padding, another object), and naming it after its neighbour misleads.
    */
   at(vaddr: number): {symbol: ElfSymbol; offset: number} | undefined {
     const {syms, maxEnd} = this.addressIndex()
@@ -145,19 +145,10 @@ export class SymbolIndex {
       const s = syms[i]
       if (s.size > 0 && vaddr < s.value + s.size) return {symbol: s, offset: vaddr - s.value}
     }
-    const section = this.sectionOf(vaddr)
-    // with section headers, an address in no section (a gap, .bss of another module…) has no
-    // "nearest symbol below" worth reporting
-    if (section < 0 && this.sections.length > 1) return undefined
-    const floor = section >= 0 ? this.sections[section].addr : -Infinity
-    let zeroSized: ElfSymbol | undefined
-    for (let i = last; i >= 0 && syms[i].value >= floor; i--) {
-      const s = syms[i]
-      if (section >= 0 && s.shndx !== section) continue
-      if (s.size > 0) return {symbol: s, offset: vaddr - s.value}
-      zeroSized ??= s
+    for (let i = last; i >= 0 && syms[i].value === vaddr; i--) {
+      if (syms[i].size === 0) return {symbol: syms[i], offset: 0}
     }
-    return zeroSized ? {symbol: zeroSized, offset: vaddr - zeroSized.value} : undefined
+    return undefined
   }
 
   private addressIndex(): {syms: ElfSymbol[]; maxEnd: Float64Array} {
@@ -184,14 +175,5 @@ export class SymbolIndex {
       this.byAddress = {syms, maxEnd}
     }
     return this.byAddress
-  }
-
-  /** Index of the allocated, non-TLS section holding vaddr, or -1 (also when there are no sections). */
-  private sectionOf(vaddr: number): number {
-    for (let i = 1; i < this.sections.length; i++) {
-      const s = this.sections[i]
-      if (s.addr !== 0 && (s.flags & SHF_ALLOC) !== 0 && (s.flags & SHF_TLS) === 0 && vaddr >= s.addr && vaddr < s.addr + s.size) return i
-    }
-    return -1
   }
 }

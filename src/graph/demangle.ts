@@ -1,51 +1,6 @@
-import {readFileSync} from 'node:fs'
-import {createRequire} from 'node:module'
-import * as glue from 'gecko-profiler-demangle/index_bg.js'
+import {demangle} from '../elf/demangle.js'
 
-/**
- * Symbol demangling through gecko-profiler-demangle: the Rust `cpp_demangle`/`rustc-demangle`
- * crates compiled to WebAssembly (Mozilla's profiler uses it; no native code).
- *
- * The package's index.js does `import * as wasm from "./index_bg.wasm"`, which Node 20 does not
- * support, so the .wasm is compiled here synchronously on first use and its exports are handed to
- * the package's wasm-bindgen glue (`__wbg_set_wasm`), exactly what index.js would have done.
- */
-
-let ready = false
-
-function load(): void {
-  const wasmPath = createRequire(import.meta.url).resolve('gecko-profiler-demangle/index_bg.wasm')
-  const module = new WebAssembly.Module(readFileSync(wasmPath))
-  const instance = new WebAssembly.Instance(module, {'./index_bg.js': glue as unknown as WebAssembly.ModuleImports})
-  glue.__wbg_set_wasm(instance.exports)
-  ;(instance.exports.__wbindgen_start as () => void)()
-  ready = true
-}
-
-/** Names the demanglers understand: Itanium C++ (`_Z`, `__Z` on Mach-O) and Rust v0 (`_R`). */
-const MANGLED = /^(?:_{1,2}Z|_R)[A-Za-z0-9_]/
-
-/**
- * The demangled form of a symbol name, or the input unchanged when it is not a mangled name or
- * cannot be demangled. Never throws.
- *
- * demangle_any's own "not mangled" answer is not the input: it strips one leading underscore
- * (`_start` → `start`, `_ZTV` → `ZTV`), so only names that look mangled are passed to it, and an
- * answer that is just the input minus its first character counts as a failure.
- */
-export function demangle(name: string): string {
-  if (!MANGLED.test(name)) return name
-  try {
-    if (!ready) load()
-    const out = glue.demangle_any(name)
-    if (out === '' || out === name.slice(1)) return name
-    return out
-  } catch {
-    // A trap (Rust panic) may leave the instance unusable: start a fresh one next time.
-    ready = false
-    return name
-  }
-}
+export {demangle}
 
 /** Drops the `[clone .localalias]`-style suffixes the demangler appends for GCC symbol suffixes. */
 function stripClones(text: string): string {
@@ -59,8 +14,8 @@ function stripClones(text: string): string {
 
 /**
  * The class a `_ZTV…` symbol is the vtable of (`_ZTVN3app5OrderE` → `app::Order`), or null when
- * the name does not demangle to a vtable. The demangler writes `{vtable(X)}`; the binutils style
- * `vtable for X` is accepted too.
+ * the name does not demangle to a vtable (`vtable for X`; cpp_demangle's own `{vtable(X)}` is
+ * accepted too).
  */
 export function classOfVtableSymbol(symbol: string): string | null {
   const text = stripClones(demangle(symbol))

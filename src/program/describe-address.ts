@@ -1,11 +1,13 @@
 import {hex} from '../errors.js'
 import {REGISTER_NAMES} from '../core/threads.js'
+import {demangle} from '../elf/demangle.js'
 import {describeSymbolic, type Program} from './program.js'
 
 /** What a non-heap address is, for people: a thread's stack, a module's bytes, anonymous memory. */
 export type AddressPlace =
   | {kind: 'stack'; tid: number; offsetFromRsp: number; mapping: [number, number]}
-  | {kind: 'module'; module: string; symbol: string | null; offset: number; label: string}
+  /** `symbol` demangled; `section` (`.bss`, …) when no symbol holds the address; offset from either, else from the module base */
+  | {kind: 'module'; module: string; symbol: string | null; section: string | null; offset: number; label: string}
   | {kind: 'anonymous'; mapping: [number, number]}
   | {kind: 'unmapped'}
 
@@ -16,18 +18,12 @@ export function describeAddress(program: Program, addr: number): AddressPlace {
   if (seg && thread) return {kind: 'stack', tid: thread.tid, offsetFromRsp: addr - thread.rsp, mapping: [seg.start, seg.end]}
   const sym = program.symbolize(addr)
   if (sym) {
-    return {kind: 'module', module: sym.module.module.path, symbol: sym.symbol?.name ?? null, offset: sym.offset, label: describeSymbolic(sym)}
-  }
-  // .bss beyond a module's file-backed pages: name it by the module whose mapping ends where it starts.
-  if (seg) {
-    const before = core.fileAt(seg.start - 1)
-    const loaded = before ? program.modules.find(m => m.module.path === before.path) : undefined
-    const hit = loaded?.file?.symbolAt(addr - loaded.module.loadBias)
-    if (loaded && hit) {
-      return {kind: 'module', module: loaded.module.path, symbol: hit.symbol.name, offset: hit.offset, label: describeSymbolic({module: loaded, symbol: hit.symbol, offset: hit.offset})}
+    return {
+      kind: 'module', module: sym.module.module.path, symbol: sym.symbol ? demangle(sym.symbol.name) : null,
+      section: sym.section, offset: sym.offset, label: describeSymbolic(sym),
     }
-    return {kind: 'anonymous', mapping: [seg.start, seg.end]}
   }
+  if (seg) return {kind: 'anonymous', mapping: [seg.start, seg.end]}
   return {kind: 'unmapped'}
 }
 

@@ -8,6 +8,7 @@ export interface ModuleFlagValues {
   tcmalloc?: string
   sysroot?: string
   'solib-search-path'?: string
+  'debug-file-directory'?: string
 }
 
 /** Opens a core and its module files as the module flags say. */
@@ -18,6 +19,7 @@ export function openProgram(corePath: string, flags: ModuleFlagValues): Program 
     tcmalloc: flags.tcmalloc,
     sysroot: flags.sysroot,
     solibSearchPath: flags['solib-search-path']?.split(':').filter(Boolean),
+    debugDirectories: flags['debug-file-directory']?.split(':').filter(Boolean),
   })
 }
 
@@ -29,6 +31,12 @@ export function absoluteModuleFlags<T extends ModuleFlagValues>(flags: T): T {
     exe: abs(flags.exe),
     tcmalloc: abs(flags.tcmalloc),
     sysroot: abs(flags.sysroot),
-    'solib-search-path': flags['solib-search-path']?.split(':').filter(Boolean).map(d => path.resolve(d)).join(':'),
+    'solib-search-path': absoluteList(flags['solib-search-path']),
+    'debug-file-directory': absoluteList(flags['debug-file-directory']),
   }
+}
+
+/** A colon-separated folder list with each folder made absolute. */
+function absoluteList(list: string | undefined): string | undefined {
+  return list?.split(':').filter(Boolean).map(d => path.resolve(d)).join(':')
 }

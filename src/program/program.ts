@@ -2,8 +2,12 @@ import path from 'node:path'
 import {TomaError} from '../errors.js'
 import type {Core} from '../core/core.js'
 import type {Module} from '../core/modules.js'
+import {SHF_EXECINSTR} from '../elf/constants.js'
+import {demangle} from '../elf/demangle.js'
 import {ElfFile, type ElfSymbol} from '../elf/elf-file.js'
+import {findDebugFile} from '../elf/find-debug-file.js'
 import {findModuleFile} from '../elf/find-module-file.js'
+import {resolveModuleName} from '../elf/resolve-module-name.js'
 
 const AT_ENTRY = 9
 
@@ -12,6 +16,8 @@ export interface ProgramOptions {
   tcmalloc?: string
   sysroot?: string
   solibSearchPath?: string[]
+  /** Where separate debug files are looked for (default /usr/lib/debug; [] looks nowhere). */
+  debugDirectories?: string[]
 }
 
 /** A module of the core together with its file on disk, when found. */
@@ -22,12 +28,16 @@ export interface LoadedModule {
   how: string
   /** The file's build-id was compared with the core's and matched. */
   verified: boolean
+  /** The separate debug file whose symbols a stripped file uses, and how it was found. */
+  debug: {path: string; how: 'build-id' | 'debuglink'} | null
 }
 
 export interface SymbolicAddress {
   module: LoadedModule
   symbol: ElfSymbol | null
-  /** Offset from the symbol, or from the module base when there is no symbol. */
+  /** The data section holding the address when no symbol does (`.bss`, `.data`, …). */
+  section: string | null
+  /** Offset from the symbol, else from the section, else from the module base. */
   offset: number
 }
 
@@ -39,7 +49,11 @@ export class Program {
   readonly modules: LoadedModule[]
   readonly executable: LoadedModule | undefined
 
-  private constructor(readonly core: Core, modules: LoadedModule[]) {
+  /**
+   * @param flagFiles the files --exe and --tcmalloc named, as absolute paths (a bare name
+   *   resolved), for later commands that reopen the core from another folder
+   */
+  private constructor(readonly core: Core, modules: LoadedModule[], readonly flagFiles: {exe?: string; tcmalloc?: string} = {}) {
     this.modules = modules
     const exe = executableModule(core)
     this.executable = modules.find(m => m.module === exe)
@@ -50,12 +64,12 @@ export class Program {
     const modules: LoadedModule[] = core.modules.map(module => {
       const found = findModuleFile(
         {corePath: module.path, buildId: module.buildId},
-        {sysroot: options.sysroot, solibSearchPath: options.solibSearchPath, explicit},
+        {sysroot: options.sysroot, solibSearchPath: options.solibSearchPath, explicit: explicit.byModulePath},
       )
-      if (found.file) return {module, file: found.file, how: found.how, verified: found.verified}
-      return {module, file: null, how: found.reason, verified: false}
+      if (!found.file) return {module, file: null, how: found.reason, verified: false, debug: null}
+      return {module, file: found.file, how: found.how, verified: found.verified, debug: attachDebugFile(found.file, module.path, options)}
     })
-    return new Program(core, modules)
+    return new Program(core, modules, explicit.flagFiles)
   }
 
   moduleAt(addr: number): LoadedModule | undefined {
@@ -63,13 +77,23 @@ export class Program {
     return m ? this.modules.find(l => l.module === m) : undefined
   }
 
-  /** The nearest symbol at or below addr in the module that maps it. */
+  /**
+   * What module, symbol and offset an address is: the symbol whose [value, value+size) holds it;
+   * outside every symbol, the data section holding it (`.bss+0x…`); else the offset from the
+   * module's base. A module's image includes its .bss past the file-backed pages (an anonymous
+   * mapping in the core). Undefined when no module's image holds the address.
+   */
   symbolize(addr: number): SymbolicAddress | undefined {
-    const loaded = this.moduleAt(addr)
+    const loaded = this.moduleAt(addr) ?? this.modules.find(m => m.file?.readVirtual(addr - m.module.loadBias, 1) !== undefined)
     if (!loaded) return undefined
-    const hit = loaded.file?.symbolAt(addr - loaded.module.loadBias)
-    if (hit) return {module: loaded, symbol: hit.symbol, offset: hit.offset}
-    return {module: loaded, symbol: null, offset: addr - loaded.module.base}
+    const vaddr = addr - loaded.module.loadBias
+    const hit = loaded.file?.symbolAt(vaddr)
+    if (hit) return {module: loaded, symbol: hit.symbol, section: null, offset: hit.offset}
+    const inSection = loaded.file?.sectionAt(vaddr)
+    if (inSection && (inSection.section.flags & SHF_EXECINSTR) === 0 && inSection.section.name !== '') {
+      return {module: loaded, symbol: null, section: inSection.section.name, offset: inSection.offset}
+    }
+    return {module: loaded, symbol: null, section: null, offset: addr - loaded.module.base}
   }
 
   /** Process address of a defined symbol, searched in the given modules (default: all). */
@@ -82,12 +106,26 @@ export class Program {
   }
 }
 
-/** `symbol+0x10 (libfoo.so.1)` style text for an address. */
+/**
+ * People's text for an address: `std::cerr+0x8 (libstdc++.so.6)` inside a symbol (demangled),
+ * `.bss+0x1a0 (memcached)` in a data section outside every symbol, `libc.so.6+0x85f16` otherwise.
+ */
 export function describeSymbolic(s: SymbolicAddress | undefined): string {
   if (!s) return '?'
   const mod = path.basename(s.module.module.path)
-  if (!s.symbol) return `${mod}+0x${s.offset.toString(16)}`
-  return `${s.symbol.name}${s.offset ? '+0x' + s.offset.toString(16) : ''} (${mod})`
+  const off = `+0x${s.offset.toString(16)}`
+  if (s.symbol) return `${demangle(s.symbol.name)}${off} (${mod})`
+  if (s.section) return `${s.section}${off} (${mod})`
+  return `${mod}${off}`
+}
+
+/** Gives a stripped module file the symbols of its separate debug file, when one is installed. */
+function attachDebugFile(file: ElfFile, modulePath: string, options: ProgramOptions): LoadedModule['debug'] {
+  if (!file.isStripped) return null
+  const found = findDebugFile(file, modulePath, {sysroot: options.sysroot, debugDirectories: options.debugDirectories})
+  if (!found.file) return null
+  file.useDebugFile(found.file)
+  return {path: found.path, how: found.how}
 }
 
 /**
@@ -102,29 +140,51 @@ function executableModule(core: Core): Module | undefined {
 }
 
 /**
- * Maps --exe and --tcmalloc to the core's module paths: first the module whose build-id is the
- * file's, else the module in that role (then the build-id check names the mismatch). A flag that
- * names a module the core does not have is an error, not a silent no-op.
+ * Maps --exe and --tcmalloc to the core's module paths. A bare name is first resolved like any
+ * module file (resolveModuleName). The file must be mapped in the core: the module with its
+ * build-id, or, when build-ids cannot be compared, the module of that soname or in that role.
+ * A --tcmalloc file must hold TCMalloc (define its C entry point tc_malloc). Anything else is a
+ * one-line error saying which.
  */
-function explicitFiles(core: Core, options: ProgramOptions): Map<string, string> {
+function explicitFiles(core: Core, options: ProgramOptions): {byModulePath: Map<string, string>; flagFiles: {exe?: string; tcmalloc?: string}} {
   const explicit = new Map<string, string>()
-  const byBuildId = (file: string) => {
-    const id = ElfFile.load(file).buildId
-    return id ? core.modules.find(m => m.buildId === id) : undefined
-  }
+  const flagFiles: {exe?: string; tcmalloc?: string} = {}
+  const search = {sysroot: options.sysroot, solibSearchPath: options.solibSearchPath}
   if (options.exe) {
-    const exe = byBuildId(options.exe) ?? executableModule(core)
-    if (!exe) throw new TomaError(`--exe ${options.exe}: cannot tell which mapping of the core is the executable`)
-    explicit.set(exe.path, options.exe)
+    const file = ElfFile.load(resolveModuleName('--exe', options.exe, core.modules, search))
+    const exe = mappedModule(core, '--exe', file, executableModule(core))
+    explicit.set(exe.path, file.path)
+    flagFiles.exe = path.resolve(file.path)
   }
   if (options.tcmalloc) {
-    const lib = byBuildId(options.tcmalloc) ?? core.modules.find(m => /libtcmalloc/.test(path.basename(m.path)))
-    if (!lib) {
-      throw new TomaError(
-        `--tcmalloc ${options.tcmalloc}: the core maps no libtcmalloc shared library (if tcmalloc is linked statically, give the executable with --exe)`,
-      )
+    const file = ElfFile.load(resolveModuleName('--tcmalloc', options.tcmalloc, core.modules, search))
+    if (!file.symbolByName('tc_malloc')) {
+      throw new TomaError(`--tcmalloc ${file.path}: no TCMalloc in this file (it does not define tc_malloc)`)
     }
-    explicit.set(lib.path, options.tcmalloc)
+    const lib = mappedModule(core, '--tcmalloc', file, core.modules.find(m => /^libtcmalloc/.test(path.basename(m.path))))
+    explicit.set(lib.path, file.path)
+    flagFiles.tcmalloc = path.resolve(file.path)
   }
-  return explicit
+  return {byModulePath: explicit, flagFiles}
+}
+
+/**
+ * The module of the core that `file` is: the one with its build-id; when the file or the module
+ * in `role` has none to compare, the module named by the file's soname, else that role's module.
+ */
+function mappedModule(core: Core, flag: '--exe' | '--tcmalloc', file: ElfFile, role: Module | undefined): Module {
+  const id = file.buildId?.toLowerCase()
+  const byId = id ? core.modules.find(m => m.buildId?.toLowerCase() === id) : undefined
+  if (byId) return byId
+  const soname = file.soname
+  const bySoname = soname ? core.modules.find(m => path.basename(m.path) === soname || path.basename(m.path).startsWith(soname + '.')) : undefined
+  const candidate = bySoname ?? role
+  if (candidate && (!id || !candidate.buildId)) return candidate
+  if (candidate) {
+    throw new TomaError(`${flag} ${file.path} is not mapped in the core: build-id ${file.buildId} of ${file.path} does not match ${candidate.buildId} in the core (${path.basename(candidate.path)}), nor any other module's`)
+  }
+  const none = flag === '--tcmalloc'
+    ? 'the core maps no libtcmalloc; if tcmalloc is linked statically, give the executable with --exe'
+    : 'no module of the core is the executable'
+  throw new TomaError(`${flag} ${file.path} is not mapped in the core: no module has its build-id ${file.buildId ?? '(none)'} (${none})`)
 }

@@ -35,6 +35,7 @@ export function infoData(program: Program) {
       found: m.file !== null,
       verified: m.verified,
       how: m.how,
+      debugFile: m.debug ? {path: m.debug.path, how: m.debug.how} : null,
     })),
     mappings: core.memory.segments.map(s => ({
       start: hex(s.start),
@@ -73,7 +74,9 @@ export function infoText(data: ReturnType<typeof infoData>): string {
         m.base,
         path.basename(m.path),
         m.buildId ?? chalk.dim('none in core'),
-        m.file ? `${m.file}${m.verified ? '' : chalk.yellow(' (build-id not verified)')}` : chalk.yellow(`not found: ${m.how}`),
+        m.file
+          ? `${m.file}${m.verified ? '' : chalk.yellow(' (build-id not verified)')}${m.debugFile ? ` + symbols from ${m.debugFile.path}` : ''}`
+          : chalk.yellow(`not found: ${m.how}`),
       ]),
     ),
   )

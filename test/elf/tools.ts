@@ -94,3 +94,25 @@ export function readelfSoname(file: string): string | null {
   const m = /\(SONAME\)\s+Library soname: \[([^\]]+)\]/.exec(run('readelf', ['-d', file]))
   return m ? m[1] : null
 }
+
+/** A symbol with its size, from `nm -S` (the .symtab) or `nm -S -D` (.dynsym). */
+export interface NmSymbol { name: string; value: number; size: number }
+
+/** Defined symbols that have a size, as binutils lists them (names mangled, version suffix dropped). */
+export function nmSized(file: string, dynamic: boolean): NmSymbol[] {
+  const out: NmSymbol[] = []
+  for (const line of run('nm', ['-S', '--defined-only', ...(dynamic ? ['-D'] : []), file]).split('\n')) {
+    const m = /^([0-9a-f]+) ([0-9a-f]+) ([TtWwDdBbRrVvi]) (\S+)$/.exec(line)
+    if (m) out.push({name: m[4].replace(/@.*$/, ''), value: parseInt(m[1], 16), size: parseInt(m[2], 16)})
+  }
+  return out
+}
+
+/** The innermost of `symbols` whose [value, value+size) holds vaddr, or undefined. */
+export function innermostHolding(symbols: NmSymbol[], vaddr: number): NmSymbol | undefined {
+  let best: NmSymbol | undefined
+  for (const s of symbols) {
+    if (s.size > 0 && vaddr >= s.value && vaddr < s.value + s.size && (!best || s.size < best.size)) best = s
+  }
+  return best
+}

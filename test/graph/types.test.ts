@@ -6,8 +6,14 @@ import {addr, fixtureIndex, openFixture} from '../helpers/fixture-core.js'
 type Fixture = Awaited<ReturnType<typeof openFixture>>
 
 describe('TypeNamer.demangle', () => {
-  it('demangles Itanium names in the demangler’s own style', () => {
-    expect(TypeNamer.demangle('_ZTVN3app5OrderE')).toBe('{vtable(app::Order)}')
+  it('demangles Itanium names, special names as c++filt writes them', () => {
+    expect(TypeNamer.demangle('_ZTVN3app5OrderE')).toBe('vtable for app::Order')
+    expect(TypeNamer.demangle('_ZThn16_N3app6Widget4drawEv')).toBe('non-virtual thunk to app::Widget::draw()')
+    expect(TypeNamer.demangle('_ZTv0_n24_N3app6WidgetD1Ev')).toBe('virtual thunk to app::Widget::~Widget()')
+    expect(TypeNamer.demangle('_ZTch0_h16_N1A1fEv')).toBe('covariant return thunk to A::f()')
+    expect(TypeNamer.demangle('_ZTTSd')).toBe('VTT for std::basic_iostream<char, std::char_traits<char> >')
+    expect(TypeNamer.demangle('_ZN12_GLOBAL__N_14onceE')).toBe('(anonymous namespace)::once')
+    expect(TypeNamer.demangle('_ZL10g_hooks_ok')).toBe('g_hooks_ok')
     expect(TypeNamer.demangle('_ZTSN3app3BoxIiEE')).toBe('typeinfo name for app::Box<int>')
     expect(TypeNamer.demangle('_Z3fooi')).toBe('foo(int)')
     expect(TypeNamer.demangle('_ZN3app5OrderD0Ev')).toBe('app::Order::~Order()')
@@ -23,7 +29,7 @@ describe('TypeNamer.demangle', () => {
   it('survives deep and long garbage', () => {
     expect(TypeNamer.demangle('_ZTS' + 'N'.repeat(5000))).toBe('_ZTS' + 'N'.repeat(5000))
     expect(typeof TypeNamer.demangle('_ZTS' + 'PFv'.repeat(2000))).toBe('string')
-    expect(TypeNamer.demangle('_ZTVN3app5OrderE')).toBe('{vtable(app::Order)}') // still usable afterwards
+    expect(TypeNamer.demangle('_ZTVN3app5OrderE')).toBe('vtable for app::Order') // still usable afterwards
   })
 
   it('takes class names out of vtable symbols and typeinfo name strings', () => {
@@ -57,11 +63,19 @@ const ALL = [...CORES, ...[...present].filter(id => !CORES.includes(id)).sort()]
 describe.each(ALL.filter(id => present.has(id)))('on core %s', id => {
   let f: Fixture
   let namer: TypeNamer
-  const stripped = id.endsWith('-stripped')
+  // Without vtable symbols: a stripped executable whose debug file is not found. v2.10-stripped
+  // ships heapdemo.debug beside it (.gnu_debuglink), so its symbols are there unless it is missing.
+  let stripped = false
 
   beforeAll(async () => {
     f = await openFixture(id)
     namer = new TypeNamer(f.program)
+    stripped = id.endsWith('-stripped') && f.program.executable?.debug == null
+  })
+
+  it.runIf(id.endsWith('-stripped'))('finds the stripped executable\'s debug file by its .gnu_debuglink', () => {
+    expect(f.program.executable?.file?.isStripped).toBe(true)
+    expect(f.program.executable?.debug).toMatchObject({how: 'debuglink', path: expect.stringMatching(/heapdemo\.debug$/)})
   })
   afterAll(() => f?.core.close())
 
