@@ -16,7 +16,9 @@ export function codeLabel(program: Program, pc: number, exact = true): {function
   // A return address is looked up at the call before it, so a call at a function's very end names that function.
   const s = program.symbolize(exact ? pc : pc - 1)
   if (!s) return {function: null, label: hex(pc)}
-  return {function: s.symbol ? demangle(s.symbol.name) : null, label: describeSymbolic({...s, offset: s.offset + (exact ? 0 : 1)})}
+  // A versioned name from a debug file's symbol table (pthread_cond_wait@@GLIBC_2.3.2) is named as gdb names it.
+  const name = s.symbol ? demangle(s.symbol.name.replace(/@.*$/, '')) : null
+  return {function: name, label: describeSymbolic({...s, offset: s.offset + (exact ? 0 : 1)}).replace(/@@?[\w.]+(?=\+0x)/, '')}
 }
 
 /** Live heap objects pointed to by the words of [start, end): where, and which object. */
