@@ -1,0 +1,71 @@
+import path from 'node:path'
+import {PT_TLS} from '../elf/constants.js'
+import type {LoadedModule, Program} from './program.js'
+
+/** What glibc's thread bookkeeping says about the process (glibc-nptl.md), as far as it can be read. */
+export interface GlibcThreads {
+  /** sizeof(struct pthread): the TCB at fs_base is followed by nothing else of the thread. Null when unknown. */
+  pthreadSize: number | null
+  /** Bytes of static TLS below fs_base: the modules' PT_TLS blocks, laid out as glibc does (TLS_TCB_AT_TP). */
+  staticTlsSize: number
+  /** TCB (struct pthread) addresses of exited threads whose stacks glibc keeps for reuse; null when that list cannot be found. */
+  cachedStacks: number[] | null
+  /** How the cached stacks were found, or why not. */
+  how: string
+}
+
+/** More cached stacks than this is not a list glibc keeps (its cache holds 40 MiB of stacks). */
+const MAX_CACHED_STACKS = 4096
+
+/**
+ * Reads the libthread_db descriptors glibc exports (`_thread_db_*`, GLIBC_PRIVATE, in libc.so.6
+ * since 2.34) from the libc file, and follows `_rtld_global._dl_stack_cache` in ld.so's data:
+ * the list of stacks of exited threads, linked through each `struct pthread`'s `list` field.
+ * `_dl_stack_cache` is the list_t right after `_dl_stack_user` (ldsodefs.h). Older glibc keeps the
+ * cache in a static of libpthread that nothing names: those stacks stay unlabelled.
+ */
+export function glibcThreads(program: Program): GlibcThreads {
+  const memory = program.core.memory
+  const libc = program.modules.find(m => /^libc[.-]/.test(path.basename(m.module.path)) && m.file)
+  const descriptor = (name: string): [number, number, number] | undefined => {
+    const s = libc?.file?.symbolByName(`_thread_db_${name}`)
+    const b = s ? libc!.file!.readVirtual(s.value, s.size >= 12 ? 12 : 4) : undefined
+    if (!b) return undefined
+    return b.length >= 12 ? [b.readUInt32LE(0), b.readUInt32LE(4), b.readUInt32LE(8)] : [b.readUInt32LE(0), 0, 0]
+  }
+  const sizeof = descriptor('sizeof_pthread')
+  const pthreadSize = sizeof && sizeof[0] > 0 && sizeof[0] < 1 << 16 ? sizeof[0] : null
+  const staticTlsSize = staticTls(program.modules)
+  const result = (cachedStacks: number[] | null, how: string): GlibcThreads => ({pthreadSize, staticTlsSize, cachedStacks, how})
+
+  if (!libc) return result(null, 'libc file not found: cached stacks of exited threads are scanned as anonymous mappings')
+  const user = descriptor('rtld_global__dl_stack_user')
+  const list = descriptor('pthread_list')
+  if (!user || !list) return result(null, `${path.basename(libc.module.path)} has no _thread_db_rtld_global__dl_stack_user (glibc before 2.34): cached stacks are scanned as anonymous mappings`)
+  const rtld = program.symbolAddress('_rtld_global')
+  if (!rtld) return result(null, 'ld.so file not found (no _rtld_global): cached stacks are scanned as anonymous mappings')
+  const head = rtld.address + user[2] + 16
+  const tcbs: number[] = []
+  let p = memory.readU64(head)
+  while (p !== undefined && p !== head) {
+    if (p === 0 || tcbs.length >= MAX_CACHED_STACKS || memory.readU64(p + 8) === undefined) {
+      return result(tcbs, `_dl_stack_cache at 0x${head.toString(16)} is broken after ${tcbs.length} entries`)
+    }
+    tcbs.push(p - list[2])
+    p = memory.readU64(p)
+  }
+  if (p === undefined) return result(tcbs, `_dl_stack_cache at 0x${head.toString(16)} is not in the core`)
+  return result(tcbs, `_rtld_global._dl_stack_cache (${tcbs.length} stack${tcbs.length === 1 ? '' : 's'})`)
+}
+
+/** glibc's offsets for initial-exec TLS on x86-64: each module's block below the previous, aligned. */
+function staticTls(modules: LoadedModule[]): number {
+  let offset = 0
+  for (const m of modules) {
+    const tls = m.file?.segments.find(s => s.type === PT_TLS)
+    if (!tls || tls.memsz <= 0) continue
+    const align = Math.max(1, tls.align)
+    offset = Math.ceil((offset + tls.memsz) / align) * align
+  }
+  return offset
+}
