@@ -6,7 +6,7 @@ import {indexFlags} from '../src/cli/query-flags.js'
 import {bytes, heading, table} from '../src/report/table.js'
 
 export default class Leaks extends TomaCommand {
-  static override description = 'Live objects that no register, stack or global reaches, directly or through other objects'
+  static override description = 'Live objects that no root (register, stack, TLS, global, mapping, cached stack) reaches, directly or through other objects'
   static override args = {core: Args.string({description: 'the core (or its .toma-index); default: the latest analysis in this folder'})}
   static override flags = {...indexFlags, limit: Flags.integer({description: 'list at most this many objects, largest first', default: 50, min: 0})}
 
@@ -16,6 +16,8 @@ export default class Leaks extends TomaCommand {
     const leaks = leaksOf(index, flags.limit)
     if (!this.jsonEnabled()) {
       this.log(`${leaks.objects.toLocaleString('en-US')} live objects (${bytes(leaks.bytes)}) are reachable from no root`)
+      const own = leaks.allocatorInternal
+      if (own.objects > 0) this.log(`(not counted: ${own.objects.toLocaleString('en-US')} unreferenced allocations of TCMalloc itself, ${bytes(own.bytes)}, e.g. its MallocExtension singleton)`)
       if (leaks.objects > 0) {
         this.log('', heading('By type'))
         this.log(table(['type', '#objects', '#bytes'], leaks.byType.map(t => [t.type ?? '(untyped)', t.objects, t.bytes])))

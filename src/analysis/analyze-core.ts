@@ -10,10 +10,15 @@ import {scanHeapGraph, type ScannedGraph} from '../graph/scan.js'
 import {nameObjects, type ObjectTypes} from '../graph/object-types.js'
 import {TypeNamer} from '../graph/types.js'
 import {reachableFromRoots} from '../graph/reachability.js'
+import {parseRootKinds} from '../graph/root-kinds.js'
+import {markAllocatorInternal} from '../graph/allocator-internal.js'
+import {rootRegions, type RootRegion} from '../graph/root-regions.js'
 
 export interface AnalyzeOptions extends ModuleFlagValues {
   'tcmalloc-version'?: string
   index?: string
+  /** Root kinds to scan, as `--roots` lists them (default: all). */
+  roots?: string
 }
 
 /** What later commands need from the index besides its arrays. */
@@ -25,6 +30,8 @@ export interface IndexMeta {
   threadCaches: Array<{address: number; tid: number | null}>
   /** Type id k (k ≥ 1) in object.type names typeNames[k − 1]. */
   typeNames: string[]
+  /** The root regions scanned, sorted by start: a root's label is the region holding its address. */
+  rootRegions: RootRegion[]
 }
 
 export interface Analysis {
@@ -40,12 +47,14 @@ type Progress = (phase: string, done: number, total: number) => void
 
 /** Opens the core, models the heap, and writes the index; returns everything for reporting. */
 export function analyzeCore(corePath: string, options: AnalyzeOptions, progress?: Progress): Analysis {
+  const rootKinds = options.roots === undefined ? undefined : parseRootKinds(options.roots)
   const program = openProgram(corePath, options)
   const heap = analyzeHeap(program, {tcmallocVersion: options['tcmalloc-version'], progress})
-  const graph = scanHeapGraph(program, heap, {progress})
+  const graph = scanHeapGraph(program, heap, {progress, rootKinds})
   const types = nameObjects(graph.firstWords, new TypeNamer(program), progress)
   progress?.('reachability', 0, 1)
   const reachable = reachableFromRoots(graph.objectCount, graph.outStart, graph.outTo, graph.rootTo)
+  markAllocatorInternal(heap, graph.firstWords, types, reachable, graph.outStart, graph.outTo)
   progress?.('summary', 0, 1)
   const summary = heapSummary(program, heap, graph, types, reachable)
   const indexPath = options.index ?? defaultIndexPath(corePath)
@@ -68,6 +77,7 @@ export function analyzeCore(corePath: string, options: AnalyzeOptions, progress?
     sizeClassSizes: Array.from(heap.globals.sizes.size),
     threadCaches: heap.threadCaches.map(c => ({address: c.address, tid: c.tid})),
     typeNames: types.names,
+    rootRegions: rootRegions(graph),
   }
   progress?.('writing index', 0, 1)
   const s = heap.spans

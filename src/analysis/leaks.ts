@@ -1,5 +1,6 @@
 import {hex} from '../errors.js'
 import type {HeapIndex} from '../index/heap-index.js'
+import {ALLOCATOR_INTERNAL, UNREACHED} from '../graph/allocator-internal.js'
 
 /**
  * Live objects that no root reaches, from the index: totals, per type, and the objects themselves
@@ -14,12 +15,18 @@ export function leaksOf(index: HeapIndex, limit: number) {
   const found: Array<{id: number; start: number; size: number}> = []
   let objects = 0
   let bytes = 0
+  const allocatorInternal = {objects: 0, bytes: 0}
   for (let s = 0; s < index.spanCount; s++) {
     const first = index.spanFirstObject[s]!
     const size = index.spanObjectSize[s]!
     for (let k = 0; k < index.spanObjectCount[s]!; k++) {
       const id = first + k
-      if (state[id] !== 0 || reachable[id]) continue
+      if (state[id] !== 0) continue
+      if (reachable[id] === ALLOCATOR_INTERNAL) {
+        allocatorInternal.objects++
+        allocatorInternal.bytes += size
+      }
+      if (reachable[id] !== UNREACHED) continue
       objects++
       bytes += size
       const t = byType.get(types[id]!) ?? {objects: 0, bytes: 0}
@@ -33,6 +40,8 @@ export function leaksOf(index: HeapIndex, limit: number) {
   return {
     objects,
     bytes,
+    /** TCMalloc's own unreferenced allocations (the MallocExtension singleton): left out of the list and totals. */
+    allocatorInternal,
     byType: [...byType]
       .map(([t, c]) => ({type: t === 0 ? null : index.meta.typeNames[t - 1]!, ...c}))
       .sort((a, b) => b.bytes - a.bytes),

@@ -24,6 +24,8 @@ export interface RootRange {
   thread: number
   start: number
   end: number
+  /** Where the labelled thing starts (its mapping, block or segment): offsets in labels are from here. */
+  base: number
   label: string
 }
 
@@ -67,7 +69,7 @@ export function rootRanges(program: Program, heap: TcmallocHeap, warnings: Warni
     if (range.end <= range.start) return
     claimed.push(range)
     for (const piece of subtract(range, cut)) {
-      if (piece.end > piece.start) ranges.push({kind, thread, start: piece.start, end: piece.end, label})
+      if (piece.end > piece.start) ranges.push({kind, thread, start: piece.start, end: piece.end, base: range.start, label})
     }
   }
 
@@ -134,7 +136,7 @@ export function rootRanges(program: Program, heap: TcmallocHeap, warnings: Warni
     const file = core.fileAt(seg.start)
     const label = file ? `mapping of ${path.basename(file.path)} ${hex(seg.start)}-${hex(seg.end)}` : `anonymous mapping ${hex(seg.start)}-${hex(seg.end)}`
     for (const piece of subtract({start: seg.start, end: seg.end}, taken)) {
-      for (const part of subtract(piece, allocatorCut)) ranges.push({kind: ROOT_MAPPING, thread: -1, start: part.start, end: part.end, label})
+      for (const part of subtract(piece, allocatorCut)) ranges.push({kind: ROOT_MAPPING, thread: -1, start: part.start, end: part.end, base: seg.start, label})
     }
     excluded.allocator += seg.end - seg.start - bytesOf(subtract({start: seg.start, end: seg.end}, allocatorCut))
   }

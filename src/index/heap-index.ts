@@ -1,4 +1,5 @@
 import {STATE_NAMES, type StateName} from '../tcmalloc/object-states.js'
+import {ROOT_KIND_NAMES, type RootKindName} from '../graph/csr.js'
 import type {IndexMeta} from '../analysis/analyze-core.js'
 import type {IndexFile} from './index-file.js'
 import {firstAtOrAbove, lastAtOrBelow} from '../util/search.js'
@@ -19,7 +20,7 @@ export interface EdgeRef {
 }
 
 export interface RootRef {
-  kind: 'register' | 'stack' | 'global'
+  kind: RootKindName
   thread: number | null
   /** Where the pointer is stored (for a register root, the register's index). */
   address: number
@@ -27,7 +28,6 @@ export interface RootRef {
   toOffset: number
 }
 
-const ROOT_KINDS = ['register', 'stack', 'global'] as const
 
 /**
  * Queries over an index without re-reading the core: the span table (small) is loaded whole,
@@ -149,7 +149,7 @@ export class HeapIndex {
     })
     const out: RootRef[] = []
     for (let i = firstAtOrAbove(r.to, index); i < r.to.length && r.to[i] === index; i++) {
-      out.push({kind: ROOT_KINDS[r.kind[i]!]!, thread: r.thread[i]! >= 0 ? r.thread[i]! : null, address: r.address[i]!, to: index, toOffset: r.toOffset[i]!})
+      out.push({kind: ROOT_KIND_NAMES[r.kind[i]!]!, thread: r.thread[i]! >= 0 ? r.thread[i]! : null, address: r.address[i]!, to: index, toOffset: r.toOffset[i]!})
     }
     return out
   }
