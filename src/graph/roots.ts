@@ -2,7 +2,7 @@ import path from 'node:path'
 import {hex} from '../errors.js'
 import {PF_W} from '../core/core-header.js'
 import type {Segment} from '../core/address-space.js'
-import {glibcThreads} from '../program/glibc-threads.js'
+import {findExitedTcbs, glibcThreads, MIN_PTHREAD_SIZE} from '../program/glibc-threads.js'
 import type {Program} from '../program/program.js'
 import type {TcmallocHeap} from '../tcmalloc/heap.js'
 import {allocatorMetadata, mergeIntervals, type Interval} from '../tcmalloc/metadata.js'
@@ -75,10 +75,13 @@ export function rootRanges(program: Program, heap: TcmallocHeap, warnings: Warni
 
   // Stack blocks: a thread's TCB sits at the top of its block (glibc allocatestack.c), the next
   // block starts above it; the bottom of a block is the top of the one below or its mapping's start.
-  const pthreadBytes = (tcb: number) => glibc.pthreadSize ?? alignUpTo(tcb + 1, 4096) - tcb
+  const pthreadBytes = () => glibc.pthreadSize ?? MIN_PTHREAD_SIZE
+  // Without glibc's list, exited threads' TCBs are recognised by their self pointers (glibc-threads.ts).
+  const exited = glibc.cachedStacks ?? findExitedTcbs(program, anonymousOutsideHeap(program, allocatorCut))
+  const exitedLabel = glibc.cachedStacks ? 'cached stack of exited thread' : 'stack of exited thread'
   const blockTops: number[] = []
-  for (const t of core.threads) if (t.fsBase) blockTops.push(alignUpTo(t.fsBase + pthreadBytes(t.fsBase), 4096))
-  for (const tcb of glibc.cachedStacks ?? []) blockTops.push(alignUpTo(tcb + pthreadBytes(tcb), 4096))
+  for (const t of core.threads) if (t.fsBase) blockTops.push(alignUpTo(t.fsBase + pthreadBytes(), 4096))
+  for (const tcb of exited) blockTops.push(alignUpTo(tcb + pthreadBytes(), 4096))
   const bottomOf = (seg: Segment, below: number) => blockTops.reduce((b, top) => (top <= below && top > b ? top : b), seg.start)
 
   for (const t of core.threads) {
@@ -94,7 +97,7 @@ export function rootRanges(program: Program, heap: TcmallocHeap, warnings: Warni
       excluded.deadStack += dead.end - dead.start
     }
     const tlsSeg = t.fsBase ? memory.segmentAt(t.fsBase) : undefined
-    const tcbEnd = t.fsBase + pthreadBytes(t.fsBase)
+    const tcbEnd = t.fsBase + pthreadBytes()
     if (tlsSeg === seg && t.fsBase > t.rsp) {
       // A thread created by pthread_create: stack, then static TLS, then the TCB, in one block.
       const tlsStart = Math.max(live, t.fsBase - glibc.staticTlsSize)
@@ -107,11 +110,11 @@ export function rootRanges(program: Program, heap: TcmallocHeap, warnings: Warni
     }
   }
 
-  for (const tcb of glibc.cachedStacks ?? []) {
+  for (const tcb of exited) {
     const seg = memory.segmentAt(tcb)
     if (!seg || !(seg.flags & PF_W)) continue
-    const top = Math.min(seg.end, alignUpTo(tcb + pthreadBytes(tcb), 4096))
-    add(ROOT_CACHED_STACK, -1, bottomOf(seg, tcb), top, `cached stack of exited thread (TCB ${hex(tcb)})`, mergeIntervals([...allocatorCut, ...claimed]))
+    const top = Math.min(seg.end, alignUpTo(tcb + pthreadBytes(), 4096))
+    add(ROOT_CACHED_STACK, -1, bottomOf(seg, tcb), top, `${exitedLabel} (TCB ${hex(tcb)})`, mergeIntervals([...allocatorCut, ...claimed]))
   }
 
   // TCMalloc's own structures (page heap, central cache, size map) are cut out of its module's
@@ -141,7 +144,17 @@ export function rootRanges(program: Program, heap: TcmallocHeap, warnings: Warni
     excluded.allocator += seg.end - seg.start - bytesOf(subtract({start: seg.start, end: seg.end}, allocatorCut))
   }
   ranges.sort((a, b) => a.start - b.start)
-  return {ranges, excluded, how: [...metadata.how, `cached stacks: ${glibc.how}`]}
+  const how = glibc.cachedStacks ? glibc.how : `no _dl_stack_cache (${glibc.how}); exited threads' TCBs searched by their self pointers: ${exited.length} found`
+  return {ranges, excluded, how: [...metadata.how, `cached stacks: ${how}`]}
+}
+
+/** Writable memory no module file maps, less the heap and TCMalloc's metadata: where thread stacks come from. */
+function anonymousOutsideHeap(program: Program, allocatorCut: Interval[]): Interval[] {
+  const out: Interval[] = []
+  for (const seg of program.core.memory.segments) {
+    if (seg.flags & PF_W && !program.core.fileAt(seg.start)) out.push(...subtract({start: seg.start, end: seg.end}, allocatorCut))
+  }
+  return out
 }
 
 /** PT_LOAD segments with PF_W overlapping the mappings, each followed by its anonymous .bss if any. */

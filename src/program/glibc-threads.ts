@@ -38,12 +38,12 @@ export function glibcThreads(program: Program): GlibcThreads {
   const staticTlsSize = staticTls(program.modules)
   const result = (cachedStacks: number[] | null, how: string): GlibcThreads => ({pthreadSize, staticTlsSize, cachedStacks, how})
 
-  if (!libc) return result(null, 'libc file not found: cached stacks of exited threads are scanned as anonymous mappings')
+  if (!libc) return result(null, 'libc file not found')
   const user = descriptor('rtld_global__dl_stack_user')
   const list = descriptor('pthread_list')
-  if (!user || !list) return result(null, `${path.basename(libc.module.path)} has no _thread_db_rtld_global__dl_stack_user (glibc before 2.34): cached stacks are scanned as anonymous mappings`)
+  if (!user || !list) return result(null, `${path.basename(libc.module.path)} has no _thread_db_rtld_global__dl_stack_user (glibc before 2.34)`)
   const rtld = program.symbolAddress('_rtld_global')
-  if (!rtld) return result(null, 'ld.so file not found (no _rtld_global): cached stacks are scanned as anonymous mappings')
+  if (!rtld) return result(null, 'ld.so file not found (no _rtld_global)')
   const head = rtld.address + user[2] + 16
   const tcbs: number[] = []
   let p = memory.readU64(head)
@@ -56,6 +56,37 @@ export function glibcThreads(program: Program): GlibcThreads {
   }
   if (p === undefined) return result(tcbs, `_dl_stack_cache at 0x${head.toString(16)} is not in the core`)
   return result(tcbs, `_rtld_global._dl_stack_cache (${tcbs.length} stack${tcbs.length === 1 ? '' : 's'})`)
+}
+
+/** struct pthread is at least this big in every glibc 2.x (2304 in 2.17, 2368 in 2.36): a lower bound when the libc file is missing. */
+export const MIN_PTHREAD_SIZE = 2048
+
+/**
+ * TCBs of threads that are gone, found without glibc's lists: a 64-aligned `struct pthread` whose
+ * header.tcb (+0) and header.self (+16) both point to itself, that is no live thread's fs_base.
+ * Searched in the given ranges (anonymous memory outside the heap), in chunks.
+ */
+export function findExitedTcbs(program: Program, ranges: ReadonlyArray<{start: number; end: number}>): number[] {
+  const memory = program.core.memory
+  const live = new Set(program.core.threads.map(t => t.fsBase))
+  const found: number[] = []
+  const CHUNK = 4 * 1024 * 1024
+  const buf = Buffer.allocUnsafe(CHUNK + 24)
+  for (const r of ranges) {
+    const start = Math.ceil(r.start / 64) * 64
+    for (let pos = start; pos + 24 <= r.end && found.length < MAX_CACHED_STACKS; pos += CHUNK) {
+      const n = Math.min(CHUNK + 24, r.end - pos)
+      if (!memory.readInto(pos, n, buf)) continue
+      for (let off = 0; off < CHUNK && off + 24 <= n; off += 64) {
+        const lo = buf.readUInt32LE(off)
+        if (lo !== (pos + off) % 0x1_0000_0000) continue
+        const x = pos + off
+        const self = buf.readUInt32LE(off + 16) + buf.readUInt32LE(off + 20) * 0x1_0000_0000
+        if (self === x && buf.readUInt32LE(off + 4) * 0x1_0000_0000 + lo === x && !live.has(x)) found.push(x)
+      }
+    }
+  }
+  return found
 }
 
 /** glibc's offsets for initial-exec TLS on x86-64: each module's block below the previous, aligned. */
