@@ -1,11 +1,11 @@
 import fs from 'node:fs'
-import os from 'node:os'
 import path from 'node:path'
 import zlib from 'node:zlib'
 import {beforeAll, describe, expect, it} from 'vitest'
 import {Core} from '../../src/core/core.js'
 import {FIXTURES, fixtureCorePath, fixtureFlags, fixtureIndex} from '../helpers/fixture-core.js'
 import {runToma} from '../helpers/run-toma.js'
+import {testTemp} from '../helpers/test-temp.js'
 
 const shared = fixtureIndex().find(f => f.config === 'shared' && f.gperftools === '2.10')!
 const minimal = fixtureIndex().find(f => f.config === 'minimal' && f.gperftools === '2.10')!
@@ -78,7 +78,7 @@ function kernelLayout(src: Buffer) {
 }
 
 beforeAll(async () => {
-  tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'toma-bad-'))
+  tmp = testTemp('toma-bad-')
   corePath = await fixtureCorePath(shared.id)
 })
 

@@ -1,5 +1,4 @@
 import fs from 'node:fs'
-import os from 'node:os'
 import path from 'node:path'
 import {beforeAll, describe, expect, it} from 'vitest'
 import {ROOT_KIND_NAMES} from '../../src/graph/csr.js'
@@ -11,6 +10,7 @@ import {Core} from '../../src/core/core.js'
 import {HeapIndex} from '../../src/index/heap-index.js'
 import {IndexFile} from '../../src/index/index-file.js'
 import {Program} from '../../src/program/program.js'
+import {testTemp} from '../helpers/test-temp.js'
 
 // The query commands end to end, as a user runs them, on one fixture of each layout group.
 const chosen = fixtureIndex().filter(f => ['v2.10-shared', 'v2.10-stripped', 'v2.18.1-shared'].includes(f.id))
@@ -33,7 +33,7 @@ describe.each(chosen.map(f => [f.id, f] as const))('queries on %s', (id, entry) 
   let program: Program
 
   beforeAll(async () => {
-    work = fs.mkdtempSync(path.join(os.tmpdir(), `toma-q-${id}-`))
+    work = testTemp(`toma-q-${id}-`)
     core = path.join(work, 'core')
     fs.copyFileSync(await fixtureCorePath(id), core)
     truth = JSON.parse(fs.readFileSync(path.join(FIXTURES, id, 'truth.json'), 'utf8'))

@@ -1,5 +1,4 @@
-import {copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
-import {tmpdir} from 'node:os'
+import {copyFileSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 import zlib from 'node:zlib'
 import {afterAll, describe, expect, test} from 'vitest'
@@ -10,8 +9,9 @@ import {
   exists, have, haveBinutils, LIBC, LIBSTDCXX, LIBTCMALLOC, LS, nmDynamic, nmSymtab, readelfBuildId,
   readelfHasSymtab, readelfLoads, readelfRelocOffsets, readelfSections, readelfSoname, run,
 } from './tools.js'
+import {testTemp} from '../helpers/test-temp.js'
 
-const tmp = mkdtempSync(path.join(tmpdir(), 'toma-elf-'))
+const tmp = testTemp('toma-elf-')
 afterAll(() => rmSync(tmp, {recursive: true, force: true}))
 
 const systemFiles = [LIBC, LIBSTDCXX, LS].filter(exists)

@@ -1,11 +1,11 @@
-import {copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync} from 'node:fs'
-import {tmpdir} from 'node:os'
+import {copyFileSync, mkdirSync, rmSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 import {afterAll, beforeAll, describe, expect, test} from 'vitest'
 import {checkBuildId, findModuleFile} from '../../src/elf/find-module-file.js'
 import {ElfFile} from '../../src/elf/elf-file.js'
 import {TomaError} from '../../src/errors.js'
 import {exists, LIBC, LIBSTDCXX} from './tools.js'
+import {testTemp} from '../helpers/test-temp.js'
 
 describe.skipIf(!exists(LIBC) || !exists(LIBSTDCXX))('findModuleFile', () => {
   let tmp: string
@@ -14,7 +14,7 @@ describe.skipIf(!exists(LIBC) || !exists(LIBSTDCXX))('findModuleFile', () => {
   const corePath = LIBC // the path a core's NT_FILE note would name
 
   beforeAll(() => {
-    tmp = mkdtempSync(path.join(tmpdir(), 'toma-find-'))
+    tmp = testTemp('toma-find-')
     libcId = ElfFile.load(LIBC).buildId!
     otherId = ElfFile.load(LIBSTDCXX).buildId!
     // a sysroot holding the right libc, a sysroot holding a wrong one, a search dir, a junk file

@@ -6,6 +6,7 @@ import {LIVE} from '../../src/tcmalloc/object-states.js'
 import {addr, fixtureIndex, openFixture} from '../helpers/fixture-core.js'
 import {runToma} from '../helpers/run-toma.js'
 import {fixtureCorePath, fixtureFlags} from '../helpers/fixture-core.js'
+import {testTempFile} from '../helpers/test-temp.js'
 
 describe.each(fixtureIndex().map(f => [f.id] as const))('reachability on %s', id => {
   it('finds exactly the deliberate leaks among what the program allocated', async () => {
@@ -35,7 +36,7 @@ it('toma leaks lists the leaked objects, largest first, with the cycle members p
   const entry = fixtureIndex().find(f => f.id === 'v2.10-shared')!
   const {truth} = await openFixture(entry.id)
   const flags = fixtureFlags(entry)
-  const r = await runToma(['leaks', await fixtureCorePath(entry.id), '--exe', flags.exe, '--tcmalloc', flags.tcmalloc!, '--index', `${process.env.TMPDIR ?? '/tmp'}/toma-leaks-${process.pid}.idx`, '--json'])
+  const r = await runToma(['leaks', await fixtureCorePath(entry.id), '--exe', flags.exe, '--tcmalloc', flags.tcmalloc!, '--index', testTempFile(`toma-leaks-${process.pid}.idx`), '--json'])
   expect(r.status, r.stderr).toBe(0)
   const leaks = JSON.parse(r.stdout)
   const listed = new Map(leaks.largest.map((o: {address: string}) => [o.address, o]))

@@ -1,14 +1,17 @@
 import crypto from 'node:crypto'
 import fs from 'node:fs'
-import os from 'node:os'
 import path from 'node:path'
 import {pipeline} from 'node:stream/promises'
 import {fileURLToPath} from 'node:url'
 import zlib from 'node:zlib'
 import {Core} from '../../src/core/core.js'
+import {ElfFile} from '../../src/elf/elf-file.js'
 import {Program} from '../../src/program/program.js'
+import {testTempRoot} from './test-temp.js'
 
 export const FIXTURES = fileURLToPath(new URL('../../fixtures/cores', import.meta.url))
+/** Debian library files some fixtures ran with (brotli-compressed, `<suite>/<file>.br`), see fixtures/README.md. */
+export const SYSROOT_FILES = fileURLToPath(new URL('../../fixtures/sysroots', import.meta.url))
 
 export interface FixtureEntry {
   id: string
@@ -47,19 +50,60 @@ export function fixtureIndex(): FixtureEntry[] {
   return fs.existsSync(file) ? (JSON.parse(fs.readFileSync(file, 'utf8')) as FixtureEntry[]) : []
 }
 
-/** Decompresses a fixture's core.br once into the temp folder (keyed by content hash) and returns its path. */
-export async function fixtureCorePath(id: string): Promise<string> {
-  const br = path.join(FIXTURES, id, 'core.br')
-  const hash = crypto.createHash('sha1').update(fs.readFileSync(br)).digest('hex').slice(0, 12)
-  const dir = path.join(os.tmpdir(), 'toma-fixtures')
+/**
+ * Where unpacked fixture files are cached: under the run's temp root (removed when the run ends),
+ * or in TOMA_FIXTURE_CACHE when a developer wants them kept between runs.
+ */
+function fixtureCache(): string {
+  const dir = process.env.TOMA_FIXTURE_CACHE || path.join(testTempRoot(), 'fixtures')
   fs.mkdirSync(dir, {recursive: true})
-  const out = path.join(dir, `${id}-${hash}.core`)
+  return dir
+}
+
+const contentHash = (file: string) => crypto.createHash('sha1').update(fs.readFileSync(file)).digest('hex').slice(0, 12)
+
+/** Decompresses a .br file to `out` once (concurrent test workers race through a rename). */
+async function unpackOnce(br: string, out: string): Promise<string> {
   if (!fs.existsSync(out)) {
+    fs.mkdirSync(path.dirname(out), {recursive: true})
     const tmp = `${out}.tmp-${process.pid}`
     await pipeline(fs.createReadStream(br), zlib.createBrotliDecompress(), fs.createWriteStream(tmp))
     fs.renameSync(tmp, out)
   }
   return out
+}
+
+/** Decompresses a fixture's core.br once into the fixture cache (keyed by content hash) and returns its path. */
+export async function fixtureCorePath(id: string): Promise<string> {
+  const br = path.join(FIXTURES, id, 'core.br')
+  return unpackOnce(br, path.join(fixtureCache(), `${id}-${contentHash(br)}.core`))
+}
+
+/**
+ * A sysroot for a fixture whose libraries came from another Debian suite (2.16, 2.18.1): every
+ * committed library file whose build-id is a module of the core, unpacked at the path the core
+ * names it by (the generating machine's absolute path), under a cached folder. undefined when the
+ * core has no such module (its libraries are the host's own).
+ */
+export async function fixtureSysroot(id: string, core: Core): Promise<string | undefined> {
+  const byBuildId = new Map(core.modules.filter(m => m.buildId).map(m => [m.buildId!, m.path]))
+  const root = path.join(fixtureCache(), `sysroot-${id}-${contentHash(path.join(FIXTURES, id, 'core.br'))}`)
+  let placed = 0
+  for (const suite of fs.existsSync(SYSROOT_FILES) ? fs.readdirSync(SYSROOT_FILES).sort() : []) {
+    for (const name of fs.readdirSync(path.join(SYSROOT_FILES, suite)).filter(n => n.endsWith('.br')).sort()) {
+      const br = path.join(SYSROOT_FILES, suite, name)
+      const file = await unpackOnce(br, path.join(fixtureCache(), 'sysroot-files', suite, `${contentHash(br)}-${name.slice(0, -3)}`))
+      const where = byBuildId.get(ElfFile.load(file).buildId ?? '')
+      if (!where) continue
+      const target = path.join(root, where)
+      if (!fs.existsSync(target)) {
+        fs.mkdirSync(path.dirname(target), {recursive: true})
+        fs.copyFileSync(file, target)
+      }
+      placed++
+    }
+  }
+  return placed > 0 ? root : undefined
 }
 
 /** The module-file flags a user would give for this fixture. */
@@ -73,9 +117,10 @@ export async function openFixture(id: string) {
   if (!entry) throw new Error(`no fixture ${id}`)
   const corePath = await fixtureCorePath(id)
   const core = Core.open(corePath)
-  const program = Program.load(core, fixtureFlags(entry))
+  const sysroot = await fixtureSysroot(id, core)
+  const program = Program.load(core, {...fixtureFlags(entry), ...(sysroot ? {sysroot} : {})})
   const truth = JSON.parse(fs.readFileSync(path.join(FIXTURES, id, 'truth.json'), 'utf8')) as Truth
-  return {entry, corePath, core, program, truth, dir: path.join(FIXTURES, id)}
+  return {entry, corePath, core, program, truth, sysroot, dir: path.join(FIXTURES, id)}
 }
 
 export const addr = (s: string) => Number.parseInt(s, 16)

@@ -1,5 +1,4 @@
 import fs from 'node:fs'
-import os from 'node:os'
 import path from 'node:path'
 import {expect, it} from 'vitest'
 import {analyzeHeap} from '../../src/tcmalloc/heap.js'
@@ -7,6 +6,7 @@ import {Core} from '../../src/core/core.js'
 import {Program} from '../../src/program/program.js'
 import {FIXTURES, fixtureCorePath, fixtureIndex, openFixture} from '../helpers/fixture-core.js'
 import {runToma} from '../helpers/run-toma.js'
+import {testTemp} from '../helpers/test-temp.js'
 
 // 2.16 was run from a Debian trixie sysroot: its core names files under that sysroot's path.
 const entry = fixtureIndex().find(f => f.id === 'v2.16-shared')!
@@ -18,7 +18,7 @@ function libtcmallocPath(core: Core): string {
 it('finds module files under --sysroot by the path the core names, and checks their build-ids', async () => {
   const core = Core.open(await fixtureCorePath(entry.id))
   const named = libtcmallocPath(core)
-  const sysroot = fs.mkdtempSync(path.join(os.tmpdir(), 'toma-sysroot-'))
+  const sysroot = testTemp('toma-sysroot-')
   fs.mkdirSync(path.join(sysroot, path.dirname(named)), {recursive: true})
   fs.copyFileSync(path.join(FIXTURES, entry.id, entry.tcmalloc!), path.join(sysroot, named))
   const program = Program.load(core, {sysroot})
@@ -33,7 +33,7 @@ it('finds module files under --sysroot by the path the core names, and checks th
 it('finds module files along --solib-search-path by file name', async () => {
   const core = Core.open(await fixtureCorePath(entry.id))
   const named = libtcmallocPath(core)
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'toma-solib-'))
+  const dir = testTemp('toma-solib-')
   fs.copyFileSync(path.join(FIXTURES, entry.id, entry.tcmalloc!), path.join(dir, path.basename(named)))
   const r = await runToma(['info', await fixtureCorePath(entry.id), '--solib-search-path', `/nonexistent:${dir}`, '--json'])
   expect(r.status, r.stderr).toBe(0)
@@ -58,7 +58,7 @@ it('models the heap from the core alone, with no module file at all (version fro
 
 it('--tcmalloc-version overrides detection, and an unknown version is one clear error', async () => {
   const core = await fixtureCorePath('v2.10-shared')
-  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'toma-ver-'))
+  const tmp = testTemp('toma-ver-')
   const ok = await runToma(['analyze', core, '--tcmalloc-version', '2.10', '--index', path.join(tmp, 'a.idx'), '--json'])
   expect(ok.status, ok.stderr).toBe(0)
   expect(JSON.parse(ok.stdout).allocator.versionHow).toBe('--tcmalloc-version')

@@ -1,5 +1,4 @@
 import fs from 'node:fs'
-import os from 'node:os'
 import path from 'node:path'
 import {expect, it} from 'vitest'
 import {Core} from '../../src/core/core.js'
@@ -7,6 +6,7 @@ import {Program} from '../../src/program/program.js'
 import {analyzeHeap} from '../../src/tcmalloc/heap.js'
 import {IN_USE} from '../../src/tcmalloc/spans.js'
 import {fixtureCorePath, fixtureFlags, fixtureIndex} from '../helpers/fixture-core.js'
+import {testTemp} from '../helpers/test-temp.js'
 
 const entry = fixtureIndex().find(f => f.id === 'v2.10-shared')!
 
@@ -40,7 +40,7 @@ it('a damaged core (a cyclic free list, a page-map entry overwritten) gives warn
   const entryAddress = leaf + (page % 2 ** layout.pageMap.leafBits) * 8
   expect(core.memory.readU64(entryAddress)).toBe(s.record[victim])
 
-  const damaged = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'toma-damaged-')), 'core')
+  const damaged = path.join(testTemp('toma-damaged-'), 'core')
   fs.copyFileSync(original, damaged)
   poke(damaged, core, second, first)
   const bogus = 0x7ff0_dead_b000

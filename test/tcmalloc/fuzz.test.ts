@@ -1,5 +1,4 @@
 import fs from 'node:fs'
-import os from 'node:os'
 import path from 'node:path'
 import {expect, it} from 'vitest'
 import {Core} from '../../src/core/core.js'
@@ -8,6 +7,7 @@ import {scanHeapGraph} from '../../src/graph/scan.js'
 import {Program} from '../../src/program/program.js'
 import {analyzeHeap} from '../../src/tcmalloc/heap.js'
 import {fixtureCorePath, fixtureFlags, fixtureIndex} from '../helpers/fixture-core.js'
+import {testTemp} from '../helpers/test-temp.js'
 
 // Seeded damage to TCMalloc's own structures (span records, central cache, page-heap free lists,
 // thread caches): whatever the words become (0, a page-aligned number, a pointer to another of
@@ -29,7 +29,7 @@ it.each(['v2.10-shared', 'v2.18.1-shared'])('survives random damage to the alloc
   const random = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31)
   const bytes = fs.readFileSync(original)
   const core = Core.open(original)
-  const damaged = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'toma-fuzz-')), 'core')
+  const damaged = path.join(testTemp('toma-fuzz-'), 'core')
   let withWarnings = 0
   const silent: number[] = []
   for (let round = 0; round < ROUNDS; round++) {
