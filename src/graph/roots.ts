@@ -59,7 +59,10 @@ export function rootRanges(program: Program, heap: TcmallocHeap, warnings: Warni
   const core = program.core
   const memory = core.memory
   const metadata = allocatorMetadata(program, heap, warnings)
-  const allocatorCut = mergeIntervals([...spanIntervals(heap), ...metadata.intervals])
+  // TCMalloc's own structures in its module's data (page heap, central cache, size map) are cut
+  // out with the heap and the metadata; the rest of that data is an ordinary module's (it holds the
+  // MallocExtension singleton, for one, a real pointer to a heap object).
+  const allocatorCut = mergeIntervals([...spanIntervals(heap), ...metadata.intervals, ...allocatorStatics(heap)])
   const glibc = glibcThreads(program)
   const ranges: RootRange[] = []
   const claimed: Interval[] = []
@@ -117,18 +120,12 @@ export function rootRanges(program: Program, heap: TcmallocHeap, warnings: Warni
     add(ROOT_CACHED_STACK, -1, bottomOf(seg, tcb), top, `${exitedLabel} (TCB ${hex(tcb)})`, mergeIntervals([...allocatorCut, ...claimed]))
   }
 
-  // TCMalloc's own structures (page heap, central cache, size map) are cut out of its module's
-  // data; the rest of that data is an ordinary module's (it holds the MallocExtension singleton,
-  // for one, a real pointer to a heap object).
-  const allocator = heap.module.loaded.module
-  const allocatorState = allocatorStatics(heap)
   const seen = new Set<number>()
   for (const m of core.modules) {
-    const cut = m === allocator ? mergeIntervals([...allocatorCut, ...allocatorState]) : allocatorCut
     for (const seg of writableSegments(program, m.mappings)) {
       if (seen.has(seg.start)) continue
       seen.add(seg.start)
-      add(ROOT_GLOBAL, -1, seg.start, seg.end, `${path.basename(m.path)} data`, mergeIntervals([...cut, ...claimed]))
+      add(ROOT_GLOBAL, -1, seg.start, seg.end, `${path.basename(m.path)} data`, mergeIntervals([...allocatorCut, ...claimed]))
     }
   }
 

@@ -1,0 +1,152 @@
+import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+import {PF_W} from '../../src/core/core-header.js'
+import {ALLOCATOR_INTERNAL, markAllocatorInternal, REACHED, UNREACHED} from '../../src/graph/allocator-internal.js'
+import {ROOT_GLOBAL, ROOT_KIND_NAMES, ROOT_REGISTER, ROOT_STACK, ROOT_TLS} from '../../src/graph/csr.js'
+import {nameObjects} from '../../src/graph/object-types.js'
+import {reachableFromRoots} from '../../src/graph/reachability.js'
+import {parseRootKinds} from '../../src/graph/root-kinds.js'
+import {scanHeapGraph, type ScannedGraph} from '../../src/graph/scan.js'
+import {TypeNamer} from '../../src/graph/types.js'
+import type {Program} from '../../src/program/program.js'
+import {analyzeHeap, type TcmallocHeap} from '../../src/tcmalloc/heap.js'
+import {LIVE} from '../../src/tcmalloc/object-states.js'
+import {SPAN} from '../../src/tcmalloc/layout.js'
+import {addr, fixtureCorePath, fixtureFlags, fixtureIndex, openFixture, type Truth} from '../helpers/fixture-core.js'
+import {runToma} from '../helpers/run-toma.js'
+import {testTempFile} from '../helpers/test-temp.js'
+
+const fixtures = fixtureIndex()
+
+/** Live objects no root reaches, by address. */
+function unreachedAddresses(heap: TcmallocHeap, reached: Uint8Array): Set<number> {
+  const out = new Set<number>()
+  const s = heap.spans
+  for (let i = 0; i < s.count; i++) {
+    for (let k = 0; k < s.objectCount[i]!; k++) {
+      const o = s.firstObject[i]! + k
+      if (heap.state[o] === LIVE && reached[o] === UNREACHED) out.add(s.start[i]! + k * s.objectSize[i]!)
+    }
+  }
+  return out
+}
+
+/** TCMalloc's metadata as the test finds it on its own: span records, thread caches, page-map leaves. */
+function metadataIntervals(program: Program, heap: TcmallocHeap): Array<[number, number, string]> {
+  const out: Array<[number, number, string]> = []
+  for (let s = 0; s < heap.spans.count; s++) out.push([heap.spans.record[s]!, heap.spans.record[s]! + SPAN.size, 'span record'])
+  for (const c of heap.threadCaches) out.push([c.address, c.address + heap.globals.layout.threadCache.objectSize, 'thread cache'])
+  const pm = heap.globals.layout.pageMap
+  if (pm.kind === 2) {
+    const rootAt = heap.globals.pageHeap + heap.globals.layout.pageHeap.pagemap
+    for (let i = 0; i < 2 ** pm.rootBits; i++) {
+      const leaf = program.core.memory.readU64(rootAt + i * 8)
+      if (leaf) out.push([leaf, leaf + 2 ** pm.leafBits * 8, 'page-map leaf'])
+    }
+  }
+  return out
+}
+
+describe.each(fixtures.map(f => [f.id] as const))('root set on %s', id => {
+  let program: Program
+  let truth: Truth
+  let heap: TcmallocHeap
+  let graph: ScannedGraph
+  let strict: ScannedGraph
+
+  beforeAll(async () => {
+    ;({program, truth} = await openFixture(id))
+    heap = analyzeHeap(program)
+    graph = scanHeapGraph(program, heap)
+    strict = scanHeapGraph(program, heap, {rootKinds: parseRootKinds('registers,stacks,globals')})
+  })
+  afterAll(() => program.core.close())
+
+  it("scans no heap span and none of TCMalloc's metadata (span records, thread caches, page-map leaves)", () => {
+    const metadata = metadataIntervals(program, heap)
+    expect(metadata.some(([, , what]) => what === 'page-map leaf')).toBe(true)
+    const s = heap.spans
+    for (const r of graph.roots.ranges) {
+      for (let i = 0; i < s.count; i++) {
+        const end = s.start[i]! + s.pages[i]! * heap.pageSize
+        expect(r.start < end && r.end > s.start[i]!, `${r.label} overlaps span ${i}`).toBe(false)
+      }
+      for (const [lo, hi, what] of metadata) expect(r.start < hi && r.end > lo, `${r.label} ${r.start.toString(16)} overlaps a ${what} at ${lo.toString(16)}`).toBe(false)
+    }
+  })
+
+  it('covers every writable byte once: root ranges, heap and metadata, dead stack below rsp', () => {
+    const ranges = graph.roots.ranges
+    for (let i = 1; i < ranges.length; i++) expect(ranges[i]!.start).toBeGreaterThanOrEqual(ranges[i - 1]!.end)
+    const writable = program.core.memory.segments.filter(seg => seg.flags & PF_W).reduce((n, seg) => n + seg.end - seg.start, 0)
+    const scanned = ranges.reduce((n, r) => n + r.end - r.start, 0)
+    expect(scanned + graph.roots.excluded.allocator + graph.roots.excluded.deadStack).toBe(writable)
+    expect(ranges.some(r => ROOT_KIND_NAMES[r.kind] === 'mapping')).toBe(true)
+  })
+
+  it("scans the main thread's TLS block and TCB (at its fs_base, apart from its stack)", () => {
+    const main = program.core.threads.find(t => t.tid === truth.threads.find(x => x.role === 'main')?.tid) ?? program.core.threads[0]!
+    const tls = graph.roots.ranges.filter(r => r.kind === ROOT_TLS && r.thread === main.tid)
+    expect(tls.some(r => r.start <= main.fsBase && main.fsBase < r.end), `TLS ranges ${tls.map(r => r.label)}`).toBe(true)
+    expect(program.core.stackSegment(main)!.start > main.fsBase || program.core.stackSegment(main)!.end <= main.fsBase).toBe(true)
+  })
+
+  it('with --roots registers,stacks,globals scans only those, and leaks a superset of the default', () => {
+    for (let r = 0; r < strict.rootCount; r++) expect([ROOT_REGISTER, ROOT_STACK, ROOT_GLOBAL]).toContain(strict.rootKind[r])
+    expect(graph.rootCount).toBeGreaterThan(strict.rootCount)
+    const all = unreachedAddresses(heap, reachableFromRoots(graph.objectCount, graph.outStart, graph.outTo, graph.rootTo))
+    const few = unreachedAddresses(heap, reachableFromRoots(strict.objectCount, strict.outStart, strict.outTo, strict.rootTo))
+    for (const a of all) expect(few.has(a)).toBe(true)
+  })
+
+  it("marks TCMalloc's own unreferenced allocations (the MallocExtension singleton) allocator-internal, nothing of the program's", () => {
+    const types = nameObjects(graph.firstWords, new TypeNamer(program))
+    const reached = reachableFromRoots(graph.objectCount, graph.outStart, graph.outTo, graph.rootTo)
+    const before = unreachedAddresses(heap, reached)
+    markAllocatorInternal(heap, graph.firstWords, types, reached, graph.outStart, graph.outTo)
+    const after = unreachedAddresses(heap, reached)
+    const recorded = new Set(truth.live.map(([a]) => addr(a)))
+    const internal = [...before].filter(a => !after.has(a))
+    // Exactly the unreached allocations the program did not make (made before its hooks: TCMalloc's own).
+    expect(internal.sort()).toEqual([...before].filter(a => !recorded.has(a)).sort())
+    expect([...after].sort()).toEqual(truth.objects.filter(o => o.leaked).map(o => addr(o.address)).sort())
+    for (let o = 0; o < reached.length; o++) {
+      if (reached[o] === ALLOCATOR_INTERNAL) expect(types.names[types.typeOf[o]! - 1] ?? 'its subgraph').toMatch(/MallocExtension|its subgraph/)
+      else expect([UNREACHED, REACHED]).toContain(reached[o])
+    }
+    // gperftools before 2.16 leaks the default instance it replaces; the fixtures of 2.16 and later have none.
+    if (/^2\.(8|10)\./.test(`${truth.gperftools}.`)) expect(internal.length).toBe(1)
+  })
+})
+
+describe.skipIf(!fixtures.some(f => f.id === 'v2.10-shared'))('--roots and allocator-internal objects through the CLI', () => {
+  const entry = fixtures.find(f => f.id === 'v2.10-shared')!
+  const index = testTempFile(`toma-roots-${process.pid}.idx`)
+
+  it('analyze --roots names the kinds used and the bytes each scanned; leaks leaves the MallocExtension singleton out', async () => {
+    const flags = fixtureFlags(entry)
+    const core = await fixtureCorePath(entry.id)
+    const strict = await runToma(['analyze', core, '--exe', flags.exe, '--tcmalloc', flags.tcmalloc!, '--index', index, '--roots', 'registers,stacks,globals', '--json'])
+    expect(strict.status, strict.stderr).toBe(0)
+    const s = JSON.parse(strict.stdout)
+    expect(s.graph.roots.filter((r: {used: boolean}) => r.used).map((r: {option: string}) => r.option)).toEqual(['registers', 'stacks', 'globals'])
+    for (const r of s.graph.roots) expect(r.used ? r.scannedBytes > 0 : r.scannedBytes === 0 && r.count === 0, r.kind).toBe(true)
+
+    const all = await runToma(['analyze', core, '--exe', flags.exe, '--tcmalloc', flags.tcmalloc!, '--index', index])
+    expect(all.status, all.stderr).toBe(0)
+    expect(all.stdout).toMatch(/roots \(--roots registers,stacks,globals,tls,mappings,cached-stacks\): .* tls \(/)
+    expect(all.stdout).toMatch(/not counted: 1 unreferenced allocations of TCMalloc itself/)
+    const leaks = await runToma(['leaks', index, '--json'])
+    expect(leaks.status, leaks.stderr).toBe(0)
+    const l = JSON.parse(leaks.stdout)
+    const {truth} = await openFixture(entry.id)
+    expect(l.allocatorInternal.objects).toBe(1)
+    expect(l.objects).toBe(truth.objects.filter(o => o.leaked).length)
+  })
+
+  it('a bad --roots list is one line on stderr that names the kinds, and a non-zero exit', async () => {
+    const r = await runToma(['analyze', await fixtureCorePath(entry.id), '--index', index, '--roots', 'registers,heap'])
+    expect(r.status).not.toBe(0)
+    expect(r.stderr.trim().split('\n')).toHaveLength(1)
+    expect(r.stderr).toContain("unknown root kind 'heap' (the kinds are registers, stacks, globals, tls, mappings, cached-stacks)")
+  })
+})
