@@ -38,5 +38,6 @@ export function regionOf(regions: readonly RootRegion[] | undefined, address: nu
 
 /** `anonymous mapping 0x7f…000-0x7f…000 +0x40`: the region's label and the root's offset in it. */
 export function regionLabel(region: RootRegion, address: number): string {
-  return `${region.label} +${hex(address - region.base)}`
+  const off = address - region.base
+  return `${region.label} ${off < 0 ? '-' : '+'}${hex(Math.abs(off))}`
 }

@@ -67,12 +67,12 @@ export function rootRanges(program: Program, heap: TcmallocHeap, warnings: Warni
   const ranges: RootRange[] = []
   const claimed: Interval[] = []
   const excluded: RootExclusions = {allocator: 0, deadStack: 0}
-  const add = (kind: RootRange['kind'], thread: number, start: number, end: number, label: string, cut: Interval[] = allocatorCut) => {
+  const add = (kind: RootRange['kind'], thread: number, start: number, end: number, label: string, cut: Interval[] = allocatorCut, base = start) => {
     const range = {start: alignUp(start), end: alignDown(end)}
     if (range.end <= range.start) return
     claimed.push(range)
     for (const piece of subtract(range, cut)) {
-      if (piece.end > piece.start) ranges.push({kind, thread, start: piece.start, end: piece.end, base: range.start, label})
+      if (piece.end > piece.start) ranges.push({kind, thread, start: piece.start, end: piece.end, base, label})
     }
   }
 
@@ -105,11 +105,11 @@ export function rootRanges(program: Program, heap: TcmallocHeap, warnings: Warni
       // A thread created by pthread_create: stack, then static TLS, then the TCB, in one block.
       const tlsStart = Math.max(live, t.fsBase - glibc.staticTlsSize)
       add(ROOT_STACK, t.tid, live, tlsStart, `stack of ${t.tid}`)
-      add(ROOT_TLS, t.tid, tlsStart, Math.min(seg.end, tcbEnd), `TLS of ${t.tid}`)
+      add(ROOT_TLS, t.tid, tlsStart, Math.min(seg.end, tcbEnd), `TLS of ${t.tid} at fs_base`, allocatorCut, t.fsBase)
     } else {
       add(ROOT_STACK, t.tid, live, seg.end, `stack of ${t.tid}`)
       // The main thread's TLS and TCB: memory ld.so allocated at start-up, apart from its stack.
-      if (tlsSeg && tlsSeg.flags & PF_W) add(ROOT_TLS, t.tid, Math.max(tlsSeg.start, t.fsBase - glibc.staticTlsSize), Math.min(tlsSeg.end, tcbEnd), `TLS of ${t.tid}`)
+      if (tlsSeg && tlsSeg.flags & PF_W) add(ROOT_TLS, t.tid, Math.max(tlsSeg.start, t.fsBase - glibc.staticTlsSize), Math.min(tlsSeg.end, tcbEnd), `TLS of ${t.tid} at fs_base`, allocatorCut, t.fsBase)
     }
   }
 

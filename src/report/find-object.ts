@@ -2,7 +2,7 @@ import chalk from 'chalk'
 import type {ObjectInfo} from '../analysis/object-info.js'
 
 export function findObjectText(info: ObjectInfo): string {
-  if (!info.heap) return `${info.address} is not in the TCMalloc heap: ${info.label}`
+  if (!info.heap) return `${info.address} is not in the TCMalloc heap: ${info.label}${info.root ? `\nscanned as a ${info.root.kind} root: ${info.root.label}` : ''}`
   const o = info.object
   const lines = [
     `${chalk.bold(info.address)} is ${o.offset === 0 ? 'the start' : `offset ${o.offset} (0x${o.offset.toString(16)})`} of object ${chalk.bold(o.address)}`,
