@@ -12,7 +12,7 @@ export function refsText(r: Refs, options: {incoming: boolean; outgoing: boolean
     for (const e of r.incoming) out.push(`  ${describe(e.from)} +${e.offset} → +${e.toOffset}`)
     out.push('', chalk.bold(`Roots (${r.roots.length})`))
     for (const x of r.roots) out.push(`  ${x.kind.padEnd(8)} ${x.label}${x.address ? ` @ ${x.address}` : ''} → +${x.toOffset}`)
-    if (r.roots.length === 0) out.push(chalk.dim('  none: no register, stack or global points into it directly'))
+    if (r.roots.length === 0) out.push(chalk.dim('  none: no root (register, stack, TLS, global, mapping, cached stack) points into it directly'))
     if (r.deeper.length) {
       out.push('', chalk.bold('Further up (incoming, breadth-first)'))
       for (const d of r.deeper) {
