@@ -120,12 +120,14 @@ export function rootRanges(program: Program, heap: TcmallocHeap, warnings: Warni
     add(ROOT_CACHED_STACK, -1, bottomOf(seg, tcb), top, `${exitedLabel} (TCB ${hex(tcb)})`, mergeIntervals([...allocatorCut, ...claimed]))
   }
 
+  // Module data never overlaps stacks or TLS; cut those out once (not per segment: the cut can be long).
+  const moduleCut = mergeIntervals([...allocatorCut, ...claimed])
   const seen = new Set<number>()
   for (const m of core.modules) {
     for (const seg of writableSegments(program, m.mappings)) {
       if (seen.has(seg.start)) continue
       seen.add(seg.start)
-      add(ROOT_GLOBAL, -1, seg.start, seg.end, `${path.basename(m.path)} data`, mergeIntervals([...allocatorCut, ...claimed]))
+      add(ROOT_GLOBAL, -1, seg.start, seg.end, `${path.basename(m.path)} data`, moduleCut)
     }
   }
 
