@@ -80,8 +80,10 @@ export function rootRanges(program: Program, heap: TcmallocHeap, warnings: Warni
   // block starts above it; the bottom of a block is the top of the one below or its mapping's start.
   const pthreadBytes = () => glibc.pthreadSize ?? MIN_PTHREAD_SIZE
   // Without glibc's list, exited threads' TCBs are recognised by their self pointers (glibc-threads.ts).
-  const exited = glibc.cachedStacks ?? findExitedTcbs(program, anonymousOutsideHeap(program, allocatorCut))
-  const exitedLabel = glibc.cachedStacks ? 'cached stack of exited thread' : 'stack of exited thread'
+  const found = glibc.cachedStacks ?? findExitedTcbs(program, anonymousOutsideHeap(program, allocatorCut))
+  const exited = [...found, ...glibc.unjoinedStacks]
+  const exitedLabel = (tcb: number) =>
+    glibc.unjoinedStacks.includes(tcb) ? 'stack of exited thread, not joined yet' : glibc.cachedStacks ? 'cached stack of exited thread' : 'stack of exited thread'
   const blockTops: number[] = []
   for (const t of core.threads) if (t.fsBase) blockTops.push(alignUpTo(t.fsBase + pthreadBytes(), 4096))
   for (const tcb of exited) blockTops.push(alignUpTo(tcb + pthreadBytes(), 4096))
@@ -117,7 +119,7 @@ export function rootRanges(program: Program, heap: TcmallocHeap, warnings: Warni
     const seg = memory.segmentAt(tcb)
     if (!seg || !(seg.flags & PF_W)) continue
     const top = Math.min(seg.end, alignUpTo(tcb + pthreadBytes(), 4096))
-    add(ROOT_CACHED_STACK, -1, bottomOf(seg, tcb), top, `${exitedLabel} (TCB ${hex(tcb)})`, mergeIntervals([...allocatorCut, ...claimed]))
+    add(ROOT_CACHED_STACK, -1, bottomOf(seg, tcb), top, `${exitedLabel(tcb)} (TCB ${hex(tcb)})`, mergeIntervals([...allocatorCut, ...claimed]))
   }
 
   // Module data never overlaps stacks or TLS; cut those out once (not per segment: the cut can be long).

@@ -10,6 +10,8 @@ export interface GlibcThreads {
   staticTlsSize: number
   /** TCB (struct pthread) addresses of exited threads whose stacks glibc keeps for reuse; null when that list cannot be found. */
   cachedStacks: number[] | null
+  /** TCBs of threads that exited but were not joined yet (on _dl_stack_used, no live thread's fs_base). */
+  unjoinedStacks: number[]
   /** How the cached stacks were found, or why not. */
   how: string
 }
@@ -36,26 +38,35 @@ export function glibcThreads(program: Program): GlibcThreads {
   const sizeof = descriptor('sizeof_pthread')
   const pthreadSize = sizeof && sizeof[0] > 0 && sizeof[0] < 1 << 16 ? sizeof[0] : null
   const staticTlsSize = staticTls(program.modules)
-  const result = (cachedStacks: number[] | null, how: string): GlibcThreads => ({pthreadSize, staticTlsSize, cachedStacks, how})
+  const result = (cachedStacks: number[] | null, how: string): GlibcThreads => ({pthreadSize, staticTlsSize, cachedStacks, unjoinedStacks: [], how})
 
   if (!libc) return result(null, 'libc file not found')
   const user = descriptor('rtld_global__dl_stack_user')
+  const used = descriptor('rtld_global__dl_stack_used')
   const list = descriptor('pthread_list')
   if (!user || !list) return result(null, `${path.basename(libc.module.path)} has no _thread_db_rtld_global__dl_stack_user (glibc before 2.34)`)
   const rtld = program.symbolAddress('_rtld_global')
   if (!rtld) return result(null, 'ld.so file not found (no _rtld_global)')
-  const head = rtld.address + user[2] + 16
-  const tcbs: number[] = []
-  let p = memory.readU64(head)
-  while (p !== undefined && p !== head) {
-    if (p === 0 || tcbs.length >= MAX_CACHED_STACKS || memory.readU64(p + 8) === undefined) {
-      return result(tcbs, `_dl_stack_cache at 0x${head.toString(16)} is broken after ${tcbs.length} entries`)
+  // A list_t of struct pthread, linked through `list`; bounded, and every node must be in the core.
+  const walk = (head: number): {tcbs: number[]; broken: string | null} => {
+    const tcbs: number[] = []
+    let p = memory.readU64(head)
+    while (p !== head) {
+      if (p === undefined) return {tcbs, broken: `list at 0x${head.toString(16)} is not in the core`}
+      if (p === 0 || tcbs.length >= MAX_CACHED_STACKS || memory.readU64(p + 8) === undefined) return {tcbs, broken: `list at 0x${head.toString(16)} is broken after ${tcbs.length} entries`}
+      tcbs.push(p - list[2])
+      p = memory.readU64(p)
     }
-    tcbs.push(p - list[2])
-    p = memory.readU64(p)
+    return {tcbs, broken: null}
   }
-  if (p === undefined) return result(tcbs, `_dl_stack_cache at 0x${head.toString(16)} is not in the core`)
-  return result(tcbs, `_rtld_global._dl_stack_cache (${tcbs.length} stack${tcbs.length === 1 ? '' : 's'})`)
+  const cache = walk(rtld.address + user[2] + 16)
+  // Threads that exited but were not joined yet keep their stacks on _dl_stack_used.
+  const live = new Set(program.core.threads.map(t => t.fsBase))
+  const inUse = used ? walk(rtld.address + used[2]) : {tcbs: [], broken: null}
+  const unjoined = inUse.tcbs.filter(t => !live.has(t))
+  const stacks = (n: number) => `${n} stack${n === 1 ? '' : 's'}`
+  const how = `_rtld_global._dl_stack_cache (${stacks(cache.tcbs.length)})${used ? `, _dl_stack_used (${stacks(unjoined.length)} of exited threads not joined yet)` : ''}${cache.broken ? `; ${cache.broken}` : ''}`
+  return {...result(cache.tcbs, how), unjoinedStacks: unjoined}
 }
 
 /** struct pthread is at least this big in every glibc 2.x (2304 in 2.17, 2368 in 2.36): a lower bound when the libc file is missing. */
