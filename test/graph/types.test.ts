@@ -76,7 +76,7 @@ describe.each(ALL.filter(id => present.has(id)))('on core %s', id => {
     const classes = f.truth.objects.filter(o => o.class !== null)
     expect(classes.length).toBeGreaterThan(10)
     expect(new Set(classes.map(o => o.class))).toEqual(
-      new Set(['app::Order', 'app::Customer', 'app::Box<int>', 'app::Widget', 'app::Node', 'app::Inventory']),
+      new Set(['app::Order', 'app::Customer', 'app::Box<int>', 'app::Widget', 'app::Node', 'app::Inventory', 'app::Registry', 'app::Session']),
     )
     for (const o of f.truth.objects) {
       const word = u64(addr(o.address))

@@ -23,6 +23,29 @@ export interface FixtureEntry {
   coreBytes: number
 }
 
+/** Where the only root of a manifest object lies (fixtures/README.md, "heldBy"). */
+export type HeldBy =
+  | null
+  | {kind: 'stack'; tid: number}
+  | {kind: 'global'; symbol: string}
+  /** An anonymous mapping [start, end) (the pool); the pointer is at start + offset. */
+  | {kind: 'mapping'; start: string; end: string; offset: number}
+  /** The cached stack [start, end) of a thread that exited (glibc's stack cache). */
+  | {kind: 'cachedStack'; start: string; end: string}
+
+/** One frame of gdb's backtrace of a thread in the core (the reference unwinder). */
+export interface GdbFrame {
+  level: number
+  pc: string
+  /** gdb's function name, null when gdb has none. */
+  function: string | null
+  /** gdb's "frame at" (the CFA). */
+  cfa: string
+  /** gdb's frame type: 'normal', or one gdb synthesised from debug info: 'inline' (an inlined call:
+   *  same pc and CFA as the frame it is inlined into), 'tailcall' (a caller that tail-called). */
+  type: 'normal' | 'inline' | 'tailcall' | 'sigtramp' | string
+}
+
 /** Ground truth the fixture process recorded about itself (fixtures/README.md). */
 export interface Truth {
   pid: number
@@ -30,7 +53,17 @@ export interface Truth {
   hookMethod: string
   preHookAllocatedBytes: number
   unknownFrees: {count: number; bytes: number | null}
-  threads: Array<{tid: number; pthread: string; role: string}>
+  threads: Array<{
+    tid: number
+    pthread: string
+    role: string
+    /** The function given to pthread_create (null for main). */
+    startRoutine: string | null
+    startArg: string | null
+    /** Workers: the thread's stack mapping, as pthread_getattr_np reports it. */
+    stackStart?: string
+    stackEnd?: string
+  }>
   counters: Record<string, number>
   live: Array<[string, number]>
   objects: Array<{
@@ -40,8 +73,19 @@ export interface Truth {
     class: string | null
     pointers: Array<{offset: number; to: string; toOffset: number}>
     leaked: boolean
-    heldBy: null | {kind: 'stack'; tid: number} | {kind: 'global'; symbol: string}
+    heldBy: HeldBy
   }>
+  /** The anonymous mapping that holds the only pointers to poolHeld0..2. */
+  pool: {start: string; end: string}
+  /** The thread that exited before the dump; its stack is in glibc's stack cache. */
+  exitedThread: {tid: number; stackStart: string; stackEnd: string}
+  /** Many objects of one type under one holder (issue 9). */
+  accumulation: {symbol: string; holder: string; holderClass: string; type: string; count: number; bytesEach: number}
+  /** A returned frame below a parked worker's rsp that still holds the only pointers to deadFrame0..2:
+   *  `pointers` are the stack addresses of those words, `targets` the objects they point to. */
+  deadFrame: {tid: number; function: string; pointers: string[]; targets: string[]}
+  /** gdb's view of every thread's stack, by tid. */
+  gdbStacks: Array<{tid: number; frames: GdbFrame[]}>
   magic: Array<{address: string; value: string; where: string}>
 }
 
