@@ -1,17 +1,17 @@
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {PF_W} from '../../src/core/core-header.js'
 import {ALLOCATOR_INTERNAL, markAllocatorInternal, REACHED, UNREACHED} from '../../src/graph/allocator-internal.js'
-import {ROOT_GLOBAL, ROOT_KIND_NAMES, ROOT_REGISTER, ROOT_STACK, ROOT_TLS} from '../../src/graph/csr.js'
+import {outEdges, ROOT_CACHED_STACK, ROOT_GLOBAL, ROOT_KIND_NAMES, ROOT_MAPPING, ROOT_REGISTER, ROOT_STACK, ROOT_TLS, rootsOf} from '../../src/graph/csr.js'
 import {nameObjects} from '../../src/graph/object-types.js'
 import {reachableFromRoots} from '../../src/graph/reachability.js'
 import {parseRootKinds} from '../../src/graph/root-kinds.js'
 import {scanHeapGraph, type ScannedGraph} from '../../src/graph/scan.js'
 import {TypeNamer} from '../../src/graph/types.js'
 import type {Program} from '../../src/program/program.js'
-import {analyzeHeap, type TcmallocHeap} from '../../src/tcmalloc/heap.js'
+import {analyzeHeap, objectAt, type TcmallocHeap} from '../../src/tcmalloc/heap.js'
 import {LIVE} from '../../src/tcmalloc/object-states.js'
 import {SPAN} from '../../src/tcmalloc/layout.js'
-import {addr, fixtureCorePath, fixtureFlags, fixtureIndex, openFixture, type Truth} from '../helpers/fixture-core.js'
+import {addr, fixtureCorePath, fixtureFlags, fixtureIndex, openFixture, type HeldBy, type Truth} from '../helpers/fixture-core.js'
 import {runToma} from '../helpers/run-toma.js'
 import {testTempFile} from '../helpers/test-temp.js'
 
@@ -28,6 +28,12 @@ function unreachedAddresses(heap: TcmallocHeap, reached: Uint8Array): Set<number
     }
   }
   return out
+}
+
+function slotOf(heap: TcmallocHeap, a: number): number {
+  const o = objectAt(heap, a)
+  if (!o || o.start !== a) throw new Error(`no object starts at ${a.toString(16)}`)
+  return o.index
 }
 
 /** TCMalloc's metadata as the test finds it on its own: span records, thread caches, page-map leaves. */
@@ -98,6 +104,61 @@ describe.each(fixtures.map(f => [f.id] as const))('root set on %s', id => {
     for (const a of all) expect(few.has(a)).toBe(true)
   })
 
+  it('reaches the objects whose only pointers are in an mmap pool, from mapping roots at the slots the program wrote', () => {
+    const pool = truth.pool
+    const held = truth.objects.filter(o => o.heldBy?.kind === 'mapping')
+    expect(held.map(o => o.name).sort()).toEqual(['poolHeld0', 'poolHeld1', 'poolHeld2'])
+    const reached = reachableFromRoots(graph.objectCount, graph.outStart, graph.outTo, graph.rootTo)
+    for (const o of held) {
+      const h = o.heldBy as Extract<HeldBy, {kind: 'mapping'}>
+      expect(h.start).toBe(pool.start)
+      const slot = slotOf(heap, addr(o.address))
+      const {start, end} = rootsOf(graph, slot)
+      const at: number[] = []
+      for (let r = start; r < end; r++) if (graph.rootKind[r] === ROOT_MAPPING) at.push(graph.rootAddress[r]!)
+      expect(at, o.name).toEqual([addr(h.start) + h.offset])
+      const region = graph.roots.ranges.find(r => r.start <= at[0]! && at[0]! < r.end)!
+      expect(region.label).toBe(`anonymous mapping ${pool.start}-${pool.end}`)
+      expect(reached[slot], o.name).toBe(REACHED)
+    }
+    // poolChild: no root of its own, reached through poolHeld0's pointer.
+    const child = slotOf(heap, addr(truth.objects.find(o => o.name === 'poolChild')!.address))
+    const roots = rootsOf(graph, child)
+    expect(roots.end - roots.start).toBe(0)
+    expect(reached[child]).toBe(REACHED)
+    const parent = slotOf(heap, addr(truth.objects.find(o => o.name === 'poolHeld0')!.address))
+    const out = outEdges(graph, parent)
+    expect(Array.from(graph.outTo.subarray(out.start, out.end))).toContain(child)
+  })
+
+  it("reaches the object whose only pointer is on an exited thread's stack, from a cached-stack root in that stack", () => {
+    const exited = truth.exitedThread
+    expect(program.core.threads.some(t => t.tid === exited.tid)).toBe(false)
+    const o = truth.objects.find(x => x.name === 'exitedThreadHeld')!
+    expect(o.heldBy?.kind).toBe('cachedStack')
+    const slot = slotOf(heap, addr(o.address))
+    const {start, end} = rootsOf(graph, slot)
+    const at: number[] = []
+    for (let r = start; r < end; r++) if (graph.rootKind[r] === ROOT_CACHED_STACK) at.push(graph.rootAddress[r]!)
+    expect(at.length).toBeGreaterThan(0)
+    for (const a of at) {
+      expect(a).toBeGreaterThanOrEqual(addr(exited.stackStart))
+      expect(a).toBeLessThan(addr(exited.stackEnd))
+      const region = graph.roots.ranges.find(r => r.start <= a && a < r.end)!
+      expect(region.end).toBe(addr(exited.stackEnd))
+      expect(region.label).toMatch(/stack of exited thread \(TCB 0x[0-9a-f]+\)$/)
+    }
+    expect(reachableFromRoots(graph.objectCount, graph.outStart, graph.outTo, graph.rootTo)[slot]).toBe(REACHED)
+  })
+
+  it('leaks the pool-held and exited-stack-held objects again with --roots registers,stacks,globals', () => {
+    const reached = reachableFromRoots(strict.objectCount, strict.outStart, strict.outTo, strict.rootTo)
+    for (const name of ['poolHeld0', 'poolHeld1', 'poolHeld2', 'poolChild', 'exitedThreadHeld']) {
+      const slot = slotOf(heap, addr(truth.objects.find(o => o.name === name)!.address))
+      expect(reached[slot], name).toBe(UNREACHED)
+    }
+  })
+
   it("marks TCMalloc's own unreferenced allocations (the MallocExtension singleton) allocator-internal, nothing of the program's", () => {
     const types = nameObjects(graph.firstWords, new TypeNamer(program))
     const reached = reachableFromRoots(graph.objectCount, graph.outStart, graph.outTo, graph.rootTo)
@@ -141,6 +202,22 @@ describe.skipIf(!fixtures.some(f => f.id === 'v2.10-shared'))('--roots and alloc
     const {truth} = await openFixture(entry.id)
     expect(l.allocatorInternal.objects).toBe(1)
     expect(l.objects).toBe(truth.objects.filter(o => o.leaked).length)
+  })
+
+  it('refs names a pool root by its mapping and offset, and a cached-stack root by the exited thread', async () => {
+    const {truth} = await openFixture(entry.id)
+    const held = truth.objects.find(o => o.name === 'poolHeld0')!
+    const h = held.heldBy as Extract<HeldBy, {kind: 'mapping'}>
+    const r = await runToma(['refs', held.address, index, '--json'])
+    expect(r.status, r.stderr).toBe(0)
+    const roots = JSON.parse(r.stdout).roots as Array<{kind: string; label: string}>
+    expect(roots).toEqual([expect.objectContaining({kind: 'mapping', label: `anonymous mapping ${h.start}-${h.end} +0x${h.offset.toString(16)}`})])
+    const exited = truth.objects.find(o => o.name === 'exitedThreadHeld')!
+    const e = await runToma(['refs', exited.address, index, '--json'])
+    expect(e.status, e.stderr).toBe(0)
+    const eroots = JSON.parse(e.stdout).roots as Array<{kind: string; label: string}>
+    expect(eroots.length).toBeGreaterThan(0)
+    for (const x of eroots) expect(x.label).toMatch(/^(cached )?stack of exited thread \(TCB 0x[0-9a-f]+\) \+0x[0-9a-f]+$/)
   })
 
   it('a bad --roots list is one line on stderr that names the kinds, and a non-zero exit', async () => {
