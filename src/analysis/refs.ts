@@ -1,8 +1,6 @@
 import {hex} from '../errors.js'
 import type {HeapIndex} from '../index/heap-index.js'
-import {rootLabel} from '../program/describe-address.js'
-import {regionLabel, regionOf} from '../graph/root-regions.js'
-import type {RootRef} from '../index/heap-index.js'
+import {rootRefLabel} from './root-label.js'
 import type {Program} from '../program/program.js'
 
 export interface RefsOptions {
@@ -15,16 +13,6 @@ export interface RefsOptions {
 }
 
 const MAX_VISITED = 10_000
-
-/**
- * A root for people: registers, stack slots and globals as the process image names them (register,
- * rsp offset, symbol); TLS, cached stacks and mappings by the region the analysis scanned
- * (`anonymous mapping 0x7f…000-0x7f…000 +0x40`, `cached stack of exited thread (TCB 0x…) +0x…`).
- */
-function rootRefLabel(program: Program, index: HeapIndex, r: RootRef): string {
-  const region = r.kind === 'register' || r.kind === 'stack' || r.kind === 'global' ? undefined : regionOf(index.meta.rootRegions, r.address)
-  return region ? regionLabel(region, r.address) : rootLabel(program, r)
-}
 
 function brief(index: HeapIndex, id: number) {
   const o = index.object(id)

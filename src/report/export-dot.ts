@@ -1,6 +1,6 @@
 import {hex} from '../errors.js'
 import type {HeapIndex} from '../index/heap-index.js'
-import {rootLabel} from '../program/describe-address.js'
+import {rootRefLabel} from '../analysis/root-label.js'
 import type {Program} from '../program/program.js'
 
 const MAX_NODES = 500
@@ -42,7 +42,7 @@ export function exportDot(program: Program, index: HeapIndex, around: number, de
       if (nodes.has(e.to)) lines.push(`  o${id} -> o${e.to} [label="+${e.offset}${e.toOffset ? ` → +${e.toOffset}` : ''}"];`)
     }
     for (const root of index.rootsOf(id)) {
-      lines.push(`  r${r} [shape=ellipse, label="${esc(`${root.kind}\n${rootLabel(program, root)}`)}"];`, `  r${r} -> o${id};`)
+      lines.push(`  r${r} [shape=ellipse, label="${esc(`${root.kind}\n${rootRefLabel(program, index, root)}`)}"];`, `  r${r} -> o${id};`)
       r++
     }
   }
