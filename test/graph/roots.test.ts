@@ -1,3 +1,4 @@
+import fs from 'node:fs'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {PF_W} from '../../src/core/core-header.js'
 import {ALLOCATOR_INTERNAL, markAllocatorInternal, REACHED, UNREACHED} from '../../src/graph/allocator-internal.js'
@@ -218,6 +219,30 @@ describe.skipIf(!fixtures.some(f => f.id === 'v2.10-shared'))('--roots and alloc
     const eroots = JSON.parse(e.stdout).roots as Array<{kind: string; label: string}>
     expect(eroots.length).toBeGreaterThan(0)
     for (const x of eroots) expect(x.label).toMatch(/^(cached )?stack of exited thread \(TCB 0x[0-9a-f]+\) \+0x[0-9a-f]+$/)
+  })
+
+  it("find-object says a pool slot is scanned as a mapping root; refs names a stack root by its own thread's rsp", async () => {
+    const {truth} = await openFixture(entry.id)
+    const held = truth.objects.find(o => o.name === 'poolHeld1')!
+    const h = held.heldBy as Extract<HeldBy, {kind: 'mapping'}>
+    const slot = `0x${(addr(h.start) + h.offset).toString(16)}`
+    const f = await runToma(['find-object', slot, index, '--json'])
+    expect(f.status, f.stderr).toBe(0)
+    expect(JSON.parse(f.stdout).root).toEqual({kind: 'mapping', label: `anonymous mapping ${h.start}-${h.end} +0x${h.offset.toString(16)}`})
+    // Worker stacks share one mapping in these cores: a stack root's label must follow its own
+    // thread, for the last worker's (worker 3 keeps objects from a volatile array on its stack) too.
+    const workers = truth.threads.filter(t => t.role !== 'main').map(t => t.tid)
+    const tid = workers[workers.length - 1]!
+    const graphFile = testTempFile(`toma-roots-graph-${process.pid}.json`)
+    expect((await runToma(['export', index, '--format', 'json', '-o', graphFile])).status).toBe(0)
+    const g = JSON.parse(fs.readFileSync(graphFile, 'utf8')) as {objects: Array<{address: string}>; roots: Array<{kind: string; thread: number; to: number}>}
+    fs.rmSync(graphFile)
+    const root = g.roots.find(x => x.kind === 'stack' && x.thread === tid)!
+    const r = await runToma(['refs', g.objects[root.to]!.address, index, '--json'])
+    expect(r.status, r.stderr).toBe(0)
+    const labels = (JSON.parse(r.stdout).roots as Array<{kind: string; thread: number; label: string}>).filter(x => x.kind === 'stack' && x.thread === tid).map(x => x.label)
+    expect(labels.length).toBeGreaterThan(0)
+    for (const l of labels) expect(l).toMatch(new RegExp(`^stack of thread ${tid}, rsp\\+0x[0-9a-f]+$`))
   })
 
   it('a bad --roots list is one line on stderr that names the kinds, and a non-zero exit', async () => {
