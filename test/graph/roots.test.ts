@@ -81,6 +81,16 @@ describe.each(fixtures.map(f => [f.id] as const))('root set on %s', id => {
     }
   })
 
+  it("never scans the ThreadCache the exited thread freed (on threadcache_allocator's free list, with stale lists)", () => {
+    const allocator = program.symbolAddress('_ZN8tcmalloc21threadcache_allocatorE')!.address
+    const freed: number[] = []
+    for (let p = program.core.memory.readU64(allocator + 16)!; p !== 0 && freed.length < 64; p = program.core.memory.readU64(p)!) freed.push(p)
+    expect(freed.length).toBeGreaterThanOrEqual(1)
+    expect(heap.threadCaches.map(c => c.address)).not.toContain(freed[0])
+    const size = heap.globals.layout.threadCache.objectSize
+    for (const f of freed) for (const r of graph.roots.ranges) expect(r.start < f + size && r.end > f, `${r.label} overlaps freed cache ${f.toString(16)}`).toBe(false)
+  })
+
   it('covers every writable byte once: root ranges, heap and metadata, dead stack below rsp', () => {
     const ranges = graph.roots.ranges
     for (let i = 1; i < ranges.length; i++) expect(ranges[i]!.start).toBeGreaterThanOrEqual(ranges[i - 1]!.end)
