@@ -54,9 +54,13 @@ const MAX_FREE_RECORDS = 1 << 22
  * - page-map leaves and interior nodes;
  * - the PageHeap itself (A–D allocate it as metadata);
  * - each allocator's current 128 KiB block (the one free_area_ points into: records and unused tail).
+ * When an allocator (its free list) cannot be found, conservatively 128 KiB on either side of each
+ * of its live records instead, with a warning.
  * Not collected (they hold no pointer to a heap object, so scanning them cannot hide a leak):
- * std::set nodes of the large-span sets (Span pointers), freed StackTraces (code addresses), the
- * metadata chunk's never-used tail (zeros), the emergency-malloc arena.
+ * std::set nodes of the large-span sets (Span pointers), freed and heap-growth StackTraces outside
+ * the current block (code addresses), the metadata chunk's never-used tail (zeros). Nor is the
+ * emergency-malloc arena (2.5.90+, full libtcmalloc only: the unwinder's own allocations while a
+ * sample is taken), which the model does not locate.
  */
 export function allocatorMetadata(program: Program, heap: TcmallocHeap, warnings: Warnings): AllocatorMetadata {
   const memory = program.core.memory
@@ -78,29 +82,29 @@ export function allocatorMetadata(program: Program, heap: TcmallocHeap, warnings
 
   const sym = (name: string) => program.symbolAddress(name, [heap.module.loaded])?.address
   const inHeap = (p: number) => spanIndexAt(spans, heap.pageSize, p) >= 0
-  const allocators: Array<{name: string; at: number | undefined; how: string; record: number}> = [
-    {name: 'span_allocator_', ...locate(sym(SYM.spanAllocator), globals.centralCache - SPAN_ALLOCATOR_BEFORE_CENTRAL), record: SPAN.size},
-    {name: 'stacktrace_allocator_', ...locate(sym(SYM.stacktraceAllocator), globals.centralCache - STACKTRACE_ALLOCATOR_BEFORE_CENTRAL), record: STACK_TRACE_SIZE},
-    {name: 'threadcache_allocator', at: sym(SYM.threadcacheAllocator), how: 'symbol', record: layout.threadCache.objectSize},
+  const allocators: Array<{name: string; at: number | undefined; how: string; record: number; live: number[]}> = [
+    {name: 'span_allocator_', ...locate(sym(SYM.spanAllocator), globals.centralCache - SPAN_ALLOCATOR_BEFORE_CENTRAL), record: SPAN.size, live: Array.from(spans.record)},
+    {name: 'stacktrace_allocator_', ...locate(sym(SYM.stacktraceAllocator), globals.centralCache - STACKTRACE_ALLOCATOR_BEFORE_CENTRAL), record: STACK_TRACE_SIZE, live: []},
+    {name: 'threadcache_allocator', at: sym(SYM.threadcacheAllocator), how: 'symbol', record: layout.threadCache.objectSize, live: heap.threadCaches.map(c => c.address)},
   ]
   for (const a of allocators) {
-    if (a.at === undefined) {
-      how.push(`${a.name}: not found (no symbol); its freed records are not known`)
-      continue
-    }
-    const found = readPageHeapAllocator(memory, a.at, a.record, inHeap)
+    const found = a.at === undefined ? 'not found (no symbol)' : readPageHeapAllocator(memory, a.at, a.record, inHeap)
     if (typeof found === 'string') {
-      // Freed StackTraces hold only code addresses: not finding their allocator hides nothing.
-      if (a.name !== 'stacktrace_allocator_') warnings.add('metadata', `${a.name} at ${hex(a.at)} (${a.how}): ${found}; its freed records may be scanned as roots`, a.at)
-      how.push(`${a.name}: ${found}`)
+      // Freed records lie in the allocator's 128 KiB blocks among the live ones: without the free
+      // list, cut conservatively a block's length on either side of every live record (it may
+      // take some of a neighbouring mapping too). Freed StackTraces hold only code addresses.
+      for (const r of a.live) add(r - ALLOC_INCREMENT, 2 * ALLOC_INCREMENT)
+      if (a.live.length) warnings.add('metadata', `${a.name}${a.at === undefined ? '' : ` at ${hex(a.at)} (${a.how})`}: ${found}; 128 KiB around each of its ${a.live.length} live records not scanned as roots instead`, ...(a.at === undefined ? [] : [a.at]))
+      how.push(`${a.name}: ${found}${a.live.length ? '; 128 KiB around each live record left out (conservative)' : ''}`)
       continue
     }
+    const at = a.at!
     for (const r of found.freeRecords) add(r, a.record)
     // The block being carved: [free_area_ + free_avail_ − kAllocIncrement, free_area_ + free_avail_),
     // its records live or freed, its tail unused. Earlier blocks are covered record by record.
     if (found.freeArea) add(found.freeArea + found.freeAvail - ALLOC_INCREMENT, ALLOC_INCREMENT)
-    how.push(`${a.name} at ${hex(a.at)} (${a.how}): ${found.inuse} in use, ${found.freeRecords.length} freed, ${found.freeAvail} bytes unused`)
-    if (found.truncated) warnings.add('metadata', `${a.name} free list at ${hex(a.at)} ends early (loops, leaves the core or exceeds ${MAX_FREE_RECORDS})`, a.at)
+    how.push(`${a.name} at ${hex(at)} (${a.how}): ${found.inuse} in use, ${found.freeRecords.length} freed, ${found.freeAvail} bytes unused`)
+    if (found.truncated) warnings.add('metadata', `${a.name} free list at ${hex(at)} ends early (loops, leaves the core or exceeds ${MAX_FREE_RECORDS})`, at)
   }
   return {intervals: mergeIntervals(list), how}
 }

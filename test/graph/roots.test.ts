@@ -262,3 +262,26 @@ describe.skipIf(!fixtures.some(f => f.id === 'v2.10-shared'))('--roots and alloc
     expect(r.stderr).toContain("unknown root kind 'heap' (the kinds are registers, stacks, globals, tls, mappings, cached-stacks)")
   })
 })
+
+describe.skipIf(!fixtures.some(f => f.id === 'v2.10-shared'))('the root set when span_allocator_ cannot be found', () => {
+  it('cuts 128 KiB around every span record instead, says so, and the leaks stay exactly the manifest\'s', async () => {
+    const {program, truth} = await openFixture('v2.10-shared')
+    const heap = analyzeHeap(program)
+    // The allocator's position is derived from central_cache_'s (the symbol is hidden in Debian's
+    // build): moving that by a word makes the PageHeapAllocator there fail its checks.
+    const displaced = {...heap, globals: {...heap.globals, centralCache: heap.globals.centralCache + 8}}
+    const graph = scanHeapGraph(program, displaced)
+    expect(graph.warnings.list.some(w => w.kind === 'metadata' && w.message.startsWith('span_allocator_'))).toBe(true)
+    expect(graph.roots.how.some(h => h.startsWith('span_allocator_:') && h.includes('conservative'))).toBe(true)
+    for (const r of graph.roots.ranges) {
+      for (let s = 0; s < heap.spans.count; s++) {
+        const rec = heap.spans.record[s]!
+        expect(r.start < rec + 128 * 1024 && r.end > rec - 128 * 1024, r.label).toBe(false)
+      }
+    }
+    const reached = reachableFromRoots(graph.objectCount, graph.outStart, graph.outTo, graph.rootTo)
+    const recorded = new Set(truth.live.map(([a]) => addr(a)))
+    expect([...unreachedAddresses(heap, reached)].filter(a => recorded.has(a)).sort()).toEqual(truth.objects.filter(o => o.leaked).map(o => addr(o.address)).sort())
+    program.core.close()
+  })
+})
