@@ -6,6 +6,7 @@ import {terminalProgress} from '../src/cli/progress.js'
 import {analysisFlags, requiredCoreArg} from '../src/cli/query-flags.js'
 import {rememberLast} from '../src/index/index-location.js'
 import {analyzeText} from '../src/report/analyze.js'
+import {ROOT_OPTION_NAMES} from '../src/graph/root-kinds.js'
 
 export default class Analyze extends TomaCommand {
   static override description = 'Classify every TCMalloc heap object of a core and write the index later commands use'
@@ -18,6 +19,9 @@ export default class Analyze extends TomaCommand {
     ...analysisFlags,
     index: Flags.string({description: 'where to write the index (default: beside the core, or the cache folder)'}),
     strict: Flags.boolean({description: `exit with code ${EXIT_STRICT_WARNINGS} when there is any warning or unequal cross-check figure`}),
+    roots: Flags.string({
+      description: `root kinds to scan, comma-separated (default: all): ${ROOT_OPTION_NAMES.join(',')}; e.g. registers,stacks,globals for the strict view`,
+    }),
   }
 
   async run() {

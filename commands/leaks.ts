@@ -9,7 +9,7 @@ import {aboutCore, bytes, heading, table} from '../src/report/table.js'
 import {count, withCut} from '../src/report/wording.js'
 
 export default class Leaks extends TomaCommand {
-  static override description = 'Live objects that no register, stack or global reaches, directly or through other objects'
+  static override description = 'Live objects that no root (register, stack, TLS, global, mapping, cached stack) reaches, directly or through other objects'
   static override args = queryCoreArgs
   static override flags = {...indexFlags, limit: Flags.integer({description: 'list at most this many objects, largest first', default: 50, min: 0})}
 
@@ -23,6 +23,8 @@ export default class Leaks extends TomaCommand {
     if (!this.jsonEnabled()) {
       this.log(aboutCore(corePath))
       this.log(`${count(leaks.objects, 'live object')} (${bytes(leaks.bytes)}) ${leaks.objects === 1 ? 'is' : 'are'} reachable from no root`)
+      const own = leaks.allocatorInternal
+      if (own.objects > 0) this.log(`(not counted: ${count(own.objects, 'unreferenced allocation')} of TCMalloc itself, ${bytes(own.bytes)}, e.g. its MallocExtension singleton)`)
       if (leaks.objects > 0) {
         this.log('', heading(`Where leaked structures start (${leaks.starts.length < leaks.startCount ? `first ${leaks.starts.length} of ` : ''}${leaks.startCount}: nothing else leaked points to them), largest retained first`))
         this.log(

@@ -13,6 +13,10 @@ import {retentionOf} from '../graph/retention.js'
 import {heapObjects} from '../tcmalloc/heap.js'
 import {LIVE} from '../tcmalloc/object-states.js'
 
+import {parseRootKinds} from '../graph/root-kinds.js'
+import {markAllocatorInternal} from '../graph/allocator-internal.js'
+import {rootRegions} from '../graph/root-regions.js'
+
 export type {AnalysisOptions}
 
 export interface Analysis {
@@ -32,11 +36,14 @@ type Progress = (phase: string, done: number, total: number) => void
  */
 export function analyzeCore(corePath: string, options: AnalysisOptions, progress?: Progress, indexPath = defaultIndexPath(corePath), opened?: Program): Analysis {
   const program = opened ?? openProgram(corePath, options)
+  const rootKinds = typeof options.roots === 'string' ? parseRootKinds(options.roots) : undefined
   const heap = analyzeHeap(program, {tcmallocVersion: options['tcmalloc-version'], progress})
-  const graph = scanHeapGraph(program, heap, {progress})
+  const graph = scanHeapGraph(program, heap, {progress, rootKinds})
   const types = nameObjects(graph.firstWords, new TypeNamer(program), progress)
   const retention = retentionOf(liveObjects(program, heap, graph, types), progress)
   const reachable = retention.reachable
+  // TCMalloc's own unreferenced allocations (the MallocExtension singleton) are not the program's leak.
+  markAllocatorInternal(heap, graph.firstWords, types, reachable, graph.outStart, graph.outTo)
   progress?.('summary', 0, 1)
   const summary = heapSummary(program, heap, graph, types, reachable)
   const meta: IndexMeta = {
@@ -47,6 +54,7 @@ export function analyzeCore(corePath: string, options: AnalysisOptions, progress
     sizeClassSizes: Array.from(heap.globals.sizes.size),
     threadCaches: heap.threadCaches.map(c => ({address: c.address, tid: c.tid})),
     typeNames: types.names,
+    rootRegions: rootRegions(graph),
   }
   progress?.('writing index', 0, 1)
   const s = heap.spans

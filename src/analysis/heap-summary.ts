@@ -5,9 +5,12 @@ import {IN_USE, ON_NORMAL_FREELIST, ON_RETURNED_FREELIST} from '../tcmalloc/span
 import {heapObjects, type TcmallocHeap} from '../tcmalloc/heap.js'
 import type {ScannedGraph} from '../graph/scan.js'
 import type {ObjectTypes} from '../graph/object-types.js'
-import {ROOT_KIND_NAMES} from '../graph/csr.js'
+import {ROOT_KIND_NAMES, ROOT_REGISTER} from '../graph/csr.js'
 import {missingModuleWarnings} from './missing-modules.js'
 import {reportWarnings} from './warning-report.js'
+import {ROOT_OPTION_NAMES} from '../graph/root-kinds.js'
+import {REGISTER_NAMES} from '../core/threads.js'
+import {ALLOCATOR_INTERNAL, UNREACHED} from '../graph/allocator-internal.js'
 
 /** The figures `toma analyze` reports, as plain JSON-able data (also stored in the index). */
 export function heapSummary(program: Program, heap: TcmallocHeap, graph: ScannedGraph, types: ObjectTypes, reachable: Uint8Array, topClasses = 12) {
@@ -89,9 +92,13 @@ export function heapSummary(program: Program, heap: TcmallocHeap, graph: Scanned
       scannedBytes: graph.scannedBytes,
       unreadableObjects: graph.unreadableObjects,
       edges: graph.edgeCount,
-      roots: ROOT_KIND_NAMES.map((kind, k) => ({kind, count: graph.rootKind.reduce((n, x) => n + (x === k ? 1 : 0), 0)})),
+      roots: rootKindTotals(program, graph),
+      rootsNotScanned: {allocatorBytes: graph.roots.excluded.allocator, deadStackBytes: graph.roots.excluded.deadStack},
+      rootsHow: graph.roots.how,
       typedObjects: types.typed,
-      unreachable: unreachableTotals(heap, reachable),
+      unreachable: unreachableTotals(heap, reachable, UNREACHED),
+      /** Unreferenced allocations of TCMalloc itself (the MallocExtension singleton): not counted as leaked. */
+      allocatorInternal: unreachableTotals(heap, reachable, ALLOCATOR_INTERNAL),
       types: types.names.length,
       warnings: graph.warnings.total,
     },
@@ -101,12 +108,27 @@ export function heapSummary(program: Program, heap: TcmallocHeap, graph: Scanned
 
 export type HeapSummary = ReturnType<typeof heapSummary>
 
-/** Live objects no root reaches: count and bytes (the leak total). */
-function unreachableTotals(heap: TcmallocHeap, reachable: Uint8Array) {
+/** Per root kind: whether it was used (`--roots`), how many roots it gave, how many bytes were scanned for them. */
+function rootKindTotals(program: Program, graph: ScannedGraph) {
+  return ROOT_KIND_NAMES.map((kind, k) => ({
+    kind,
+    option: ROOT_OPTION_NAMES[k]!,
+    used: graph.roots.kinds.has(k),
+    count: graph.rootKind.reduce((n, x) => n + (x === k ? 1 : 0), 0),
+    scannedBytes: !graph.roots.kinds.has(k)
+      ? 0
+      : k === ROOT_REGISTER
+        ? program.core.threads.length * REGISTER_NAMES.length * 8
+        : graph.roots.ranges.reduce((n, r) => n + (r.kind === k ? r.end - r.start : 0), 0),
+  }))
+}
+
+/** Live objects whose reachability is `which` (UNREACHED: the leak total): count and bytes. */
+function unreachableTotals(heap: TcmallocHeap, reachable: Uint8Array, which: number) {
   let objects = 0
   let bytes = 0
   heapObjects(heap).forEachObject((id, _start, size) => {
-    if (reachable[id]) return
+    if (reachable[id] !== which) return
     objects++
     bytes += size
   }, LIVE)

@@ -4,6 +4,7 @@ import type {Sighting} from './threads.js'
 import {hex} from '../errors.js'
 import type {HeapIndex} from '../index/heap-index.js'
 import {LIVE} from '../tcmalloc/object-states.js'
+import {ALLOCATOR_INTERNAL, UNREACHED} from '../graph/allocator-internal.js'
 
 /**
  * Live objects that no root reaches, from the index: totals, per type, and the objects themselves
@@ -17,8 +18,13 @@ export function leaksOf(index: HeapIndex, limit: number, sightings: Map<number, 
   const found: Array<{id: number; start: number; size: number}> = []
   let objects = 0
   let bytes = 0
+  const allocatorInternal = {objects: 0, bytes: 0}
   index.objects.forEachObject((id, start, size) => {
-    if (reachable[id]) return
+    if (reachable[id] === ALLOCATOR_INTERNAL) {
+      allocatorInternal.objects++
+      allocatorInternal.bytes += size
+    }
+    if (reachable[id] !== UNREACHED) return
     objects++
     bytes += size
     const t = byType.get(types[id]!) ?? {objects: 0, bytes: 0}
@@ -30,7 +36,8 @@ export function leaksOf(index: HeapIndex, limit: number, sightings: Map<number, 
   found.sort((a, b) => b.size - a.size || a.start - b.start)
   // Where each leaked structure starts (nothing else leaked points to it), with what it retains.
   const retention = new RetentionIndex(index)
-  const startIds = retention.leakStarts()
+  // TCMalloc's own unreferenced allocations start no leak of the program's.
+  const startIds = retention.leakStarts().filter(id => reachable[id] === UNREACHED)
   const startBytes = retention.retainedBytesOf(startIds)
   const startObjects = retention.retainedObjectsOf(startIds)
   const starts = Array.from(startIds, (id, i) => ({id, bytes: startBytes[i]!, objects: startObjects[i]!})).sort((a, b) => b.bytes - a.bytes || a.id - b.id)
@@ -39,6 +46,8 @@ export function leaksOf(index: HeapIndex, limit: number, sightings: Map<number, 
     bytes,
     startCount: starts.length,
     starts: starts.slice(0, limit).map(s => ({...objectBrief(index, s.id), retainedBytes: s.bytes, retainedObjects: s.objects, pointedToBy: index.inDegree(s.id), lastSeen: sightings.get(s.id) ?? []})),
+    /** TCMalloc's own unreferenced allocations (the MallocExtension singleton): left out of the list and totals. */
+    allocatorInternal,
     byType: [...byType]
       .map(([t, c]) => ({type: index.typeName(t), ...c}))
       .sort((a, b) => b.bytes - a.bytes),

@@ -3,6 +3,7 @@ import type {HeapIndex} from '../index/heap-index.js'
 import {describeAddress, placeLabel, type AddressPlace} from '../program/describe-address.js'
 import type {Program} from '../program/program.js'
 import {publicIdsOf} from './object-ids.js'
+import {regionLabel, regionOf} from '../graph/root-regions.js'
 import {cString, stdStringOwner} from './strings.js'
 import {RetentionIndex} from '../index/retention-index.js'
 import {objectBrief} from './object-brief.js'
@@ -22,7 +23,17 @@ export function objectInfo(program: Program, index: HeapIndex, address: number, 
   const obj = index.objectAt(address)
   if (!obj) {
     const place = describeAddress(program, address)
-    return {address: hex(address), heap: false as const, place: placeOut(place), label: placeLabel(place), warnings: index.meta.moduleWarnings}
+    // Inside a scanned root region (a pool in an anonymous mapping, a cached stack): say which, so
+    // a pointer stored here is known to be a root.
+    const region = regionOf(index.meta.rootRegions, address)
+    return {
+      address: hex(address),
+      heap: false as const,
+      place: placeOut(place),
+      label: placeLabel(place),
+      root: region ? {kind: region.kind, label: regionLabel(region, address)} : null,
+      warnings: index.meta.moduleWarnings,
+    }
   }
   const memory = program.core.memory
   const state = index.state(obj.index)

@@ -1,6 +1,6 @@
 import {hex} from '../errors.js'
 import type {EdgeRef, HeapIndex} from '../index/heap-index.js'
-import {rootLabel} from '../program/describe-address.js'
+import {rootRefLabel} from './root-label.js'
 import type {Program} from '../program/program.js'
 import {publicIdsOf} from './object-ids.js'
 import {deadFrameSightings} from './threads.js'
@@ -62,7 +62,7 @@ export function refsOf(program: Program, index: HeapIndex, address: number, opti
     const o = index.object(slot)
     return {id: ids.get(slot)!, address: hex(o.start), size: o.size, state: index.state(slot), type: index.type(slot)}
   }
-  const rootsOf = (slot: number) => index.rootsOf(slot).map(r => ({kind: r.kind, thread: r.thread, address: r.kind === 'register' ? null : hex(r.address), label: rootLabel(program, r), toOffset: r.toOffset}))
+  const rootsOf = (slot: number) => index.rootsOf(slot).map(r => ({kind: r.kind, thread: r.thread, address: r.kind === 'register' ? null : hex(r.address), label: rootRefLabel(program, index, r), toOffset: r.toOffset}))
   return {
     object: brief(self),
     offset: address - obj.start,

@@ -12,7 +12,10 @@ import {lastAtOrBelow} from '../util/search.js'
 export const ROOT_REGISTER = 0
 export const ROOT_STACK = 1
 export const ROOT_GLOBAL = 2
-export const ROOT_KIND_NAMES = ['register', 'stack', 'global'] as const
+export const ROOT_TLS = 3
+export const ROOT_MAPPING = 4
+export const ROOT_CACHED_STACK = 5
+export const ROOT_KIND_NAMES = ['register', 'stack', 'global', 'tls', 'mapping', 'cached-stack'] as const
 export type RootKindName = (typeof ROOT_KIND_NAMES)[number]
 
 /** Objects, edges and roots are numbered in Uint32Arrays, and an edge-list end is one past the last id. */
@@ -45,7 +48,7 @@ export interface HeapGraph {
   /** Roots, sorted by target (then in discovery order: registers, stacks, globals). */
   rootCount: number
   rootKind: Uint8Array
-  /** Thread id for register and stack roots, −1 for globals. */
+  /** Thread id for register, stack and TLS roots, −1 for the others. */
   rootThread: Int32Array
   /** Address of the word holding the pointer; for a register root, the REGISTER_NAMES index. */
   rootAddress: Float64Array

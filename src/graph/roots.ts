@@ -2,47 +2,92 @@ import path from 'node:path'
 import {hex} from '../errors.js'
 import {PF_W} from '../core/core-header.js'
 import type {Segment} from '../core/address-space.js'
+import {findExitedTcbs, glibcThreads, MIN_PTHREAD_SIZE} from '../program/glibc-threads.js'
 import type {Program} from '../program/program.js'
 import type {TcmallocHeap} from '../tcmalloc/heap.js'
+import {allocatorMetadata, mergeIntervals, type Interval} from '../tcmalloc/metadata.js'
 import type {Warnings} from '../tcmalloc/warnings.js'
-import {ROOT_GLOBAL, ROOT_STACK} from './csr.js'
+import {ROOT_CACHED_STACK, ROOT_GLOBAL, ROOT_MAPPING, ROOT_STACK, ROOT_TLS} from './csr.js'
 
 /** Bytes below rsp a leaf function may use without moving rsp (the x86-64 SysV red zone). */
 export const RED_ZONE = 128
 
-/** A range of memory whose aligned words are roots: a thread's live stack, or a module's data. */
+/**
+ * A range of memory whose aligned words are roots: a thread's live stack or TLS, a module's data,
+ * the stack glibc keeps of an exited thread, or any other writable mapping. Labels are data:
+ * kind, thread, range, and a text for people (`stack of 4242`, `libfoo.so.1 data`,
+ * `anonymous mapping 0x7f…000-0x7f…000`).
+ */
 export interface RootRange {
-  kind: typeof ROOT_STACK | typeof ROOT_GLOBAL
-  /** Thread id for a stack, −1 for globals. */
+  kind: typeof ROOT_STACK | typeof ROOT_GLOBAL | typeof ROOT_TLS | typeof ROOT_MAPPING | typeof ROOT_CACHED_STACK
+  /** Thread id for a stack or TLS, −1 otherwise. */
   thread: number
   start: number
   end: number
-  /** What the range is, for people: `stack of 4242`, `libfoo.so.1 data`. */
+  /** Where the labelled thing starts (its mapping, block or segment): offsets in labels are from here. */
+  base: number
   label: string
 }
 
-interface Interval {
-  start: number
-  end: number
+/** Writable memory deliberately not scanned, by reason, in bytes (for the report). */
+export interface RootExclusions {
+  /** Heap spans (scanned as objects) and TCMalloc's own metadata. */
+  allocator: number
+  /** Live threads' stacks below rsp − red zone: dead frames. */
+  deadStack: number
+}
+
+export interface RootSet {
+  ranges: RootRange[]
+  excluded: RootExclusions
+  /** How TCMalloc's metadata and glibc's cached stacks were found (one line each). */
+  how: string[]
 }
 
 /**
- * Where roots live, as word-aligned ranges: every thread's stack from rsp − 128 to the end of the
- * mapping holding rsp, and the writable segments (with the anonymous .bss after them) of every
- * module. TCMalloc's own state is left out: the page heap, central cache array and size map in
- * the allocator's module (a library, or the executable when linked statically). Heap spans are cut out of every
- * range, so memory that is an object (a heap-allocated stack, a brk heap that the kernel merged
- * with .bss) is scanned once, as objects, never as roots.
+ * Where roots live, as word-aligned ranges, each byte of writable memory in at most one of them:
+ * - every thread's stack from rsp − 128 up to its TLS, and its TLS block and TCB (fs_base);
+ *   a thread's stack below rsp is dead and not scanned;
+ * - the stacks glibc keeps of exited threads (`_dl_stack_cache`);
+ * - the writable segments (with the anonymous .bss after them) of every module, less TCMalloc's
+ *   page heap, central cache and size map in the allocator's module;
+ * - every other writable mapping (anonymous memory: pools and arenas of allocators built on mmap).
+ * Heap spans (in any state) and TCMalloc's metadata are cut out of every range: heap memory is
+ * scanned once, as objects; metadata is not the program's (metadata.ts says why).
  */
-export function rootRanges(program: Program, heap: TcmallocHeap, warnings: Warnings): RootRange[] {
+export function rootRanges(program: Program, heap: TcmallocHeap, warnings: Warnings): RootSet {
   const core = program.core
-  const spans = spanIntervals(heap)
+  const memory = core.memory
+  const metadata = allocatorMetadata(program, heap, warnings)
+  // TCMalloc's own structures in its module's data (page heap, central cache, size map) are cut
+  // out with the heap and the metadata; the rest of that data is an ordinary module's (it holds the
+  // MallocExtension singleton, for one, a real pointer to a heap object).
+  const allocatorCut = mergeIntervals([...spanIntervals(heap), ...metadata.intervals, ...allocatorStatics(heap)])
+  const glibc = glibcThreads(program)
   const ranges: RootRange[] = []
-  const add = (kind: RootRange['kind'], thread: number, start: number, end: number, label: string, cut: Interval[]) => {
-    for (const piece of subtract({start: alignUp(start), end: alignDown(end)}, cut)) {
-      if (piece.end > piece.start) ranges.push({kind, thread, start: piece.start, end: piece.end, label})
+  const claimed: Interval[] = []
+  const excluded: RootExclusions = {allocator: 0, deadStack: 0}
+  const add = (kind: RootRange['kind'], thread: number, start: number, end: number, label: string, cut: Interval[] = allocatorCut, base = start) => {
+    const range = {start: alignUp(start), end: alignDown(end)}
+    if (range.end <= range.start) return
+    claimed.push(range)
+    for (const piece of subtract(range, cut)) {
+      if (piece.end > piece.start) ranges.push({kind, thread, start: piece.start, end: piece.end, base, label})
     }
   }
+
+  // Stack blocks: a thread's TCB sits at the top of its block (glibc allocatestack.c), the next
+  // block starts above it; the bottom of a block is the top of the one below or its mapping's start.
+  const pthreadBytes = () => glibc.pthreadSize ?? MIN_PTHREAD_SIZE
+  // Without glibc's list, exited threads' TCBs are recognised by their self pointers (glibc-threads.ts).
+  const found = glibc.cachedStacks ?? findExitedTcbs(program, anonymousOutsideHeap(program, allocatorCut))
+  const exited = [...found, ...glibc.unjoinedStacks]
+  const exitedLabel = (tcb: number) =>
+    glibc.unjoinedStacks.includes(tcb) ? 'stack of exited thread, not joined yet' : glibc.cachedStacks ? 'cached stack of exited thread' : 'stack of exited thread'
+  const blockTops: number[] = []
+  for (const t of core.threads) if (t.fsBase) blockTops.push(alignUpTo(t.fsBase + pthreadBytes(), 4096))
+  for (const tcb of exited) blockTops.push(alignUpTo(tcb + pthreadBytes(), 4096))
+  const bottomOf = (seg: Segment, below: number) => blockTops.reduce((b, top) => (top <= below && top > b ? top : b), seg.start)
 
   for (const t of core.threads) {
     const seg = core.stackSegment(t)
@@ -50,24 +95,67 @@ export function rootRanges(program: Program, heap: TcmallocHeap, warnings: Warni
       warnings.add('roots', `thread ${t.tid}: rsp ${hex(t.rsp)} is in no mapping of the core; its stack is not scanned`, t.rsp)
       continue
     }
-    add(ROOT_STACK, t.tid, Math.max(seg.start, t.rsp - RED_ZONE), seg.end, `stack of ${t.tid}`, spans)
+    const live = Math.max(seg.start, t.rsp - RED_ZONE)
+    const dead = {start: bottomOf(seg, t.rsp), end: live}
+    if (dead.end > dead.start) {
+      claimed.push(dead)
+      excluded.deadStack += dead.end - dead.start
+    }
+    const tlsSeg = t.fsBase ? memory.segmentAt(t.fsBase) : undefined
+    const tcbEnd = t.fsBase + pthreadBytes()
+    if (tlsSeg === seg && t.fsBase > t.rsp) {
+      // A thread created by pthread_create: stack, then static TLS, then the TCB, in one block.
+      const tlsStart = Math.max(live, t.fsBase - glibc.staticTlsSize)
+      add(ROOT_STACK, t.tid, live, tlsStart, `stack of ${t.tid}`)
+      add(ROOT_TLS, t.tid, tlsStart, Math.min(seg.end, tcbEnd), `TLS of ${t.tid} at fs_base`, allocatorCut, t.fsBase)
+    } else {
+      add(ROOT_STACK, t.tid, live, seg.end, `stack of ${t.tid}`)
+      // The main thread's TLS and TCB: memory ld.so allocated at start-up, apart from its stack.
+      if (tlsSeg && tlsSeg.flags & PF_W) add(ROOT_TLS, t.tid, Math.max(tlsSeg.start, t.fsBase - glibc.staticTlsSize), Math.min(tlsSeg.end, tcbEnd), `TLS of ${t.tid} at fs_base`, allocatorCut, t.fsBase)
+    }
   }
 
-  // TCMalloc's own structures (page heap, central cache, size map) are cut out of its module's
-  // data; the rest of that data is an ordinary module's (it holds the MallocExtension singleton,
-  // for one, a real pointer to a heap object).
-  const allocator = heap.module.loaded.module
-  const exclusions = allocatorState(heap)
+  for (const tcb of exited) {
+    const seg = memory.segmentAt(tcb)
+    if (!seg || !(seg.flags & PF_W)) continue
+    const top = Math.min(seg.end, alignUpTo(tcb + pthreadBytes(), 4096))
+    add(ROOT_CACHED_STACK, -1, bottomOf(seg, tcb), top, `${exitedLabel(tcb)} (TCB ${hex(tcb)})`, mergeIntervals([...allocatorCut, ...claimed]))
+  }
+
+  // Module data never overlaps stacks or TLS; cut those out once (not per segment: the cut can be long).
+  const moduleCut = mergeIntervals([...allocatorCut, ...claimed])
   const seen = new Set<number>()
   for (const m of core.modules) {
-    const cut = m === allocator ? mergeIntervals([...spans, ...exclusions]) : spans
     for (const seg of writableSegments(program, m.mappings)) {
       if (seen.has(seg.start)) continue
       seen.add(seg.start)
-      add(ROOT_GLOBAL, -1, seg.start, seg.end, `${path.basename(m.path)} data`, cut)
+      add(ROOT_GLOBAL, -1, seg.start, seg.end, `${path.basename(m.path)} data`, moduleCut)
     }
   }
-  return ranges
+
+  // Everything else that is writable: memory the program got from mmap or brk for itself.
+  const taken = mergeIntervals([...claimed])
+  for (const seg of memory.segments) {
+    if (!(seg.flags & PF_W)) continue
+    const file = core.fileAt(seg.start)
+    const label = file ? `mapping of ${path.basename(file.path)} ${hex(seg.start)}-${hex(seg.end)}` : `anonymous mapping ${hex(seg.start)}-${hex(seg.end)}`
+    for (const piece of subtract({start: seg.start, end: seg.end}, taken)) {
+      for (const part of subtract(piece, allocatorCut)) ranges.push({kind: ROOT_MAPPING, thread: -1, start: part.start, end: part.end, base: seg.start, label})
+    }
+    excluded.allocator += seg.end - seg.start - bytesOf(subtract({start: seg.start, end: seg.end}, allocatorCut))
+  }
+  ranges.sort((a, b) => a.start - b.start)
+  const how = glibc.cachedStacks ? glibc.how : `no _dl_stack_cache (${glibc.how}); exited threads' TCBs searched by their self pointers: ${exited.length} found`
+  return {ranges, excluded, how: [...metadata.how, `cached stacks: ${how}`]}
+}
+
+/** Writable memory no module file maps, less the heap and TCMalloc's metadata: where thread stacks come from. */
+function anonymousOutsideHeap(program: Program, allocatorCut: Interval[]): Interval[] {
+  const out: Interval[] = []
+  for (const seg of program.core.memory.segments) {
+    if (seg.flags & PF_W && !program.core.fileAt(seg.start)) out.push(...subtract({start: seg.start, end: seg.end}, allocatorCut))
+  }
+  return out
 }
 
 /** PT_LOAD segments with PF_W overlapping the mappings, each followed by its anonymous .bss if any. */
@@ -84,8 +172,8 @@ export function writableSegments(program: Program, mappings: ReadonlyArray<{star
   return [...new Set(out)]
 }
 
-/** TCMalloc's static state inside the executable's data when linked statically. */
-function allocatorState(heap: TcmallocHeap): Interval[] {
+/** TCMalloc's static state inside its module's data (or the executable's, when linked statically). */
+function allocatorStatics(heap: TcmallocHeap): Interval[] {
   const {globals} = heap
   const {layout, sizes} = globals
   const centralCount = Math.max(sizes.count, layout.central.count)
@@ -110,17 +198,6 @@ function spanIntervals(heap: TcmallocHeap): Interval[] {
   return list
 }
 
-function mergeIntervals(list: Interval[]): Interval[] {
-  const sorted = list.filter(i => i.end > i.start).sort((a, b) => a.start - b.start)
-  const out: Interval[] = []
-  for (const i of sorted) {
-    const last = out[out.length - 1]
-    if (last && i.start <= last.end) last.end = Math.max(last.end, i.end)
-    else out.push({...i})
-  }
-  return out
-}
-
 /** range minus the sorted, disjoint intervals `cut`, word-aligned. */
 function subtract(range: Interval, cut: Interval[]): Interval[] {
   // First interval that ends after range.start.
@@ -139,8 +216,10 @@ function subtract(range: Interval, cut: Interval[]): Interval[] {
     pos = Math.max(pos, alignUp(c.end))
   }
   if (pos < range.end) out.push({start: pos, end: range.end})
-  return out
+  return out.filter(p => p.end > p.start)
 }
 
-const alignUp = (a: number) => Math.ceil(a / 8) * 8
+const bytesOf = (list: Interval[]) => list.reduce((n, i) => n + i.end - i.start, 0)
+const alignUpTo = (a: number, n: number) => Math.ceil(a / n) * n
+const alignUp = (a: number) => alignUpTo(a, 8)
 const alignDown = (a: number) => Math.floor(a / 8) * 8

@@ -4,14 +4,16 @@ import type {Program} from '../program/program.js'
 import type {TcmallocHeap} from '../tcmalloc/heap.js'
 import {LIVE} from '../tcmalloc/object-states.js'
 import {Warnings} from '../tcmalloc/warnings.js'
-import {buildReverse, checkIdWidth, MAX_IDS, OFFSET_OVERFLOW, ROOT_REGISTER, RootBuilder, type HeapGraph} from './csr.js'
+import {buildReverse, checkIdWidth, MAX_IDS, OFFSET_OVERFLOW, ROOT_KIND_NAMES, ROOT_REGISTER, RootBuilder, type HeapGraph} from './csr.js'
 import {buildLiveLookup, LiveResolver, SPAN_STRIDE, spanOf, type LiveLookup} from './live-lookup.js'
-import {rootRanges, type RootRange} from './roots.js'
+import {rootRanges, type RootRange, type RootSet} from './roots.js'
 
 export {edgeSource, inEdges, outEdges, rootsOf, ROOT_KIND_NAMES, type HeapGraph, type IndexRange} from './csr.js'
 
 export interface ScanOptions {
   progress?: (phase: string, done: number, total: number) => void
+  /** Root kinds to scan (ROOT_* of csr.ts); all when absent. */
+  rootKinds?: ReadonlySet<number>
 }
 
 /** Bytes read from the core at once: a run of neighbouring spans, or a slice of a large one. */
@@ -25,6 +27,8 @@ export interface ScannedGraph extends HeapGraph {
   warnings: Warnings
   /** The first 8 bytes of every scanned object, NaN where not scanned (for naming types). */
   firstWords: Float64Array
+  /** Every root region found, scanned or not (kinds left out by the caller are not). */
+  roots: RootSet & {kinds: ReadonlySet<number>}
 }
 
 /**
@@ -40,7 +44,9 @@ export function scanHeapGraph(program: Program, heap: TcmallocHeap, options: Sca
   options.progress?.('reverse edges', 0, 1)
   const {inStart, inEdge, inFrom} = buildReverse(heap.spans.totalObjects, edges.outStart, edges.outTo, edges.edgeCount)
   options.progress?.('roots', 0, 1)
-  const roots = scanRoots(program, heap, lookup, warnings)
+  const rootKinds = options.rootKinds ?? new Set(ROOT_KIND_NAMES.keys())
+  const rootSet = rootRanges(program, heap, warnings)
+  const roots = scanRoots(program, lookup, warnings, rootSet.ranges, rootKinds)
   options.progress?.('roots', 1, 1)
   return {
     objectCount: heap.spans.totalObjects,
@@ -51,6 +57,7 @@ export function scanHeapGraph(program: Program, heap: TcmallocHeap, options: Sca
     ...roots.finish(),
     offsetOverflows: edges.offsetOverflows + roots.overflows,
     warnings,
+    roots: {...rootSet, kinds: rootKinds},
   }
 }
 
@@ -329,11 +336,11 @@ function scanObjectWords(words: Uint32Array, w0: number, w1: number, bufAddr: nu
   }
 }
 
-function scanRoots(program: Program, heap: TcmallocHeap, t: LiveLookup, warnings: Warnings): RootBuilder {
+function scanRoots(program: Program, t: LiveLookup, warnings: Warnings, ranges: RootRange[], kinds: ReadonlySet<number>): RootBuilder {
   const roots = new RootBuilder()
   const resolver = new LiveResolver(t)
   const memory = program.core.memory
-  for (const thread of program.core.threads) {
+  for (const thread of kinds.has(ROOT_REGISTER) ? program.core.threads : []) {
     for (let r = 0; r < REGISTER_NAMES.length; r++) {
       const value = Number(thread.registers[r]!)
       const slot = resolver.slotOf(value)
@@ -381,6 +388,6 @@ function scanRoots(program: Program, heap: TcmallocHeap, t: LiveLookup, warnings
       return missing
     }
   }
-  for (const range of rootRanges(program, heap, warnings)) scanRange(range)
+  for (const range of ranges) if (kinds.has(range.kind)) scanRange(range)
   return roots
 }

@@ -3,6 +3,7 @@ import {HeapObjects, type ObjectRef} from '../tcmalloc/heap-objects.js'
 import {DamagedIndexError, IndexFile} from './index-file.js'
 import {metaProblem, type IndexMeta} from './index-meta.js'
 import {firstAtOrAbove} from '../util/search.js'
+import {ROOT_KIND_NAMES, type RootKindName} from '../graph/csr.js'
 
 export type {ObjectRef}
 
@@ -14,7 +15,7 @@ export interface EdgeRef {
 }
 
 export interface RootRef {
-  kind: 'register' | 'stack' | 'global'
+  kind: RootKindName
   thread: number | null
   /** Where the pointer is stored (for a register root, the register's index). */
   address: number
@@ -22,7 +23,6 @@ export interface RootRef {
   toOffset: number
 }
 
-const ROOT_KINDS = ['register', 'stack', 'global'] as const
 
 /** Arrays that hold one element per span, per object slot, per edge, per root: each group has one length. */
 const SAME_LENGTH = [
@@ -207,7 +207,7 @@ export class HeapIndex {
     })
     const out: RootRef[] = []
     for (let i = firstAtOrAbove(r.to, index); i < r.to.length && r.to[i] === index; i++) {
-      out.push({kind: ROOT_KINDS[r.kind[i]!]!, thread: r.thread[i]! >= 0 ? r.thread[i]! : null, address: r.address[i]!, to: index, toOffset: r.toOffset[i]!})
+      out.push({kind: ROOT_KIND_NAMES[r.kind[i]!]!, thread: r.thread[i]! >= 0 ? r.thread[i]! : null, address: r.address[i]!, to: index, toOffset: r.toOffset[i]!})
     }
     return out
   }

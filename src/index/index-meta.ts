@@ -1,3 +1,4 @@
+import type {RootRegion} from '../graph/root-regions.js'
 /**
  * Everything an analysis depended on: if any of it differs for a query, the index does not answer
  * that query and the core is analysed again.
@@ -42,6 +43,8 @@ export interface IndexMeta {
   threadCaches: Array<{address: number; tid: number | null}>
   /** Type id k (k ≥ 1) in object.type names typeNames[k − 1]. */
   typeNames: string[]
+  /** The root regions scanned, sorted by start: a root's label is the region holding its address. */
+  rootRegions: RootRegion[]
 }
 
 const isNum = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v)
@@ -62,5 +65,6 @@ export function metaProblem(meta: unknown): string | null {
   if (!every(meta.sizeClassSizes, isNum)) return 'bad size classes'
   if (!every(meta.threadCaches, c => isObj(c) && isNum(c.address) && (c.tid === null || isNum(c.tid)))) return 'bad thread caches'
   if (!every(meta.typeNames, isStr)) return 'bad type names'
+  if (!every(meta.rootRegions, r => isObj(r) && isStr(r.kind) && isNum(r.start) && isNum(r.end) && isNum(r.base) && isStr(r.label) && (r.thread === null || isNum(r.thread)))) return 'bad root regions'
   return null
 }

@@ -1,7 +1,7 @@
 import {publicIdsOf} from '../analysis/object-ids.js'
 import {hex} from '../errors.js'
 import type {HeapIndex} from '../index/heap-index.js'
-import {rootLabel} from '../program/describe-address.js'
+import {rootRefLabel} from '../analysis/root-label.js'
 import type {Program} from '../program/program.js'
 import {count} from './wording.js'
 
@@ -98,7 +98,7 @@ export function exportDot(program: Program, index: HeapIndex, corePath: string, 
     if (id === start.index) attrs.push('style=bold', 'color=red')
     lines.push(`  ${name(id)} [${attrs.join(', ')}];`)
     for (const root of roots.slice(0, ROOTS_PER_OBJECT)) {
-      lines.push(`  r${rootNodes} [shape=ellipse, label="${multiline([root.kind, rootLabel(program, root)])}"];`, `  r${rootNodes} -> ${name(id)};`)
+      lines.push(`  r${rootNodes} [shape=ellipse, label="${multiline([root.kind, rootRefLabel(program, index, root)])}"];`, `  r${rootNodes} -> ${name(id)};`)
       rootNodes++
     }
     rootsLeftOut += Math.max(0, roots.length - ROOTS_PER_OBJECT)

@@ -1,11 +1,11 @@
 import {hex} from '../errors.js'
+import {ROOT_KIND_NAMES} from '../graph/csr.js'
 import type {HeapIndex} from '../index/heap-index.js'
 import {REGISTER_NAMES} from '../core/threads.js'
 import {STATE_NAMES} from '../tcmalloc/object-states.js'
 import {publicIdArray} from '../analysis/object-ids.js'
 import type {TextSink} from './output-stream.js'
 
-const ROOT_KINDS = ['register', 'stack', 'global'] as const
 const EDGE_CHUNK = 1 << 20
 
 /**
@@ -77,7 +77,7 @@ export async function exportJson(index: HeapIndex, corePath: string, all: boolea
   let roots = 0
   for (let r = 0; r < kind.length; r++) {
     if (idOf[rootTo[r]!]! < 0) continue
-    const k = ROOT_KINDS[kind[r]!]!
+    const k = ROOT_KIND_NAMES[kind[r]!]!
     const where = k === 'register' ? `"address":null,"register":"${REGISTER_NAMES[address[r]!]}"` : `"address":"${hex(address[r]!)}"`
     await out.write(`${first ? '\n' : ',\n'}{"kind":"${k}","thread":${thread[r]! >= 0 ? thread[r] : null},${where},"to":${idOf[rootTo[r]!]},"toOffset":${rootToOffset[r]}}`)
     first = false

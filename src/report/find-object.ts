@@ -6,7 +6,7 @@ import {count} from './wording.js'
 
 export function findObjectText(info: ObjectInfo, core: string): string {
   const about = aboutCore(core)
-  if (!info.heap) return `${about}\n${info.address} is not in the TCMalloc heap: ${info.label}`
+  if (!info.heap) return `${about}\n${info.address} is not in the TCMalloc heap: ${info.label}${info.root ? `\nscanned as a ${info.root.kind} root: ${info.root.label}` : ''}`
   const o = info.object
   const lines = [
     about,

@@ -21,7 +21,7 @@ export function refsText(r: Refs, core: string, options: {incoming: boolean; out
     out.push('', chalk.bold(withCut(`Roots (${r.rootCount.toLocaleString('en-US')})`, r.roots.length, r.rootCount)))
     for (const x of r.roots) out.push(`  ${x.kind.padEnd(8)} ${x.label}${x.address ? ` @ ${x.address}` : ''} → +${x.toOffset}`)
     for (const x of r.lastSeen) out.push(chalk.dim(`  not a root: ${sightingText(x)}`))
-    if (r.rootCount === 0) out.push(chalk.dim('  none: no register, stack or global points into it directly'))
+    if (r.rootCount === 0) out.push(chalk.dim('  none: no root (register, stack, TLS, global, mapping, cached stack) points into it directly'))
     if (r.deeper.length) {
       out.push('', chalk.bold(`Further up (incoming, breadth-first)${r.deeperCut ? ': cut by --limit or the walk bound, more referrers exist' : ''}`))
       for (const d of r.deeper) {

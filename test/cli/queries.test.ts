@@ -2,6 +2,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 import {spawnSync} from 'node:child_process'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+import {ROOT_KIND_NAMES} from '../../src/graph/csr.js'
 import {addr, fixtureCorePath, fixtureFlags, fixtureIndex, FIXTURES, type Truth} from '../helpers/fixture-core.js'
 import {runToma} from '../helpers/run-toma.js'
 import {objectInfo} from '../../src/analysis/object-info.js'
@@ -123,7 +124,7 @@ describe.each(chosen.map(f => [f.id, f] as const))('queries on %s', (id, entry) 
     })
     const n = g.objects.length
     for (const e of g.edges) expect(e.from >= 0 && e.from < n && e.to >= 0 && e.to < n).toBe(true)
-    for (const x of g.roots) expect(x.to >= 0 && x.to < n && ['stack', 'register', 'global'].includes(x.kind)).toBe(true)
+    for (const x of g.roots) expect(x.to >= 0 && x.to < n && (ROOT_KIND_NAMES as readonly string[]).includes(x.kind)).toBe(true)
     const byAddress = new Map(g.objects.map((o: {address: string}, i: number) => [o.address, i]))
     const live = new Set(truth.live.map(([a]) => a))
     for (const a of live) expect(byAddress.has(a), a).toBe(true)

@@ -2,7 +2,7 @@ import {beforeAll, describe, expect, it} from 'vitest'
 import {analyzeHeap, objectAt, type TcmallocHeap} from '../../src/tcmalloc/heap.js'
 import {LIVE} from '../../src/tcmalloc/object-states.js'
 import {edgeSource, inEdges, outEdges, rootsOf, scanHeapGraph, type ScannedGraph} from '../../src/graph/scan.js'
-import {ROOT_GLOBAL, ROOT_KIND_NAMES, ROOT_REGISTER, ROOT_STACK} from '../../src/graph/csr.js'
+import {ROOT_GLOBAL, ROOT_KIND_NAMES, ROOT_REGISTER, ROOT_STACK, ROOT_TLS} from '../../src/graph/csr.js'
 import {RED_ZONE, writableSegments} from '../../src/graph/roots.js'
 import {REGISTER_NAMES} from '../../src/core/threads.js'
 import type {Program} from '../../src/program/program.js'
@@ -174,7 +174,7 @@ describe.skipIf(fixtures.length === 0)('scanHeapGraph on fixture cores', () => {
 
       it('roots are well formed: stack roots inside [rsp-128, stack end), register roots name the register value', () => {
         const threads = new Map(program.core.threads.map(t => [t.tid, t]))
-        const counts = [0, 0, 0]
+        const counts = ROOT_KIND_NAMES.map(() => 0)
         for (let r = 0; r < g.rootCount; r++) {
           counts[g.rootKind[r]!]!++
           if (r > 0) expect(g.rootTo[r]!).toBeGreaterThanOrEqual(g.rootTo[r - 1]!)
@@ -193,6 +193,11 @@ describe.skipIf(fixtures.length === 0)('scanHeapGraph on fixture cores', () => {
             const t = threads.get(g.rootThread[r]!)!
             expect(g.rootAddress[r]!).toBeGreaterThanOrEqual(t.rsp - RED_ZONE)
             expect(g.rootAddress[r]!).toBeLessThan(program.core.stackSegment(t)!.end)
+          } else if (g.rootKind[r] === ROOT_TLS) {
+            // The thread's static TLS and TCB, around its fs_base.
+            const t = threads.get(g.rootThread[r]!)!
+            expect(g.rootAddress[r]!).toBeGreaterThanOrEqual(t.fsBase - 65536)
+            expect(g.rootAddress[r]!).toBeLessThan(t.fsBase + 4096)
           } else {
             expect(g.rootThread[r]).toBe(-1)
           }

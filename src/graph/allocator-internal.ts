@@ -1,0 +1,49 @@
+import type {TcmallocHeap} from '../tcmalloc/heap.js'
+import {LIVE} from '../tcmalloc/object-states.js'
+import type {ObjectTypes} from './object-types.js'
+
+/** object.reachable values: not reached (leaked), reached from a root, TCMalloc's own and unreferenced. */
+export const UNREACHED = 0
+export const REACHED = 1
+export const ALLOCATOR_INTERNAL = 2
+
+/** Classes of TCMalloc itself (gperftools' malloc_extension.cc, tcmalloc.cc, debugallocation.cc). */
+const ALLOCATOR_CLASS = /^(MallocExtension|TCMallocImplementation|DebugMallocImplementation|tcmalloc::.*)$/
+
+/**
+ * Marks, in `reached`, the live objects no root reaches that are TCMalloc's own allocations (an
+ * object of one of its classes, with a vtable in the allocator's module), and what only they
+ * reach, as ALLOCATOR_INTERNAL: e.g. the default MallocExtension instance that TCMalloc replaces
+ * by its own at start-up and never frees (in every core). They are not the program's leak.
+ * Returns how many objects were marked.
+ */
+export function markAllocatorInternal(
+  heap: TcmallocHeap,
+  firstWords: Float64Array,
+  types: ObjectTypes,
+  reached: Uint8Array,
+  outStart: Uint32Array,
+  outTo: Uint32Array,
+): number {
+  const mappings = heap.module.loaded.module.mappings
+  const inAllocator = (a: number) => mappings.some(m => a >= m.start && a < m.end)
+  const ownType = types.names.map(n => ALLOCATOR_CLASS.test(n))
+  const queue: number[] = []
+  for (let o = 0; o < reached.length; o++) {
+    const t = types.typeOf[o]!
+    if (t === 0 || reached[o] !== UNREACHED || heap.state[o] !== LIVE || !ownType[t - 1] || !inAllocator(firstWords[o]!)) continue
+    reached[o] = ALLOCATOR_INTERNAL
+    queue.push(o)
+  }
+  for (let head = 0; head < queue.length; head++) {
+    const o = queue[head]!
+    for (let e = outStart[o]!, end = outStart[o + 1]!; e < end; e++) {
+      const to = outTo[e]!
+      if (reached[to] === UNREACHED) {
+        reached[to] = ALLOCATOR_INTERNAL
+        queue.push(to)
+      }
+    }
+  }
+  return queue.length
+}

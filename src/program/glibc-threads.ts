@@ -1,0 +1,113 @@
+import path from 'node:path'
+import {PT_TLS} from '../elf/constants.js'
+import type {LoadedModule, Program} from './program.js'
+
+/** What glibc's thread bookkeeping says about the process (glibc-nptl.md), as far as it can be read. */
+export interface GlibcThreads {
+  /** sizeof(struct pthread): the TCB at fs_base is followed by nothing else of the thread. Null when unknown. */
+  pthreadSize: number | null
+  /** Bytes of static TLS below fs_base: the modules' PT_TLS blocks, laid out as glibc does (TLS_TCB_AT_TP). */
+  staticTlsSize: number
+  /** TCB (struct pthread) addresses of exited threads whose stacks glibc keeps for reuse; null when that list cannot be found. */
+  cachedStacks: number[] | null
+  /** TCBs of threads that exited but were not joined yet (on _dl_stack_used, no live thread's fs_base). */
+  unjoinedStacks: number[]
+  /** How the cached stacks were found, or why not. */
+  how: string
+}
+
+/** More cached stacks than this is not a list glibc keeps (its cache holds 40 MiB of stacks). */
+const MAX_CACHED_STACKS = 4096
+
+/**
+ * Reads the libthread_db descriptors glibc exports (`_thread_db_*`, GLIBC_PRIVATE, in libc.so.6
+ * since 2.34) from the libc file, and follows `_rtld_global._dl_stack_cache` in ld.so's data:
+ * the list of stacks of exited threads, linked through each `struct pthread`'s `list` field.
+ * `_dl_stack_cache` is the list_t right after `_dl_stack_user` (ldsodefs.h). Older glibc keeps the
+ * cache in a static of libpthread that nothing names: those stacks stay unlabelled.
+ */
+export function glibcThreads(program: Program): GlibcThreads {
+  const memory = program.core.memory
+  const libc = program.modules.find(m => /^libc[.-]/.test(path.basename(m.module.path)) && m.file)
+  const descriptor = (name: string): [number, number, number] | undefined => {
+    const s = libc?.file?.symbolByName(`_thread_db_${name}`)
+    const b = s ? libc!.file!.readVirtual(s.value, s.size >= 12 ? 12 : 4) : undefined
+    if (!b) return undefined
+    return b.length >= 12 ? [b.readUInt32LE(0), b.readUInt32LE(4), b.readUInt32LE(8)] : [b.readUInt32LE(0), 0, 0]
+  }
+  const sizeof = descriptor('sizeof_pthread')
+  const pthreadSize = sizeof && sizeof[0] > 0 && sizeof[0] < 1 << 16 ? sizeof[0] : null
+  const staticTlsSize = staticTls(program.modules)
+  const result = (cachedStacks: number[] | null, how: string): GlibcThreads => ({pthreadSize, staticTlsSize, cachedStacks, unjoinedStacks: [], how})
+
+  if (!libc) return result(null, 'libc file not found')
+  const user = descriptor('rtld_global__dl_stack_user')
+  const used = descriptor('rtld_global__dl_stack_used')
+  const list = descriptor('pthread_list')
+  if (!user || !list) return result(null, `${path.basename(libc.module.path)} has no _thread_db_rtld_global__dl_stack_user (glibc before 2.34)`)
+  const rtld = program.symbolAddress('_rtld_global')
+  if (!rtld) return result(null, 'ld.so file not found (no _rtld_global)')
+  // A list_t of struct pthread, linked through `list`; bounded, and every node must be in the core.
+  const walk = (head: number): {tcbs: number[]; broken: string | null} => {
+    const tcbs: number[] = []
+    let p = memory.readU64(head)
+    while (p !== head) {
+      if (p === undefined) return {tcbs, broken: `list at 0x${head.toString(16)} is not in the core`}
+      if (p === 0 || tcbs.length >= MAX_CACHED_STACKS || memory.readU64(p + 8) === undefined) return {tcbs, broken: `list at 0x${head.toString(16)} is broken after ${tcbs.length} entries`}
+      tcbs.push(p - list[2])
+      p = memory.readU64(p)
+    }
+    return {tcbs, broken: null}
+  }
+  const cache = walk(rtld.address + user[2] + 16)
+  // Threads that exited but were not joined yet keep their stacks on _dl_stack_used.
+  const live = new Set(program.core.threads.map(t => t.fsBase))
+  const inUse = used ? walk(rtld.address + used[2]) : {tcbs: [], broken: null}
+  const unjoined = inUse.tcbs.filter(t => !live.has(t))
+  const stacks = (n: number) => `${n} stack${n === 1 ? '' : 's'}`
+  const how = `_rtld_global._dl_stack_cache (${stacks(cache.tcbs.length)})${used ? `, _dl_stack_used (${stacks(unjoined.length)} of exited threads not joined yet)` : ''}${cache.broken ? `; ${cache.broken}` : ''}`
+  return {...result(cache.tcbs, how), unjoinedStacks: unjoined}
+}
+
+/** struct pthread is at least this big in every glibc 2.x (2304 in 2.17, 2368 in 2.36): a lower bound when the libc file is missing. */
+export const MIN_PTHREAD_SIZE = 2048
+
+/**
+ * TCBs of threads that are gone, found without glibc's lists: a 64-aligned `struct pthread` whose
+ * header.tcb (+0) and header.self (+16) both point to itself, that is no live thread's fs_base.
+ * Searched in the given ranges (anonymous memory outside the heap), in chunks.
+ */
+export function findExitedTcbs(program: Program, ranges: ReadonlyArray<{start: number; end: number}>): number[] {
+  const memory = program.core.memory
+  const live = new Set(program.core.threads.map(t => t.fsBase))
+  const found: number[] = []
+  const CHUNK = 4 * 1024 * 1024
+  const buf = Buffer.allocUnsafe(CHUNK + 24)
+  for (const r of ranges) {
+    const start = Math.ceil(r.start / 64) * 64
+    for (let pos = start; pos + 24 <= r.end && found.length < MAX_CACHED_STACKS; pos += CHUNK) {
+      const n = Math.min(CHUNK + 24, r.end - pos)
+      if (!memory.readInto(pos, n, buf)) continue
+      for (let off = 0; off < CHUNK && off + 24 <= n; off += 64) {
+        const lo = buf.readUInt32LE(off)
+        if (lo !== (pos + off) % 0x1_0000_0000) continue
+        const x = pos + off
+        const self = buf.readUInt32LE(off + 16) + buf.readUInt32LE(off + 20) * 0x1_0000_0000
+        if (self === x && buf.readUInt32LE(off + 4) * 0x1_0000_0000 + lo === x && !live.has(x)) found.push(x)
+      }
+    }
+  }
+  return found
+}
+
+/** glibc's offsets for initial-exec TLS on x86-64: each module's block below the previous, aligned. */
+function staticTls(modules: LoadedModule[]): number {
+  let offset = 0
+  for (const m of modules) {
+    const tls = m.file?.segments.find(s => s.type === PT_TLS)
+    if (!tls || tls.memsz <= 0) continue
+    const align = Math.max(1, tls.align)
+    offset = Math.ceil((offset + tls.memsz) / align) * align
+  }
+  return offset
+}
