@@ -1,7 +1,7 @@
 import {hex} from '../errors.js'
 import type {HeapIndex} from '../index/heap-index.js'
 import type {RetentionIndex} from '../index/retention-index.js'
-import {rootLabel} from '../program/describe-address.js'
+import {rootRefLabel} from './root-label.js'
 import type {Program} from '../program/program.js'
 import {objectBrief, type ObjectBrief} from './object-brief.js'
 
@@ -74,7 +74,7 @@ function describePath(program: Program, index: HeapIndex, chain: number[], rootA
     const edge = next === undefined ? undefined : index.outEdges(id).find(e => e.to === next)
     return {object: objectBrief(index, id), offset: edge?.offset ?? null, nextOffset: edge?.toOffset ?? null}
   })
-  return {root: {kind: r.kind, thread: r.thread, address: r.kind === 'register' ? null : hex(r.address), label: rootLabel(program, r), toOffset: r.toOffset}, steps}
+  return {root: {kind: r.kind, thread: r.thread, address: r.kind === 'register' ? null : hex(r.address), label: rootRefLabel(program, index, r), toOffset: r.toOffset}, steps}
 }
 
 let leakStartSet: {of: RetentionIndex; set: Set<number>} | undefined

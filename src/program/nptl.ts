@@ -16,6 +16,8 @@ export interface NptlThread {
   tidChecked: boolean
   startRoutine: number | null
   startArg: number | null
+  /** Where struct pthread keeps the start argument (a root: the thread may be its only holder). */
+  startArgSlot: number | null
   /** The thread's stack block (mmap'ed by glibc; null for the main thread) and guard size. */
   stackBlock: {start: number; size: number} | null
   guardSize: number | null
@@ -98,6 +100,7 @@ function readThread(program: Program, t: Thread, o: Offsets, stackOffset: number
     tidChecked: tid === t.tid,
     startRoutine: startRoutine || null,
     startArg: startRoutine ? startArg : null,
+    startArgSlot: startRoutine && o.startRoutine !== null ? tcb + o.startRoutine + 8 : null,
     stackBlock,
     guardSize,
     specific: o.specific === null ? [] : specificValues(program, tcb + o.specific, o),
