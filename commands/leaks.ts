@@ -17,7 +17,7 @@ export default class Leaks extends TomaCommand {
     if (!this.jsonEnabled()) {
       this.log(`${leaks.objects.toLocaleString('en-US')} live objects (${bytes(leaks.bytes)}) are reachable from no root`)
       const own = leaks.allocatorInternal
-      if (own.objects > 0) this.log(`(not counted: ${own.objects.toLocaleString('en-US')} unreferenced allocations of TCMalloc itself, ${bytes(own.bytes)}, e.g. its MallocExtension singleton)`)
+      if (own.objects > 0) this.log(`(not counted: ${own.objects.toLocaleString('en-US')} unreferenced allocation${own.objects === 1 ? '' : 's'} of TCMalloc itself, ${bytes(own.bytes)}, e.g. its MallocExtension singleton)`)
       if (leaks.objects > 0) {
         this.log('', heading('By type'))
         this.log(table(['type', '#objects', '#bytes'], leaks.byType.map(t => [t.type ?? '(untyped)', t.objects, t.bytes])))

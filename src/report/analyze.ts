@@ -57,7 +57,7 @@ export function analyzeText(s: HeapSummary, indexPath: string): string {
   out.push(`  not scanned: ${bytes(g.rootsNotScanned.allocatorBytes)} of heap spans and TCMalloc metadata, ${bytes(g.rootsNotScanned.deadStackBytes)} of dead stack below rsp`)
   out.push(`${g.typedObjects.toLocaleString('en-US')} objects typed by vtable, ${g.types} distinct types (toma classes lists them)`)
   out.push(`${g.unreachable.objects.toLocaleString('en-US')} live objects (${bytes(g.unreachable.bytes)}) are reachable from no root: leaked (toma leaks lists them)`)
-  if (g.allocatorInternal.objects) out.push(`  not counted: ${g.allocatorInternal.objects.toLocaleString('en-US')} unreferenced allocations of TCMalloc itself (${bytes(g.allocatorInternal.bytes)}; e.g. its MallocExtension singleton)`)
+  if (g.allocatorInternal.objects) out.push(`  not counted: ${g.allocatorInternal.objects.toLocaleString('en-US')} unreferenced allocation${g.allocatorInternal.objects === 1 ? '' : 's'} of TCMalloc itself (${bytes(g.allocatorInternal.bytes)}; e.g. its MallocExtension singleton)`)
   if (g.unreadableObjects) out.push(chalk.yellow(`${g.unreadableObjects} live objects could not be read from the core`))
   out.push('', heading(`Warnings (${s.warnings.total})`))
   if (s.warnings.total === 0) out.push('none: every list and counter is consistent')
