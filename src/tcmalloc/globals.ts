@@ -234,7 +234,8 @@ function u64(buf: Buffer, at: number): number {
 /**
  * ThreadCache::thread_heaps_ without symbols: a pointer in the library's data to a ThreadCache
  * with no prev_ whose FreeLists each record their class's object size (E–J), or whose list
- * lengths are all within their limits (A–D). The list it heads must be well formed to the end.
+ * lengths are all within their limits (A–D). The list it heads must be well formed to the end,
+ * each prev_ pointing back.
  */
 function scanThreadHeaps(memory: AddressSpace, regions: Region[], layout: Layout, sizes: SizeClasses): number | undefined {
   const tc = layout.threadCache
@@ -257,12 +258,17 @@ function scanThreadHeaps(memory: AddressSpace, regions: Region[], layout: Layout
       const v = u64(b, at)
       if (v === 0 || v % 64 !== 0 || !memory.isReadable(v, tc.objectSize)) continue
       if (memory.readU64(v + tc.prev) !== 0 || !looksLikeCache(v)) continue
+      // Every cache's prev_ must point back: a freed ThreadCache (on threadcache_allocator's free
+      // list, itself a pointer in the library's data) keeps a stale next_ into the live list, and
+      // without this check it would head a list one longer than the real one.
       const seen = new Set<number>()
       let p = v
+      let back = 0
       let ok = true
       while (p !== 0 && ok && seen.size < 1 << 16) {
-        if (seen.has(p) || !looksLikeCache(p)) ok = false
+        if (seen.has(p) || !looksLikeCache(p) || memory.readU64(p + tc.prev) !== back) ok = false
         seen.add(p)
+        back = p
         p = memory.readU64(p + tc.next) ?? 0
       }
       if (ok && (!best || seen.size > best.caches)) best = {address: r.start + at, caches: seen.size}
