@@ -252,7 +252,8 @@ describe.skipIf(!fixtures.some(f => f.id === 'v2.10-shared'))('--roots and alloc
     expect(r.status, r.stderr).toBe(0)
     const labels = (JSON.parse(r.stdout).roots as Array<{kind: string; thread: number; label: string}>).filter(x => x.kind === 'stack' && x.thread === tid).map(x => x.label)
     expect(labels.length).toBeGreaterThan(0)
-    for (const l of labels) expect(l).toMatch(new RegExp(`^stack of thread ${tid}, rsp\\+0x[0-9a-f]+$`))
+    // Named by its own thread's frame: the frame number, the function, the offset from the frame's CFA.
+    for (const l of labels) expect(l).toMatch(new RegExp(`^thread ${tid} #\\d+ .+, CFA-0x[0-9a-f]+$`))
   })
 
   it('a bad --roots list is one line on stderr that names the kinds, and a non-zero exit', async () => {
