@@ -13,6 +13,7 @@ const SYM = {
   sizeMap: '_ZN8tcmalloc6Static8sizemap_E',
   pageHeapLock: '_ZN8tcmalloc6Static14pageheap_lock_E',
   threadHeaps: '_ZN8tcmalloc11ThreadCache13thread_heaps_E',
+  threadHeapCount: '_ZN8tcmalloc11ThreadCache18thread_heap_count_E',
 }
 
 /** Debian 12's 2.10-1 libraries (group H): fixed positions relative to the exported pageheap_lock_. */
@@ -28,6 +29,8 @@ export interface AllocatorGlobals {
   sizeMap: number
   /** Address of the static `ThreadCache::thread_heaps_` pointer, if found. */
   threadHeaps: number | null
+  /** Address of the static `ThreadCache::thread_heap_count_` (an int), when its symbol is known: checks the list's length. */
+  threadHeapCount: number | null
   sizes: SizeClasses
   how: {pageHeap: string; centralCache: string; sizeMap: string; threadHeaps: string}
 }
@@ -88,6 +91,7 @@ export function locateGlobals(program: Program, module: AllocatorModule, options
         version: version ?? layoutGroupVersions(group),
         versionHow: version ? versionHow : `structure of the core matched layout group ${group}`,
         threadHeaps: thAddress ?? null,
+        threadHeapCount: sym(SYM.threadHeapCount)?.address ?? null,
         how: {
           ...found.how,
           threadHeaps: th

@@ -86,6 +86,7 @@ export function analyzeHeap(program: Program, options: HeapOptions = {}): Tcmall
             ownedBy.push(cache)
           },
           threadCachesByTls(program, module, layout.group, program.core.threads),
+          globals.threadHeapCount,
         )
   if (globals.threadHeaps === null) warnings.add('thread-cache', 'ThreadCache::thread_heaps_ not found: objects in thread caches are counted as live')
   checkUnusedTransferSlots(memory, globals.centralCache, layout, sizes, central, marker, warnings)

@@ -36,6 +36,7 @@ export function markThreadCaches(
   warnings: Warnings,
   owned: (objectIndex: number, cache: number) => void,
   tlsOwners: Map<number, number> = new Map(),
+  countAddress: number | null = null,
 ): ThreadCacheInfo[] {
   const tc = layout.threadCache
   const caches: ThreadCacheInfo[] = []
@@ -94,6 +95,12 @@ export function markThreadCaches(
   // A cache a thread points to that the list never reached: the list was cut, its objects count as live.
   for (const [cache, tid] of tlsOwners) {
     if (!seen.has(cache)) warnings.add('thread-cache', `thread cache ${hex(cache)} of thread ${tid} is not on the thread_heaps_ list: its free objects are counted as live`, cache)
+  }
+  if (countAddress !== null) {
+    const count = memory.readI32(countAddress)
+    if (count !== caches.length) {
+      warnings.add('thread-cache', `ThreadCache::thread_heap_count_ says ${count ?? 'nothing (not in the core)'}, the thread_heaps_ list has ${caches.length} caches: objects of caches not reached are counted as live`, countAddress)
+    }
   }
   return caches
 }

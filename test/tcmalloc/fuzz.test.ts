@@ -204,3 +204,15 @@ it('names what it cannot see: a cut thread-cache list and a used_slots_ counter 
   // Nothing was written: the overlay left the fixture as it was.
   expect(fs.statSync(f.path).size).toBe(f.entry.coreBytes)
 })
+
+it('a cut thread-cache list where no thread\'s TLS is known (static link) is caught by thread_heap_count_', async () => {
+  const f = await fixture('v2.10-static')
+  const {globals: g} = f.heap
+  expect(g.threadHeapCount).not.toBeNull()
+  const cut = f.run({patches: [f.u64(f.heap.threadCaches[0]!.address + g.layout.threadCache.next, 0)]})
+  expect(cut.changed).toBe(true)
+  expect(cut.heap!.warnings.list.filter(w => w.kind === 'thread-cache').map(w => w.message)).toEqual([
+    `ThreadCache::thread_heap_count_ says ${f.heap.threadCaches.length}, the thread_heaps_ list has 1 caches: objects of caches not reached are counted as live`,
+  ])
+  f.program.core.close()
+})
