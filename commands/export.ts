@@ -3,6 +3,9 @@ import {TomaCommand} from '../src/cli/base-command.js'
 import {openIndex} from '../src/cli/open-index.js'
 import {parseAddress} from '../src/cli/parse-address.js'
 import {ADDRESS_FORMS, indexFlags, queryCoreArgs} from '../src/cli/query-flags.js'
+import {dominatedBy} from '../src/analysis/dominated.js'
+import {RetentionIndex} from '../src/index/retention-index.js'
+import {dominatorTreeDot} from '../src/report/dominator-dot.js'
 import {TomaError} from '../src/errors.js'
 import {exportDot} from '../src/report/export-dot.js'
 import {exportJson} from '../src/report/export-json.js'
@@ -22,6 +25,7 @@ export default class Export extends TomaCommand {
     all: Flags.boolean({description: 'list free objects too (every state), not only live ones'}),
     output: Flags.string({char: 'o', description: 'write to this file instead of standard output'}),
     around: Flags.string({description: `dot: the object to centre on, by an address in it: ${ADDRESS_FORMS}`}),
+    dominators: Flags.boolean({description: 'dot: draw the dominator tree below the object (what it keeps alive) instead of its pointers'}),
     depth: Flags.integer({description: 'dot: edges to follow from it in either direction', default: 2, min: 0, max: 16}),
     'max-nodes': Flags.integer({description: 'dot: draw at most this many objects (the graph says what was left out)', default: 200, min: 1, max: 100_000}),
     'max-edges': Flags.integer({description: 'dot: draw at most this many arrows, parallel pointers merged into one (the graph says what was left out)', default: 1000, min: 0, max: 1_000_000}),
@@ -34,8 +38,11 @@ export default class Export extends TomaCommand {
     if (flags.format === 'dot') {
       if (!flags.around) throw new TomaError('--format dot needs --around ADDR (the object to centre the subgraph on)')
       const around = parseAddress(flags.around)
-      const program = openProgramOfIndex()
-      const dot = exportDot(program, index, corePath, around, flags.depth, {maxNodes: flags['max-nodes'], maxEdges: flags['max-edges']})
+      let dot: string
+      if (flags.dominators) {
+        const tree = dominatedBy(index, new RetentionIndex(index), around, {depth: flags.depth, limit: Math.max(1, Math.floor(flags['max-nodes'] / Math.max(1, flags.depth)))})
+        dot = tree ? dominatorTreeDot(tree, corePath) : ''
+      } else dot = exportDot(openProgramOfIndex(), index, corePath, around, flags.depth, {maxNodes: flags['max-nodes'], maxEdges: flags['max-edges']})
       if (!dot) throw new TomaError(`${flags.around} is not inside any heap object`)
       await sink.write(dot)
     } else {

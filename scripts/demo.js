@@ -28,3 +28,9 @@ toma('find-object', '0x' + (Number.parseInt(customer.address, 16) + 20).toString
 toma('refs', node.address, '--depth', '3')
 toma('classes')
 toma('leaks')
+// Why memory is held: the largest holders, the leak suspects, one object's path from a root.
+toma('top', '--limit', '5')
+toma('suspects')
+toma('path', truth.objects.find(o => o.name === 'inventory.names.node3.value.buf').address)
+// Threads: start routines, stacks and the frames that hold heap pointers.
+toma('threads')

@@ -1,3 +1,4 @@
+import {spawnSync} from 'node:child_process'
 import fs from 'node:fs'
 import path from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
@@ -182,5 +183,30 @@ describe.each(chosen.map(f => [f.id, f] as const))('why memory is held, on %s', 
     expect(info.object.held.immediateDominator.address).toBe(truth.objects.find(o => o.name === 'inventory')!.address)
     const leakInfo = await json(['find-object', truth.objects.find(o => o.name === 'leakRaw')!.address])
     expect(leakInfo.object.held).toMatchObject({reachable: false, immediateDominator: null})
+  })
+
+  it('export --format dot --dominators draws what an object keeps alive, and Graphviz renders it', async () => {
+    const inventory = truth.objects.find(o => o.name === 'inventory')!
+    const r = await runToma(['export', indexPath, '--format', 'dot', '--around', inventory.address, '--dominators', '--depth', '6'], {cwd: work})
+    expect(r.status, r.stderr).toBe(0)
+    const id = (name: string) => index.objectAt(addr(truth.objects.find(o => o.name === name)!.address))!.index
+    const edges = [...r.stdout.matchAll(/^ {2}o(\d+) -> o(\d+);$/gm)].map(m => [Number(m[1]), Number(m[2])] as const)
+    // Each arrow is an immediate-dominator edge of the index, from the Inventory down.
+    const publicId = new Map<number, number>()
+    for (const name of ['inventory', 'inventory.items.buf', 'inventory.names.node1', 'inventory.names.node3.value.buf']) {
+      const brief = JSON.parse((await runToma(['find-object', truth.objects.find(o => o.name === name)!.address, indexPath, '--json'], {cwd: work})).stdout)
+      publicId.set(id(name), brief.object.id)
+    }
+    for (const name of ['inventory.items.buf', 'inventory.names.node1', 'inventory.names.node3.value.buf']) {
+      expect(r.stdout, name).toMatch(new RegExp(`^  o${publicId.get(id(name))} \\[`, 'm'))
+    }
+    expect(edges).toContainEqual([publicId.get(id('inventory')), publicId.get(id('inventory.items.buf'))])
+    const dot = spawnSync('dot', ['-Tsvg'], {input: r.stdout, encoding: 'utf8'})
+    if (dot.error) {
+      console.log('skipped the rendering check: Graphviz (dot) is not installed')
+      return
+    }
+    expect(dot.status, dot.stderr).toBe(0)
+    expect(dot.stdout).toContain('<svg')
   })
 })
