@@ -65,7 +65,7 @@ if (step === 'analyze') {
   const refs = []
   const paths = []
   const dominators = []
-  const retention = new RetentionIndex(heap.file)
+  const retention = new RetentionIndex(heap)
   for (const a of picks) {
     t = performance.now()
     pathsTo(program, heap, retention, a, {paths: 1})

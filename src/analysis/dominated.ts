@@ -13,12 +13,28 @@ export interface DominatedNode {
   otherChildrenBytes: number
 }
 
-/** Children of a dominator-tree node, largest retained first: ids with their retained sizes. */
-export function childrenBySize(retention: RetentionIndex, id: number | null): Array<{id: number; bytes: number; objects: number}> {
+/**
+ * Children of a dominator-tree node, the `limit` largest by retained bytes first, with how many
+ * there are and what the others retain: a node with millions of children (a big array) is
+ * selected from, not sorted whole.
+ */
+export function childrenBySize(retention: RetentionIndex, id: number | null, limit = Number.POSITIVE_INFINITY) {
   const ids = retention.children(id)
   const bytes = retention.retainedBytesOf(ids)
   const objects = retention.retainedObjectsOf(ids)
-  return Array.from(ids, (c, i) => ({id: c, bytes: bytes[i]!, objects: objects[i]!})).sort((a, b) => b.bytes - a.bytes || a.id - b.id)
+  let order: number[]
+  if (ids.length <= 4 * limit) order = [...ids.keys()]
+  else {
+    // The limit-th largest value by a native numeric sort of a copy, then only those at or above it.
+    const threshold = Float64Array.from(bytes).sort()[ids.length - limit]!
+    order = []
+    for (let i = 0; i < ids.length; i++) if (bytes[i]! >= threshold) order.push(i)
+  }
+  order.sort((a, b) => bytes[b]! - bytes[a]! || ids[a]! - ids[b]!)
+  const top = order.slice(0, limit).map(i => ({id: ids[i]!, bytes: bytes[i]!, objects: objects[i]!}))
+  let total = 0
+  for (let i = 0; i < bytes.length; i++) total += bytes[i]!
+  return {top, count: ids.length, otherBytes: total - top.reduce((n, c) => n + c.bytes, 0)}
 }
 
 /** What an object keeps alive: its dominator subtree to `depth` levels, `limit` children a node. */
@@ -28,15 +44,14 @@ export function dominatedBy(index: HeapIndex, retention: RetentionIndex, address
   const idom = retention.idom(obj.index)
   const node = (id: number, depth: number): DominatedNode => {
     const r = retention.retained(id)
-    const kids = depth > 0 ? childrenBySize(retention, id) : []
-    const shown = kids.slice(0, options.limit)
+    const kids = depth > 0 ? childrenBySize(retention, id, options.limit) : null
     return {
       object: objectBrief(index, id),
       retainedBytes: r.bytes,
       retainedObjects: r.objects,
-      children: shown.map(k => node(k.id, depth - 1)),
-      childCount: depth > 0 ? kids.length : retention.children(id).length,
-      otherChildrenBytes: kids.slice(options.limit).reduce((n, k) => n + k.bytes, 0),
+      children: kids ? kids.top.map(k => node(k.id, depth - 1)) : [],
+      childCount: kids ? kids.count : retention.children(id).length,
+      otherChildrenBytes: kids ? kids.otherBytes : 0,
     }
   }
   return {

@@ -16,29 +16,12 @@ export function publicIdArray(state: Uint8Array, all: boolean): Int32Array {
   return idOf
 }
 
-/**
- * The public ids of a few slots (the objects one answer names), by the same rule as
- * publicIdArray, in one pass over the state bytes and without an array per object.
- */
+/** The public ids of a few slots (the objects one answer names), by publicIdOf. */
 export function publicIdsOf(index: HeapIndex, slots: Iterable<number>): Map<number, number> {
-  const state = index.file.array<Uint8Array>('object.state')
-  const wanted = [...new Set(slots)].filter(s => s >= 0 && s < state.length).sort((a, b) => a - b)
-  const rank = new Map<number, number>()
-  let live = 0
-  let other = 0
-  let w = 0
-  for (let i = 0; i < state.length; i++) {
-    const isLive = state[i] === LIVE
-    if (w < wanted.length && wanted[w] === i) {
-      rank.set(i, isLive ? live : -1 - other)
-      w++
-    }
-    if (isLive) live++
-    else other++
-  }
-  // Others are numbered after every live object: their id needs the live total, known only now.
-  for (const [slot, r] of rank) if (r < 0) rank.set(slot, live + (-1 - r))
-  return rank
+  const ids = new Map<number, number>()
+  const n = index.objectCount
+  for (const slot of slots) if (slot >= 0 && slot < n && !ids.has(slot)) ids.set(slot, publicIdOf(index, slot))
+  return ids
 }
 
 /** Live objects before each 4096-slot block, per index: a public id is then one short count away. */

@@ -19,7 +19,12 @@ export interface PathStep {
 export interface RootPath {
   root: {kind: string; thread: number | null; address: string | null; label: string; toOffset: number}
   steps: PathStep[]
+  /** Steps left out of a very long chain between its first and last PATH_ENDS steps (0 when whole). */
+  omitted: number
 }
+
+/** A chain longer than twice this shows its two ends (a list of a million nodes is still one line of count). */
+const PATH_ENDS = 100
 
 /**
  * Shortest chains of pointers from roots to the object holding an address: the first by the
@@ -69,12 +74,14 @@ export type Paths = NonNullable<ReturnType<typeof pathsTo>>
 function describePath(program: Program, index: HeapIndex, chain: number[], rootAt: number | null): RootPath {
   const roots = index.rootsOf(chain[0]!)
   const r = roots[rootAt ?? 0]!
-  const steps: PathStep[] = chain.map((id, i) => {
-    const next = chain[i + 1]
-    const edge = next === undefined ? undefined : index.outEdges(id).find(e => e.to === next)
+  const omitted = chain.length > 2 * PATH_ENDS ? chain.length - 2 * PATH_ENDS : 0
+  const shown = omitted ? [...chain.slice(0, PATH_ENDS), ...chain.slice(-PATH_ENDS)] : chain
+  const steps: PathStep[] = shown.map((id, i) => {
+    const next = chain[omitted && i >= PATH_ENDS ? i + omitted + 1 : i + 1]
+    const edge = next === undefined ? undefined : index.edgeBetween(id, next)
     return {object: objectBrief(index, id), offset: edge?.offset ?? null, nextOffset: edge?.toOffset ?? null}
   })
-  return {root: {kind: r.kind, thread: r.thread, address: r.kind === 'register' ? null : hex(r.address), label: rootRefLabel(program, index, r), toOffset: r.toOffset}, steps}
+  return {root: {kind: r.kind, thread: r.thread, address: r.kind === 'register' ? null : hex(r.address), label: rootRefLabel(program, index, r), toOffset: r.toOffset}, steps, omitted}
 }
 
 let leakStartSet: {of: RetentionIndex; set: Set<number>} | undefined

@@ -8,6 +8,8 @@ import {liveBytes} from './top.js'
 
 /** Walk down while one child keeps at least this share of its parent's retained bytes. */
 const ONE_CHILD_KEEPS = 0.8
+/** Steps down a chain of single big children (a linked list) before the walk stops and says so. */
+const MAX_ACCUMULATION_STEPS = 256
 /** Objects counted under an accumulation point before the tally says it stopped. */
 const MAX_COUNTED = 100_000
 /** Groups listed as what is accumulated. */
@@ -28,6 +30,8 @@ export interface SingleSuspect {
   accumulationPoint: ObjectBrief & {retainedBytes: number; retainedObjects: number; children: number}
   /** Steps from the suspect down to the accumulation point (0: the suspect itself). */
   accumulationDepth: number
+  /** The walk stopped after MAX_ACCUMULATION_STEPS single big children (a long linked structure) before any fan-out. */
+  accumulationCut: boolean
   accumulated: Accumulated[]
   /** Objects tallied in `accumulated` (fewer than retainedObjects when the tally stopped). */
   counted: number
@@ -79,11 +83,11 @@ function single(program: Program, index: HeapIndex, retention: RetentionIndex, i
   let at = id
   let depth = 0
   let atBytes = r.bytes
-  let kids = childrenBySize(retention, at)
-  while (kids.length > 0 && kids[0]!.bytes >= ONE_CHILD_KEEPS * atBytes && depth < 100_000) {
-    at = kids[0]!.id
-    atBytes = kids[0]!.bytes
-    kids = childrenBySize(retention, at)
+  let kids = childrenBySize(retention, at, 1)
+  while (kids.top.length > 0 && kids.top[0]!.bytes >= ONE_CHILD_KEEPS * atBytes && depth < MAX_ACCUMULATION_STEPS) {
+    at = kids.top[0]!.id
+    atBytes = kids.top[0]!.bytes
+    kids = childrenBySize(retention, at, 1)
     depth++
   }
   const atRetained = retention.retained(at)
@@ -94,8 +98,9 @@ function single(program: Program, index: HeapIndex, retention: RetentionIndex, i
     retainedObjects: r.objects,
     share: total ? r.bytes / total : 0,
     path,
-    accumulationPoint: {...objectBrief(index, at), retainedBytes: atRetained.bytes, retainedObjects: atRetained.objects, children: kids.length},
+    accumulationPoint: {...objectBrief(index, at), retainedBytes: atRetained.bytes, retainedObjects: atRetained.objects, children: kids.count},
     accumulationDepth: depth,
+    accumulationCut: depth >= MAX_ACCUMULATION_STEPS,
     accumulated: tally.groups,
     counted: tally.counted,
   }

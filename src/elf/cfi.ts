@@ -1,4 +1,5 @@
 import type {ElfFile} from './elf-file.js'
+import {lastAtOrBelow} from '../util/search.js'
 
 /**
  * Call-frame information of a module (`.eh_frame`, found through `.eh_frame_hdr`'s sorted
@@ -192,7 +193,7 @@ export class CfiError extends Error {}
 
 /** The call-frame information of one module file, parsed lazily and cached per CIE. */
 export class ModuleCfi {
-  private readonly table: {initial: Int32Array | Float64Array; fde: Float64Array} | null
+  private readonly table: {initial: Float64Array; fde: Float64Array} | null
   private readonly ehFrame: {vaddr: number; data: Buffer} | null
   private readonly cies = new Map<number, Cie | null>()
 
@@ -247,14 +248,8 @@ export class ModuleCfi {
   private fdeFor(pc: number): number | undefined {
     if (this.table) {
       const {initial, fde} = this.table
-      let lo = 0
-      let hi = initial.length
-      while (lo < hi) {
-        const mid = (lo + hi) >>> 1
-        if (initial[mid]! <= pc) lo = mid + 1
-        else hi = mid
-      }
-      return lo > 0 ? fde[lo - 1] : undefined
+      const at = lastAtOrBelow(initial, pc)
+      return at >= 0 ? fde[at] : undefined
     }
     return this.scanForFde(pc)
   }
@@ -536,13 +531,13 @@ export function evaluateExpression(
           stack.push(BigInt(r.u8()))
           break
         case 0x09:
-          stack.push(BigInt(signed(BigInt((r.u8() << 24) >> 24))) & M)
+          stack.push(BigInt((r.u8() << 24) >> 24) & M)
           break
         case 0x0a:
           stack.push(BigInt(r.u16()))
           break
         case 0x0b:
-          stack.push(BigInt(((r.u16() << 16) >> 16)) & M)
+          stack.push(BigInt((r.u16() << 16) >> 16) & M)
           break
         case 0x0c:
           stack.push(BigInt(r.u32()))

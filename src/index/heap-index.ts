@@ -176,6 +176,23 @@ export class HeapIndex {
     return Array.from(to, (t, i) => ({from: index, to: t, offset: offset[i]!, toOffset: toOffset[i]!}))
   }
 
+  /**
+   * The first pointer from one object to another (offsets), without listing every edge of the
+   * source: a huge array of pointers is searched in chunks of its target list.
+   */
+  edgeBetween(from: number, to: number): EdgeRef | undefined {
+    const [a, b] = this.file.slice<Uint32Array>('edge.outStart', from, 2)
+    const CHUNK = 1 << 16
+    for (let at = a!; at < b!; at += CHUNK) {
+      const targets = this.file.slice<Uint32Array>('edge.to', at, Math.min(CHUNK, b! - at))
+      const k = targets.indexOf(to)
+      if (k < 0) continue
+      const e = at + k
+      return {from, to, offset: this.file.slice<Uint32Array>('edge.offset', e, 1)[0]!, toOffset: this.file.slice<Uint32Array>('edge.toOffset', e, 1)[0]!}
+    }
+    return undefined
+  }
+
   /** Number of incoming edges. */
   inDegree(index: number): number {
     const [a, b] = this.file.slice<Uint32Array>('edge.inStart', index, 2)

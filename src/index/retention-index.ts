@@ -3,8 +3,8 @@ import {FROM_ROOT, UNREACHED} from '../graph/reachability.js'
 import type {HeapIndex} from './heap-index.js'
 import type {IndexFile} from './index-file.js'
 
-/** Gathering values of a few scattered ids costs one read each; a dense run is read once. */
-const RANGE_READ_LIMIT = 1 << 22
+/** Single reads of one array before it is read whole instead. */
+const WHOLE_AFTER = 512
 
 /**
  * The retention arrays of an index (paths from roots, dominator tree, retained sizes), read by
@@ -12,6 +12,8 @@ const RANGE_READ_LIMIT = 1 << 22
  */
 export class RetentionIndex {
   private readonly file: IndexFile
+  private readonly reads = new Map<string, number>()
+  private readonly whole = new Map<string, Uint32Array>()
   /** The core's threads by tid, in the order the per-thread arrays use. */
   readonly threadTids: number[]
 
@@ -22,7 +24,7 @@ export class RetentionIndex {
 
   /** The breadth-first parent of an object: an object id, 'root' (a root points to it) or null (unreached). */
   parent(id: number): number | 'root' | null {
-    const p = this.file.slice<Uint32Array>('object.parent', id, 1)[0]!
+    const p = this.word('object.parent', id)
     return p === FROM_ROOT ? 'root' : p === UNREACHED ? null : p
   }
 
@@ -31,7 +33,7 @@ export class RetentionIndex {
    * when one thread's registers, stack and TLS alone reach it; null when it is not live.
    */
   idom(id: number): number | 'root' | {thread: number} | null {
-    const d = this.file.slice<Uint32Array>('object.idom', id, 1)[0]!
+    const d = this.word('object.idom', id)
     if (d === NOT_IN_TREE) return null
     const n = this.file.length('object.idom')
     if (d < n) return d
@@ -51,8 +53,12 @@ export class RetentionIndex {
   /** Dominator-tree children (ascending ids); of the virtual root when id is null. */
   children(id: number | null): Uint32Array {
     const at = id ?? this.file.length('dom.childStart') - 2
-    const [a, b] = this.file.slice<Uint32Array>('dom.childStart', at, 2)
-    return this.file.slice<Uint32Array>('dom.child', a!, b! - a!)
+    const a = this.word('dom.childStart', at)
+    const b = this.word('dom.childStart', at + 1)
+    const whole = this.whole.get('dom.child')
+    if (whole) return whole.subarray(a, b)
+    if (this.counted('dom.child') > WHOLE_AFTER) return this.load('dom.child').subarray(a, b)
+    return this.file.slice<Uint32Array>('dom.child', a, b - a)
   }
 
   /** Retained bytes of each id, in as few reads as their spread allows. */
@@ -93,6 +99,30 @@ export class RetentionIndex {
     return this.file.slice<Uint32Array>('edge.inFrom', a!, b! - a!)
   }
 
+  /**
+   * One word of a Uint32 array: read alone while a query asks for few, the whole array once it
+   * asks for many (a path down a long list, a walk down the dominator tree): a sequential read of
+   * the array costs less than that many single reads.
+   */
+  private word(name: string, at: number): number {
+    const whole = this.whole.get(name)
+    if (whole) return whole[at]!
+    if (this.counted(name) > WHOLE_AFTER) return this.load(name)[at]!
+    return this.file.slice<Uint32Array>(name, at, 1)[0]!
+  }
+
+  private counted(name: string): number {
+    const n = (this.reads.get(name) ?? 0) + 1
+    this.reads.set(name, n)
+    return n
+  }
+
+  private load(name: string): Uint32Array {
+    const a = this.file.array<Uint32Array>(name)
+    this.whole.set(name, a)
+    return a
+  }
+
   private gather<T extends Float64Array | Uint32Array>(name: string, ids: Uint32Array, make: (n: number) => T): T {
     const out = make(ids.length)
     if (ids.length === 0) return out
@@ -103,7 +133,8 @@ export class RetentionIndex {
       else if (ids[i]! > hi) hi = ids[i]!
     }
     const span = hi - lo + 1
-    if (span <= RANGE_READ_LIMIT && span <= ids.length * 64) {
+    // Many ids, or ids close together: one ranged read (chunked by the file layer) beats one read each.
+    if (span <= ids.length * 64 || ids.length >= 1 << 14) {
       const run = this.file.slice<T>(name, lo, span)
       for (let i = 0; i < ids.length; i++) out[i] = run[ids[i]! - lo]!
     } else {

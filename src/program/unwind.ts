@@ -39,16 +39,16 @@ function cfiOf(file: ElfFile): ModuleCfi {
   return c
 }
 
+const unwound = new WeakMap<Thread, Unwound>()
+
 /**
  * Unwinds a thread from its registers, as a debugger does: the call-frame information of each
  * frame's module (from the module file on disk) gives the CFA and where its caller's registers
  * were saved; signal trampolines (`__restore_rt`, CIE augmentation 'S') hand over the interrupted
  * registers; a frame without CFI falls back to the frame-pointer chain when rbp points into the
  * stack above it. Stops at the outermost frame (its return address is undefined: `clone3`,
- * `_start`) or at the first frame that cannot be trusted, and says which.
+ * `_start`) or at the first frame that cannot be trusted, and says which. Unwound once per thread.
  */
-const unwound = new WeakMap<Thread, Unwound>()
-
 export function unwindThread(program: Program, thread: Thread): Unwound {
   let u = unwound.get(thread)
   if (!u) unwound.set(thread, (u = unwind(program, thread)))

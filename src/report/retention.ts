@@ -14,9 +14,10 @@ const plural = (n: number, one: string, many = `${one}s`) => `${n.toLocaleString
 export function rootPathText(p: RootPath, indent = '  '): string[] {
   const r = p.root
   const lines = [`${indent}${chalk.cyan(r.kind)} ${r.label}${r.address && r.kind !== 'global' ? ` @ ${r.address}` : ''} → +${r.toOffset}`]
-  for (const s of p.steps) {
+  p.steps.forEach((s, i) => {
     lines.push(`${indent}  ${named(s.object)}${s.offset === null ? '' : `  .+${s.offset} → +${s.nextOffset}`}`)
-  }
+    if (p.omitted && i === p.steps.length / 2 - 1) lines.push(`${indent}  ${chalk.dim(`… ${p.omitted.toLocaleString('en-US')} more steps …`)}`)
+  })
   return lines
 }
 
@@ -88,7 +89,9 @@ export function suspectsText(s: Suspects): string {
     out.push(
       x.accumulationDepth === 0
         ? `accumulation point: the suspect itself, fanning out into ${plural(a.children, 'child', 'children')}`
-        : `accumulation point, ${plural(x.accumulationDepth, 'step')} down the dominator tree: ${named(a)} retains ${bytes(a.retainedBytes)}, fanning out into ${plural(a.children, 'child', 'children')}`,
+        : x.accumulationCut
+          ? `no fan-out within ${plural(x.accumulationDepth, 'step')} down the dominator tree (a long chain: each object keeps the next alive); stopped at ${named(a)}, which retains ${bytes(a.retainedBytes)}`
+          : `accumulation point, ${plural(x.accumulationDepth, 'step')} down the dominator tree: ${named(a)} retains ${bytes(a.retainedBytes)}, fanning out into ${plural(a.children, 'child', 'children')}`,
     )
     if (x.accumulated.length === 0) out.push('nothing accumulated below it: it is one block')
     else {
