@@ -3,7 +3,9 @@ import {codeLabel} from '../../src/analysis/threads.js'
 import {deadFrames} from '../../src/program/dead-frames.js'
 import {nptlThreads} from '../../src/program/nptl.js'
 import {unwindThread} from '../../src/program/unwind.js'
-import {addr, fixtureIndex, openFixture} from '../helpers/fixture-core.js'
+import {addr, fixtureFlags, fixtureIndex, openFixture} from '../helpers/fixture-core.js'
+import {runToma} from '../helpers/run-toma.js'
+import {testTempFile} from '../helpers/test-temp.js'
 
 /** gdb prints `worker0(void*)`, `app::work::park()`, `__GI___pthread_cond_wait`; toma the symbol's demangled name. */
 const bare = (name: string | null) => (name ?? '').replace(/\(.*$/, '').replace(/^(__GI_|__libc_|___?)/, '')
@@ -82,6 +84,45 @@ describe.each(fixtureIndex().map(f => [f.id] as const))('threads and stacks on %
         for (const slot of truth.deadFrame.pointers) expect(addr(slot) >= d.start && addr(slot) < d.end).toBe(false)
       }
     }
+    f.program.core.close()
+  })
+})
+
+describe('toma threads and toma stack through the CLI', () => {
+  it('list every thread with its start routine and stack, and a stack with its frames, heap pointers and returned frames', async () => {
+    const entry = fixtureIndex().find(f => f.id === 'v2.10-shared')!
+    const f = await openFixture(entry.id)
+    const flags = fixtureFlags(entry)
+    const index = testTempFile(`toma-threads-${process.pid}.idx`)
+    const run = async (args: string[]) => {
+      const r = await runToma([...args, f.corePath, '--exe', flags.exe, '--tcmalloc', flags.tcmalloc!, '--index', index, '--json'])
+      expect(r.status, r.stderr).toBe(0)
+      return JSON.parse(r.stdout)
+    }
+    const list = await run(['threads'])
+    expect(list.threads.map((t: {tid: number}) => t.tid).sort()).toEqual(f.truth.threads.map(t => t.tid).sort())
+    for (const t of f.truth.threads) {
+      const row = list.threads.find((x: {tid: number}) => x.tid === t.tid)
+      if (t.startRoutine) expect(row.startRoutine, `${t.tid}`).toMatch(new RegExp(`^${t.startRoutine}\\+0x0 `))
+      else expect(row.startRoutine).toBeNull()
+      expect(row.startArg).toBe(t.startArg)
+      expect(row.stack.used).toBeGreaterThan(0)
+    }
+    // What only one thread holds: the worker's stack box is held by its stack alone.
+    const box = f.truth.objects.find(o => o.name === 'workerStackBox')!
+    const holder = list.threads.find((x: {tid: number}) => x.tid === (box.heldBy as {tid: number}).tid)
+    expect(holder.onlyThisThread.bytes).toBeGreaterThanOrEqual(box.size)
+
+    const dead = f.truth.deadFrame
+    const stack = await run(['stack', String(dead.tid)])
+    expect(stack.stop).toMatch(/outermost/)
+    expect(stack.frames.map((x: {function: string | null}) => x.function)).toContain('app::work::park(int)')
+    const returned = stack.deadFrames.find((d: {function: string}) => d.function === dead.function)
+    expect(returned, 'the returned frame of fill_scratch').toBeDefined()
+    expect(returned.pointers.map((p: {object: {address: string}}) => p.object.address)).toEqual(expect.arrayContaining(dead.targets))
+    const missing = await runToma(['stack', '1', f.corePath, '--index', index])
+    expect(missing.status).not.toBe(0)
+    expect(missing.stderr.trim().split('\n')).toHaveLength(1)
     f.program.core.close()
   })
 })
