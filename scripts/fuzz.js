@@ -36,11 +36,11 @@ const fixturesDir = path.join(root, 'fixtures/cores')
 const wanted = arg('fixtures', undefined)?.split(',')
 const fixtures = JSON.parse(fs.readFileSync(path.join(fixturesDir, 'index.json'), 'utf8')).filter(f => !wanted || wanted.includes(f.id))
 
-/** The decompressed core, in the cache the tests use (test/helpers/fixture-core.ts: same name, same hash). */
+/** The decompressed core, cached in the project's git-ignored .toma/ (not the temp folder: it outlives a run on purpose). */
 function corePath(id) {
   const br = path.join(fixturesDir, id, 'core.br')
   const digest = crypto.createHash('sha1').update(fs.readFileSync(br)).digest('hex')
-  const out = path.join(os.tmpdir(), 'toma-fixtures', `${id}-${digest.slice(0, 12)}.core`)
+  const out = path.join(root, '.toma', 'fuzz-cores', `${id}-${digest.slice(0, 12)}.core`)
   if (fs.existsSync(out)) return out
   // Decompressed by the fixtures' own tool into a temporary name, then moved into place whole.
   fs.mkdirSync(path.dirname(out), {recursive: true})

@@ -7,7 +7,7 @@ export function threadsText(t: ThreadList): string {
     table(
       ['#tid', 'start routine', 'stack used / size', '#thread cache', '#held only by it', 'frames'],
       t.threads.map(x => [
-        x.tid,
+        String(x.tid), // an id, not a quantity: no thousands separator
         (x.startRoutine ?? chalk.dim('(main or unknown)')) + (x.crashed ? chalk.red(` ← signal ${x.signal}`) : ''),
         `${bytes(x.stack.used)} / ${x.stack.size === null ? '?' : bytes(x.stack.size)}`,
         x.threadCacheBytes,
