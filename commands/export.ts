@@ -6,6 +6,7 @@ import {ADDRESS_FORMS, indexFlags, queryCoreArgs} from '../src/cli/query-flags.j
 import {dominatedBy} from '../src/analysis/dominated.js'
 import {RetentionIndex} from '../src/index/retention-index.js'
 import {dominatorTreeDot} from '../src/report/dominator-dot.js'
+import {rootFrame, rootRefLabel} from '../src/analysis/root-label.js'
 import {TomaError} from '../src/errors.js'
 import {exportDot} from '../src/report/export-dot.js'
 import {exportJson} from '../src/report/export-json.js'
@@ -46,7 +47,8 @@ export default class Export extends TomaCommand {
       if (!dot) throw new TomaError(`${flags.around} is not inside any heap object`)
       await sink.write(dot)
     } else {
-      await exportJson(index, corePath, flags.all, sink)
+      const program = openProgramOfIndex()
+      await exportJson(index, corePath, flags.all, sink, r => ({label: rootRefLabel(program, index, r), frame: rootFrame(program, r)}))
     }
     await sink.close()
   }

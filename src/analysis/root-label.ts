@@ -37,3 +37,11 @@ export function rootRefLabel(program: Program, index: HeapIndex, r: RootRef): st
   const region = r.kind === 'register' || r.kind === 'stack' || r.kind === 'global' ? undefined : regionOf(index.meta.rootRegions, r.address)
   return region ? regionLabel(region, r.address) : rootLabel(program, r)
 }
+
+/** The frame number of a stack root (as `toma stack` numbers frames), or null for other roots. */
+export function rootFrame(program: Program, r: RootRef): number | null {
+  if (r.kind !== 'stack') return null
+  const t = program.core.threads.find(x => x.tid === r.thread)
+  const frame = t && unwindThread(program, t).frames.find(f => r.address >= f.sp - RED_ZONE && r.address < f.cfa)
+  return frame ? frame.level : null
+}

@@ -1,6 +1,6 @@
 import {hex} from '../errors.js'
 import {ROOT_KIND_NAMES} from '../graph/csr.js'
-import type {HeapIndex} from '../index/heap-index.js'
+import type {HeapIndex, RootRef} from '../index/heap-index.js'
 import {REGISTER_NAMES} from '../core/threads.js'
 import {STATE_NAMES} from '../tcmalloc/object-states.js'
 import {publicIdArray} from '../analysis/object-ids.js'
@@ -13,7 +13,16 @@ const EDGE_CHUNK = 1 << 20
  * as a stream: objects, then edges, then roots, in bounded chunks. Without `all` only live
  * objects are listed; ids are the public ones (object-ids.ts), the same in every command.
  */
-export async function exportJson(index: HeapIndex, corePath: string, all: boolean, out: TextSink): Promise<{objects: number; edges: number; roots: number}> {
+/** Kind names of the contract where toma's own differ (export-schema.md: a writable mapping is `anonymous`). */
+const EXPORT_ROOT_KIND: Record<string, string> = {mapping: 'anonymous'}
+
+export async function exportJson(
+  index: HeapIndex,
+  corePath: string,
+  all: boolean,
+  out: TextSink,
+  describeRoot?: (r: RootRef) => {label: string; frame: number | null},
+): Promise<{objects: number; edges: number; roots: number}> {
   const meta = index.meta
   const state = index.objects.state
   const types = index.file.array<Uint32Array>('object.type')
@@ -79,7 +88,9 @@ export async function exportJson(index: HeapIndex, corePath: string, all: boolea
     if (idOf[rootTo[r]!]! < 0) continue
     const k = ROOT_KIND_NAMES[kind[r]!]!
     const where = k === 'register' ? `"address":null,"register":"${REGISTER_NAMES[address[r]!]}"` : `"address":"${hex(address[r]!)}"`
-    await out.write(`${first ? '\n' : ',\n'}{"kind":"${k}","thread":${thread[r]! >= 0 ? thread[r] : null},${where},"to":${idOf[rootTo[r]!]},"toOffset":${rootToOffset[r]}}`)
+    const d = describeRoot?.({kind: k, thread: thread[r]! >= 0 ? thread[r]! : null, address: address[r]!, to: rootTo[r]!, toOffset: rootToOffset[r]!})
+    const described = d ? `,"label":${JSON.stringify(d.label)}${d.frame === null ? '' : `,"frame":${d.frame}`}` : ''
+    await out.write(`${first ? '\n' : ',\n'}{"kind":"${EXPORT_ROOT_KIND[k] ?? k}","thread":${thread[r]! >= 0 ? thread[r] : null},${where},"to":${idOf[rootTo[r]!]},"toOffset":${rootToOffset[r]}${described}}`)
     first = false
     roots++
   }

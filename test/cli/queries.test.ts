@@ -124,7 +124,15 @@ describe.each(chosen.map(f => [f.id, f] as const))('queries on %s', (id, entry) 
     })
     const n = g.objects.length
     for (const e of g.edges) expect(e.from >= 0 && e.from < n && e.to >= 0 && e.to < n).toBe(true)
-    for (const x of g.roots) expect(x.to >= 0 && x.to < n && (ROOT_KIND_NAMES as readonly string[]).includes(x.kind)).toBe(true)
+    // The contract's root kinds (export-schema.md): a writable mapping is `anonymous`; every root has a label, a stack root in a recovered frame its frame number.
+    const kinds = ['register', 'stack', 'global', 'tls', 'anonymous', 'cached-stack']
+    for (const x of g.roots) {
+      expect(x.to >= 0 && x.to < n && kinds.includes(x.kind), x.kind).toBe(true)
+      expect(typeof x.label).toBe('string')
+    }
+    expect(g.roots.some((x: {kind: string}) => x.kind === 'anonymous')).toBe(true)
+    expect(g.roots.filter((x: {kind: string}) => x.kind === 'stack').some((x: {frame?: number}) => typeof x.frame === 'number')).toBe(true)
+    expect(ROOT_KIND_NAMES.length).toBe(kinds.length)
     const byAddress = new Map(g.objects.map((o: {address: string}, i: number) => [o.address, i]))
     const live = new Set(truth.live.map(([a]) => a))
     for (const a of live) expect(byAddress.has(a), a).toBe(true)
