@@ -476,6 +476,21 @@ class CfaMachine {
   }
 }
 
+/** DW_OP_addr and DW_OP_const*: each reads its operand (exact to 64 bits; pushed modulo 2^64). */
+const CONSTANTS: Record<number, (r: Reader) => bigint> = {
+  0x03: r => r.bytes(8).readBigUInt64LE(0),
+  0x08: r => BigInt(r.u8()),
+  0x09: r => BigInt((r.u8() << 24) >> 24),
+  0x0a: r => BigInt(r.u16()),
+  0x0b: r => BigInt((r.u16() << 16) >> 16),
+  0x0c: r => BigInt(r.u32()),
+  0x0d: r => BigInt(r.i32()),
+  0x0e: r => r.bytes(8).readBigUInt64LE(0),
+  0x0f: r => r.bytes(8).readBigInt64LE(0),
+  0x10: r => BigInt(r.uleb()),
+  0x11: r => BigInt(r.sleb()),
+}
+
 /**
  * Evaluates a DWARF expression (the operations CFI uses: constants, registers, arithmetic,
  * comparisons, branches, dereferences). `initial` is pushed first (the CFA, for register rules).
@@ -503,6 +518,11 @@ export function evaluateExpression(
         stack.push(BigInt(op - 0x30))
         continue
       }
+      const constant = CONSTANTS[op]
+      if (constant) {
+        stack.push(constant(r) & M)
+        continue
+      }
       if (op >= 0x50 && op <= 0x6f) {
         const v = register(op - 0x50)
         if (v === undefined) return undefined
@@ -516,9 +536,6 @@ export function evaluateExpression(
         continue
       }
       switch (op) {
-        case 0x03:
-          stack.push(BigInt(r.u64()))
-          break
         case 0x06:
         case 0x94: {
           const size = op === 0x94 ? r.u8() : 8
@@ -527,36 +544,6 @@ export function evaluateExpression(
           stack.push(size >= 8 ? BigInt(v) : BigInt(v) & ((1n << BigInt(size * 8)) - 1n))
           break
         }
-        case 0x08:
-          stack.push(BigInt(r.u8()))
-          break
-        case 0x09:
-          stack.push(BigInt((r.u8() << 24) >> 24) & M)
-          break
-        case 0x0a:
-          stack.push(BigInt(r.u16()))
-          break
-        case 0x0b:
-          stack.push(BigInt((r.u16() << 16) >> 16) & M)
-          break
-        case 0x0c:
-          stack.push(BigInt(r.u32()))
-          break
-        case 0x0d:
-          stack.push(BigInt(r.i32()) & M)
-          break
-        case 0x0e:
-          stack.push(BigInt(r.u64()))
-          break
-        case 0x0f:
-          stack.push(BigInt(r.i64()) & M)
-          break
-        case 0x10:
-          stack.push(BigInt(r.uleb()))
-          break
-        case 0x11:
-          stack.push(BigInt(r.sleb()) & M)
-          break
         case 0x12: {
           const v = pop()
           stack.push(v, v)
