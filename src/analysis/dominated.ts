@@ -1,4 +1,5 @@
 import type {HeapIndex} from '../index/heap-index.js'
+import {largestPositions} from '../graph/retention.js'
 import type {RetentionIndex} from '../index/retention-index.js'
 import {objectBrief, type ObjectBrief} from './object-brief.js'
 
@@ -22,16 +23,8 @@ export function childrenBySize(retention: RetentionIndex, id: number | null, lim
   const ids = retention.children(id)
   const bytes = retention.retainedBytesOf(ids)
   const objects = retention.retainedObjectsOf(ids)
-  let order: number[]
-  if (ids.length <= 4 * limit) order = [...ids.keys()]
-  else {
-    // The limit-th largest value by a native numeric sort of a copy, then only those at or above it.
-    const threshold = Float64Array.from(bytes).sort()[ids.length - limit]!
-    order = []
-    for (let i = 0; i < ids.length; i++) if (bytes[i]! >= threshold) order.push(i)
-  }
-  order.sort((a, b) => bytes[b]! - bytes[a]! || ids[a]! - ids[b]!)
-  const top = order.slice(0, limit).map(i => ({id: ids[i]!, bytes: bytes[i]!, objects: objects[i]!}))
+  const order = largestPositions(bytes, Math.min(limit, ids.length))
+  const top = order.map(i => ({id: ids[i]!, bytes: bytes[i]!, objects: objects[i]!}))
   let total = 0
   for (let i = 0; i < bytes.length; i++) total += bytes[i]!
   return {top, count: ids.length, otherBytes: total - top.reduce((n, c) => n + c.bytes, 0)}

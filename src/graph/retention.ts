@@ -144,20 +144,27 @@ function retainedPerType(
   return {bytes, objects}
 }
 
-/** Up to k of `ids`, by `key` descending (ties by id ascending), without sorting them all. */
-export function largestFirst(ids: Uint32Array, key: Float64Array, k: number): Uint32Array {
-  let chosen: Uint32Array
-  if (ids.length <= k) chosen = Uint32Array.from(ids)
+/**
+ * Positions of the k largest values, largest first (ties by position), without sorting them all:
+ * the k-th largest value by a native numeric sort of a copy, then only what is at or above it.
+ */
+export function largestPositions(values: Float64Array, k: number): number[] {
+  let chosen: number[]
+  if (values.length <= k) chosen = [...values.keys()]
   else {
-    const keys = Float64Array.from(ids, o => key[o]!).sort()
-    const threshold = keys[keys.length - k]!
+    const threshold = Float64Array.from(values).sort()[values.length - k]!
     const above: number[] = []
     const at: number[] = []
-    for (const o of ids) {
-      if (key[o]! > threshold) above.push(o)
-      else if (key[o] === threshold && at.length < k) at.push(o)
+    for (let i = 0; i < values.length; i++) {
+      if (values[i]! > threshold) above.push(i)
+      else if (values[i] === threshold && at.length < k) at.push(i)
     }
-    chosen = Uint32Array.from([...above, ...at].slice(0, k))
+    chosen = [...above, ...at].slice(0, k)
   }
-  return chosen.sort((a, b) => key[b]! - key[a]! || a - b)
+  return chosen.sort((a, b) => values[b]! - values[a]! || a - b)
+}
+
+/** Up to k of `ids` (ascending), by `key` (indexed by id) descending, ties by id. */
+function largestFirst(ids: Uint32Array, key: Float64Array, k: number): Uint32Array {
+  return Uint32Array.from(largestPositions(Float64Array.from(ids, o => key[o]!), k), i => ids[i]!)
 }

@@ -1,6 +1,7 @@
 import path from 'node:path'
 import {PT_TLS} from '../elf/constants.js'
 import type {LoadedModule, Program} from './program.js'
+import {threadDb} from './thread-db.js'
 
 /** What glibc's thread bookkeeping says about the process (glibc-nptl.md), as far as it can be read. */
 export interface GlibcThreads {
@@ -28,15 +29,11 @@ const MAX_CACHED_STACKS = 4096
  */
 export function glibcThreads(program: Program): GlibcThreads {
   const memory = program.core.memory
-  const libc = program.modules.find(m => /^libc[.-]/.test(path.basename(m.module.path)) && m.file)
-  const descriptor = (name: string): [number, number, number] | undefined => {
-    const s = libc?.file?.symbolByName(`_thread_db_${name}`)
-    const b = s ? libc!.file!.readVirtual(s.value, s.size >= 12 ? 12 : 4) : undefined
-    if (!b) return undefined
-    return b.length >= 12 ? [b.readUInt32LE(0), b.readUInt32LE(4), b.readUInt32LE(8)] : [b.readUInt32LE(0), 0, 0]
-  }
-  const sizeof = descriptor('sizeof_pthread')
-  const pthreadSize = sizeof && sizeof[0] > 0 && sizeof[0] < 1 << 16 ? sizeof[0] : null
+  const db = threadDb(program)
+  const libc = db?.libc
+  const descriptor = (name: string) => db?.field(name) ?? undefined
+  const sizeof = db?.sizeOf('pthread') ?? null
+  const pthreadSize = sizeof && sizeof > 0 && sizeof < 1 << 16 ? sizeof : null
   const staticTlsSize = staticTls(program.modules)
   const result = (cachedStacks: number[] | null, how: string): GlibcThreads => ({pthreadSize, staticTlsSize, cachedStacks, unjoinedStacks: [], how})
 

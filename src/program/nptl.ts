@@ -1,6 +1,6 @@
-import path from 'node:path'
 import type {Thread} from '../core/threads.js'
 import type {Program} from './program.js'
+import {threadDb} from './thread-db.js'
 
 /**
  * What glibc's NPTL knows of each thread, read from its `struct pthread` (the TCB at the thread's
@@ -57,7 +57,6 @@ export function nptlThreads(program: Program): NptlView {
 
 function readNptl(program: Program): NptlView {
   const notes: string[] = []
-  const memory = program.core.memory
   let offsets = descriptorOffsets(program)
   let how: NptlView['how'] = 'thread_db descriptors'
   if (!offsets) {
@@ -73,7 +72,6 @@ function readNptl(program: Program): NptlView {
   const threads = program.core.threads.map(t => readThread(program, t, offsets!, stackOffset))
   if (threads.some(t => !t.tidChecked)) notes.push(`tid in struct pthread differs from the core's note for thread(s) ${threads.filter(t => !t.tidChecked).map(t => t.tid).join(', ')}`)
   if (stackOffset === null) notes.push('stack block fields of struct pthread not found (no thread with a glibc-allocated stack)')
-  void memory
   return {threads, how, notes}
 }
 
@@ -125,28 +123,17 @@ function specificValues(program: Program, specific: number, o: Offsets): NptlThr
   return out
 }
 
-/** Offsets from libc's _thread_db_* descriptors ({bits, count, offset} little-endian uint32 triples). */
+/** Offsets from libc's _thread_db_* descriptors. */
 function descriptorOffsets(program: Program): Offsets | null {
-  const libc = program.modules.find(l => /^libc\.so/.test(path.basename(l.module.path)) || l.file?.soname === 'libc.so.6')
-  const file = libc?.file
-  if (!file) return null
-  const triple = (name: string): [number, number, number] | null => {
-    const s = file.symbolByName(name)
-    const b = s && file.readVirtual(s.value, 12)
-    return b ? [b.readUInt32LE(0), b.readUInt32LE(4), b.readUInt32LE(8)] : null
-  }
-  const size = (name: string): number | null => {
-    const s = file.symbolByName(name)
-    const b = s && file.readVirtual(s.value, 4)
-    return b ? b.readUInt32LE(0) : null
-  }
-  const tid = triple('_thread_db_pthread_tid')
-  const sizeofPthread = size('_thread_db_sizeof_pthread')
+  const db = threadDb(program)
+  if (!db) return null
+  const tid = db.field('pthread_tid')
+  const sizeofPthread = db.sizeOf('pthread')
   if (!tid || !sizeofPthread || tid[2] + 4 > sizeofPthread || sizeofPthread > 1 << 16) return null
-  const start = triple('_thread_db_pthread_start_routine')
-  const specific = triple('_thread_db_pthread_specific')
-  const keyData = triple('_thread_db_pthread_key_data_data')
-  const keyDataSize = size('_thread_db_sizeof_pthread_key_data')
+  const start = db.field('pthread_start_routine')
+  const specific = db.field('pthread_specific')
+  const keyData = db.field('pthread_key_data_data')
+  const keyDataSize = db.sizeOf('pthread_key_data')
   return {
     tid: tid[2],
     startRoutine: start && start[2] + 16 <= sizeofPthread ? start[2] : null,
