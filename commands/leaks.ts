@@ -1,7 +1,6 @@
 import {Flags} from '@oclif/core'
-import {leaksOf} from '../src/analysis/leaks.js'
+import {leaksWithPublicIds} from '../src/analysis/leaks.js'
 import {deadFrameSightings, sightingText} from '../src/analysis/threads.js'
-import {publicIdsOf} from '../src/analysis/object-ids.js'
 import {TomaCommand} from '../src/cli/base-command.js'
 import {openIndex} from '../src/cli/open-index.js'
 import {indexFlags, queryCoreArgs} from '../src/cli/query-flags.js'
@@ -16,10 +15,7 @@ export default class Leaks extends TomaCommand {
   async run() {
     const {args, flags} = await this.parse(Leaks)
     const {index, corePath, program} = openIndex(args.core, flags, line => process.stderr.write(`toma: ${line}\n`))
-    const found = leaksOf(index, flags.limit, deadFrameSightings(program(), index))
-    // The public ids (the JSON export's), not the index's slots.
-    const ids = publicIdsOf(index, found.largest.map(o => o.id))
-    const leaks = {...found, largest: found.largest.map(o => ({...o, id: ids.get(o.id)!}))}
+    const leaks = leaksWithPublicIds(index, flags.limit, deadFrameSightings(program(), index))
     if (!this.jsonEnabled()) {
       this.log(aboutCore(corePath))
       this.log(`${count(leaks.objects, 'live object')} (${bytes(leaks.bytes)}) ${leaks.objects === 1 ? 'is' : 'are'} reachable from no root`)

@@ -1,5 +1,6 @@
 import {RetentionIndex} from '../index/retention-index.js'
 import {objectBrief} from './object-brief.js'
+import {publicIdsOf} from './object-ids.js'
 import type {Sighting} from './threads.js'
 import {hex} from '../errors.js'
 import type {HeapIndex} from '../index/heap-index.js'
@@ -61,6 +62,13 @@ export function leaksOf(index: HeapIndex, limit: number, sightings: Map<number, 
       lastSeen: sightings.get(o.id) ?? [],
     })),
   }
+}
+
+/** leaksOf with the largest objects named by their public ids (the JSON export's), not the index's slots: what users see. */
+export function leaksWithPublicIds(index: HeapIndex, limit: number, sightings?: Map<number, Sighting[]>) {
+  const found = leaksOf(index, limit, sightings)
+  const ids = publicIdsOf(index, found.largest.map(o => o.id))
+  return {...found, largest: found.largest.map(o => ({...o, id: ids.get(o.id)!}))}
 }
 
 export type Leaks = ReturnType<typeof leaksOf>

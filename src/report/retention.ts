@@ -5,10 +5,10 @@ import type {Paths, RootPath} from '../analysis/paths.js'
 import type {Suspects} from '../analysis/suspects.js'
 import type {topObjects, topTypes} from '../analysis/top.js'
 import {bytes, heading, table} from './table.js'
+import {objectKind, percent, untypedKind} from './wording.js'
 
-const kind = (o: ObjectBrief) => o.type ?? chalk.dim(o.sizeClass ? `(untyped, class ${o.sizeClass})` : '(untyped, large)')
+const kind = (o: ObjectBrief) => o.type ?? chalk.dim(untypedKind(o))
 const named = (o: ObjectBrief) => `${chalk.bold(o.address)} ${kind(o)} ${o.size.toLocaleString('en-US')} B`
-const percent = (share: number) => `${(share * 100).toFixed(share < 0.001 ? 3 : 1)}%`
 const plural = (n: number, one: string, many = `${one}s`) => `${n.toLocaleString('en-US')} ${n === 1 ? one : many}`
 
 export function rootPathText(p: RootPath, indent = '  '): string[] {
@@ -67,7 +67,7 @@ export function topObjectsText(t: ReturnType<typeof topObjects>): string {
     heading(`Objects retaining the most (first ${t.listed} of ${t.of.toLocaleString('en-US')} held directly by roots or starting a leak; live heap ${bytes(t.liveBytes)})`),
     table(
       ['address', 'type', '#shallow', '#retained', '#objects', '#share', 'reachable'],
-      t.objects.map(o => [o.address, o.type ?? (o.sizeClass ? `(untyped, class ${o.sizeClass})` : '(untyped, large)'), o.size, o.retainedBytes, o.retainedObjects, percent(o.share), o.reachable ? 'yes' : 'leaked']),
+      t.objects.map(o => [o.address, objectKind(o), o.size, o.retainedBytes, o.retainedObjects, percent(o.share), o.reachable ? 'yes' : 'leaked']),
     ),
   ].join('\n')
 }

@@ -13,3 +13,18 @@ export function withCut(text: string, shown: number, total: number): string {
   const c = cut(shown, total)
   return c ? `${text} (${c})` : text
 }
+
+/** A share of the live heap: one decimal, three below 0.1 %. */
+export function percent(share: number): string {
+  return `${(share * 100).toFixed(share < 0.001 ? 3 : 1)}%`
+}
+
+/** What an object is when it has no type: which kind of untyped block. */
+export function untypedKind(o: {sizeClass: number}): string {
+  return o.sizeClass ? `(untyped, class ${o.sizeClass})` : '(untyped, large)'
+}
+
+/** What an object is: its type, or which kind of untyped block. */
+export function objectKind(o: {type: string | null; sizeClass: number}): string {
+  return o.type ?? untypedKind(o)
+}

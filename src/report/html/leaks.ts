@@ -1,0 +1,39 @@
+import type {Leaks} from '../../analysis/leaks.js'
+import {sightingText} from '../../analysis/threads.js'
+import {bytes} from '../table.js'
+import {objectKind} from '../wording.js'
+import {dataTable} from './data-table.js'
+import {html, num} from './html.js'
+import type {ReportSection} from './section.js'
+
+/** Leaked objects grouped by where each leaked structure starts, by type, and the largest ones. */
+export function leaksSection(l: Leaks): ReportSection {
+  const own = l.allocatorInternal
+  const body = html`<p>${num(l.objects)} live objects (${bytes(l.bytes)}) are reachable from no root.${own.objects ? html` <span class="dim">Not counted: ${num(own.objects)} unreferenced allocations of TCMalloc itself (${bytes(own.bytes)}, e.g. its MallocExtension singleton).</span>` : ''}</p>
+${l.objects === 0
+  ? ''
+  : html`<h3>Where leaked structures start (nothing else leaked points to them)</h3>
+${dataTable({
+  id: 'leak-starts',
+  filter: true,
+  total: l.startCount,
+  whole: 'toma leaks --json --limit 100000',
+  columns: [{title: 'address'}, {title: 'type'}, {title: 'size', numeric: true}, {title: 'retained', numeric: true}, {title: 'objects', numeric: true}, {title: 'pointed to by', numeric: true}, {title: 'last seen'}],
+  rows: l.starts.map(o => [html`<code>${o.address}</code>`, objectKind(o), o.size, o.retainedBytes, o.retainedObjects, o.pointedToBy, o.lastSeen.map(sightingText).join('; ')]),
+})}
+<h3>Leaked objects by type</h3>
+${dataTable({
+  id: 'leak-types',
+  columns: [{title: 'type'}, {title: 'objects', numeric: true}, {title: 'bytes', numeric: true}],
+  rows: l.byType.map(t => [t.type ?? '(untyped)', t.objects, t.bytes]),
+})}
+<h3>Largest leaked objects</h3>
+${dataTable({
+  id: 'leaks-largest',
+  total: l.objects,
+  whole: 'toma leaks --json --limit 100000',
+  columns: [{title: 'address'}, {title: 'id', numeric: true}, {title: 'size', numeric: true}, {title: 'pointed to by', numeric: true}, {title: 'points to', numeric: true}, {title: 'type'}],
+  rows: l.largest.map(o => [html`<code>${o.address}</code>`, o.id, o.size, o.pointedToBy, o.pointsTo, o.type ?? '(untyped)']),
+})}`}`
+  return {id: 'leaks', title: 'Leaks', body}
+}

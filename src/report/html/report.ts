@@ -1,0 +1,31 @@
+import type {ReportData} from '../../analysis/report-data.js'
+import {classesSection} from './classes.js'
+import {leaksSection} from './leaks.js'
+import {crossCheckSection, overviewSection, statesSection} from './overview.js'
+import {htmlPage} from './page.js'
+import {dominatorSection, suspectsSection} from './retention.js'
+import type {ReportSection} from './section.js'
+import {threadsSection} from './threads.js'
+import {warningsSection} from './warnings.js'
+
+/**
+ * `toma report`'s page: the same data the query commands print, one section each. `extra`
+ * sections (the comparison with a baseline core) come after the overview's figures and before
+ * the details; a new part of the report is one more ReportSection passed here.
+ */
+export function htmlReport(d: ReportData, toolVersion: string, extra: ReportSection[] = []): string {
+  const s = d.summary
+  const sections = [
+    overviewSection(s),
+    statesSection(s),
+    crossCheckSection(s),
+    ...extra,
+    classesSection(d.classes),
+    dominatorSection(d.top, d.topTypes),
+    suspectsSection(d.suspects),
+    leaksSection(d.leaks),
+    threadsSection(d.threads, d.stacks),
+    warningsSection(s.warnings),
+  ]
+  return htmlPage(`toma report: ${s.core.command ?? 'core'} (pid ${s.core.pid ?? '?'})`, `${d.core} · gperftools ${s.allocator.version} · toma ${toolVersion}`, sections)
+}

@@ -1,0 +1,44 @@
+import type {ThreadList, ThreadStack} from '../../analysis/threads.js'
+import {bytes} from '../table.js'
+import {dataTable} from './data-table.js'
+import {html, num, type Html} from './html.js'
+import type {ReportSection} from './section.js'
+
+/** Heap pointers listed per frame; the rest are counted (`toma stack TID` gives them all). */
+const POINTERS_PER_FRAME = 20
+
+function stackHtml(s: ThreadStack): Html {
+  return html`<div class="mono">${s.frames.map(
+    f => html`<div>#${f.level} <code>${f.pc}</code> ${f.label} <span class="dim">CFA ${f.cfa}${f.how === 'frame-pointer' ? ', by frame pointer' : ''}${f.signalFrame ? ', signal frame' : ''}</span>
+${f.pointers.slice(0, POINTERS_PER_FRAME).map(p => html`<div class="dim">&nbsp;&nbsp;&nbsp;&nbsp;${p.at} → ${p.object.address}${p.object.offset ? `+${p.object.offset}` : ''} ${p.object.type ?? '(untyped)'} ${num(p.object.size)} B</div>`)}
+${f.pointers.length > POINTERS_PER_FRAME ? html`<div class="more">&nbsp;&nbsp;&nbsp;&nbsp;… ${num(f.pointers.length - POINTERS_PER_FRAME)} more heap pointers</div>` : ''}</div>`,
+  )}<div class="dim">${s.stop}; ${num(s.deadFrames.filter(d => d.pointers.length > 0).length)} returned frames below the stack pointer hold heap pointers (not roots; <code>toma stack ${String(s.tid)}</code>)</div></div>`
+}
+
+/** Each thread: start routine, stack, thread cache, what only it holds, and its frames. */
+export function threadsSection(t: ThreadList, stacks: Array<ThreadStack | null>): ReportSection {
+  const body = html`${dataTable({
+    id: 'threads',
+    columns: [{title: 'tid', numeric: true}, {title: 'start routine'}, {title: 'stack used', numeric: true}, {title: 'stack size', numeric: true}, {title: 'thread cache', numeric: true}, {title: 'held only by it', numeric: true}, {title: 'objects', numeric: true}, {title: 'top frames'}],
+    rows: t.threads.map(x => [
+      {value: x.tid, text: String(x.tid)},
+      html`${x.startRoutine ?? html`<span class="dim">(main or unknown)</span>`}${x.crashed ? html` <span class="bad">← signal ${x.signal}</span>` : ''}`,
+      {value: x.stack.used, text: bytes(x.stack.used)},
+      x.stack.size === null ? {value: -1, text: '?'} : {value: x.stack.size, text: bytes(x.stack.size)},
+      x.threadCacheBytes,
+      x.onlyThisThread.bytes,
+      x.onlyThisThread.objects,
+      x.topFrames.join(' ← '),
+    ]),
+  })}
+${t.signal ? html`<p>signal ${t.signal.signo} (code ${t.signal.code}${t.signal.faultAddress ? `, fault address ${t.signal.faultAddress}` : ''})</p>` : ''}
+<p class="dim">struct pthread read by ${t.nptl.how}. "Held only by it": bytes that would become unreachable without the thread's registers, stack and TLS.</p>
+${t.nptl.notes.map(n => html`<p class="warn">note: ${n}</p>`)}
+<h3>Stacks</h3>
+${t.threads.slice(0, stacks.length).map((x, i) => {
+  const s = stacks[i]
+  return s ? html`<details><summary>thread ${String(x.tid)} ${x.startRoutine ?? '(main or unknown)'}: ${num(s.frames.length)} frames; holds ${bytes(x.onlyThisThread.bytes)} alone</summary>${stackHtml(s)}</details>` : ''
+})}
+${t.threads.length > stacks.length ? html`<p class="more">… ${num(t.threads.length - stacks.length)} more threads' stacks not shown (<code>toma stack TID</code>)</p>` : ''}`
+  return {id: 'threads', title: 'Threads', body}
+}
