@@ -34,3 +34,5 @@ toma('suspects')
 toma('path', truth.objects.find(o => o.name === 'inventory.names.node3.value.buf').address)
 // Threads: start routines, stacks and the frames that hold heap pointers.
 toma('threads')
+// All of it in one HTML page to open in a browser.
+toma('report', '-o', rel(path.join(work, 'report.html')))

@@ -16,7 +16,7 @@ export const REPORT_LIMITS = {
   /** Leak starting points and largest leaked objects. */
   leaks: 100,
   /** Threads whose frames are unwound and listed (a core of thousands of threads lists the first). */
-  stacks: 200,
+  stacks: 50,
   /** Share of the live heap a suspect retains (suspects' default). */
   suspectThreshold: 0.1,
 } as const

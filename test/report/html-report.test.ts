@@ -158,6 +158,30 @@ describe.skipIf(!chromium || !entry)(`toma report on ${ID}, in headless Chromium
     for (const o of truth.objects.filter(x => x.leaked)) expect(leaked.has(o.address), o.name).toBe(true)
   })
 
+  it('names the registry a suspect, its sessions accumulated under it', async () => {
+    const acc = truth.accumulation
+    const headings = await page.$$eval('#section-suspects h3', hs => hs.map(h => h.textContent ?? ''))
+    const n = headings.findIndex(h => h.includes(`${acc.holderClass} at ${acc.holder}`))
+    expect(n, headings.join('\n')).toBeGreaterThanOrEqual(0)
+    const rows = await rowsOf(`suspect-${n + 1}-accumulated`)
+    expect(rows[0]!.slice(0, 2)).toEqual([acc.type, acc.count.toLocaleString('en-US')])
+    const path = await page.$$eval('#section-suspects .path', ps => ps.map(p => p.textContent ?? ''))
+    expect(path.some(p => p.includes(acc.symbol) && p.includes(acc.holder))).toBe(true)
+  })
+
+  it('lists every thread with its start routine and stack', async () => {
+    const rows = await rowsOf('threads')
+    expect(rows.map(r => Number(r[0])).sort()).toEqual(truth.threads.map(t => t.tid).sort())
+    for (const t of truth.threads.filter(x => x.startRoutine)) expect(rows.find(r => Number(r[0]) === t.tid)![1], String(t.tid)).toContain(t.startRoutine)
+    const stacks = await page.$$eval('#section-threads details', ds => ds.map(d => d.textContent ?? ''))
+    expect(stacks).toHaveLength(truth.threads.length)
+    // Every frame gdb named in a worker's stack is in the report's.
+    for (const g of truth.gdbStacks) {
+      const text = stacks.find(x => x.includes(`thread ${g.tid} `))!
+      for (const f of g.frames.filter(x => x.function && x.type === 'normal' && x.function.startsWith('app::'))) expect(text, `${g.tid} ${f.function}`).toContain(f.function!)
+    }
+  })
+
   it('saves a screenshot', async () => {
     const shot = testTempFile(`html-report-${ID}.png`)
     await page.screenshot({path: shot, fullPage: true})

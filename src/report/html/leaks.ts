@@ -1,10 +1,18 @@
 import type {Leaks} from '../../analysis/leaks.js'
-import {sightingText} from '../../analysis/threads.js'
+import {sightingText, type Sighting} from '../../analysis/threads.js'
 import {bytes} from '../table.js'
 import {objectKind} from '../wording.js'
 import {dataTable} from './data-table.js'
 import {html, num} from './html.js'
 import type {ReportSection} from './section.js'
+
+/** Sightings listed per leaked object (a block copied around by many calls has many). */
+const SIGHTINGS = 3
+
+function lastSeen(list: Sighting[]): string {
+  const shown = list.slice(0, SIGHTINGS).map(sightingText)
+  return [...shown, ...(list.length > shown.length ? [`… ${num(list.length - shown.length)} more`] : [])].join('; ')
+}
 
 /** Leaked objects grouped by where each leaked structure starts, by type, and the largest ones. */
 export function leaksSection(l: Leaks): ReportSection {
@@ -19,7 +27,7 @@ ${dataTable({
   total: l.startCount,
   whole: 'toma leaks --json --limit 100000',
   columns: [{title: 'address'}, {title: 'type'}, {title: 'size', numeric: true}, {title: 'retained', numeric: true}, {title: 'objects', numeric: true}, {title: 'pointed to by', numeric: true}, {title: 'last seen'}],
-  rows: l.starts.map(o => [html`<code>${o.address}</code>`, objectKind(o), o.size, o.retainedBytes, o.retainedObjects, o.pointedToBy, o.lastSeen.map(sightingText).join('; ')]),
+  rows: l.starts.map(o => [html`<code>${o.address}</code>`, objectKind(o), o.size, o.retainedBytes, o.retainedObjects, o.pointedToBy, lastSeen(o.lastSeen)]),
 })}
 <h3>Leaked objects by type</h3>
 ${dataTable({

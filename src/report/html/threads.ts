@@ -4,15 +4,29 @@ import {dataTable} from './data-table.js'
 import {html, num, type Html} from './html.js'
 import type {ReportSection} from './section.js'
 
-/** Heap pointers listed per frame; the rest are counted (`toma stack TID` gives them all). */
-const POINTERS_PER_FRAME = 20
+/** Frames and heap pointers listed per thread; the rest are counted (`toma stack TID` gives them all). */
+const FRAMES_PER_THREAD = 100
+const POINTERS_PER_THREAD = 100
 
+type StackFrame = ThreadStack['frames'][number]
+
+function frameHtml(f: StackFrame, pointers: number): Html {
+  const listed = f.pointers.slice(0, pointers)
+  return html`<div>#${f.level} <code>${f.pc}</code> ${f.label} <span class="dim">CFA ${f.cfa}${f.how === 'frame-pointer' ? ', by frame pointer' : ''}${f.signalFrame ? ', signal frame' : ''}</span>
+${listed.map(p => html`<div class="dim">&nbsp;&nbsp;&nbsp;&nbsp;${p.at} → ${p.object.address}${p.object.offset ? `+${p.object.offset}` : ''} ${p.object.type ?? '(untyped)'} ${num(p.object.size)} B</div>`)}
+${f.pointers.length > listed.length ? html`<div class="more">&nbsp;&nbsp;&nbsp;&nbsp;… ${num(f.pointers.length - listed.length)} more heap pointers</div>` : ''}</div>`
+}
+
+/** A thread's frames with the heap pointers in each, innermost first, within the per-thread budget. */
 function stackHtml(s: ThreadStack): Html {
-  return html`<div class="mono">${s.frames.map(
-    f => html`<div>#${f.level} <code>${f.pc}</code> ${f.label} <span class="dim">CFA ${f.cfa}${f.how === 'frame-pointer' ? ', by frame pointer' : ''}${f.signalFrame ? ', signal frame' : ''}</span>
-${f.pointers.slice(0, POINTERS_PER_FRAME).map(p => html`<div class="dim">&nbsp;&nbsp;&nbsp;&nbsp;${p.at} → ${p.object.address}${p.object.offset ? `+${p.object.offset}` : ''} ${p.object.type ?? '(untyped)'} ${num(p.object.size)} B</div>`)}
-${f.pointers.length > POINTERS_PER_FRAME ? html`<div class="more">&nbsp;&nbsp;&nbsp;&nbsp;… ${num(f.pointers.length - POINTERS_PER_FRAME)} more heap pointers</div>` : ''}</div>`,
-  )}<div class="dim">${s.stop}; ${num(s.deadFrames.filter(d => d.pointers.length > 0).length)} returned frames below the stack pointer hold heap pointers (not roots; <code>toma stack ${String(s.tid)}</code>)</div></div>`
+  let budget = POINTERS_PER_THREAD
+  const frames = s.frames.slice(0, FRAMES_PER_THREAD).map(f => {
+    const shown = frameHtml(f, budget)
+    budget = Math.max(0, budget - f.pointers.length)
+    return shown
+  })
+  const hidden = s.frames.length - frames.length
+  return html`<div class="mono">${frames}${hidden > 0 ? html`<div class="more">… ${num(hidden)} more frames</div>` : ''}<div class="dim">${s.stop}; ${num(s.deadFrames.filter(d => d.pointers.length > 0).length)} returned frames below the stack pointer hold heap pointers (not roots; <code>toma stack ${String(s.tid)}</code>)</div></div>`
 }
 
 /** Each thread: start routine, stack, thread cache, what only it holds, and its frames. */
