@@ -91,7 +91,7 @@ function givenAnalysisOptions(flags: Record<string, unknown>): AnalysisOptions {
 }
 
 /** An index given where a core is expected: known by its magic, whatever its name. */
-function isIndexFile(file: string): boolean {
+export function isIndexFile(file: string): boolean {
   try {
     const fd = fs.openSync(file, 'r')
     const magic = Buffer.alloc(8)
