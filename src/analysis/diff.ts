@@ -36,7 +36,7 @@ export function diffCores(before: DiffSide, after: DiffSide, options: {growthLim
     growth: growth.holders,
     keptGrown: growth.keptGrown,
     states: stateChanges(before.index, after.index),
-    warnings: [...(identity.unchecked ? [identity.unchecked] : [])],
+    warnings: [...(identity.unchecked ? [identity.unchecked] : []), ...sizeClassWarning(before.index, after.index)],
   }
 }
 
@@ -52,4 +52,16 @@ function stateChanges(before: HeapIndex, after: HeapIndex) {
     const y = b.find(s => s.state === state) ?? {objects: 0, bytes: 0}
     return {state, before: {objects: x.objects, bytes: x.bytes}, after: {objects: y.objects, bytes: y.bytes}, change: {objects: y.objects - x.objects, bytes: y.bytes - x.bytes}}
   })
+}
+
+/**
+ * One program runs with one TCMalloc, but a core given with another --tcmalloc (or a process
+ * started with LD_PRELOAD of another build) has other size classes: a slot's class number then
+ * means another size, and matching by it is not exact. Said, not silently done.
+ */
+function sizeClassWarning(before: HeapIndex, after: HeapIndex): string[] {
+  const a = before.meta.sizeClassSizes
+  const b = after.meta.sizeClassSizes
+  if (a.length === b.length && a.every((v, i) => v === b[i])) return []
+  return ['TCMalloc\'s size classes differ between the cores (another libtcmalloc?): objects whose size class number is the same but whose size differs count as died and born']
 }

@@ -104,6 +104,17 @@ describe('toma diff on the pair of diffdemo cores', () => {
     expect(r.stdout).toContain(`under app::Cache at ${truth.holder.address}, via +0x${truth.holder.fieldOffset.toString(16)} → ${truth.holder.entriesBuffer}`)
   })
 
+  it('finds nothing changed between a core and itself', async () => {
+    const r = await runToma(['diff', after, after, ...flags, '--json'], {cwd: work})
+    expect(r.status, r.stderr).toBe(0)
+    const d = JSON.parse(r.stdout)
+    expect(d.totals.born.objects + d.totals.died.objects).toBe(0)
+    // Every live byte is kept: as many as TCMalloc counted allocated.
+    expect(d.totals.kept.bytes).toBe(truth.after.phase.counters['generic.current_allocated_bytes'])
+    expect(d.growth).toEqual([])
+    expect(d.states.every((s: {change: {bytes: number}}) => s.change.bytes === 0)).toBe(true)
+  })
+
   it('refuses two cores of different programs with one line', async () => {
     const other = path.join(work, 'other')
     fs.copyFileSync(await fixtureCorePath('v2.10-shared'), other)
