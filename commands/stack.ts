@@ -2,15 +2,15 @@ import {Args} from '@oclif/core'
 import {stackOf} from '../src/analysis/threads.js'
 import {TomaCommand} from '../src/cli/base-command.js'
 import {openIndex} from '../src/cli/open-index.js'
-import {indexFlags} from '../src/cli/query-flags.js'
+import {indexFlags, queryCoreArgs} from '../src/cli/query-flags.js'
 import {TomaError} from '../src/errors.js'
 import {stackText} from '../src/report/threads.js'
 
 export default class Stack extends TomaCommand {
   static override description = 'A thread\'s call stack with the heap pointers in each frame, and the frames of returned calls below it'
   static override args = {
-    tid: Args.integer({description: 'the thread id (LWP), as `toma threads` lists it', required: true}),
-    core: Args.string({description: 'the core (or its .toma-index); default: the latest analysis in this folder'}),
+    tid: Args.integer({description: 'the thread id (LWP), as `toma threads` lists it', required: true, ignoreStdin: true}),
+    ...queryCoreArgs,
   }
   static override flags = indexFlags
 

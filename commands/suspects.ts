@@ -1,15 +1,15 @@
-import {Args, Flags} from '@oclif/core'
+import {Flags} from '@oclif/core'
 import {suspectsOf} from '../src/analysis/suspects.js'
 import {TomaCommand} from '../src/cli/base-command.js'
 import {openIndex} from '../src/cli/open-index.js'
-import {indexFlags} from '../src/cli/query-flags.js'
+import {indexFlags, queryCoreArgs} from '../src/cli/query-flags.js'
 import {RetentionIndex} from '../src/index/retention-index.js'
 import {suspectsText} from '../src/report/retention.js'
 
 export default class Suspects extends TomaCommand {
   static override description = 'Leak suspects: objects, types and leaked structures that retain more than a share of the live heap, with their paths and accumulation points'
   static override examples = ['<%= config.bin %> suspects', '<%= config.bin %> suspects --threshold 5']
-  static override args = {core: Args.string({description: 'the core (or its .toma-index); default: the latest analysis in this folder'})}
+  static override args = queryCoreArgs
   static override flags = {
     ...indexFlags,
     threshold: Flags.integer({description: 'percent of the live heap a suspect must retain', default: 10, min: 1, max: 100}),

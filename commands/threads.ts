@@ -1,13 +1,12 @@
-import {Args} from '@oclif/core'
 import {threadsOf} from '../src/analysis/threads.js'
 import {TomaCommand} from '../src/cli/base-command.js'
 import {openIndex} from '../src/cli/open-index.js'
-import {indexFlags} from '../src/cli/query-flags.js'
+import {indexFlags, queryCoreArgs} from '../src/cli/query-flags.js'
 import {threadsText} from '../src/report/threads.js'
 
 export default class Threads extends TomaCommand {
   static override description = 'One line per thread: start routine, stack used, thread-cache bytes, top frames, the thread that took the signal'
-  static override args = {core: Args.string({description: 'the core (or its .toma-index); default: the latest analysis in this folder'})}
+  static override args = queryCoreArgs
   static override flags = indexFlags
 
   async run() {

@@ -1,15 +1,15 @@
-import {Args, Flags} from '@oclif/core'
+import {Flags} from '@oclif/core'
 import {topObjects, topTypes} from '../src/analysis/top.js'
 import {TomaCommand} from '../src/cli/base-command.js'
 import {openIndex} from '../src/cli/open-index.js'
-import {indexFlags} from '../src/cli/query-flags.js'
+import {indexFlags, queryCoreArgs} from '../src/cli/query-flags.js'
 import {RetentionIndex} from '../src/index/retention-index.js'
 import {topObjectsText, topTypesText} from '../src/report/retention.js'
 
 export default class Top extends TomaCommand {
   static override description = 'The objects (or types) that retain the most memory: what would be freed without them'
   static override examples = ['<%= config.bin %> top', '<%= config.bin %> top --by type --limit 30']
-  static override args = {core: Args.string({description: 'the core (or its .toma-index); default: the latest analysis in this folder'})}
+  static override args = queryCoreArgs
   static override flags = {
     ...indexFlags,
     by: Flags.string({description: 'rank single objects, or types (each byte counted once)', options: ['object', 'type'], default: 'object'}),

@@ -19,7 +19,7 @@ const hook: Hook.CommandNotFound = async function (options) {
 export default hook
 
 /** The known name fewest single-character edits away from the given one (Levenshtein distance). */
-function closest(given: string, known: string[]): string | undefined {
+export function closest(given: string, known: string[]): string | undefined {
   let best: string | undefined
   let bestDistance = Infinity
   for (const name of known) {

@@ -1,4 +1,5 @@
 import fs from 'node:fs'
+import path from 'node:path'
 import {analyzeCore} from '../analysis/analyze-core.js'
 import {analysisInputs, type AnalysisOptions} from '../analysis/analysis-inputs.js'
 import {TomaError} from '../errors.js'
@@ -8,6 +9,7 @@ import {inputChange} from '../index/input-changes.js'
 import {defaultIndexPath, lastAnalysis} from '../index/index-location.js'
 import {openProgram} from '../program/open-program.js'
 import type {Program} from '../program/program.js'
+import {activeSession} from './index-session.js'
 import {terminalProgress} from './progress.js'
 import {analysisFlags} from './query-flags.js'
 
@@ -27,6 +29,18 @@ export interface OpenedIndex {
  * again and one line says why. A query never changes which core is "the latest analysis".
  */
 export function openIndex(coreArg: string | undefined, flags: Record<string, unknown>, note: (line: string) => void): OpenedIndex {
+  const session = activeSession()
+  if (!session) return openIndexNow(coreArg, flags, note)
+  const core = coreArg ?? session.defaultCore
+  return session.remember(sessionKey(core, flags), note, () => openIndexNow(core, flags, note))
+}
+
+/** What makes two queries of a shell ask for the same index: the core, the analysis options given, --index. */
+export function sessionKey(core: string | undefined, flags: Record<string, unknown>): string {
+  return JSON.stringify([core === undefined ? null : path.resolve(core), givenAnalysisOptions(flags), flags.index ?? null])
+}
+
+function openIndexNow(coreArg: string | undefined, flags: Record<string, unknown>, note: (line: string) => void): OpenedIndex {
   const given = givenAnalysisOptions(flags)
   let corePath: string
   let indexPath: string
@@ -91,7 +105,7 @@ function givenAnalysisOptions(flags: Record<string, unknown>): AnalysisOptions {
 }
 
 /** An index given where a core is expected: known by its magic, whatever its name. */
-function isIndexFile(file: string): boolean {
+export function isIndexFile(file: string): boolean {
   try {
     const fd = fs.openSync(file, 'r')
     const magic = Buffer.alloc(8)

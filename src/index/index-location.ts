@@ -20,11 +20,16 @@ function writable(dir: string): boolean {
 export function defaultIndexPath(corePath: string): string {
   const abs = path.resolve(corePath)
   if (writable(path.dirname(abs))) return abs + INDEX_SUFFIX
-  const cache = process.env.XDG_CACHE_HOME || path.join(os.homedir(), '.cache')
-  const dir = path.join(cache, 'toma')
-  fs.mkdirSync(dir, {recursive: true})
+  const dir = cacheFolder()
   const key = crypto.createHash('sha1').update(abs).digest('hex').slice(0, 16)
   return path.join(dir, `${path.basename(abs)}-${key}${INDEX_SUFFIX}`)
+}
+
+/** The user's cache folder for toma ($XDG_CACHE_HOME/toma, else ~/.cache/toma), created when missing. */
+export function cacheFolder(): string {
+  const dir = path.join(process.env.XDG_CACHE_HOME || path.join(os.homedir(), '.cache'), 'toma')
+  fs.mkdirSync(dir, {recursive: true})
+  return dir
 }
 
 /**

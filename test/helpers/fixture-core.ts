@@ -123,6 +123,15 @@ export async function fixtureCorePath(id: string): Promise<string> {
   return unpackOnce(br, path.join(fixtureCache(), `${id}-${contentHash(br)}.core`))
 }
 
+/** The diff pairs: one process dumped twice (fixtures/README.md, "The diff pair"). */
+export const PAIRS = fileURLToPath(new URL('../../fixtures/pairs', import.meta.url))
+
+/** Decompresses one core of a diff pair (`before` or `after`) once into the fixture cache and returns its path. */
+export async function pairCorePath(id: string, which: 'before' | 'after'): Promise<string> {
+  const br = path.join(PAIRS, id, `${which}.core.br`)
+  return unpackOnce(br, path.join(fixtureCache(), `${id}-${which}-${contentHash(br)}.core`))
+}
+
 /**
  * A sysroot for a fixture whose libraries came from another Debian suite (2.16, 2.18.1): every
  * committed library file whose build-id is a module of the core, unpacked at the path the core

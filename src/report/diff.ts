@@ -1,0 +1,39 @@
+import chalk from 'chalk'
+import type {CoreDiff} from '../analysis/diff.js'
+import type {ObjectBrief} from '../analysis/object-brief.js'
+import {bytes, heading, table} from './table.js'
+
+const signed = (n: number) => (n > 0 ? `+${n.toLocaleString('en-US')}` : n.toLocaleString('en-US'))
+const signedBytes = (n: number) => (n < 0 ? `-${bytes(-n)}` : `+${bytes(n)}`)
+const kind = (o: ObjectBrief) => o.type ?? (o.sizeClass ? `untyped (class ${o.sizeClass}, ${o.size} B)` : `untyped large block (${o.size.toLocaleString('en-US')} B)`)
+
+/** `toma diff` as text: totals, per type, the holders that grew, TCMalloc's states. */
+export function diffText(d: CoreDiff, rows: number): string {
+  const t = d.totals
+  const out = [
+    `${chalk.dim('before')} ${d.before.core} (pid ${d.before.pid})`,
+    `${chalk.dim('after ')} ${d.after.core} (pid ${d.after.pid})`,
+    `objects born ${t.born.objects.toLocaleString('en-US')} (${bytes(t.born.bytes)}), died ${t.died.objects.toLocaleString('en-US')} (${bytes(t.died.bytes)}), kept ${t.kept.objects.toLocaleString('en-US')} (${bytes(t.kept.bytes)}); net ${signedBytes(t.born.bytes - t.died.bytes)}`,
+    '',
+    heading('Live objects by type: born, died, kept'),
+  ]
+  const changed = d.types.filter(r => r.born.objects || r.died.objects)
+  out.push(
+    table(
+      ['#born', '#born bytes', '#died', '#died bytes', '#kept', '#net', '#net bytes', 'type'],
+      changed.slice(0, rows).map(r => [r.born.objects, r.born.bytes, r.died.objects, r.died.bytes, r.kept.objects, signed(r.net.objects), signed(r.net.bytes), r.type]),
+    ),
+  )
+  if (changed.length > rows) out.push(chalk.dim(`… ${changed.length - rows} more types changed (--limit, or --json for all)`))
+  if (changed.length === 0) out.push('no type changed')
+  out.push('', heading('Kept objects whose retained size grew most'))
+  if (d.growth.length === 0) out.push('none grew')
+  for (const g of d.growth) {
+    const via = g.via ? `, via ${g.via.offset === null ? 'a pointer inside it' : `+0x${g.via.offset.toString(16)}`} → ${g.via.child.address} ${kind(g.via.child)} (${signedBytes(g.via.growth)}${g.via.born ? ', born' : ''})` : ''
+    out.push(`${chalk.bold(signedBytes(g.growth))} under ${kind(g.holder)} at ${g.holder.address}${via}  ${chalk.dim(`retained ${bytes(g.retainedBefore)} → ${bytes(g.retainedAfter)}`)}`)
+  }
+  out.push('', heading('TCMalloc: bytes per state'))
+  out.push(table(['state', '#before', '#after', '#change'], d.states.map(s => [s.state, s.before.bytes, s.after.bytes, signed(s.change.bytes)])))
+  for (const w of d.warnings) out.push(chalk.yellow(`warning: ${w}`))
+  return out.join('\n')
+}
