@@ -1,5 +1,6 @@
 import type {HeapGraph} from './csr.js'
-import {NOT_IN_TREE, dominatorTree, retainedSizes} from './dominators.js'
+import {startDominatorTree} from './dominator-job.js'
+import {NOT_IN_TREE, retainedSizes} from './dominators.js'
 import {reachableFromParents, shortestPathParents} from './reachability.js'
 
 /**
@@ -33,28 +34,46 @@ export interface Retention {
 export const TOP_OBJECTS = 1000
 
 export interface RetentionInput {
-  graph: HeapGraph
+  graph: Pick<HeapGraph, 'objectCount' | 'outStart' | 'outTo' | 'inStart' | 'inFrom' | 'rootTo' | 'rootThread'>
   /** 1 for live objects. */
   live: Uint8Array
+  /** The threads of the core by tid: each one's roots form a group, so what only it holds is known. */
+  threads: number[]
+}
+
+export interface RetentionSizes {
   /** Each live object's own bytes (consumed: becomes retainedBytes). */
   shallowBytes: Float64Array
   /** Type id per object (0 untyped) and the number of ids. */
   typeOf: Uint32Array
   typeCount: number
-  /** The threads of the core by tid: each one's roots form a group, so what only it holds is known. */
-  threads: number[]
 }
 
-export function retentionOf(input: RetentionInput, progress?: (phase: string, done: number, total: number) => void): Retention {
+/** Paths from roots are known; the dominator tree is being computed (perhaps on a worker thread). */
+export interface PendingRetention {
+  parent: Uint32Array
+  reachable: Uint8Array
+  /** The dominator pass runs on a worker thread. */
+  parallel: boolean
+  finish(sizes: RetentionSizes, progress?: Progress): Retention
+}
+
+type Progress = (phase: string, done: number, total: number) => void
+
+/**
+ * Starts the retention analysis: shortest-path parents and reachability at once (the next phases
+ * need them), the dominator tree on a worker thread when `workers` allows, so the caller's next
+ * phases (types, summary) run beside it; `finish` joins it and sums retained sizes.
+ */
+export function startRetention(input: RetentionInput, workers: number, progress?: Progress): PendingRetention {
   const g = input.graph
   const n = g.objectCount
   progress?.('paths from roots', 0, 1)
   const parent = shortestPathParents(n, g.outStart, g.outTo, g.rootTo)
   const reachable = reachableFromParents(parent)
-  progress?.('dominators', 0, 1)
   const groupOfTid = new Map(input.threads.map((tid, i) => [tid, i]))
   const rootGroup = Int32Array.from(g.rootThread, tid => groupOfTid.get(tid) ?? -1)
-  const tree = dominatorTree({
+  const dominatorInput = {
     objectCount: n,
     outStart: g.outStart,
     outTo: g.outTo,
@@ -65,14 +84,30 @@ export function retentionOf(input: RetentionInput, progress?: (phase: string, do
     reachable,
     rootGroup,
     groupCount: input.threads.length,
-  })
-  const retainedBytes = input.shallowBytes
-  const {objects: retainedObjects, groupBytes: threadRetainedBytes, groupObjects: threadRetainedObjects} = retainedSizes(tree, retainedBytes)
-  progress?.('retained sizes', 0, 1)
-  const {childStart, child} = childLists(tree.idom, n)
-  const {bytes: typeRetainedBytes, objects: typeRetainedObjects} = retainedPerType(childStart, child, n, input.typeOf, input.typeCount, retainedBytes, retainedObjects)
-  const top = largestFirst(child.subarray(childStart[n]!, childStart[n + 1]!), retainedBytes, TOP_OBJECTS)
-  return {parent, reachable, idom: tree.idom, retainedBytes, retainedObjects, childStart, child, leakStarts: tree.leakStarts, typeRetainedBytes, typeRetainedObjects, top, threadRetainedBytes, threadRetainedObjects}
+  }
+  if (workers < 2) progress?.('dominators', 0, 1)
+  const job = startDominatorTree(dominatorInput, workers)
+  return {
+    parent,
+    reachable,
+    parallel: job.parallel,
+    finish(sizes: RetentionSizes, finishProgress = progress): Retention {
+      if (job.parallel) finishProgress?.('dominators (rest)', 0, 1)
+      const tree = job.join()
+      finishProgress?.('retained sizes', 0, 1)
+      const retainedBytes = sizes.shallowBytes
+      const {objects: retainedObjects, groupBytes: threadRetainedBytes, groupObjects: threadRetainedObjects} = retainedSizes(tree, retainedBytes)
+      const {childStart, child} = childLists(tree.idom, n)
+      const {bytes: typeRetainedBytes, objects: typeRetainedObjects} = retainedPerType(childStart, child, n, sizes.typeOf, sizes.typeCount, retainedBytes, retainedObjects)
+      const top = largestFirst(child.subarray(childStart[n]!, childStart[n + 1]!), retainedBytes, TOP_OBJECTS)
+      return {parent, reachable, idom: tree.idom, retainedBytes, retainedObjects, childStart, child, leakStarts: tree.leakStarts, typeRetainedBytes, typeRetainedObjects, top, threadRetainedBytes, threadRetainedObjects}
+    },
+  }
+}
+
+/** The whole retention analysis on this thread. */
+export function retentionOf(input: RetentionInput & RetentionSizes, progress?: Progress): Retention {
+  return startRetention(input, 1, progress).finish(input)
 }
 
 /** The dominator tree's child lists by counting sort over idom (children ascending); the root groups' children count as the virtual root's. */
