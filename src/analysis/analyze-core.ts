@@ -11,7 +11,10 @@ import {nameObjects, type ObjectTypes} from '../graph/object-types.js'
 import {TypeNamer} from '../graph/types.js'
 import {analysisInputs, type AnalysisOptions} from './analysis-inputs.js'
 import {startRetention} from '../graph/retention.js'
+import {reachableFromParents, reachableFromRoots, shortestPathParents} from '../graph/reachability.js'
 import {sharedUint8} from '../util/shared-arrays.js'
+import {collectGarbage} from '../util/collect-garbage.js'
+import {liveBeforeBlocks} from './object-ids.js'
 import {heapObjects} from '../tcmalloc/heap.js'
 import {LIVE} from '../tcmalloc/object-states.js'
 
@@ -39,6 +42,11 @@ type Progress = (phase: string, done: number, total: number) => void
 export interface RunOptions {
   /** Threads to use; 1 runs every phase on the calling thread. Default: 2 when the machine has two cores or more. */
   workers?: number
+  /**
+   * false: reachability only, no shortest-path parents, dominators or retained sizes (an index
+   * queries cannot use). Only for `npm run bench`, which measures what the retention analysis adds.
+   */
+  retention?: boolean
 }
 
 export function defaultWorkers(): number {
@@ -62,18 +70,19 @@ export function analyzeCore(corePath: string, options: AnalysisOptions, progress
   try {
     const graph = writeGraph(writer, heap, scanHeapGraph(program, heap, {progress, rootKinds}), progress)
     const live = liveSlots(heap)
-    const pending = startRetention({graph, live, threads: program.core.threads.map(t => t.tid)}, workers, progress)
+    const reachable = run.retention === false ? reachability(graph, progress) : writeShortestPaths(writer, graph, progress)
+    collectGarbage() // what writeGraph and the paths released, before the dominator pass allocates
+    const pending = run.retention === false ? null : startRetention({graph, live, reachable, threads: program.core.threads.map(t => t.tid)}, workers, progress)
     const types = nameObjects(graph.firstWords, new TypeNamer(program), progress)
-    const reachable = pending.reachable
     // TCMalloc's own unreferenced allocations (the MallocExtension singleton) are not the program's leak.
     markAllocatorInternal(heap, graph.firstWords, types, reachable, graph.outStart, graph.outTo)
     progress?.('summary', 0, 1)
     const summary = heapSummary(program, heap, graph, types, reachable)
     progress?.('writing index', 0, 1)
-    writer.addAll({'object.type': types.typeOf, 'object.reachable': reachable, 'object.parent': pending.parent})
-    const retention = pending.finish({shallowBytes: shallowBytes(heap), typeOf: types.typeOf, typeCount: types.names.length + 1}, progress)
+    writer.addAll({'object.type': types.typeOf, 'object.reachable': reachable})
+    const retention = pending?.finish({shallowBytes: shallowBytes(heap), typeOf: types.typeOf, typeCount: types.names.length + 1}, progress)
     progress?.('writing index', 0, 1)
-    writer.addAll({
+    if (retention) writer.addAll({
       'object.idom': retention.idom,
       'object.retainedBytes': retention.retainedBytes,
       'object.retainedObjects': retention.retainedObjects,
@@ -85,8 +94,8 @@ export function analyzeCore(corePath: string, options: AnalysisOptions, progress
       'type.retainedObjects': retention.typeRetainedObjects,
       'thread.retainedBytes': retention.threadRetainedBytes,
       'thread.retainedObjects': retention.threadRetainedObjects,
-      'thread.tid': Int32Array.from(program.core.threads, t => t.tid),
     })
+    writer.add('thread.tid', Int32Array.from(program.core.threads, t => t.tid))
     const meta: IndexMeta = {
       inputs: analysisInputs(program, options),
       pageSize: heap.pageSize,
@@ -96,9 +105,10 @@ export function analyzeCore(corePath: string, options: AnalysisOptions, progress
       threadCaches: heap.threadCaches.map(c => ({address: c.address, tid: c.tid})),
       typeNames: types.names,
       rootRegions: rootRegions(graph),
+      accumulations: retention?.accumulations ?? [],
     }
     writer.finish(meta)
-    return {program, heap, graph, types, summary, indexPath, threadsUsed: pending.parallel ? 2 : 1}
+    return {program, heap, graph, types, summary, indexPath, threadsUsed: pending?.parallel ? 2 : 1}
   } catch (e) {
     writer.abandon()
     throw e
@@ -126,6 +136,7 @@ function writeGraph(writer: IndexWriter, heap: TcmallocHeap, graph: ScannedGraph
     'span.firstObject': s.firstObject,
     'span.objectCount': s.objectCount,
     'object.state': heap.state,
+    'object.liveBefore': liveBeforeBlocks(heap.state),
     'threadCache.objects': heap.threadCacheObjects,
     'threadCache.owner': heap.threadCacheOwner,
     'edge.outStart': graph.outStart,
@@ -143,6 +154,23 @@ function writeGraph(writer: IndexWriter, heap: TcmallocHeap, graph: ScannedGraph
   })
   const {outOffset: _offset, outToOffset: _toOffset, inEdge: _inEdge, ...rest} = graph
   return rest
+}
+
+/**
+ * Shortest-path parents from the roots, written to the index at once and dropped (queries read
+ * them from there; no later phase needs them); returns reachability.
+ */
+function writeShortestPaths(writer: IndexWriter, graph: AnalysedGraph, progress?: Progress): Uint8Array {
+  progress?.('paths from roots', 0, 1)
+  const parent = shortestPathParents(graph.objectCount, graph.outStart, graph.outTo, graph.rootTo)
+  writer.add('object.parent', parent)
+  return reachableFromParents(parent)
+}
+
+/** Reachability alone (the bench's analysis without retention). */
+function reachability(graph: AnalysedGraph, progress?: Progress): Uint8Array {
+  progress?.('reachability', 0, 1)
+  return reachableFromRoots(graph.objectCount, graph.outStart, graph.outTo, graph.rootTo)
 }
 
 /** 1 for each live slot (shared: the dominator worker reads it). */

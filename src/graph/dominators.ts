@@ -85,15 +85,17 @@ export function dominatorTree(g: DominatorInput): DominatorTree {
   const size = liveCount + 1 + groups
   const vertex = new Uint32Array(size)
   const parent = new Uint32Array(size)
-  const stackV = new Uint32Array(size)
-  const stackE = new Uint32Array(size)
+  // The link-eval forest of the semidominator pass (two words a vertex, below); until then its
+  // memory holds the DFS stack, interleaved too: stack[2i] = vertex, stack[2i+1] = its next edge.
+  const forest = new Uint32Array(2 * size)
+  const stack = forest
   const groupOf = (r: number): number => (g.rootGroup && g.rootGroup[r]! >= 0 && g.rootGroup[r]! < groups ? g.rootGroup[r]! : -1)
   const outStart = g.outStart
   const outTo = g.outTo
 
   // Pass 1: finishing order of a DFS over the leaked graph. Taken in decreasing finishing order,
   // the first unvisited vertex of each round lies in a source component of the condensation.
-  const finish = leakedFinishOrder(n0, outStart, outTo, pre, leakedCount, stackV, stackE)
+  const finish = leakedFinishOrder(n0, outStart, outTo, pre, leakedCount, stack)
   for (let o = 0; o < n0; o++) if (g.live[o] === 1) pre[o] = 0
 
   // Pass 2: DFS from the virtual root: each group's root targets, the other roots' targets, then
@@ -106,27 +108,26 @@ export function dominatorTree(g: DominatorInput): DominatorTree {
     vertex[count] = start
     parent[count] = from
     count++
-    let sp = 0
-    stackV[sp] = start
-    stackE[sp] = outStart[start]!
-    sp++
+    let sp = 2
+    stack[0] = start
+    stack[1] = outStart[start]!
     while (sp > 0) {
-      const v = stackV[sp - 1]!
-      const e = stackE[sp - 1]!
+      const v = stack[sp - 2]!
+      const e = stack[sp - 1]!
       if (e >= outStart[v + 1]!) {
-        sp--
+        sp -= 2
         continue
       }
-      stackE[sp - 1] = e + 1
+      stack[sp - 1] = e + 1
       const t = outTo[e]!
       if (pre[t] !== 0) continue
       pre[t] = count
       vertex[count] = t
       parent[count] = pre[v]!
       count++
-      stackV[sp] = t
-      stackE[sp] = outStart[t]!
-      sp++
+      stack[sp] = t
+      stack[sp + 1] = outStart[t]!
+      sp += 2
     }
   }
   // Roots in group order (groups first, ungrouped last), by a counting sort over their groups.
@@ -176,22 +177,31 @@ export function dominatorTree(g: DominatorInput): DominatorTree {
   // ancestor link: forest[2v] = ancestor (NONE for a tree's root), forest[2v+1] = that minimum.
   // One cache line then serves both reads of a step of the path.
   const semi = new Uint32Array(count)
-  const forest = new Uint32Array(2 * count).fill(NONE)
-  const path = stackV
-  /** Smallest semidominator on v's forest path (v itself while it is unlinked: its semi is still v). */
+  forest.fill(NONE)
+  /**
+   * Smallest semidominator on v's forest path (v itself while it is unlinked: its semi is still
+   * v), compressing the path on the way. The climb reverses the ancestor links it passes and the
+   * way back down restores them as links to the tree's root, so compression needs no stack.
+   */
   const evaluate = (v: number): number => {
     if (forest[2 * v] === NONE) return v
-    let sp = 0
+    let below = NONE
     let x = v
     while (forest[2 * forest[2 * x]!] !== NONE) {
-      path[sp++] = x
-      x = forest[2 * x]!
+      const up = forest[2 * x]!
+      forest[2 * x] = below
+      below = x
+      x = up
     }
-    while (sp > 0) {
-      x = path[--sp]!
-      const a = forest[2 * x]!
-      if (forest[2 * a + 1]! < forest[2 * x + 1]!) forest[2 * x + 1] = forest[2 * a + 1]!
-      forest[2 * x] = forest[2 * a]!
+    // x's ancestor is its tree's root, which compression leaves out; x keeps its link and value.
+    const root = forest[2 * x]!
+    let above = x
+    while (below !== NONE) {
+      const y = below
+      below = forest[2 * y]!
+      if (forest[2 * above + 1]! < forest[2 * y + 1]!) forest[2 * y + 1] = forest[2 * above + 1]!
+      forest[2 * y] = root
+      above = y
     }
     return forest[2 * v + 1]!
   }
@@ -254,39 +264,30 @@ export function dominatorTree(g: DominatorInput): DominatorTree {
  * Leaked objects in DFS finishing order over the leaked graph. `mark` comes in 0 for leaked
  * objects and non-zero elsewhere (the DFS goes only where it is 0) and goes out with the leaked ones set.
  */
-function leakedFinishOrder(
-  n0: number,
-  outStart: Uint32Array,
-  outTo: Uint32Array,
-  mark: Uint32Array,
-  leaked: number,
-  stackV: Uint32Array,
-  stackE: Uint32Array,
-): Uint32Array {
+function leakedFinishOrder(n0: number, outStart: Uint32Array, outTo: Uint32Array, mark: Uint32Array, leaked: number, stack: Uint32Array): Uint32Array {
   const finish = new Uint32Array(leaked)
   let done = 0
   for (let o = 0; o < n0; o++) {
     if (mark[o] !== 0) continue
     mark[o] = 1
-    let sp = 0
-    stackV[sp] = o
-    stackE[sp] = outStart[o]!
-    sp++
+    let sp = 2
+    stack[0] = o
+    stack[1] = outStart[o]!
     while (sp > 0) {
-      const v = stackV[sp - 1]!
-      const e = stackE[sp - 1]!
+      const v = stack[sp - 2]!
+      const e = stack[sp - 1]!
       if (e >= outStart[v + 1]!) {
         finish[done++] = v
-        sp--
+        sp -= 2
         continue
       }
-      stackE[sp - 1] = e + 1
+      stack[sp - 1] = e + 1
       const t = outTo[e]!
       if (mark[t] !== 0) continue
       mark[t] = 1
-      stackV[sp] = t
-      stackE[sp] = outStart[t]!
-      sp++
+      stack[sp] = t
+      stack[sp + 1] = outStart[t]!
+      sp += 2
     }
   }
   return finish.subarray(0, done)
