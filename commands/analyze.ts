@@ -19,6 +19,10 @@ export default class Analyze extends TomaCommand {
     ...analysisFlags,
     index: Flags.string({description: 'where to write the index (default: beside the core, or the cache folder)'}),
     strict: Flags.boolean({description: `exit with code ${EXIT_STRICT_WARNINGS} when there is any warning or unequal cross-check figure`}),
+    workers: Flags.integer({
+      min: 1,
+      description: 'threads to use (default: 2 when the machine has two cores); 1 runs every phase on one thread, with the same index',
+    }),
     roots: Flags.string({
       description: `root kinds to scan, comma-separated (default: all): ${ROOT_OPTION_NAMES.join(',')}; e.g. registers,stacks,globals for the strict view`,
     }),
@@ -29,14 +33,14 @@ export default class Analyze extends TomaCommand {
     const progress = terminalProgress(!this.jsonEnabled() && process.stderr.isTTY === true)
     try {
       // Every other flag is an analysis option (the index records it).
-      const {strict, index, json: _json, ...options} = flags as typeof flags & {json?: boolean}
-      const analysis = analyzeCore(args.core, options, progress.update, index)
+      const {strict, index, workers, json: _json, ...options} = flags as typeof flags & {json?: boolean}
+      const analysis = analyzeCore(args.core, options, progress.update, index, undefined, {workers})
       // Only analyze sets the default core; with --index it does not create ./.toma/ for it.
       rememberLast(args.core, analysis.indexPath, {create: index === undefined})
       progress.done()
       if (!this.jsonEnabled()) this.log(analyzeText(analysis.summary, analysis.indexPath))
       if (strict && !analysis.summary.warnings.consistent) process.exitCode = EXIT_STRICT_WARNINGS
-      return {...analysis.summary, index: analysis.indexPath}
+      return {...analysis.summary, index: analysis.indexPath, threads: analysis.threadsUsed}
     } finally {
       progress.done()
     }

@@ -1,5 +1,5 @@
 // Child of scripts/bench.js: runs one measured step in a fresh process so that its peak RSS is its own.
-//   node scripts/bench-run.js analyze CORE INDEX
+//   node scripts/bench-run.js analyze CORE INDEX [--workers N] [--no-retention]
 //   node scripts/bench-run.js query CORE INDEX N
 import {performance} from 'node:perf_hooks'
 
@@ -18,7 +18,9 @@ if (step === 'analyze') {
   const {analyzeCore} = await import(new URL('analysis/analyze-core.js', dist))
   const t0 = performance.now()
   progress('open core and module files')
-  const a = analyzeCore(core, {index}, progress)
+  const flag = name => process.argv.indexOf(name)
+  const workers = flag('--workers') > 0 ? Number(process.argv[flag('--workers') + 1]) : undefined
+  const a = analyzeCore(core, {}, progress, index, undefined, {workers, retention: flag('--no-retention') < 0})
   progress('done')
   const totalMs = Math.round(performance.now() - t0)
   const s = a.summary
@@ -26,6 +28,7 @@ if (step === 'analyze') {
     totalMs,
     phases,
     maxRssMiB: Math.round(process.resourceUsage().maxRSS / 1024),
+    threads: a.threadsUsed,
     objects: a.heap.spans.totalObjects,
     live: s.states[0].objects,
     liveBytes: s.states[0].bytes,
@@ -65,13 +68,13 @@ if (step === 'analyze') {
   const refs = []
   const paths = []
   const dominators = []
-  const retention = new RetentionIndex(heap)
+  // Each query gets its own RetentionIndex, as a fresh CLI run would (it caches what it reads).
   for (const a of picks) {
     t = performance.now()
-    pathsTo(program, heap, retention, a, {paths: 1})
+    pathsTo(program, heap, new RetentionIndex(heap), a, {paths: 1})
     paths.push(performance.now() - t)
     t = performance.now()
-    dominatedBy(heap, retention, a, {depth: 2, limit: 10})
+    dominatedBy(heap, new RetentionIndex(heap), a, {depth: 2, limit: 10})
     dominators.push(performance.now() - t)
     t = performance.now()
     objectInfo(program, heap, a, false)
@@ -90,9 +93,9 @@ if (step === 'analyze') {
     return +(performance.now() - t0).toFixed(1)
   }
   const whole = {
-    topMs: once(() => topObjects(heap, retention, 20)),
-    topByTypeMs: once(() => topTypes(heap, retention, 20)),
-    suspectsMs: once(() => suspectsOf(program, heap, retention, 0.1)),
+    topMs: once(() => topObjects(heap, new RetentionIndex(heap), 20)),
+    topByTypeMs: once(() => topTypes(heap, new RetentionIndex(heap), 20)),
+    suspectsMs: once(() => suspectsOf(program, heap, new RetentionIndex(heap), 0.1)),
   }
   console.log(JSON.stringify({openMs: Math.round(openMs), findObject: stat(find), refs: stat(refs), path: stat(paths), dominators: stat(dominators), ...whole, sample: picks.length, example: '0x' + picks[0].toString(16)}))
 }

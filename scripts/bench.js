@@ -77,6 +77,14 @@ const index = core + '.toma-index'
 log('analyze')
 const analyze = run('analyze', core, index)
 log(`analyze ${analyze.totalMs} ms, peak RSS ${analyze.maxRssMiB} MiB`)
+// What the retention analysis (paths, dominators, retained sizes) adds, measured on the same core:
+// the same analysis on one thread, and with reachability alone (no retention), to throwaway indexes.
+const scratch = index + '.compare'
+log('analyze --workers 1')
+const oneThread = run('analyze', core, scratch, '--workers', '1')
+log('analyze without retention (reachability only, one thread)')
+const noRetention = run('analyze', core, scratch, '--workers', '1', '--no-retention')
+fs.rmSync(scratch, {force: true})
 const query = run('query', core, index, '200')
 const cliMs = (...args) => {
   const t0 = Date.now()
@@ -104,12 +112,16 @@ const result = {
   catFirstMs,
   catWarmMs,
   analyze,
+  oneThread: {totalMs: oneThread.totalMs, maxRssMiB: oneThread.maxRssMiB},
+  noRetention: {totalMs: noRetention.totalMs, maxRssMiB: noRetention.maxRssMiB},
   indexBytes,
   query,
   cliWallMs: cli,
 }
 console.log(JSON.stringify(result, null, 2))
 const gib = b => (b / 2 ** 30).toFixed(2) + ' GiB'
+const pct = (a, b) => `${a >= b ? '+' : ''}${(((a - b) / b) * 100).toFixed(0)} %`
+const perSlot = mib => `${mib >= 0 ? '+' : ''}${((mib * 2 ** 20) / analyze.objects).toFixed(1)} B per slot`
 const md = `
 ## ${result.date.slice(0, 16).replace('T', ' ')} UTC — scale ${scale} (\`${result.command}\`)
 
@@ -124,7 +136,15 @@ ${analyze.live.toLocaleString('en-US')} live objects (${gib(analyze.liveBytes)})
 | toma analyze (classify + scan + types + index) | ${analyze.totalMs} ms | |
 ${analyze.phases.map(p => `| — ${p.phase} | ${p.ms} ms | |`).join('\n')}
 
-Peak RSS of analyze: ${analyze.maxRssMiB} MiB. Index: ${gib(indexBytes)}.
+Peak RSS of analyze: ${analyze.maxRssMiB} MiB (${(analyze.maxRssMiB * 2 ** 20 / analyze.objects).toFixed(1)} bytes per object slot), ${analyze.threads} thread${analyze.threads > 1 ? 's' : ''}. Index: ${gib(indexBytes)}.
+
+What the retention analysis (paths from roots, dominators, retained sizes) adds, on this core:
+
+| analyze | time | peak RSS |
+|---|---|---|
+| reachability only (no retention), 1 thread | ${noRetention.totalMs} ms | ${noRetention.maxRssMiB} MiB |
+| with retention, 1 thread (\`--workers 1\`) | ${oneThread.totalMs} ms (${pct(oneThread.totalMs, noRetention.totalMs)}) | ${oneThread.maxRssMiB} MiB (${perSlot(oneThread.maxRssMiB - noRetention.maxRssMiB)}) |
+| with retention, ${analyze.threads} threads (default) | ${analyze.totalMs} ms (${pct(analyze.totalMs, noRetention.totalMs)}) | ${analyze.maxRssMiB} MiB (${perSlot(analyze.maxRssMiB - noRetention.maxRssMiB)}) |
 
 Queries from the index (in-process, ${query.sample} random live objects; opening index + module files once: ${query.openMs} ms):
 find-object median ${query.findObject.medianMs} ms, p95 ${query.findObject.p95Ms} ms, max ${query.findObject.maxMs} ms;

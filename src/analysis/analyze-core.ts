@@ -1,15 +1,20 @@
-import {writeIndex} from '../index/index-file.js'
+import os from 'node:os'
+import {IndexWriter} from '../index/index-file.js'
 import {defaultIndexPath} from '../index/index-location.js'
 import type {IndexMeta} from '../index/index-meta.js'
 import {openProgram} from '../program/open-program.js'
 import type {Program} from '../program/program.js'
 import {analyzeHeap, type TcmallocHeap} from '../tcmalloc/heap.js'
 import {heapSummary, type HeapSummary} from './heap-summary.js'
-import {scanHeapGraph, type ScannedGraph} from '../graph/scan.js'
+import {scanHeapGraph, type AnalysedGraph, type ScannedGraph} from '../graph/scan.js'
 import {nameObjects, type ObjectTypes} from '../graph/object-types.js'
 import {TypeNamer} from '../graph/types.js'
 import {analysisInputs, type AnalysisOptions} from './analysis-inputs.js'
-import {retentionOf} from '../graph/retention.js'
+import {startRetention} from '../graph/retention.js'
+import {reachableFromParents, reachableFromRoots, shortestPathParents} from '../graph/reachability.js'
+import {sharedUint8} from '../util/shared-arrays.js'
+import {collectGarbage} from '../util/collect-garbage.js'
+import {liveBeforeBlocks} from './object-ids.js'
 import {heapObjects} from '../tcmalloc/heap.js'
 import {LIVE} from '../tcmalloc/object-states.js'
 
@@ -22,43 +27,104 @@ export type {AnalysisOptions}
 export interface Analysis {
   program: Program
   heap: TcmallocHeap
-  graph: ScannedGraph
+  /** The graph without the arrays only the index needs (written there and released). */
+  graph: AnalysedGraph
   types: ObjectTypes
   summary: HeapSummary
   indexPath: string
+  /** Threads the analysis ran on (2 when the dominator pass ran beside the main thread). */
+  threadsUsed: number
 }
 
 type Progress = (phase: string, done: number, total: number) => void
 
+/** How the analysis runs (not what it answers: the index does not record these). */
+export interface RunOptions {
+  /** Threads to use; 1 runs every phase on the calling thread. Default: 2 when the machine has two cores or more. */
+  workers?: number
+  /**
+   * false: reachability only, no shortest-path parents, dominators or retained sizes (an index
+   * queries cannot use). Only for `npm run bench`, which measures what the retention analysis adds.
+   */
+  retention?: boolean
+}
+
+export function defaultWorkers(): number {
+  return Math.min(2, os.availableParallelism())
+}
+
 /**
  * Opens the core (unless the caller has it open with these options), models the heap, and writes
  * the index at `indexPath` (default: beside the core); returns everything for reporting.
+ *
+ * The index is written as the phases finish, so each phase can drop what only the index needs
+ * before the next one grows (peak memory is what big cores run out of): the edge offsets and the
+ * reverse edge ids go to disk before the dominator pass allocates its arrays.
  */
-export function analyzeCore(corePath: string, options: AnalysisOptions, progress?: Progress, indexPath = defaultIndexPath(corePath), opened?: Program): Analysis {
+export function analyzeCore(corePath: string, options: AnalysisOptions, progress?: Progress, indexPath = defaultIndexPath(corePath), opened?: Program, run: RunOptions = {}): Analysis {
   const program = opened ?? openProgram(corePath, options)
+  const workers = Math.max(1, Math.floor(run.workers ?? defaultWorkers()))
   const rootKinds = typeof options.roots === 'string' ? parseRootKinds(options.roots) : undefined
   const heap = analyzeHeap(program, {tcmallocVersion: options['tcmalloc-version'], progress})
-  const graph = scanHeapGraph(program, heap, {progress, rootKinds})
-  const types = nameObjects(graph.firstWords, new TypeNamer(program), progress)
-  const retention = retentionOf(liveObjects(program, heap, graph, types), progress)
-  const reachable = retention.reachable
-  // TCMalloc's own unreferenced allocations (the MallocExtension singleton) are not the program's leak.
-  markAllocatorInternal(heap, graph.firstWords, types, reachable, graph.outStart, graph.outTo)
-  progress?.('summary', 0, 1)
-  const summary = heapSummary(program, heap, graph, types, reachable)
-  const meta: IndexMeta = {
-    inputs: analysisInputs(program, options),
-    pageSize: heap.pageSize,
-    summary,
-    moduleWarnings: summary.warnings.list.filter(w => w.phase === 'modules'),
-    sizeClassSizes: Array.from(heap.globals.sizes.size),
-    threadCaches: heap.threadCaches.map(c => ({address: c.address, tid: c.tid})),
-    typeNames: types.names,
-    rootRegions: rootRegions(graph),
+  const writer = new IndexWriter(indexPath)
+  try {
+    const graph = writeGraph(writer, heap, scanHeapGraph(program, heap, {progress, rootKinds}), progress)
+    const live = liveSlots(heap)
+    const reachable = run.retention === false ? reachability(graph, progress) : writeShortestPaths(writer, graph, progress)
+    collectGarbage() // what writeGraph and the paths released, before the dominator pass allocates
+    const pending = run.retention === false ? null : startRetention({graph, live, reachable, threads: program.core.threads.map(t => t.tid)}, workers, progress)
+    const types = nameObjects(graph.firstWords, new TypeNamer(program), progress)
+    // TCMalloc's own unreferenced allocations (the MallocExtension singleton) are not the program's leak.
+    markAllocatorInternal(heap, graph.firstWords, types, reachable, graph.outStart, graph.outTo)
+    progress?.('summary', 0, 1)
+    const summary = heapSummary(program, heap, graph, types, reachable)
+    progress?.('writing index', 0, 1)
+    writer.addAll({'object.type': types.typeOf, 'object.reachable': reachable})
+    const retention = pending?.finish({shallowBytes: shallowBytes(heap), typeOf: types.typeOf, typeCount: types.names.length + 1}, progress)
+    progress?.('writing index', 0, 1)
+    if (retention) writer.addAll({
+      'object.idom': retention.idom,
+      'object.retainedBytes': retention.retainedBytes,
+      'object.retainedObjects': retention.retainedObjects,
+      'dom.childStart': retention.childStart,
+      'dom.child': retention.child,
+      'dom.leakStarts': retention.leakStarts,
+      'dom.top': retention.top,
+      'type.retainedBytes': retention.typeRetainedBytes,
+      'type.retainedObjects': retention.typeRetainedObjects,
+      'thread.retainedBytes': retention.threadRetainedBytes,
+      'thread.retainedObjects': retention.threadRetainedObjects,
+    })
+    writer.add('thread.tid', Int32Array.from(program.core.threads, t => t.tid))
+    const meta: IndexMeta = {
+      inputs: analysisInputs(program, options),
+      pageSize: heap.pageSize,
+      summary,
+      moduleWarnings: summary.warnings.list.filter(w => w.phase === 'modules'),
+      sizeClassSizes: Array.from(heap.globals.sizes.size),
+      threadCaches: heap.threadCaches.map(c => ({address: c.address, tid: c.tid})),
+      typeNames: types.names,
+      rootRegions: rootRegions(graph),
+      accumulations: retention?.accumulations ?? [],
+    }
+    writer.finish(meta)
+    return {program, heap, graph, types, summary, indexPath, threadsUsed: pending?.parallel ? 2 : 1}
+  } catch (e) {
+    writer.abandon()
+    throw e
   }
+}
+
+/**
+ * Writes the heap model and the graph to the index and returns the graph without the arrays no
+ * later phase reads (edge offsets, reverse edge ids: a third of the graph's bytes), so that they
+ * can be freed before the dominator pass.
+ */
+function writeGraph(writer: IndexWriter, heap: TcmallocHeap, graph: ScannedGraph, progress?: Progress): AnalysedGraph {
   progress?.('writing index', 0, 1)
   const s = heap.spans
-  writeIndex(indexPath, meta, {
+  const n = graph.edgeCount
+  writer.addAll({
     'span.record': s.record,
     'span.start': s.start,
     'span.pages': s.pages,
@@ -70,47 +136,57 @@ export function analyzeCore(corePath: string, options: AnalysisOptions, progress
     'span.firstObject': s.firstObject,
     'span.objectCount': s.objectCount,
     'object.state': heap.state,
+    'object.liveBefore': liveBeforeBlocks(heap.state),
     'threadCache.objects': heap.threadCacheObjects,
     'threadCache.owner': heap.threadCacheOwner,
-    'object.type': types.typeOf,
-    'object.reachable': reachable,
     'edge.outStart': graph.outStart,
-    'edge.to': graph.outTo.subarray(0, graph.edgeCount),
-    'edge.offset': graph.outOffset.subarray(0, graph.edgeCount),
-    'edge.toOffset': graph.outToOffset.subarray(0, graph.edgeCount),
+    'edge.to': graph.outTo.subarray(0, n),
+    'edge.offset': graph.outOffset.subarray(0, n),
+    'edge.toOffset': graph.outToOffset.subarray(0, n),
     'edge.inStart': graph.inStart,
-    'edge.inEdge': graph.inEdge.subarray(0, graph.edgeCount),
+    'edge.inEdge': graph.inEdge.subarray(0, n),
     'edge.inFrom': graph.inFrom,
     'root.kind': graph.rootKind,
     'root.thread': graph.rootThread,
     'root.address': graph.rootAddress,
     'root.to': graph.rootTo,
     'root.toOffset': graph.rootToOffset,
-    'object.parent': retention.parent,
-    'object.idom': retention.idom,
-    'object.retainedBytes': retention.retainedBytes,
-    'object.retainedObjects': retention.retainedObjects,
-    'dom.childStart': retention.childStart,
-    'dom.child': retention.child,
-    'dom.leakStarts': retention.leakStarts,
-    'dom.top': retention.top,
-    'type.retainedBytes': retention.typeRetainedBytes,
-    'type.retainedObjects': retention.typeRetainedObjects,
-    'thread.retainedBytes': retention.threadRetainedBytes,
-    'thread.retainedObjects': retention.threadRetainedObjects,
-    'thread.tid': Int32Array.from(program.core.threads, t => t.tid),
   })
-  return {program, heap, graph, types, summary, indexPath}
+  const {outOffset: _offset, outToOffset: _toOffset, inEdge: _inEdge, ...rest} = graph
+  return rest
 }
 
-/** The retention analysis's input: which slots are live, and each live object's own bytes. */
-function liveObjects(program: Program, heap: TcmallocHeap, graph: ScannedGraph, types: ObjectTypes) {
-  const n = heap.spans.totalObjects
-  const live = new Uint8Array(n)
-  const shallowBytes = new Float64Array(n)
-  heapObjects(heap).forEachObject((id, _start, size) => {
+/**
+ * Shortest-path parents from the roots, written to the index at once and dropped (queries read
+ * them from there; no later phase needs them); returns reachability.
+ */
+function writeShortestPaths(writer: IndexWriter, graph: AnalysedGraph, progress?: Progress): Uint8Array {
+  progress?.('paths from roots', 0, 1)
+  const parent = shortestPathParents(graph.objectCount, graph.outStart, graph.outTo, graph.rootTo)
+  writer.add('object.parent', parent)
+  return reachableFromParents(parent)
+}
+
+/** Reachability alone (the bench's analysis without retention). */
+function reachability(graph: AnalysedGraph, progress?: Progress): Uint8Array {
+  progress?.('reachability', 0, 1)
+  return reachableFromRoots(graph.objectCount, graph.outStart, graph.outTo, graph.rootTo)
+}
+
+/** 1 for each live slot (shared: the dominator worker reads it). */
+function liveSlots(heap: TcmallocHeap): Uint8Array {
+  const live = sharedUint8(heap.spans.totalObjects)
+  heapObjects(heap).forEachObject(id => {
     live[id] = 1
-    shallowBytes[id] = size
   }, LIVE)
-  return {graph, live, shallowBytes, typeOf: types.typeOf, typeCount: types.names.length + 1, threads: program.core.threads.map(t => t.tid)}
+  return live
+}
+
+/** Each live object's own bytes (0 for other slots). */
+function shallowBytes(heap: TcmallocHeap): Float64Array {
+  const bytes = new Float64Array(heap.spans.totalObjects)
+  heapObjects(heap).forEachObject((id, _start, size) => {
+    bytes[id] = size
+  }, LIVE)
+  return bytes
 }

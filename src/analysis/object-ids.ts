@@ -1,4 +1,4 @@
-import type {HeapIndex} from '../index/heap-index.js'
+import {PUBLIC_ID_BLOCK, type HeapIndex} from '../index/heap-index.js'
 
 const LIVE = 0
 
@@ -24,32 +24,33 @@ export function publicIdsOf(index: HeapIndex, slots: Iterable<number>): Map<numb
   return ids
 }
 
-/** Live objects before each 4096-slot block, per index: a public id is then one short count away. */
-const liveBefore = new WeakMap<HeapIndex, {state: Uint8Array; before: Uint32Array}>()
-const BLOCK = 4096
+
+/** Live objects before each PUBLIC_ID_BLOCK-slot block, then the total: analysis stores it in the index. */
+export function liveBeforeBlocks(state: Uint8Array): Uint32Array {
+  const before = new Uint32Array(Math.ceil(state.length / PUBLIC_ID_BLOCK) + 1)
+  let live = 0
+  for (let b = 0; b * PUBLIC_ID_BLOCK < state.length; b++) {
+    before[b] = live
+    const end = Math.min(state.length, (b + 1) * PUBLIC_ID_BLOCK)
+    for (let i = b * PUBLIC_ID_BLOCK; i < end; i++) if (state[i] === LIVE) live++
+  }
+  before[before.length - 1] = live
+  return before
+}
 
 /**
  * The public id of one slot (publicIdArray's rule), for answers that name objects one by one:
- * the state bytes are read once per index and counted per block, so each id costs at most one
- * block's scan.
+ * the index holds the live count before each block, so an id costs two words and one block of
+ * state bytes, read by range.
  */
 export function publicIdOf(index: HeapIndex, slot: number): number {
-  let t = liveBefore.get(index)
-  if (!t) {
-    const state = index.file.array<Uint8Array>('object.state')
-    const before = new Uint32Array(Math.ceil(state.length / BLOCK) + 1)
-    let live = 0
-    for (let i = 0; i < state.length; i++) {
-      if (i % BLOCK === 0) before[i / BLOCK] = live
-      if (state[i] === LIVE) live++
-    }
-    before[before.length - 1] = live
-    liveBefore.set(index, (t = {state, before}))
-  }
-  const block = Math.floor(slot / BLOCK)
-  let rank = t.before[block]!
-  for (let i = block * BLOCK; i < slot; i++) if (t.state[i] === LIVE) rank++
-  if (t.state[slot] === LIVE) return rank
+  const f = index.file
+  const block = Math.floor(slot / PUBLIC_ID_BLOCK)
+  const blocks = f.length('object.liveBefore')
+  let rank = f.slice<Uint32Array>('object.liveBefore', block, 1)[0]!
+  const state = f.slice<Uint8Array>('object.state', block * PUBLIC_ID_BLOCK, slot - block * PUBLIC_ID_BLOCK + 1)
+  for (let i = 0; i + 1 < state.length; i++) if (state[i] === LIVE) rank++
+  if (state[state.length - 1] === LIVE) return rank
   // Others follow every live object, in address order.
-  return t.before[t.before.length - 1]! + (slot - rank)
+  return f.slice<Uint32Array>('object.liveBefore', blocks - 1, 1)[0]! + (slot - rank)
 }

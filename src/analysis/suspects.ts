@@ -1,19 +1,11 @@
 import type {HeapIndex} from '../index/heap-index.js'
+import {DamagedIndexError} from '../index/index-file.js'
 import type {RetentionIndex} from '../index/retention-index.js'
 import type {Program} from '../program/program.js'
-import {childrenBySize} from './dominated.js'
 import {objectBrief, type ObjectBrief} from './object-brief.js'
 import {pathsTo, type RootPath} from './paths.js'
 import {liveBytes} from './top.js'
 
-/** Walk down while one child keeps at least this share of its parent's retained bytes. */
-const ONE_CHILD_KEEPS = 0.8
-/** Steps down a chain of single big children (a linked list) before the walk stops and says so. */
-const MAX_ACCUMULATION_STEPS = 256
-/** Objects counted under an accumulation point before the tally says it stopped. */
-const MAX_COUNTED = 100_000
-/** Groups listed as what is accumulated. */
-const ACCUMULATED_GROUPS = 5
 
 export interface Accumulated {
   group: string
@@ -32,8 +24,9 @@ export interface SingleSuspect {
   accumulationDepth: number
   /** The walk stopped after MAX_ACCUMULATION_STEPS single big children (a long linked structure) before any fan-out. */
   accumulationCut: boolean
+  /** The largest groups (types, or size classes of untyped objects) under the accumulation point. */
   accumulated: Accumulated[]
-  /** Objects tallied in `accumulated` (fewer than retainedObjects when the tally stopped). */
+  /** Objects under the accumulation point, every one counted in `accumulated`'s tally. */
   counted: number
 }
 
@@ -80,54 +73,21 @@ function single(program: Program, index: HeapIndex, retention: RetentionIndex, i
   const r = retention.retained(id)
   const brief = objectBrief(index, id)
   const path = pathsTo(program, index, retention, index.object(id).start, {paths: 1})?.paths[0] ?? null
-  let at = id
-  let depth = 0
-  let atBytes = r.bytes
-  let kids = childrenBySize(retention, at, 1)
-  while (kids.top.length > 0 && kids.top[0]!.bytes >= ONE_CHILD_KEEPS * atBytes && depth < MAX_ACCUMULATION_STEPS) {
-    at = kids.top[0]!.id
-    atBytes = kids.top[0]!.bytes
-    kids = childrenBySize(retention, at, 1)
-    depth++
-  }
-  const atRetained = retention.retained(at)
-  const tally = accumulatedUnder(index, retention, at)
+  // Computed at analysis for every object that can be a suspect (graph/accumulation.ts).
+  const acc = index.meta.accumulations.find(a => a.holder === id)
+  if (!acc) throw new DamagedIndexError(index.file.path, `no accumulation point for object ${id}`)
+  const at = retention.retained(acc.point)
+  const accumulated = acc.groups.map(g => ({group: g.type > 0 ? (index.typeName(g.type) ?? '?') : `(untyped, ${g.size} B class)`, objects: g.objects, bytes: g.bytes}))
   return {
     object: brief,
     retainedBytes: r.bytes,
     retainedObjects: r.objects,
     share: total ? r.bytes / total : 0,
     path,
-    accumulationPoint: {...objectBrief(index, at), retainedBytes: atRetained.bytes, retainedObjects: atRetained.objects, children: kids.count},
-    accumulationDepth: depth,
-    accumulationCut: depth >= MAX_ACCUMULATION_STEPS,
-    accumulated: tally.groups,
-    counted: tally.counted,
+    accumulationPoint: {...objectBrief(index, acc.point), retainedBytes: at.bytes, retainedObjects: at.objects, children: retention.childCount(acc.point)},
+    accumulationDepth: acc.depth,
+    accumulationCut: acc.cut,
+    accumulated,
+    counted: acc.objects,
   }
-}
-
-/** What the subtree under an object holds, by type (or size class for untyped objects), breadth-first and bounded. */
-function accumulatedUnder(index: HeapIndex, retention: RetentionIndex, id: number): {groups: Accumulated[]; counted: number} {
-  const groups = new Map<string, {objects: number; bytes: number}>()
-  let frontier = retention.children(id)
-  let counted = 0
-  while (frontier.length > 0 && counted < MAX_COUNTED) {
-    const ids = frontier.subarray(0, MAX_COUNTED - counted)
-    const types = retention.typesOf(ids)
-    const next: number[] = []
-    for (let i = 0; i < ids.length; i++) {
-      const o = index.object(ids[i]!)
-      const t = types[i]!
-      const key = t > 0 ? index.meta.typeNames[t - 1]! : `(untyped, ${o.size} B class)`
-      const g = groups.get(key) ?? {objects: 0, bytes: 0}
-      g.objects++
-      g.bytes += o.size
-      groups.set(key, g)
-      for (const c of retention.children(ids[i]!)) next.push(c)
-    }
-    counted += ids.length
-    frontier = Uint32Array.from(next)
-  }
-  const list = [...groups].map(([group, g]) => ({group, ...g})).sort((a, b) => b.bytes - a.bytes || (a.group < b.group ? -1 : 1))
-  return {groups: list.slice(0, ACCUMULATED_GROUPS), counted}
 }

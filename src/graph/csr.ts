@@ -1,6 +1,7 @@
 import {TomaError} from '../errors.js'
 import {GrowableF64, GrowableI32, GrowableU32} from '../util/growable.js'
 import {lastAtOrBelow} from '../util/search.js'
+import {sharedUint32} from '../util/shared-arrays.js'
 
 /**
  * The heap's object graph as compressed sparse rows in typed arrays: an object is its slot index
@@ -109,13 +110,14 @@ export function buildReverse(
   outTo: Uint32Array,
   edgeCount: number,
 ): {inStart: Uint32Array; inEdge: Uint32Array; inFrom: Uint32Array} {
-  const inStart = new Uint32Array(objectCount + 1)
+  // inStart and inFrom are shared: the dominator worker reads them.
+  const inStart = sharedUint32(objectCount + 1)
   for (let e = 0; e < edgeCount; e++) inStart[outTo[e]! + 1]!++
   for (let o = 0; o < objectCount; o++) inStart[o + 1]! += inStart[o]!
   const fill = inStart.slice(0, objectCount)
   const inEdge = new Uint32Array(edgeCount)
   // The source of each incoming edge comes free while walking the edges object by object.
-  const inFrom = new Uint32Array(edgeCount)
+  const inFrom = sharedUint32(edgeCount)
   for (let o = 0; o < objectCount; o++) {
     for (let e = outStart[o]!, end = outStart[o + 1]!; e < end; e++) {
       const at = fill[outTo[e]!]!++

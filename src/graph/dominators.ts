@@ -59,57 +59,75 @@ export interface DominatorTree {
 }
 
 const NONE = 0xffff_ffff
+/** pre[] value of an object the DFS must not enter (free, or in the other part of the graph). */
+const OUTSIDE = 0xffff_ffff
 
 export function dominatorTree(g: DominatorInput): DominatorTree {
   const n0 = g.objectCount
   const groups = g.groupCount ?? 0
   if (n0 + groups >= BY_GROUP) throw new RangeError(`${n0} objects: too many for 32-bit dominator ids`)
+  // pre[o]: preorder number of object o (≥ 1), 0 while unvisited, OUTSIDE for an object no DFS may
+  // enter. Marking those up front makes "may the DFS go there" one read of pre[] (the reads of the
+  // DFS land at random over the heap: each one saved is a cache miss saved).
+  const pre = new Uint32Array(n0)
   let liveCount = 0
-  for (let o = 0; o < n0; o++) liveCount += g.live[o]!
+  let leakedCount = 0
+  for (let o = 0; o < n0; o++) {
+    if (g.live[o] !== 1) pre[o] = OUTSIDE
+    else {
+      liveCount++
+      if (g.reachable[o] !== 1) leakedCount++
+      else pre[o] = OUTSIDE // hidden from the leaked graph's DFS below
+    }
+  }
   // Preorder 0 is the virtual root; each root group is a vertex too, numbered when the DFS enters
   // it (so that the numbering stays a true DFS preorder), stored in vertex[] as objectCount + group.
   const size = liveCount + 1 + groups
-  // pre[o]: preorder number of object o (≥ 1), 0 while unvisited.
-  const pre = new Uint32Array(n0)
   const vertex = new Uint32Array(size)
   const parent = new Uint32Array(size)
-  const stackV = new Uint32Array(size)
-  const stackE = new Uint32Array(size)
-  const follows = (from: number, to: number): boolean => g.live[to] === 1 && g.reachable[to] === g.reachable[from]
+  // The link-eval forest of the semidominator pass (two words a vertex, below); until then its
+  // memory holds the DFS stack, interleaved too: stack[2i] = vertex, stack[2i+1] = its next edge.
+  const forest = new Uint32Array(2 * size)
+  const stack = forest
   const groupOf = (r: number): number => (g.rootGroup && g.rootGroup[r]! >= 0 && g.rootGroup[r]! < groups ? g.rootGroup[r]! : -1)
+  const outStart = g.outStart
+  const outTo = g.outTo
 
   // Pass 1: finishing order of a DFS over the leaked graph. Taken in decreasing finishing order,
   // the first unvisited vertex of each round lies in a source component of the condensation.
-  const finish = leakedFinishOrder(g, pre, stackV, stackE, follows)
+  const finish = leakedFinishOrder(n0, outStart, outTo, pre, leakedCount, stack)
+  for (let o = 0; o < n0; o++) if (g.live[o] === 1) pre[o] = 0
 
-  // Pass 2: DFS from the virtual root: each group's root targets, the other roots' targets, then leak candidates.
+  // Pass 2: DFS from the virtual root: each group's root targets, the other roots' targets, then
+  // leak candidates. Every target of a reachable object is reachable (the roots' closure), and
+  // every reachable object is numbered before the leaked graph's DFS starts, so pre[t] === 0
+  // alone says where each DFS may go.
   let count = 1
   const dfsFrom = (start: number, from: number): void => {
     pre[start] = count
     vertex[count] = start
     parent[count] = from
     count++
-    let sp = 0
-    stackV[sp] = start
-    stackE[sp] = g.outStart[start]!
-    sp++
+    let sp = 2
+    stack[0] = start
+    stack[1] = outStart[start]!
     while (sp > 0) {
-      const v = stackV[sp - 1]!
-      const e = stackE[sp - 1]!
-      if (e >= g.outStart[v + 1]!) {
-        sp--
+      const v = stack[sp - 2]!
+      const e = stack[sp - 1]!
+      if (e >= outStart[v + 1]!) {
+        sp -= 2
         continue
       }
-      stackE[sp - 1] = e + 1
-      const t = g.outTo[e]!
-      if (pre[t] !== 0 || !follows(v, t)) continue
+      stack[sp - 1] = e + 1
+      const t = outTo[e]!
+      if (pre[t] !== 0) continue
       pre[t] = count
       vertex[count] = t
       parent[count] = pre[v]!
       count++
-      stackV[sp] = t
-      stackE[sp] = g.outStart[t]!
-      sp++
+      stack[sp] = t
+      stack[sp + 1] = outStart[t]!
+      sp += 2
     }
   }
   // Roots in group order (groups first, ungrouped last), by a counting sort over their groups.
@@ -130,11 +148,14 @@ export function dominatorTree(g: DominatorInput): DominatorTree {
     }
     for (let i = firstOfGroup[k]!; i < firstOfGroup[k + 1]!; i++) {
       const o = g.rootTo[byGroup[i]!]!
-      if (pre[o] === 0 && g.live[o]) dfsFrom(o, from)
+      if (pre[o] === 0) dfsFrom(o, from)
     }
   }
   const groupPre = new Uint32Array(groups)
   for (let p = 1; p < count; p++) if (vertex[p]! >= n0) groupPre[vertex[p]! - n0] = p
+  // Preorder numbers below reachedEnd are the reachable graph's, the rest the leaked graph's: a
+  // range test tells an edge between the two apart without a random read of reachable[].
+  const reachedEnd = count
   const starts: number[] = []
   for (let i = finish.length - 1; i >= 0; i--) {
     const o = finish[i]!
@@ -143,66 +164,82 @@ export function dominatorTree(g: DominatorInput): DominatorTree {
       dfsFrom(o, 0)
     }
   }
+  // Root targets by preorder, so the loop below searches the root list only for them.
+  const rootTarget = new Uint8Array(reachedEnd)
+  for (let r = 0; r < rootCount; r++) {
+    const p = pre[g.rootTo[r]!]!
+    if (p < reachedEnd) rootTarget[p] = 1
+  }
 
-  // Semidominators, in decreasing preorder, with a link-eval forest (ancestor, label).
+  // Semidominators, in decreasing preorder, with Lengauer–Tarjan's link-eval forest. Semi-NCA
+  // needs eval only for the smallest semidominator on a path, so the forest keeps that value
+  // itself instead of the vertex holding it (no label indirection), interleaved with the
+  // ancestor link: forest[2v] = ancestor (NONE for a tree's root), forest[2v+1] = that minimum.
+  // One cache line then serves both reads of a step of the path.
   const semi = new Uint32Array(count)
-  const label = new Uint32Array(count)
-  const ancestor = stackE // the DFS is done: reuse its cursor stack as the forest
-  ancestor.fill(NONE, 0, count)
-  for (let p = 0; p < count; p++) {
-    semi[p] = p
-    label[p] = p
-  }
-  const path = stackV
+  forest.fill(NONE)
+  /**
+   * Smallest semidominator on v's forest path (v itself while it is unlinked: its semi is still
+   * v), compressing the path on the way. The climb reverses the ancestor links it passes and the
+   * way back down restores them as links to the tree's root, so compression needs no stack.
+   */
   const evaluate = (v: number): number => {
-    if (ancestor[v] === NONE) return v
-    let sp = 0
+    if (forest[2 * v] === NONE) return v
+    let below = NONE
     let x = v
-    while (ancestor[ancestor[x]!] !== NONE) {
-      path[sp++] = x
-      x = ancestor[x]!
+    while (forest[2 * forest[2 * x]!] !== NONE) {
+      const up = forest[2 * x]!
+      forest[2 * x] = below
+      below = x
+      x = up
     }
-    while (sp > 0) {
-      x = path[--sp]!
-      const a = ancestor[x]!
-      if (semi[label[a]!]! < semi[label[x]!]!) label[x] = label[a]!
-      ancestor[x] = ancestor[a]!
+    // x's ancestor is its tree's root, which compression leaves out; x keeps its link and value.
+    const root = forest[2 * x]!
+    let above = x
+    while (below !== NONE) {
+      const y = below
+      below = forest[2 * y]!
+      if (forest[2 * above + 1]! < forest[2 * y + 1]!) forest[2 * y + 1] = forest[2 * above + 1]!
+      forest[2 * y] = root
+      above = y
     }
-    return label[v]!
+    return forest[2 * v + 1]!
   }
+  const inStart = g.inStart
+  const inFrom = g.inFrom
   for (let w = count - 1; w >= 1; w--) {
     const o = vertex[w]!
+    let s = w
     if (o >= n0) {
-      // A root group: its one predecessor is the virtual root.
-      semi[w] = 0
-      ancestor[w] = 0
-      continue
-    }
-    let s = semi[w]!
-    if (!g.reachable[o]) {
+      s = 0 // a root group: its one predecessor is the virtual root
+    } else if (w >= reachedEnd) {
       if (parent[w] === 0) s = 0 // a leak start: the virtual root's edge
-    } else {
+    } else if (rootTarget[w] === 1) {
       // Edges from the virtual root or a group to every root target.
       for (let r = firstAtOrAbove(g.rootTo, o); r < g.rootTo.length && g.rootTo[r] === o; r++) {
         // The virtual root's edge gives 0; a group is a predecessor like any other (numbered
         // after w when an earlier group's DFS reached w first).
-        const c = groupOf(r) < 0 ? 0 : semi[evaluate(groupPre[groupOf(r)]!)]!
+        const c = groupOf(r) < 0 ? 0 : evaluate(groupPre[groupOf(r)]!)
         if (c < s) s = c
       }
     }
-    for (let i = g.inStart[o]!, end = g.inStart[o + 1]!; i < end && s > 0; i++) {
-      const v = g.inFrom[i]!
-      const pv = pre[v]!
-      if (pv === 0 || g.reachable[v] !== g.reachable[o]) continue
-      const c = semi[evaluate(pv)]!
-      if (c < s) s = c
+    if (o < n0) {
+      const reached = w < reachedEnd
+      for (let i = inStart[o]!, end = inStart[o + 1]!; i < end && s > 0; i++) {
+        const pv = pre[inFrom[i]!]!
+        if (pv >= count || pv < reachedEnd !== reached) continue
+        // A predecessor numbered before w is not in the forest yet: its semi is itself.
+        const c = pv < w ? pv : evaluate(pv)
+        if (c < s) s = c
+      }
     }
     semi[w] = s
-    ancestor[w] = parent[w]!
+    forest[2 * w] = parent[w]!
+    forest[2 * w + 1] = s
   }
 
   // Immediate dominators: climb from the DFS parent until at or above the semidominator.
-  const idomPre = label // label is no longer needed
+  const idomPre = forest.subarray(0, count) // the forest is no longer needed
   idomPre[0] = 0
   for (let w = 1; w < count; w++) {
     let d = parent[w]!
@@ -223,44 +260,37 @@ export function dominatorTree(g: DominatorInput): DominatorTree {
   return {idom, leakStarts: Uint32Array.from(starts).sort(), preorder: vertex.subarray(0, objects), groupCount: groups}
 }
 
-/** Leaked objects in DFS finishing order (edges restricted to leaked targets); leaves pre zeroed. */
-function leakedFinishOrder(
-  g: DominatorInput,
-  mark: Uint32Array,
-  stackV: Uint32Array,
-  stackE: Uint32Array,
-  follows: (from: number, to: number) => boolean,
-): Uint32Array {
-  let leaked = 0
-  for (let o = 0; o < g.objectCount; o++) if (g.live[o] && !g.reachable[o]) leaked++
+/**
+ * Leaked objects in DFS finishing order over the leaked graph. `mark` comes in 0 for leaked
+ * objects and non-zero elsewhere (the DFS goes only where it is 0) and goes out with the leaked ones set.
+ */
+function leakedFinishOrder(n0: number, outStart: Uint32Array, outTo: Uint32Array, mark: Uint32Array, leaked: number, stack: Uint32Array): Uint32Array {
   const finish = new Uint32Array(leaked)
   let done = 0
-  for (let o = 0; o < g.objectCount; o++) {
-    if (!g.live[o] || g.reachable[o] || mark[o]) continue
+  for (let o = 0; o < n0; o++) {
+    if (mark[o] !== 0) continue
     mark[o] = 1
-    let sp = 0
-    stackV[sp] = o
-    stackE[sp] = g.outStart[o]!
-    sp++
+    let sp = 2
+    stack[0] = o
+    stack[1] = outStart[o]!
     while (sp > 0) {
-      const v = stackV[sp - 1]!
-      const e = stackE[sp - 1]!
-      if (e >= g.outStart[v + 1]!) {
+      const v = stack[sp - 2]!
+      const e = stack[sp - 1]!
+      if (e >= outStart[v + 1]!) {
         finish[done++] = v
-        sp--
+        sp -= 2
         continue
       }
-      stackE[sp - 1] = e + 1
-      const t = g.outTo[e]!
-      if (mark[t] || !follows(v, t)) continue
+      stack[sp - 1] = e + 1
+      const t = outTo[e]!
+      if (mark[t] !== 0) continue
       mark[t] = 1
-      stackV[sp] = t
-      stackE[sp] = g.outStart[t]!
-      sp++
+      stack[sp] = t
+      stack[sp + 1] = outStart[t]!
+      sp += 2
     }
   }
-  for (let i = 0; i < done; i++) mark[finish[i]!] = 0
-  return finish
+  return finish.subarray(0, done)
 }
 
 /**

@@ -1,6 +1,7 @@
 import type {HeapGraph} from './csr.js'
-import {NOT_IN_TREE, dominatorTree, retainedSizes} from './dominators.js'
-import {reachableFromParents, shortestPathParents} from './reachability.js'
+import {startDominatorTree} from './dominator-job.js'
+import {NOT_IN_TREE, retainedSizes} from './dominators.js'
+import {ACCUMULATED_GROUPS, ACCUMULATION_MIN_SHARE, accumulationPoints, GroupTally, type Accumulation} from './accumulation.js'
 
 /**
  * Why memory is held: for every live object its shortest-path parent from the roots, its
@@ -9,14 +10,11 @@ import {reachableFromParents, shortestPathParents} from './reachability.js'
  * index, so `path`, `top`, `dominators` and `suspects` read only what they print.
  */
 export interface Retention {
-  /** Breadth-first parent from the roots (FROM_ROOT, UNREACHED: reachability.ts). */
-  parent: Uint32Array
-  reachable: Uint8Array
   /** Immediate dominator (dominators.ts: BY_VIRTUAL_ROOT, NOT_IN_TREE). */
   idom: Uint32Array
   retainedBytes: Float64Array
   retainedObjects: Uint32Array
-  /** Children of object o in the dominator tree: child[childStart[o] .. childStart[o+1]), ascending; the virtual root's at o = objectCount. */
+  /** Children of object o in the dominator tree: child[childStart[o] .. childStart[o+1]), the largest (retained bytes) first, the others ascending; the virtual root's at o = objectCount. */
   childStart: Uint32Array
   child: Uint32Array
   leakStarts: Uint32Array
@@ -28,33 +26,50 @@ export interface Retention {
   /** Per thread (as `threads` lists them): bytes and objects reachable only from its registers, stack and TLS. */
   threadRetainedBytes: Float64Array
   threadRetainedObjects: Float64Array
+  /** Accumulation points of the biggest holders and what lies under them (accumulation.ts). */
+  accumulations: Accumulation[]
 }
 
 export const TOP_OBJECTS = 1000
 
 export interface RetentionInput {
-  graph: HeapGraph
+  graph: Pick<HeapGraph, 'objectCount' | 'outStart' | 'outTo' | 'inStart' | 'inFrom' | 'rootTo' | 'rootThread'>
   /** 1 for live objects. */
   live: Uint8Array
+  /** 1 for objects a root reaches (reachability.ts). */
+  reachable: Uint8Array
+  /** The threads of the core by tid: each one's roots form a group, so what only it holds is known. */
+  threads: number[]
+}
+
+export interface RetentionSizes {
   /** Each live object's own bytes (consumed: becomes retainedBytes). */
   shallowBytes: Float64Array
   /** Type id per object (0 untyped) and the number of ids. */
   typeOf: Uint32Array
   typeCount: number
-  /** The threads of the core by tid: each one's roots form a group, so what only it holds is known. */
-  threads: number[]
 }
 
-export function retentionOf(input: RetentionInput, progress?: (phase: string, done: number, total: number) => void): Retention {
+/** Paths from roots are known; the dominator tree is being computed (perhaps on a worker thread). */
+export interface PendingRetention {
+  /** The dominator pass runs on a worker thread. */
+  parallel: boolean
+  finish(sizes: RetentionSizes, progress?: Progress): Retention
+}
+
+type Progress = (phase: string, done: number, total: number) => void
+
+/**
+ * Starts the retention analysis (after reachability: reachability.ts): the dominator tree on a
+ * worker thread when `workers` allows, so the caller's next phases (types, summary) run beside
+ * it; `finish` joins it and sums retained sizes.
+ */
+export function startRetention(input: RetentionInput, workers: number, progress?: Progress): PendingRetention {
   const g = input.graph
   const n = g.objectCount
-  progress?.('paths from roots', 0, 1)
-  const parent = shortestPathParents(n, g.outStart, g.outTo, g.rootTo)
-  const reachable = reachableFromParents(parent)
-  progress?.('dominators', 0, 1)
   const groupOfTid = new Map(input.threads.map((tid, i) => [tid, i]))
   const rootGroup = Int32Array.from(g.rootThread, tid => groupOfTid.get(tid) ?? -1)
-  const tree = dominatorTree({
+  const dominatorInput = {
     objectCount: n,
     outStart: g.outStart,
     outTo: g.outTo,
@@ -62,17 +77,31 @@ export function retentionOf(input: RetentionInput, progress?: (phase: string, do
     inFrom: g.inFrom,
     rootTo: g.rootTo,
     live: input.live,
-    reachable,
+    reachable: input.reachable,
     rootGroup,
     groupCount: input.threads.length,
-  })
-  const retainedBytes = input.shallowBytes
-  const {objects: retainedObjects, groupBytes: threadRetainedBytes, groupObjects: threadRetainedObjects} = retainedSizes(tree, retainedBytes)
-  progress?.('retained sizes', 0, 1)
-  const {childStart, child} = childLists(tree.idom, n)
-  const {bytes: typeRetainedBytes, objects: typeRetainedObjects} = retainedPerType(childStart, child, n, input.typeOf, input.typeCount, retainedBytes, retainedObjects)
-  const top = largestFirst(child.subarray(childStart[n]!, childStart[n + 1]!), retainedBytes, TOP_OBJECTS)
-  return {parent, reachable, idom: tree.idom, retainedBytes, retainedObjects, childStart, child, leakStarts: tree.leakStarts, typeRetainedBytes, typeRetainedObjects, top, threadRetainedBytes, threadRetainedObjects}
+  }
+  if (workers < 2) progress?.('dominators', 0, 1)
+  const job = startDominatorTree(dominatorInput, workers)
+  return {
+    parallel: job.parallel,
+    finish(sizes: RetentionSizes, finishProgress = progress): Retention {
+      if (job.parallel) finishProgress?.('dominators (rest)', 0, 1)
+      const tree = job.join()
+      finishProgress?.('retained sizes', 0, 1)
+      const retainedBytes = sizes.shallowBytes
+      const {objects: retainedObjects, groupBytes: threadRetainedBytes, groupObjects: threadRetainedObjects} = retainedSizes(tree, retainedBytes)
+      const {childStart, child} = childLists(tree.idom, n)
+      largestChildFirst(childStart, child, retainedBytes)
+      const top = largestFirst(child.subarray(childStart[n]!, childStart[n + 1]!), retainedBytes, TOP_OBJECTS)
+      let liveBytes = 0
+      for (const o of child.subarray(childStart[n]!, childStart[n + 1]!)) liveBytes += retainedBytes[o]!
+      const points = accumulationPoints(childStart, child, retainedBytes, top, ACCUMULATION_MIN_SHARE * liveBytes)
+      const walk = walkDominatorTree(childStart, child, n, sizes.typeOf, sizes.typeCount, retainedBytes, retainedObjects, points.map(p => p.point))
+      const accumulations = points.map((p, k) => ({...p, objects: walk.tallies[k]!.objects, groups: walk.tallies[k]!.largest(ACCUMULATED_GROUPS)}))
+      return {idom: tree.idom, retainedBytes, retainedObjects, childStart, child, leakStarts: tree.leakStarts, typeRetainedBytes: walk.bytes, typeRetainedObjects: walk.objects, top, threadRetainedBytes, threadRetainedObjects, accumulations}
+    },
+  }
 }
 
 /** The dominator tree's child lists by counting sort over idom (children ascending); the root groups' children count as the virtual root's. */
@@ -97,11 +126,34 @@ function childLists(idom: Uint32Array, n: number): {childStart: Uint32Array; chi
 }
 
 /**
- * Retained bytes per type, each byte once: an object adds its retained size to its type unless
- * one of its dominators has the same type (it is then inside that one's retained size already).
- * A depth-first walk of the dominator tree keeps, per type, how many objects of it are open above.
+ * Moves each node's largest child (by retained bytes; the first of equals) to the front of its
+ * child list, the rest staying ascending: the accumulation walk of `suspects` then reads one
+ * child a step instead of a big array's millions.
  */
-function retainedPerType(
+function largestChildFirst(childStart: Uint32Array, child: Uint32Array, retainedBytes: Float64Array): void {
+  for (let v = 0; v + 1 < childStart.length; v++) {
+    const a = childStart[v]!
+    const b = childStart[v + 1]!
+    if (b - a < 2) continue
+    let best = a
+    for (let i = a + 1; i < b; i++) if (retainedBytes[child[i]!]! > retainedBytes[child[best]!]!) best = i
+    if (best === a) continue
+    // Shift the ones before it up by one so that the rest stays in ascending order.
+    const c = child[best]!
+    child.copyWithin(a + 1, a, best)
+    child[a] = c
+  }
+}
+
+/**
+ * One depth-first walk of the dominator tree for two sums. Retained bytes per type, each byte
+ * once: an object adds its retained size to its type unless one of its dominators has the same
+ * type (it is then inside that one's retained size already), kept by counting, per type, the
+ * objects of it open above. And what lies under each accumulation point: every object below it,
+ * by type or size class, at its own size (its retained bytes minus its children's, summed as
+ * the walk leaves it, so no array of shallow sizes has to be kept).
+ */
+function walkDominatorTree(
   childStart: Uint32Array,
   child: Uint32Array,
   n: number,
@@ -109,16 +161,23 @@ function retainedPerType(
   typeCount: number,
   retainedBytes: Float64Array,
   retainedObjects: Uint32Array,
-): {bytes: Float64Array; objects: Float64Array} {
+  points: number[],
+): {bytes: Float64Array; objects: Float64Array; tallies: GroupTally[]} {
   const bytes = new Float64Array(typeCount)
   const objects = new Float64Array(typeCount)
   const open = new Uint32Array(typeCount)
+  const pointOf = new Map(points.map((p, k) => [p, k]))
+  const tallies = points.map(() => new GroupTally(typeCount))
   const stackNode = new Uint32Array(child.length + 1)
   const stackNext = new Uint32Array(child.length + 1)
-  let sp = 0
+  // Per stack level: the retained bytes of the children left so far (only while under a point).
+  let childBytes = new Float64Array(1024)
+  // The accumulation point being walked under (points lie in disjoint subtrees), and its level.
+  let tally: GroupTally | null = null
+  let tallyLevel = -1
   stackNode[0] = n
   stackNext[0] = childStart[n]!
-  sp = 1
+  let sp = 1
   while (sp > 0) {
     const v = stackNode[sp - 1]!
     const next = stackNext[sp - 1]!
@@ -133,38 +192,78 @@ function retainedPerType(
         }
         open[t]!++
       }
+      if (tally) {
+        childBytes[sp - 1] = childBytes[sp - 1]! + retainedBytes[c]!
+        if (sp >= childBytes.length) {
+          const grown = new Float64Array(childBytes.length * 2)
+          grown.set(childBytes)
+          childBytes = grown
+        }
+        childBytes[sp] = 0
+      } else if (pointOf.has(c)) {
+        tally = tallies[pointOf.get(c)!]!
+        tallyLevel = sp
+        if (sp >= childBytes.length) childBytes = new Float64Array(2 * sp)
+        childBytes[sp] = 0
+      }
       stackNode[sp] = c
       stackNext[sp] = childStart[c]!
       sp++
     } else {
       sp--
       if (v < n && typeOf[v]! > 0) open[typeOf[v]!]!--
+      if (tally) {
+        if (sp === tallyLevel) tally = null
+        else tally.add(typeOf[v]!, retainedBytes[v]! - childBytes[sp]!)
+      }
     }
   }
-  return {bytes, objects}
+  return {bytes, objects, tallies}
 }
 
 /**
- * Positions of the k largest values, largest first (ties by position), without sorting them all:
- * the k-th largest value by a native numeric sort of a copy, then only what is at or above it.
+ * Positions of the k largest values, largest first (ties by position), in one pass: a min-heap of
+ * the k best so far, which most values (smaller than its least) pass with one comparison.
  */
-export function largestPositions(values: Float64Array, k: number): number[] {
-  let chosen: number[]
-  if (values.length <= k) chosen = [...values.keys()]
-  else {
-    const threshold = Float64Array.from(values).sort()[values.length - k]!
-    const above: number[] = []
-    const at: number[] = []
-    for (let i = 0; i < values.length; i++) {
-      if (values[i]! > threshold) above.push(i)
-      else if (values[i] === threshold && at.length < k) at.push(i)
+export function largestPositions(values: ArrayLike<number>, k: number, at: (i: number) => number = i => values[i]!): number[] {
+  const n = values.length
+  if (k <= 0) return []
+  const heap = new Uint32Array(Math.min(k, n))
+  let size = 0
+  // a is "smaller" than b: smaller value, or the same value at a later position.
+  const less = (a: number, b: number) => at(a) < at(b) || (at(a) === at(b) && a > b)
+  const siftDown = (i: number) => {
+    for (;;) {
+      const l = 2 * i + 1
+      if (l >= size) return
+      const c = l + 1 < size && less(heap[l + 1]!, heap[l]!) ? l + 1 : l
+      if (!less(heap[c]!, heap[i]!)) return
+      const t = heap[c]!
+      heap[c] = heap[i]!
+      heap[i] = t
+      i = c
     }
-    chosen = [...above, ...at].slice(0, k)
   }
-  return chosen.sort((a, b) => values[b]! - values[a]! || a - b)
+  for (let i = 0; i < n; i++) {
+    if (size < heap.length) {
+      let j = size++
+      heap[j] = i
+      while (j > 0 && less(heap[j]!, heap[(j - 1) >> 1]!)) {
+        const p = (j - 1) >> 1
+        const t = heap[p]!
+        heap[p] = heap[j]!
+        heap[j] = t
+        j = p
+      }
+    } else if (less(heap[0]!, i)) {
+      heap[0] = i
+      siftDown(0)
+    }
+  }
+  return Array.from(heap.subarray(0, size)).sort((a, b) => at(b) - at(a) || a - b)
 }
 
 /** Up to k of `ids` (ascending), by `key` (indexed by id) descending, ties by id. */
 function largestFirst(ids: Uint32Array, key: Float64Array, k: number): Uint32Array {
-  return Uint32Array.from(largestPositions(Float64Array.from(ids, o => key[o]!), k), i => ids[i]!)
+  return Uint32Array.from(largestPositions(ids, k, i => key[ids[i]!]!), i => ids[i]!)
 }

@@ -5,6 +5,7 @@ import type {TcmallocHeap} from '../tcmalloc/heap.js'
 import {LIVE} from '../tcmalloc/object-states.js'
 import {Warnings} from '../tcmalloc/warnings.js'
 import {buildReverse, checkIdWidth, MAX_IDS, OFFSET_OVERFLOW, ROOT_KIND_NAMES, ROOT_REGISTER, RootBuilder, type HeapGraph} from './csr.js'
+import {sharedUint32} from '../util/shared-arrays.js'
 import {buildLiveLookup, LiveResolver, SPAN_STRIDE, spanOf, type LiveLookup} from './live-lookup.js'
 import {rootRanges, type RootRange, type RootSet} from './roots.js'
 
@@ -23,6 +24,9 @@ const CORE_PAGE = 4096
 const TWO32 = 0x1_0000_0000
 
 /** The graph with the warnings met while building it (unreadable ranges, stacks not found). */
+/** The graph as the phases after the scan use it: without the edge offsets and reverse edge ids (the index has those). */
+export type AnalysedGraph = Omit<ScannedGraph, 'outOffset' | 'outToOffset' | 'inEdge'>
+
 export interface ScannedGraph extends HeapGraph {
   warnings: Warnings
   /** The first 8 bytes of every scanned object, NaN where not scanned (for naming types). */
@@ -82,7 +86,7 @@ function scanObjects(program: Program, heap: TcmallocHeap, t: LiveLookup, warnin
   const state = heap.state
   const total = spans.totalObjects
   checkIdWidth(total, 'objects')
-  const outStart = new Uint32Array(total + 1)
+  const outStart = sharedUint32(total + 1)
   const firstWords = new Float64Array(total).fill(NaN)
   const initial = Math.max(1024, Math.min(1 << 24, total))
   const sink = new EdgeSink(initial)
@@ -260,7 +264,7 @@ class EdgeSink {
   overflows = 0
 
   constructor(capacity: number) {
-    this.to = new Uint32Array(capacity)
+    this.to = sharedUint32(capacity)
     this.offset = new Uint32Array(capacity)
     this.toOffset = new Uint32Array(capacity)
   }
@@ -268,7 +272,7 @@ class EdgeSink {
   grow(): void {
     checkIdWidth(this.to.length + 1, 'edges')
     const n = Math.min(this.to.length * 2, MAX_IDS)
-    const to = new Uint32Array(n)
+    const to = sharedUint32(n)
     to.set(this.to)
     this.to = to
     const offset = new Uint32Array(n)
@@ -282,7 +286,9 @@ class EdgeSink {
   /** Cuts the arrays to count, one at a time so that only one spare copy exists at once. */
   trim(): void {
     if (this.to.length === this.count) return
-    this.to = this.to.slice(0, this.count)
+    const to = sharedUint32(this.count) // shared: the dominator worker reads it
+    to.set(this.to.subarray(0, this.count))
+    this.to = to
     this.offset = this.offset.slice(0, this.count)
     this.toOffset = this.toOffset.slice(0, this.count)
   }

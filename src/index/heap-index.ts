@@ -37,6 +37,9 @@ const SAME_LENGTH = [
  * Queries over an index without re-reading the core: the span table (small) is loaded whole,
  * per-object facts and edge lists are ranged reads of the arrays they live in.
  */
+/** Slots per entry of object.liveBefore (analysis/object-ids.ts counts public ids by it). */
+export const PUBLIC_ID_BLOCK = 4096
+
 export class HeapIndex {
   readonly meta: IndexMeta
   readonly spanStart: Float64Array
@@ -97,6 +100,9 @@ export class HeapIndex {
     const objects = this.file.length('object.state')
     for (const name of ['edge.outStart', 'edge.inStart']) {
       if (!this.file.has(name) || this.file.length(name) !== objects + 1) return `array ${name} does not have one entry per object and one more`
+    }
+    if (!this.file.has('object.liveBefore') || this.file.length('object.liveBefore') !== Math.ceil(objects / PUBLIC_ID_BLOCK) + 1) {
+      return 'array object.liveBefore does not have one entry per block of objects and one more'
     }
     return null
   }

@@ -4,7 +4,7 @@ import {TomaError} from '../errors.js'
 export const INDEX_MAGIC = 'TOMAIDX\0'
 const MAGIC = INDEX_MAGIC
 /** Bump when what an index holds or how it is laid out changes: older indexes are then rebuilt. */
-export const INDEX_FORMAT_VERSION = 4
+export const INDEX_FORMAT_VERSION = 5
 
 type ArrayType = 'u8' | 'u16' | 'u32' | 'i32' | 'f64'
 type Typed = Uint8Array | Uint16Array | Uint32Array | Int32Array | Float64Array
@@ -60,43 +60,87 @@ function headerProblem(header: unknown, dataStart: number, fileSize: number): st
   return null
 }
 
+/** Bytes before the first array: magic, format version, header length, header offset (two u32). */
+const PREAMBLE = 24
+
 /**
- * Writes an index: a small JSON header (format version, the core's identity, summaries) followed
- * by named typed arrays, 8-byte aligned, so a query can read just the ranges it needs.
- * Written to a temporary file and renamed, so a crash never leaves a half index behind.
+ * Writes an index: named typed arrays, 8-byte aligned, then a small JSON header (format version,
+ * the core's identity, summaries, the array table) at the end, found through the preamble, so a
+ * query can read just the ranges it needs. Arrays are written as soon as the analysis has them
+ * (`add`), so it can drop those it no longer needs before the next phase grows; the header goes
+ * last (`finish`). Written to a temporary file and renamed, so a crash never leaves a half index.
  */
-export function writeIndex(path: string, meta: unknown, arrays: Record<string, Typed>): void {
-  const entries: Record<string, ArrayEntry> = {}
-  let offset = 0
-  for (const [name, a] of Object.entries(arrays)) {
-    entries[name] = {type: typeOf(a), offset, length: a.length}
-    offset = align8(offset + a.byteLength)
+export class IndexWriter {
+  private readonly entries: Record<string, ArrayEntry> = {}
+  private readonly tmp: string
+  private fd: number | null
+  private offset = 0
+
+  constructor(private readonly path: string) {
+    this.tmp = `${path}.tmp-${process.pid}`
+    this.fd = fs.openSync(this.tmp, 'w')
   }
-  const header: Header = {formatVersion: INDEX_FORMAT_VERSION, meta, arrays: entries}
-  const json = Buffer.from(JSON.stringify(header), 'utf8')
-  const pre = Buffer.alloc(16)
-  pre.write(MAGIC, 0, 'latin1')
-  pre.writeUInt32LE(INDEX_FORMAT_VERSION, 8)
-  pre.writeUInt32LE(json.length, 12)
-  const dataStart = align8(16 + json.length)
-  const tmp = `${path}.tmp-${process.pid}`
-  const fd = fs.openSync(tmp, 'w')
-  try {
-    fs.writeSync(fd, pre)
-    fs.writeSync(fd, json)
-    for (const [name, a] of Object.entries(arrays)) {
-      const bytes = Buffer.from(a.buffer, a.byteOffset, a.byteLength)
-      // Large arrays go out in pieces: writeSync of >2 GiB at once is not portable.
-      const CHUNK = 1 << 28
-      for (let at = 0; at < bytes.length; at += CHUNK) {
-        fs.writeSync(fd, bytes, at, Math.min(CHUNK, bytes.length - at), dataStart + entries[name]!.offset + at)
-      }
+
+  add(name: string, a: Typed): void {
+    if (this.fd === null) throw new Error('index already finished')
+    if (name in this.entries) throw new Error(`index array ${name} written twice`)
+    this.entries[name] = {type: typeOf(a), offset: this.offset, length: a.length}
+    writeAll(this.fd, Buffer.from(a.buffer, a.byteOffset, a.byteLength), PREAMBLE + this.offset)
+    this.offset = align8(this.offset + a.byteLength)
+  }
+
+  addAll(arrays: Record<string, Typed>): void {
+    for (const [name, a] of Object.entries(arrays)) this.add(name, a)
+  }
+
+  finish(meta: unknown): void {
+    if (this.fd === null) throw new Error('index already finished')
+    const fd = this.fd
+    try {
+      const header: Header = {formatVersion: INDEX_FORMAT_VERSION, meta, arrays: this.entries}
+      const json = Buffer.from(JSON.stringify(header), 'utf8')
+      const at = PREAMBLE + this.offset
+      writeAll(fd, json, at)
+      const pre = Buffer.alloc(PREAMBLE)
+      pre.write(MAGIC, 0, 'latin1')
+      pre.writeUInt32LE(INDEX_FORMAT_VERSION, 8)
+      pre.writeUInt32LE(json.length, 12)
+      pre.writeUInt32LE(at % 2 ** 32, 16)
+      pre.writeUInt32LE(Math.floor(at / 2 ** 32), 20)
+      writeAll(fd, pre, 0)
+      fs.ftruncateSync(fd, at + json.length)
+    } finally {
+      this.fd = null
+      fs.closeSync(fd)
     }
-    fs.ftruncateSync(fd, dataStart + offset)
-  } finally {
-    fs.closeSync(fd)
+    fs.renameSync(this.tmp, this.path)
   }
-  fs.renameSync(tmp, path)
+
+  /** Drops the half-written file (an analysis that failed). */
+  abandon(): void {
+    if (this.fd === null) return
+    fs.closeSync(this.fd)
+    this.fd = null
+    fs.rmSync(this.tmp, {force: true})
+  }
+}
+
+/** Large buffers go out in pieces: writeSync of >2 GiB at once is not portable. */
+function writeAll(fd: number, bytes: Buffer, position: number): void {
+  const CHUNK = 1 << 28
+  for (let at = 0; at < bytes.length; at += CHUNK) fs.writeSync(fd, bytes, at, Math.min(CHUNK, bytes.length - at), position + at)
+}
+
+/** Writes a whole index at once. */
+export function writeIndex(path: string, meta: unknown, arrays: Record<string, Typed>): void {
+  const w = new IndexWriter(path)
+  try {
+    w.addAll(arrays)
+    w.finish(meta)
+  } catch (e) {
+    w.abandon()
+    throw e
+  }
 }
 
 /** An index file opened for reading: the header at once, arrays on demand (whole or a range). */
@@ -126,24 +170,26 @@ export class IndexFile {
     }
     try {
       const size = fs.fstatSync(fd).size
-      const pre = Buffer.alloc(16)
+      const pre = Buffer.alloc(PREAMBLE)
       if (fs.readSync(fd, pre, 0, 16, 0) !== 16 || pre.toString('latin1', 0, 8) !== MAGIC) throw new TomaError(`${path}: not a toma index`)
       if (pre.readUInt32LE(8) !== INDEX_FORMAT_VERSION) {
         fs.closeSync(fd)
         return null
       }
+      if (fs.readSync(fd, pre, 16, PREAMBLE - 16, 16) !== PREAMBLE - 16) throw new DamagedIndexError(path, 'the file is shorter than its header')
       const length = pre.readUInt32LE(12)
-      if (length > MAX_HEADER_BYTES || 16 + length > size) throw new DamagedIndexError(path, 'the file is shorter than its header')
+      const at = pre.readUInt32LE(16) + pre.readUInt32LE(20) * 2 ** 32
+      if (length > MAX_HEADER_BYTES || at < PREAMBLE || at + length > size) throw new DamagedIndexError(path, 'the file is shorter than its header')
       const json = Buffer.alloc(length)
-      if (fs.readSync(fd, json, 0, length, 16) !== length) throw new DamagedIndexError(path, 'the file is shorter than its header')
+      if (fs.readSync(fd, json, 0, length, at) !== length) throw new DamagedIndexError(path, 'the file is shorter than its header')
       let header: Header
       try {
         header = JSON.parse(json.toString('utf8')) as Header
       } catch {
         throw new DamagedIndexError(path, 'the header is not JSON')
       }
-      const dataStart = align8(16 + length)
-      const problem = headerProblem(header, dataStart, size)
+      const dataStart = PREAMBLE
+      const problem = headerProblem(header, dataStart, at)
       if (problem) throw new DamagedIndexError(path, problem)
       return new IndexFile(path, fd, header, dataStart)
     } catch (e) {

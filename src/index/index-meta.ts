@@ -1,3 +1,4 @@
+import type {Accumulation} from '../graph/accumulation.js'
 import type {RootRegion} from '../graph/root-regions.js'
 /**
  * Everything an analysis depended on: if any of it differs for a query, the index does not answer
@@ -45,6 +46,8 @@ export interface IndexMeta {
   typeNames: string[]
   /** The root regions scanned, sorted by start: a root's label is the region holding its address. */
   rootRegions: RootRegion[]
+  /** Accumulation points of the objects retaining ≥ 1 % of the live heap (graph/accumulation.ts). */
+  accumulations: Accumulation[]
 }
 
 const isNum = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v)
@@ -65,6 +68,7 @@ export function metaProblem(meta: unknown): string | null {
   if (!every(meta.sizeClassSizes, isNum)) return 'bad size classes'
   if (!every(meta.threadCaches, c => isObj(c) && isNum(c.address) && (c.tid === null || isNum(c.tid)))) return 'bad thread caches'
   if (!every(meta.typeNames, isStr)) return 'bad type names'
+  if (!every(meta.accumulations, a => isObj(a) && isNum(a.holder) && isNum(a.point) && isNum(a.depth) && typeof a.cut === 'boolean' && isNum(a.objects) && every(a.groups, g => isObj(g) && isNum(g.type) && isNum(g.size) && isNum(g.objects) && isNum(g.bytes)))) return 'bad accumulation points'
   if (!every(meta.rootRegions, r => isObj(r) && isStr(r.kind) && isNum(r.start) && isNum(r.end) && isNum(r.base) && isStr(r.label) && (r.thread === null || isNum(r.thread)))) return 'bad root regions'
   return null
 }

@@ -50,15 +50,30 @@ export class RetentionIndex {
     return {bytes: this.file.slice<Float64Array>('object.retainedBytes', id, 1)[0]!, objects: this.file.slice<Uint32Array>('object.retainedObjects', id, 1)[0]!}
   }
 
-  /** Dominator-tree children (ascending ids); of the virtual root when id is null. */
-  children(id: number | null): Uint32Array {
-    const at = id ?? this.file.length('dom.childStart') - 2
-    const a = this.word('dom.childStart', at)
-    const b = this.word('dom.childStart', at + 1)
+  /** Dominator-tree children (the largest first, the others ascending); of the virtual root when id is null; at most `limit`. */
+  children(id: number | null, limit = Number.POSITIVE_INFINITY): Uint32Array {
+    const {a, b: end} = this.childRange(id)
+    const b = Math.min(end, a + limit)
     const whole = this.whole.get('dom.child')
     if (whole) return whole.subarray(a, b)
     if (this.counted('dom.child') > WHOLE_AFTER) return this.load('dom.child').subarray(a, b)
     return this.file.slice<Uint32Array>('dom.child', a, b - a)
+  }
+
+  childCount(id: number | null): number {
+    const {a, b} = this.childRange(id)
+    return b - a
+  }
+
+  /** The child that retains the most (analysis puts it first), or null for a leaf. */
+  largestChild(id: number | null): number | null {
+    const kids = this.children(id, 1)
+    return kids.length > 0 ? kids[0]! : null
+  }
+
+  private childRange(id: number | null): {a: number; b: number} {
+    const at = id ?? this.file.length('dom.childStart') - 2
+    return {a: this.word('dom.childStart', at), b: this.word('dom.childStart', at + 1)}
   }
 
   /** Retained bytes of each id, in as few reads as their spread allows. */

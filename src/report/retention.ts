@@ -95,7 +95,7 @@ export function suspectsText(s: Suspects): string {
     )
     if (x.accumulated.length === 0) out.push('nothing accumulated below it: it is one block')
     else {
-      out.push(`accumulated there${x.counted < a.retainedObjects - 1 ? ` (first ${x.counted.toLocaleString('en-US')} of ${(a.retainedObjects - 1).toLocaleString('en-US')} objects tallied)` : ''}:`)
+      out.push(`accumulated there (the largest groups of all ${plural(x.counted, 'object')} below it):`)
       out.push(table(['group', '#objects', '#bytes'], x.accumulated.map(g => [g.group, g.objects, g.bytes])).replace(/^/gm, '  '))
     }
   })

@@ -72,16 +72,19 @@ describe('an index that knows its inputs', () => {
     const a = await runToma(['analyze', core], {cwd: dir})
     expect(a.status, a.stderr).toBe(0)
     const good = fs.readFileSync(index)
+    // Layout (index-file.ts): a 24-byte preamble (magic, version, header length, header offset), the arrays, the JSON header.
     const headerLength = good.readUInt32LE(12)
-    const header = JSON.parse(good.toString('utf8', 16, 16 + headerLength))
+    const headerAt = good.readUInt32LE(16) + good.readUInt32LE(20) * 2 ** 32
+    expect(headerAt + headerLength).toBe(good.length)
+    const header = JSON.parse(good.toString('utf8', headerAt, headerAt + headerLength))
     header.arrays['object.state'].length = 1e12
     const json = Buffer.from(JSON.stringify(header))
-    const pre = Buffer.from(good.subarray(0, 16))
+    const pre = Buffer.from(good.subarray(0, 24))
     pre.writeUInt32LE(json.length, 12)
     const damages: Array<[string, Buffer, RegExp]> = [
-      ['huge array length', Buffer.concat([pre, json, good.subarray(16 + headerLength)]), /array object\.state runs past the end of the file/],
-      ['cut file', good.subarray(0, Math.floor(good.length / 2)), /runs past the end of the file/],
-      ['garbage JSON', Buffer.concat([good.subarray(0, 16), Buffer.alloc(headerLength, 0x7b), good.subarray(16 + headerLength)]), /header is not JSON/],
+      ['huge array length', Buffer.concat([pre, good.subarray(24, headerAt), json]), /array object\.state runs past the end of the file/],
+      ['cut file', good.subarray(0, Math.floor(good.length / 2)), /the file is shorter than its header/],
+      ['garbage JSON', Buffer.concat([good.subarray(0, headerAt), Buffer.alloc(headerLength, 0x7b)]), /header is not JSON/],
     ]
     for (const [what, bytes, problem] of damages) {
       fs.writeFileSync(index, bytes)
@@ -101,7 +104,7 @@ describe('an index that knows its inputs', () => {
     // still one clear line when a query meets it.
     const types = header.arrays['object.type']
     const wrong = Buffer.from(good)
-    const dataStart = (16 + headerLength + 7) & ~7
+    const dataStart = 24
     for (let i = 0; i < types.length; i++) wrong.writeUInt32LE(0xffff_ffff, dataStart + types.offset + i * 4)
     fs.writeFileSync(index, wrong)
     const r = await runToma(['classes', index], {cwd: dir})

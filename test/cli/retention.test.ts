@@ -144,6 +144,33 @@ describe.each(chosen.map(f => [f.id, f] as const))('why memory is held, on %s', 
     expect(holder.path.root.label).toContain(acc.symbol)
     expect(holder.accumulated[0].group).toBe(acc.type)
     expect(holder.accumulated[0].objects).toBe(acc.count)
+    expect(holder.accumulated[0].bytes).toBe(byType.types[1].retainedBytes)
+    // The tally is whole: every object under the point, each group's bytes its objects' own sizes,
+    // as a walk of the stored dominator tree counts them.
+    expect(holder.counted).toBe(holder.accumulationPoint.retainedObjects - 1)
+    for (const a of index.meta.accumulations) {
+      const groups = new Map<string, {objects: number; bytes: number}>()
+      let objects = 0
+      const stack = [...retention.children(a.point)]
+      while (stack.length) {
+        const o = stack.pop()!
+        objects++
+        const t = index.type(o)
+        const key = t ?? `(untyped, ${index.object(o).size} B class)`
+        const g = groups.get(key) ?? {objects: 0, bytes: 0}
+        g.objects++
+        g.bytes += index.object(o).size
+        groups.set(key, g)
+        stack.push(...retention.children(o))
+      }
+      expect(a.objects).toBe(objects)
+      for (const g of a.groups) {
+        const want = groups.get(g.type > 0 ? index.typeName(g.type)! : `(untyped, ${g.size} B class)`)
+        expect({objects: g.objects, bytes: g.bytes}).toEqual(want)
+      }
+      const largest = Math.max(...[...groups.values()].map(g => g.bytes))
+      expect(a.groups[0]?.bytes ?? 0).toBe(groups.size ? largest : 0)
+    }
   })
 
   it('export, leaks, classes and find-object say why objects are held', async () => {

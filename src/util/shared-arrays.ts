@@ -1,0 +1,25 @@
+/**
+ * Typed arrays over SharedArrayBuffer: the graph arrays a worker thread reads while the main
+ * thread goes on (the dominator pass) are allocated shared from the start, so handing them over
+ * costs neither a copy nor the memory of one.
+ */
+
+export function sharedUint32(length: number): Uint32Array {
+  return new Uint32Array(new SharedArrayBuffer(length * 4))
+}
+
+export function sharedUint8(length: number): Uint8Array {
+  return new Uint8Array(new SharedArrayBuffer(length))
+}
+
+/** A shared copy of an array (for small ones, or one whose owner goes on changing it). */
+export function sharedCopy<T extends Uint8Array | Uint32Array | Int32Array>(a: T): T {
+  const Ctor = a.constructor as new (buffer: SharedArrayBuffer) => T
+  const copy = new Ctor(new SharedArrayBuffer(a.byteLength))
+  copy.set(a)
+  return copy
+}
+
+export function isShared(a: ArrayBufferView): boolean {
+  return a.buffer instanceof SharedArrayBuffer
+}
