@@ -70,9 +70,10 @@ export function analyzeCore(corePath: string, options: AnalysisOptions, progress
   try {
     const graph = writeGraph(writer, heap, scanHeapGraph(program, heap, {progress, rootKinds}), progress)
     const live = liveSlots(heap)
+    collectGarbage() // what writeGraph released, before the dominator pass allocates
+    // The dominator pass first (on a worker thread when allowed), then the shortest paths beside it.
+    const pending = run.retention === false ? null : startRetention({graph, live, threads: program.core.threads.map(t => t.tid)}, workers, progress)
     const reachable = run.retention === false ? reachability(graph, progress) : writeShortestPaths(writer, graph, progress)
-    collectGarbage() // what writeGraph and the paths released, before the dominator pass allocates
-    const pending = run.retention === false ? null : startRetention({graph, live, reachable, threads: program.core.threads.map(t => t.tid)}, workers, progress)
     const types = nameObjects(graph.firstWords, new TypeNamer(program), progress)
     // TCMalloc's own unreferenced allocations (the MallocExtension singleton) are not the program's leak.
     markAllocatorInternal(heap, graph.firstWords, types, reachable, graph.outStart, graph.outTo)

@@ -25,12 +25,11 @@ export function startDominatorTree(input: DominatorInput, workers: number): Domi
     const tree = dominatorTree(input)
     return {join: () => tree, parallel: false}
   }
-  // The small or still-changing arrays are copied (the caller goes on marking `reachable`).
+  // The small arrays are copied.
   const shared: DominatorInput = {
     ...input,
     rootTo: sharedCopy(input.rootTo),
     live: isShared(input.live) ? input.live : sharedCopy(input.live),
-    reachable: sharedCopy(input.reachable),
     rootGroup: input.rootGroup && sharedCopy(input.rootGroup),
   }
   const {port1, port2} = new MessageChannel()

@@ -35,10 +35,8 @@ export interface DominatorInput {
   inFrom: Uint32Array
   /** Root targets, sorted ascending (as the graph stores them). */
   rootTo: Uint32Array
-  /** 1 for live objects. */
+  /** 1 for live objects. (Which of them a root reaches, the DFS from the roots finds.) */
   live: Uint8Array
-  /** 1 for objects a root reaches. */
-  reachable: Uint8Array
   /**
    * Per root (parallel to rootTo): its group, or −1. Each group is a pseudo-vertex between the
    * virtual root and the targets of its roots, so an object only one thread's roots reach is
@@ -71,14 +69,9 @@ export function dominatorTree(g: DominatorInput): DominatorTree {
   // DFS land at random over the heap: each one saved is a cache miss saved).
   const pre = new Uint32Array(n0)
   let liveCount = 0
-  let leakedCount = 0
   for (let o = 0; o < n0; o++) {
     if (g.live[o] !== 1) pre[o] = OUTSIDE
-    else {
-      liveCount++
-      if (g.reachable[o] !== 1) leakedCount++
-      else pre[o] = OUTSIDE // hidden from the leaked graph's DFS below
-    }
+    else liveCount++
   }
   // Preorder 0 is the virtual root; each root group is a vertex too, numbered when the DFS enters
   // it (so that the numbering stays a true DFS preorder), stored in vertex[] as objectCount + group.
@@ -93,14 +86,9 @@ export function dominatorTree(g: DominatorInput): DominatorTree {
   const outStart = g.outStart
   const outTo = g.outTo
 
-  // Pass 1: finishing order of a DFS over the leaked graph. Taken in decreasing finishing order,
-  // the first unvisited vertex of each round lies in a source component of the condensation.
-  const finish = leakedFinishOrder(n0, outStart, outTo, pre, leakedCount, stack)
-  for (let o = 0; o < n0; o++) if (g.live[o] === 1) pre[o] = 0
-
-  // Pass 2: DFS from the virtual root: each group's root targets, the other roots' targets, then
-  // leak candidates. Every target of a reachable object is reachable (the roots' closure), and
-  // every reachable object is numbered before the leaked graph's DFS starts, so pre[t] === 0
+  // DFS from the virtual root: each group's root targets, the other roots' targets; what it
+  // numbers is what the roots reach. Then the leaked graph (every live object left), whose DFS
+  // cannot enter the reachable part: every object there is numbered already, so pre[t] === 0
   // alone says where each DFS may go.
   let count = 1
   const dfsFrom = (start: number, from: number): void => {
@@ -156,6 +144,11 @@ export function dominatorTree(g: DominatorInput): DominatorTree {
   // Preorder numbers below reachedEnd are the reachable graph's, the rest the leaked graph's: a
   // range test tells an edge between the two apart without a random read of reachable[].
   const reachedEnd = count
+  // Finishing order of a DFS over the leaked graph. Taken in decreasing finishing order, the
+  // first unvisited vertex of each round lies in a source component of the condensation.
+  const leakedCount = liveCount - (reachedEnd - 1 - groups)
+  const finish = leakedFinishOrder(n0, outStart, outTo, pre, leakedCount, stack)
+  for (let i = 0; i < finish.length; i++) pre[finish[i]!] = 0
   const starts: number[] = []
   for (let i = finish.length - 1; i >= 0; i--) {
     const o = finish[i]!
@@ -262,7 +255,8 @@ export function dominatorTree(g: DominatorInput): DominatorTree {
 
 /**
  * Leaked objects in DFS finishing order over the leaked graph. `mark` comes in 0 for leaked
- * objects and non-zero elsewhere (the DFS goes only where it is 0) and goes out with the leaked ones set.
+ * objects and non-zero elsewhere (the DFS goes only where it is 0) and goes out with the leaked
+ * ones set to 1 (the caller zeroes them again).
  */
 function leakedFinishOrder(n0: number, outStart: Uint32Array, outTo: Uint32Array, mark: Uint32Array, leaked: number, stack: Uint32Array): Uint32Array {
   const finish = new Uint32Array(leaked)

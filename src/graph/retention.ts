@@ -36,8 +36,6 @@ export interface RetentionInput {
   graph: Pick<HeapGraph, 'objectCount' | 'outStart' | 'outTo' | 'inStart' | 'inFrom' | 'rootTo' | 'rootThread'>
   /** 1 for live objects. */
   live: Uint8Array
-  /** 1 for objects a root reaches (reachability.ts). */
-  reachable: Uint8Array
   /** The threads of the core by tid: each one's roots form a group, so what only it holds is known. */
   threads: number[]
 }
@@ -60,9 +58,9 @@ export interface PendingRetention {
 type Progress = (phase: string, done: number, total: number) => void
 
 /**
- * Starts the retention analysis (after reachability: reachability.ts): the dominator tree on a
- * worker thread when `workers` allows, so the caller's next phases (types, summary) run beside
- * it; `finish` joins it and sums retained sizes.
+ * Starts the retention analysis: the dominator tree on a worker thread when `workers` allows,
+ * so the caller's next phases (shortest paths, types, summary) run beside it; `finish` joins it
+ * and sums retained sizes.
  */
 export function startRetention(input: RetentionInput, workers: number, progress?: Progress): PendingRetention {
   const g = input.graph
@@ -77,7 +75,6 @@ export function startRetention(input: RetentionInput, workers: number, progress?
     inFrom: g.inFrom,
     rootTo: g.rootTo,
     live: input.live,
-    reachable: input.reachable,
     rootGroup,
     groupCount: input.threads.length,
   }
