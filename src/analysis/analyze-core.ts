@@ -55,6 +55,7 @@ export function analyzeCore(corePath: string, options: AnalysisOptions, progress
     threadCaches: heap.threadCaches.map(c => ({address: c.address, tid: c.tid})),
     typeNames: types.names,
     rootRegions: rootRegions(graph),
+    samplePeriod: heap.sampled.period,
   }
   progress?.('writing index', 0, 1)
   const s = heap.spans
@@ -99,6 +100,10 @@ export function analyzeCore(corePath: string, options: AnalysisOptions, progress
     'thread.retainedBytes': retention.threadRetainedBytes,
     'thread.retainedObjects': retention.threadRetainedObjects,
     'thread.tid': Int32Array.from(program.core.threads, t => t.tid),
+    'sample.span': heap.sampled.span,
+    'sample.requestedSize': heap.sampled.requestedSize,
+    'sample.stackStart': heap.sampled.stackStart,
+    'sample.pc': heap.sampled.pc,
   })
   return {program, heap, graph, types, summary, indexPath}
 }

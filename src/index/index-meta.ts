@@ -45,6 +45,8 @@ export interface IndexMeta {
   typeNames: string[]
   /** The root regions scanned, sorted by start: a root's label is the region holding its address. */
   rootRegions: RootRegion[]
+  /** TCMalloc's sampling period (FLAGS_tcmalloc_sample_parameter), null when not known; samples are in the sample.* arrays. */
+  samplePeriod: number | null
 }
 
 const isNum = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v)
@@ -66,5 +68,6 @@ export function metaProblem(meta: unknown): string | null {
   if (!every(meta.threadCaches, c => isObj(c) && isNum(c.address) && (c.tid === null || isNum(c.tid)))) return 'bad thread caches'
   if (!every(meta.typeNames, isStr)) return 'bad type names'
   if (!every(meta.rootRegions, r => isObj(r) && isStr(r.kind) && isNum(r.start) && isNum(r.end) && isNum(r.base) && isStr(r.label) && (r.thread === null || isNum(r.thread)))) return 'bad root regions'
+  if (!(meta.samplePeriod === null || (isNum(meta.samplePeriod) && meta.samplePeriod > 0))) return 'bad sample period'
   return null
 }
