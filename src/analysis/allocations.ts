@@ -11,6 +11,13 @@ export interface AllocationFrame {
   symbol: string | null
 }
 
+/** What the program's modules call a return address: its function (demangled), its label, its module's path. */
+export interface FrameName {
+  function: string | null
+  symbol: string | null
+  module: string | null
+}
+
 /** What TCMalloc recorded for a sampled object: the size asked for and where it was allocated, innermost frame first. */
 export interface Allocation {
   requestedSize: number
@@ -22,15 +29,16 @@ export interface Allocation {
  * up at the call before it (codeLabel), so a call that ends a function names that function.
  */
 export class StackNamer {
-  private readonly names = new Map<number, {function: string | null; symbol: string | null}>()
+  private readonly names = new Map<number, FrameName>()
 
   constructor(private readonly program: Program) {}
 
-  name(pc: number): {function: string | null; symbol: string | null} {
+  name(pc: number): FrameName {
     let n = this.names.get(pc)
     if (!n) {
       const c = codeLabel(this.program, pc, false)
-      n = {function: c.function, symbol: c.label === hex(pc) ? null : c.label}
+      const module = this.program.symbolize(pc - 1)?.module.module.path ?? null
+      n = {function: c.function, symbol: c.label === hex(pc) ? null : c.label, module}
       this.names.set(pc, n)
     }
     return n
