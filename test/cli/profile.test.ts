@@ -120,7 +120,11 @@ describe('sampled allocations on v2.10-sampled', () => {
     process = sections(truth.heapSample!)
     const a = await runToma(['analyze', core, ...flagsOf(sampled), '--json'])
     expect(a.status, a.stderr).toBe(0)
-    expect(JSON.parse(a.stdout).warnings.total).toBe(0)
+    const summary = JSON.parse(a.stdout)
+    expect(summary.warnings.total).toBe(0)
+    // The header's totals: "heap profile: <objects>: <bytes> [...] @ heap_v2/<period>".
+    const [, objects, bytes, , , period] = /^heap profile: *(\d+): *(\d+) \[ *(\d+): *(\d+)\] @ heap_v2\/(\d+)$/.exec(process.header)!.map(Number)
+    expect(summary.sampled).toEqual({objects, requestedBytes: bytes, period})
     index = new HeapIndex(IndexFile.open(core + '.toma-index')!)
     program = Program.load(Core.open(core), fixtureFlags(sampled))
   })
