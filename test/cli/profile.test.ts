@@ -118,7 +118,7 @@ describe('sampled allocations on v2.10-sampled', () => {
     fs.copyFileSync(await fixtureCorePath(sampled.id), core)
     truth = JSON.parse(fs.readFileSync(path.join(FIXTURES, sampled.id, 'truth.json'), 'utf8'))
     process = sections(truth.heapSample!)
-    const a = await runToma(['analyze', core, ...flagsOf(sampled), '--json'])
+    const a = await runToma(['analyze', core, ...flagsOf(sampled), '--json'], {cwd: work})
     expect(a.status, a.stderr).toBe(0)
     const summary = JSON.parse(a.stdout)
     expect(summary.warnings.total).toBe(0)
@@ -141,7 +141,7 @@ describe('sampled allocations on v2.10-sampled', () => {
 
   it('--format legacy has exactly the samples GetHeapSample wrote (header, counts, bytes, stacks)', async () => {
     const out = path.join(work, 'heap.txt')
-    const r = await runToma(['profile', core, '--format', 'legacy', '-o', out])
+    const r = await runToma(['profile', core, '--format', 'legacy', '-o', out], {cwd: work})
     expect(r.status, r.stderr).toBe(0)
     const toma = sections(fs.readFileSync(out, 'utf8'))
     expect(toma.header).toBe(process.header)
@@ -159,7 +159,7 @@ describe('sampled allocations on v2.10-sampled', () => {
 
   it('the pprof profile decodes to the same samples and pprof\'s unsampled totals', async () => {
     const out = path.join(work, 'heap.pb.gz')
-    const r = await runToma(['profile', core, '-o', out])
+    const r = await runToma(['profile', core, '-o', out], {cwd: work})
     expect(r.status, r.stderr).toBe(0)
     const p = decodeProfile(fs.readFileSync(out))
     const str = (i: number) => p.strings[i]
@@ -220,14 +220,14 @@ describe('sampled allocations on v2.10-sampled', () => {
       return `${s.bytes} @ ${s.stack.map(a => '0x' + a.toString(16)).join(' ')}`
     }).sort())
     const first = new SampleIndex(index).sample(0)
-    const r = await runToma(['find-object', '0x' + first.address.toString(16), core, '--json'])
+    const r = await runToma(['find-object', '0x' + first.address.toString(16), core, '--json'], {cwd: work})
     expect(r.status, r.stderr).toBe(0)
     const cli = JSON.parse(r.stdout).object.allocation
     expect(cli.stack.map((f: {address: string}) => addr(f.address))).toEqual(first.stack)
     // The program's own frame is the worker that allocated (the sampling threads, see the fixture README).
     const worker = truth.threads.filter(t => t.startRoutine).map(t => t.startRoutine!)
     expect(cli.stack.some((f: {symbol: string | null}) => worker.some(w => f.symbol?.startsWith(`${w}+0x`)))).toBe(true)
-    const text = await runToma(['find-object', '0x' + first.address.toString(16), core])
+    const text = await runToma(['find-object', '0x' + first.address.toString(16), core], {cwd: work})
     expect(text.stdout).toContain(`sampled by TCMalloc: ${first.requestedSize.toLocaleString('en-US')} B requested, allocated at:`)
   })
 
@@ -240,14 +240,14 @@ describe('sampled allocations on v2.10-sampled', () => {
       if (!info.heap) throw new Error(`${o.name} not in the heap`)
       expect(info.object.allocation, o.name).toBeNull()
     }
-    const r = await runToma(['find-object', plain[0]!.address, core])
+    const r = await runToma(['find-object', plain[0]!.address, core], {cwd: work})
     expect(r.status, r.stderr).toBe(0)
     expect(r.stdout).not.toContain('sampled by TCMalloc')
   })
 
   it('export: exactly the sampled objects carry their allocation', async () => {
     const out = path.join(work, 'graph.json')
-    const r = await runToma(['export', core, '-o', out])
+    const r = await runToma(['export', core, '-o', out], {cwd: work})
     expect(r.status, r.stderr).toBe(0)
     const graph = JSON.parse(fs.readFileSync(out, 'utf8'))
     const withAllocation = graph.objects.filter((o: {allocation?: unknown}) => o.allocation)
@@ -273,11 +273,11 @@ describe('no samples on v2.10-minimal', () => {
   it('profile says there are none, on one line, and exits non-zero', async () => {
     const core = path.join(work, 'core')
     fs.copyFileSync(await fixtureCorePath(minimal.id), core)
-    const a = await runToma(['analyze', core, ...flagsOf(minimal)])
+    const a = await runToma(['analyze', core, ...flagsOf(minimal)], {cwd: work})
     expect(a.status, a.stderr).toBe(0)
     for (const format of ['pprof', 'legacy']) {
       const out = path.join(work, `heap.${format}`)
-      const r = await runToma(['profile', core, '--format', format, '-o', out])
+      const r = await runToma(['profile', core, '--format', format, '-o', out], {cwd: work})
       expect(r.status).toBe(1)
       expect(r.stdout).toBe('')
       expect(r.stderr.trim().split('\n')).toHaveLength(1)
