@@ -104,6 +104,7 @@ export function analyzeCore(corePath: string, options: AnalysisOptions, progress
     'sample.requestedSize': heap.sampled.requestedSize,
     'sample.stackStart': heap.sampled.stackStart,
     'sample.pc': heap.sampled.pc,
+    'sample.order': heap.sampled.order,
   })
   return {program, heap, graph, types, summary, indexPath}
 }

@@ -23,6 +23,7 @@ export interface MapsLine {
 export interface HeapProfile {
   /** TCMalloc's sampling period: the mean bytes allocated between two samples. */
   period: number
+  /** In the order GetHeapSample lists them. */
   samples: StoredSample[]
   /** Every mapping of the process, in address order. */
   maps: MapsLine[]
@@ -43,7 +44,7 @@ export function heapProfile(program: Program, index: HeapIndex, periodOverride?:
   if (period === null) {
     throw new TomaError('the sampling period is unknown (no symbol FLAGS_tcmalloc_sample_parameter in the tcmalloc module): give it with --sample-period N (the TCMALLOC_SAMPLE_PARAMETER the process ran with)')
   }
-  const samples = [...stored]
+  const samples = [...stored.inListOrder()]
   const namer = new StackNamer(program)
   const names = new Map<number, FrameName>()
   for (const s of samples) for (const pc of s.stack) if (!names.has(pc)) names.set(pc, namer.name(pc))

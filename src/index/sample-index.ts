@@ -22,16 +22,18 @@ export class SampleIndex {
   private requestedSize: Float64Array
   private stackStart: Uint32Array
   private pc: Float64Array
+  private order: Uint32Array
 
   constructor(private readonly index: HeapIndex) {
     const f = index.file
-    for (const name of ['sample.span', 'sample.requestedSize', 'sample.stackStart', 'sample.pc']) {
+    for (const name of ['sample.span', 'sample.requestedSize', 'sample.stackStart', 'sample.pc', 'sample.order']) {
       if (!f.has(name)) throw this.damaged(`no array ${name}`)
     }
     this.span = f.array('sample.span')
     this.requestedSize = f.array('sample.requestedSize')
     this.stackStart = f.array('sample.stackStart')
     this.pc = f.array('sample.pc')
+    this.order = f.array('sample.order')
     const problem = this.problem()
     if (problem) throw this.damaged(problem)
   }
@@ -47,7 +49,12 @@ export class SampleIndex {
 
   private problem(): string | null {
     const n = this.span.length
-    if (this.requestedSize.length !== n || this.stackStart.length !== n + 1) return 'sample arrays differ in length'
+    if (this.requestedSize.length !== n || this.stackStart.length !== n + 1 || this.order.length !== n) return 'sample arrays differ in length'
+    const listed = new Uint8Array(n)
+    for (const i of this.order) {
+      if (i >= n || listed[i]) return 'sample.order is not an order of the samples'
+      listed[i] = 1
+    }
     if (this.stackStart[0] !== 0 || this.stackStart[n] !== this.pc.length) return 'sample stacks do not cover sample.pc'
     for (let i = 0; i < n; i++) {
       if (this.span[i]! >= this.index.spanCount || (i > 0 && this.span[i]! <= this.span[i - 1]!)) return `sample ${i} has a bad span`
@@ -77,7 +84,13 @@ export class SampleIndex {
     return i < this.span.length && this.span[i] === span ? this.sample(i) : undefined
   }
 
+  /** In address order. */
   *[Symbol.iterator](): IterableIterator<StoredSample> {
     for (let i = 0; i < this.span.length; i++) yield this.sample(i)
+  }
+
+  /** In the order MallocExtension::GetHeapSample lists them (oldest first). */
+  *inListOrder(): IterableIterator<StoredSample> {
+    for (const i of this.order) yield this.sample(i)
   }
 }

@@ -21,6 +21,12 @@ export interface SampledObjects {
   stackStart: Uint32Array
   /** Return addresses as GetStackTrace stored them (the first is inside the allocator's entry point). */
   pc: Float64Array
+  /**
+   * Sample indexes in the order GetHeapSample lists them: oldest first, the reverse of
+   * sampled_objects_ (DLL_Prepend puts a new span first; the stack-trace table prepends again).
+   * Address order when the list could not be walked.
+   */
+  order: Uint32Array
   /** FLAGS_tcmalloc_sample_parameter, the mean bytes between samples; null when its symbol is not known. */
   period: number | null
 }
@@ -44,7 +50,7 @@ const SAMPLED_LIST_BEFORE_CENTRAL = 0x80
 const MAX_PERIOD = 2 ** 58
 
 export function noSamples(): SampledObjects {
-  return {span: new Uint32Array(0), requestedSize: new Float64Array(0), stackStart: new Uint32Array(1), pc: new Float64Array(0), period: null}
+  return {span: new Uint32Array(0), requestedSize: new Float64Array(0), stackStart: new Uint32Array(1), pc: new Float64Array(0), order: new Uint32Array(0), period: null}
 }
 
 /**
@@ -94,8 +100,10 @@ export function readSampledObjects(
     for (let d = 0; d < depth; d++) pc.push(u64(STACK_TRACE.stack + 8 * d))
     stackStart.push(pc.length)
   }
-  checkSampledList(program, module, globals, memory, new Set(sampledSpans.map(s => spans.record[s]!)), warnings)
-  return {span: Uint32Array.from(span), requestedSize: Float64Array.from(requestedSize), stackStart: Uint32Array.from(stackStart), pc: pc.toArray(), period}
+  const walked = walkSampledList(program, module, globals, memory, new Set(sampledSpans.map(s => spans.record[s]!)), warnings)
+  const sampleOfRecord = new Map(span.map((s, i) => [spans.record[s]!, i]))
+  const order = walked ? walked.reverse().flatMap(r => sampleOfRecord.get(r) ?? []) : span.map((_, i) => i)
+  return {span: Uint32Array.from(span), requestedSize: Float64Array.from(requestedSize), stackStart: Uint32Array.from(stackStart), pc: pc.toArray(), order: Uint32Array.from(order), period}
 }
 
 function samplePeriod(program: Program, module: AllocatorModule, memory: AddressSpace): number | null {
@@ -105,23 +113,32 @@ function samplePeriod(program: Program, module: AllocatorModule, memory: Address
   return v !== undefined && v > 0 && v < MAX_PERIOD ? v : null
 }
 
-/** The sampled_objects_ list (a dummy Span heading a circular list through next @16) against the spans whose sample bit is set. */
-function checkSampledList(program: Program, module: AllocatorModule, globals: AllocatorGlobals, memory: AddressSpace, records: Set<number>, warnings: Warnings): void {
+/**
+ * The sampled_objects_ list (a dummy Span heading a circular list through next @16), checked
+ * against the spans whose sample bit is set: their records in list order, or null (and a warning)
+ * when the list is not exactly those spans.
+ */
+function walkSampledList(program: Program, module: AllocatorModule, globals: AllocatorGlobals, memory: AddressSpace, records: Set<number>, warnings: Warnings): number[] | null {
   const bySymbol = program.symbolAddress(SYM.sampledObjects, [module.loaded])?.address
   const head = bySymbol ?? globals.centralCache - SAMPLED_LIST_BEFORE_CENTRAL
   const name = `Static::sampled_objects_ at ${hex(head)} (${bySymbol === undefined ? 'position before central_cache_' : 'symbol'})`
-  let seen = 0
+  const seen: number[] = []
   let p = memory.readU64(head + SPAN.next)
   while (p !== head) {
     let problem = ''
     if (p === undefined) problem = 'leaves the core'
     else if (!records.has(p)) problem = `links ${hex(p)}, which is not an in-use span with its sample bit set`
-    else if (++seen > records.size) problem = `is longer than the ${records.size} sampled spans (a loop)`
+    else if (seen.length >= records.size) problem = `is longer than the ${records.size} sampled spans (a loop)`
     if (problem) {
       warnings.add('sampled', `${name}: the list ${problem}; the sample bits of the spans were used`, head)
-      return
+      return null
     }
+    seen.push(p!)
     p = memory.readU64(p! + SPAN.next)
   }
-  if (seen !== records.size) warnings.add('sampled', `${name}: the list holds ${seen} spans, the page map has ${records.size} with the sample bit; the sample bits were used`, head)
+  if (seen.length !== records.size) {
+    warnings.add('sampled', `${name}: the list holds ${seen.length} spans, the page map has ${records.size} with the sample bit; the sample bits were used`, head)
+    return null
+  }
+  return seen
 }

@@ -139,13 +139,14 @@ describe('sampled allocations on v2.10-sampled', () => {
     expect(new SampleIndex(index).count).toBe(process.samples.length)
   })
 
-  it('--format legacy has exactly the samples GetHeapSample wrote (header, counts, bytes, stacks)', async () => {
+  it('--format legacy has exactly the samples GetHeapSample wrote (header, counts, bytes, stacks, order)', async () => {
     const out = path.join(work, 'heap.txt')
     const r = await runToma(['profile', core, '--format', 'legacy', '-o', out], {cwd: work})
     expect(r.status, r.stderr).toBe(0)
     const toma = sections(fs.readFileSync(out, 'utf8'))
     expect(toma.header).toBe(process.header)
-    expect([...toma.samples].sort()).toEqual([...process.samples].sort())
+    // Line for line, in its order too (oldest first: the reverse of sampled_objects_).
+    expect(toma.samples).toEqual(process.samples)
     // The memory map: the same file mappings (range, protection, offset, path); a core keeps no
     // device or inode (toma writes 0), nor the [heap], [vvar] and [vsyscall] names or mappings.
     const withoutInode = (l: string) => l.replace(/^(\S+ \S+ \S+ \S+) \d+ +/, '$1 0 ').trimEnd()
@@ -187,10 +188,10 @@ describe('sampled allocations on v2.10-sampled', () => {
       const label = s.labels.find(l => str(l.key) === 'bytes')!
       return `${label.num} @ ${s.locations.map((id, depth) => '0x' + (p.locations.get(id)!.address + (depth ? 1 : 0)).toString(16)).join(' ')}`
     })
-    expect(stacks.sort()).toEqual(process.samples.map(l => {
+    expect(stacks).toEqual(process.samples.map(l => {
       const s = sampleOf(l)
       return `${s.bytes} @ ${s.stack.map(a => '0x' + a.toString(16)).join(' ')}`
-    }).sort())
+    }))
     // Every location lies in a mapping of its module file, with the core's build-id; the worker's frame is named.
     const modules = new Map(program.core.modules.map(m => [m.path, m.buildId]))
     for (const loc of p.locations.values()) {

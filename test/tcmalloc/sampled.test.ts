@@ -29,8 +29,9 @@ it('v2.10-sampled: one sample per line of GetHeapSample, the period of its heade
     expect(heap.warnings.list).toEqual([])
     expect(heap.sampled.span.length).toBe(lines.length)
     expect(`heap_v2/${heap.sampled.period}`).toBe(/heap_v2\/\d+$/.exec(text[0]!)![0])
-    const sizes = Array.from(heap.sampled.requestedSize).sort((a, b) => a - b)
-    expect(sizes).toEqual(lines.map(l => Number(/^ *1: *(\d+) /.exec(l)![1])).sort((a, b) => a - b))
+    // In GetHeapSample's order (the reverse of sampled_objects_), each with its requested size.
+    const sizes = Array.from(heap.sampled.order, i => heap.sampled.requestedSize[i])
+    expect(sizes).toEqual(lines.map(l => Number(/^ *1: *(\d+) /.exec(l)![1])))
   }
 })
 
@@ -63,4 +64,6 @@ it('a damaged StackTrace or sampled list gives a warning with its address and ke
   expect(w.some(x => /sampled_objects_ .*links 0x7ff0deadb000/.test(x.message))).toBe(true)
   expect(heap.sampled.span.length).toBe(clean.sampled.span.length - 1)
   expect(Array.from(heap.sampled.span)).toEqual(Array.from(clean.sampled.span).filter(x => x !== first))
+  // Without a list to follow, the order is the samples' address order.
+  expect(Array.from(heap.sampled.order)).toEqual(Array.from(heap.sampled.span, (_, i) => i))
 })
