@@ -156,6 +156,10 @@ describe('sampled allocations on v2.10-sampled', () => {
     for (const l of toma.maps) expect(ranges, l).toContain(l.split(' ').slice(0, 2).join(' '))
     const named = (ls: string[], name: string) => ls.filter(l => l.endsWith(name)).map(l => l.split(' ')[0])
     for (const name of ['[stack]', '[vdso]']) expect(named(toma.maps, name)).toEqual(named(process.maps, name))
+    // --sample-period stands in for (here: overrides) the period read from the library.
+    const other = await runToma(['profile', core, '--format', 'legacy', '--sample-period', '4096'], {cwd: work})
+    expect(other.status, other.stderr).toBe(0)
+    expect(other.stdout.split('\n')[0]).toBe(process.header.replace(/heap_v2\/\d+$/, 'heap_v2/4096'))
   })
 
   it('the pprof profile decodes to the same samples and pprof\'s unsampled totals', async () => {
