@@ -2,6 +2,7 @@ import fs from 'node:fs'
 import {Flags} from '@oclif/core'
 import {heapProfile} from '../src/analysis/heap-profile.js'
 import {TomaCommand} from '../src/cli/base-command.js'
+import {EXIT_NO_SAMPLES} from '../src/cli/exit-codes.js'
 import {openIndex} from '../src/cli/open-index.js'
 import {indexFlags, queryCoreArgs} from '../src/cli/query-flags.js'
 import {TomaError} from '../src/errors.js'
@@ -28,6 +29,9 @@ export default class Profile extends TomaCommand {
     const {args, flags} = await this.parse(Profile)
     const {index, program} = openIndex(args.core, flags, line => process.stderr.write(`toma: ${line}\n`))
     const profile = heapProfile(program(), index, flags['sample-period'])
+    if (!profile) {
+      throw new TomaError('no sampled objects in this core: TCMalloc samples only when the process ran with TCMALLOC_SAMPLE_PARAMETER > 0, and libtcmalloc_minimal never does', EXIT_NO_SAMPLES)
+    }
     if (flags.format === 'pprof' && (!flags.output || flags.output === '-') && process.stdout.isTTY) throw new TomaError('the pprof format is binary: give -o FILE (or redirect standard output)')
     const data = flags.format === 'legacy' ? Buffer.from(legacyHeapProfile(profile)) : pprofHeapProfile(profile)
     if (flags.output && flags.output !== '-') {

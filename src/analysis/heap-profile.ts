@@ -32,14 +32,12 @@ export interface HeapProfile {
 }
 
 /**
- * The sampled objects of an index with their stacks named and the process's mappings.
- * `periodOverride` stands in for a period the analysis could not read (or corrects it).
+ * The sampled objects of an index with their stacks named and the process's mappings, or null when
+ * the core has none. `periodOverride` stands in for a period the analysis could not read (or corrects it).
  */
-export function heapProfile(program: Program, index: HeapIndex, periodOverride?: number): HeapProfile {
+export function heapProfile(program: Program, index: HeapIndex, periodOverride?: number): HeapProfile | null {
   const stored = new SampleIndex(index)
-  if (stored.count === 0) {
-    throw new TomaError('no sampled objects in this core: TCMalloc samples only when the process ran with TCMALLOC_SAMPLE_PARAMETER > 0, and libtcmalloc_minimal never does', 1)
-  }
+  if (stored.count === 0) return null
   const period = periodOverride ?? stored.period
   if (period === null) {
     throw new TomaError('the sampling period is unknown (no symbol FLAGS_tcmalloc_sample_parameter in the tcmalloc module): give it with --sample-period N (the TCMALLOC_SAMPLE_PARAMETER the process ran with)')
