@@ -55,7 +55,7 @@ export async function exportJson(
       const d = idom[i]!
       const held = state[i] === 0 ? `,"reachable":${reachable[i] === 1},"retained":${retained[i]},"dominator":${d < n ? idOf[d] : null}` : ''
       const allocation = allocations?.get(i)
-      const sampled = allocation ? `,"allocation":${JSON.stringify(allocation)}` : ''
+      const sampled = allocation ? `,"allocation":${allocationJson(allocation)}` : ''
       const pending = out.write(
         `${first ? '\n' : ',\n'}{"id":${idOf[i]},"address":"${hex(c.start)}","size":${c.size},"state":"${STATE_NAMES[state[i]!]}","sizeClass":${index.spanSizeClass[c.span]!},"type":${typeJson[types[i]!]}${held}${sampled}}`,
       )
@@ -101,4 +101,13 @@ export async function exportJson(
   }
   await out.write('\n]}\n')
   return {objects: ids, edges: edgeCount, roots}
+}
+
+/**
+ * A sampled object's record in the contract's shape (export-schema.md, "Additions"): the bytes
+ * requested, the return addresses innermost first, and each one's name (its address where no
+ * module names it).
+ */
+function allocationJson(a: Allocation): string {
+  return JSON.stringify({requested: a.requestedSize, stack: a.stack.map(f => f.address), frames: a.stack.map(f => f.symbol ?? f.address)})
 }

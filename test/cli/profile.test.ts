@@ -258,10 +258,15 @@ describe('sampled allocations on v2.10-sampled', () => {
     const withAllocation = graph.objects.filter((o: {allocation?: unknown}) => o.allocation)
     expect(withAllocation.length).toBe(process.samples.length)
     const samples = new Map([...new SampleIndex(index)].map(s => [s.address, s]))
+    // The contract's shape (export-schema.md): {requested, stack: [hex], frames: [names]}.
+    const requested = new Map(truth.live.map(([a, size]) => [addr(a), size]))
     for (const o of withAllocation) {
       const s = samples.get(addr(o.address))!
-      expect(o.allocation.requestedSize).toBe(s.requestedSize)
-      expect(o.allocation.stack.map((f: {address: string}) => addr(f.address))).toEqual(s.stack)
+      expect(Object.keys(o.allocation).sort()).toEqual(['frames', 'requested', 'stack'])
+      expect(o.allocation.requested).toBe(requested.get(addr(o.address)))
+      expect(o.allocation.stack.map(addr)).toEqual(s.stack)
+      expect(o.allocation.frames).toHaveLength(s.stack.length)
+      expect(o.allocation.frames.some((f: string) => /^heapdemo_worker\d\+0x[0-9a-f]+ \(heapdemo\)$/.test(f))).toBe(true)
     }
   })
 })
