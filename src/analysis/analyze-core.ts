@@ -107,6 +107,7 @@ export function analyzeCore(corePath: string, options: AnalysisOptions, progress
       typeNames: types.names,
       rootRegions: rootRegions(graph),
       accumulations: retention?.accumulations ?? [],
+      samplePeriod: heap.sampled.period,
     }
     writer.finish(meta)
     return {program, heap, graph, types, summary, indexPath, threadsUsed: pending?.parallel ? 2 : 1}
@@ -152,6 +153,11 @@ function writeGraph(writer: IndexWriter, heap: TcmallocHeap, graph: ScannedGraph
     'root.address': graph.rootAddress,
     'root.to': graph.rootTo,
     'root.toOffset': graph.rootToOffset,
+    'sample.span': heap.sampled.span,
+    'sample.requestedSize': heap.sampled.requestedSize,
+    'sample.stackStart': heap.sampled.stackStart,
+    'sample.pc': heap.sampled.pc,
+    'sample.order': heap.sampled.order,
   })
   const {outOffset: _offset, outToOffset: _toOffset, inEdge: _inEdge, ...rest} = graph
   return rest

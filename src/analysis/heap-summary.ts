@@ -83,6 +83,8 @@ export function heapSummary(program: Program, heap: TcmallocHeap, graph: Analyse
       objects: c.objects,
     })),
     spans: {total: spans.count, byKind: kinds},
+    /** Objects TCMalloc sampled (with their allocation stacks), the bytes they asked for, the sampling period (null: unknown). */
+    sampled: {objects: heap.sampled.span.length, requestedBytes: heap.sampled.requestedSize.reduce((a, b) => a + b, 0), period: heap.sampled.period},
     states: STATE_NAMES.map((name, i) => ({state: name, objects: heap.totals.objects[i]!, bytes: heap.totals.bytes[i]!})),
     spanWasteBytes: heap.totals.spanWaste,
     topSizeClasses: classes.slice(0, topClasses),

@@ -8,6 +8,7 @@ import {cString, stdStringOwner} from './strings.js'
 import {RetentionIndex} from '../index/retention-index.js'
 import {objectBrief} from './object-brief.js'
 import {deadFrameSightings} from './threads.js'
+import {allocationOfSpan} from './allocations.js'
 
 /** Bytes shown around the address unless asked otherwise, and the most that may be asked. */
 export const DUMP_BYTES = 64
@@ -70,6 +71,8 @@ export function objectInfo(program: Program, index: HeapIndex, address: number, 
       // Not a root: where a returned call's frame still points at it (who last handled it).
       lastSeen: deadFrameSightings(program, index).get(obj.index) ?? [],
       span: {record: hex(index.spanRecord[span]!), start: hex(index.spanStart[span]!), pages: index.spanPages[span]!},
+      // TCMalloc sampled it (TCMALLOC_SAMPLE_PARAMETER): the size asked for and its allocation stack.
+      allocation: allocationOfSpan(program, index, span),
       bytes: bytes
         ? {
             /** Offset of the first byte shown, from the object's start. */

@@ -1,7 +1,10 @@
 /**
  * `analyze --strict` exits with this code when the analysis had a warning or an unequal
  * cross-check figure (the output is complete all the same). The others (README.md, "Exit codes"):
- * 0 the answer, 2 bad input or usage (TomaError's default, oclif's parse errors), 70 an internal
- * error (base-command.ts).
+ * 0 the answer, 1 `profile` found no sampled objects, 2 bad input or usage (TomaError's default,
+ * oclif's parse errors), 70 an internal error (base-command.ts).
  */
 export const EXIT_STRICT_WARNINGS = 3
+
+/** `profile` on a core without sampled objects: nothing to write (not bad input, not an answer either). */
+export const EXIT_NO_SAMPLES = 1

@@ -48,6 +48,8 @@ export interface IndexMeta {
   rootRegions: RootRegion[]
   /** Accumulation points of the objects retaining ≥ 1 % of the live heap (graph/accumulation.ts). */
   accumulations: Accumulation[]
+  /** TCMalloc's sampling period (FLAGS_tcmalloc_sample_parameter), null when not known; samples are in the sample.* arrays. */
+  samplePeriod: number | null
 }
 
 const isNum = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v)
@@ -70,5 +72,6 @@ export function metaProblem(meta: unknown): string | null {
   if (!every(meta.typeNames, isStr)) return 'bad type names'
   if (!every(meta.accumulations, a => isObj(a) && isNum(a.holder) && isNum(a.point) && isNum(a.depth) && typeof a.cut === 'boolean' && isNum(a.objects) && every(a.groups, g => isObj(g) && isNum(g.type) && isNum(g.size) && isNum(g.objects) && isNum(g.bytes)))) return 'bad accumulation points'
   if (!every(meta.rootRegions, r => isObj(r) && isStr(r.kind) && isNum(r.start) && isNum(r.end) && isNum(r.base) && isStr(r.label) && (r.thread === null || isNum(r.thread)))) return 'bad root regions'
+  if (!(meta.samplePeriod === null || (isNum(meta.samplePeriod) && meta.samplePeriod > 0))) return 'bad sample period'
   return null
 }

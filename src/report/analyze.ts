@@ -28,6 +28,9 @@ export function analyzeText(s: HeapSummary, indexPath: string): string {
   out.push(...unusedCacheNotes(s.threadCaches))
   out.push('', heading(`Spans (${s.spans.total})`))
   out.push(table(['kind', '#spans', '#bytes', 'size'], Object.entries(s.spans.byKind).map(([k, v]) => [k, v.spans, v.bytes, bytes(v.bytes)])))
+  if (s.sampled.objects) {
+    out.push(`${count(s.sampled.objects, 'sampled object')} with allocation stacks (${s.sampled.requestedBytes.toLocaleString('en-US')} bytes requested; sampling period ${s.sampled.period?.toLocaleString('en-US') ?? 'unknown'}): find-object shows each one's, toma profile writes them all`)
+  }
   out.push('', heading('Objects by state'))
   out.push(table(['state', '#objects', '#bytes', 'size'], s.states.map(r => [r.state, r.objects, r.bytes, bytes(r.bytes)])))
   out.push(`span tail waste (counted by TCMalloc as central-cache free): ${s.spanWasteBytes.toLocaleString('en-US')} bytes`)

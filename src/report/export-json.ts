@@ -5,6 +5,7 @@ import {REGISTER_NAMES} from '../core/threads.js'
 import {STATE_NAMES} from '../tcmalloc/object-states.js'
 import {publicIdArray} from '../analysis/object-ids.js'
 import type {TextSink} from './output-stream.js'
+import type {Allocation} from '../analysis/allocations.js'
 
 const EDGE_CHUNK = 1 << 20
 
@@ -22,6 +23,8 @@ export async function exportJson(
   all: boolean,
   out: TextSink,
   describeRoot?: (r: RootRef) => {label: string; frame: number | null},
+  /** Sampled objects' allocation records by slot: written as the optional `allocation` field. */
+  allocations?: Map<number, Allocation>,
 ): Promise<{objects: number; edges: number; roots: number}> {
   const meta = index.meta
   const state = index.objects.state
@@ -51,8 +54,10 @@ export async function exportJson(
       // Live objects say why they are held: reachable, retained bytes, immediate dominator.
       const d = idom[i]!
       const held = state[i] === 0 ? `,"reachable":${reachable[i] === 1},"retained":${retained[i]},"dominator":${d < n ? idOf[d] : null}` : ''
+      const allocation = allocations?.get(i)
+      const sampled = allocation ? `,"allocation":${allocationJson(allocation)}` : ''
       const pending = out.write(
-        `${first ? '\n' : ',\n'}{"id":${idOf[i]},"address":"${hex(c.start)}","size":${c.size},"state":"${STATE_NAMES[state[i]!]}","sizeClass":${index.spanSizeClass[c.span]!},"type":${typeJson[types[i]!]}${held}}`,
+        `${first ? '\n' : ',\n'}{"id":${idOf[i]},"address":"${hex(c.start)}","size":${c.size},"state":"${STATE_NAMES[state[i]!]}","sizeClass":${index.spanSizeClass[c.span]!},"type":${typeJson[types[i]!]}${held}${sampled}}`,
       )
       if (pending) await pending
       first = false
@@ -96,4 +101,13 @@ export async function exportJson(
   }
   await out.write('\n]}\n')
   return {objects: ids, edges: edgeCount, roots}
+}
+
+/**
+ * A sampled object's record in the contract's shape (export-schema.md, "Additions"): the bytes
+ * requested, the return addresses innermost first, and each one's name (its address where no
+ * module names it).
+ */
+function allocationJson(a: Allocation): string {
+  return JSON.stringify({requested: a.requestedSize, stack: a.stack.map(f => f.address), frames: a.stack.map(f => f.symbol ?? f.address)})
 }

@@ -1,5 +1,6 @@
 import chalk from 'chalk'
 import type {ObjectInfo} from '../analysis/object-info.js'
+import type {Allocation} from '../analysis/allocations.js'
 import {sightingText} from '../analysis/threads.js'
 import {aboutCore} from './table.js'
 import {count} from './wording.js'
@@ -20,6 +21,7 @@ export function findObjectText(info: ObjectInfo, core: string): string {
       : []),
     ...o.lastSeen.map(x => `  ${chalk.dim(sightingText(x))}`),
     `  span ${o.span.record}: ${count(o.span.pages, 'page')} from ${o.span.start}`,
+    ...allocationLines(o.allocation),
   ]
   const b = o.bytes
   if (b) {
@@ -42,6 +44,15 @@ export function findObjectText(info: ObjectInfo, core: string): string {
     if (o.strings.cString === null && !s) lines.push(chalk.dim('  no string here'))
   }
   return lines.join('\n')
+}
+
+/** A sampled object's record: the bytes asked for and the stack that allocated it, innermost first. */
+function allocationLines(a: Allocation | null): string[] {
+  if (!a) return []
+  return [
+    `  sampled by TCMalloc: ${a.requestedSize.toLocaleString('en-US')} B requested, allocated at:`,
+    ...a.stack.map((f, i) => `    #${i} ${f.address} ${f.symbol ?? chalk.dim('(no symbol)')}`),
+  ]
 }
 
 export function colourState(state: string): string {

@@ -8,6 +8,7 @@ import {PAGE_HEAP, RETURNED, StateMarker} from './object-states.js'
 import {HeapObjects, type ObjectRef} from './heap-objects.js'
 import {ON_NORMAL_FREELIST, ON_RETURNED_FREELIST, readSpans, type SpanTable} from './spans.js'
 import {markThreadCaches, type ThreadCacheInfo} from './thread-caches.js'
+import {readSampledObjects, type SampledObjects} from './sampled.js'
 import {threadCachesByTls} from './thread-tls.js'
 import {Warnings} from './warnings.js'
 import {GrowableF64} from '../util/growable.js'
@@ -32,6 +33,8 @@ export interface TcmallocHeap {
   threadCacheOwner: Uint16Array
   totals: StateTotals
   crossCheck: CrossCheck[]
+  /** Sampled objects and the allocation stacks TCMalloc kept for them (none unless sampling was on). */
+  sampled: SampledObjects
   warnings: Warnings
 }
 
@@ -98,6 +101,7 @@ export function analyzeHeap(program: Program, options: HeapOptions = {}): Tcmall
   options.progress?.('totals and cross-check', 0, 1)
   const totals = stateTotals(spans, state, layout.pageSize)
   const checks = crossCheck(memory, globals.pageHeap, layout, sizes, central, threadCaches, spans, totals)
+  const sampled = readSampledObjects(program, module, globals, spans, layout.pageSize, warnings)
   return {
     module,
     globals,
@@ -109,6 +113,7 @@ export function analyzeHeap(program: Program, options: HeapOptions = {}): Tcmall
     threadCacheOwner,
     totals,
     crossCheck: checks,
+    sampled,
     warnings,
   }
 }

@@ -16,7 +16,7 @@ export const SYSROOT_FILES = fileURLToPath(new URL('../../fixtures/sysroots', im
 export interface FixtureEntry {
   id: string
   gperftools: string
-  config: 'shared' | 'minimal' | 'static' | 'stripped' | 'preload'
+  config: 'shared' | 'minimal' | 'static' | 'stripped' | 'preload' | 'sampled'
   exe: string
   tcmalloc: string | null
   threads: number
@@ -65,6 +65,8 @@ export interface Truth {
     stackEnd?: string
   }>
   counters: Record<string, number>
+  /** Sampled fixtures only: MallocExtension::GetHeapSample's text, taken just before the freeze. */
+  heapSample?: string
   live: Array<[string, number]>
   objects: Array<{
     name: string

@@ -1,0 +1,47 @@
+import fs from 'node:fs'
+import {Flags} from '@oclif/core'
+import {heapProfile} from '../src/analysis/heap-profile.js'
+import {TomaCommand} from '../src/cli/base-command.js'
+import {EXIT_NO_SAMPLES} from '../src/cli/exit-codes.js'
+import {openIndex} from '../src/cli/open-index.js'
+import {indexFlags, queryCoreArgs} from '../src/cli/query-flags.js'
+import {TomaError} from '../src/errors.js'
+import {legacyHeapProfile} from '../src/report/profile-legacy.js'
+import {pprofHeapProfile} from '../src/report/profile-pprof.js'
+
+export default class Profile extends TomaCommand {
+  static override enableJsonFlag = false
+  static override description =
+    "Write TCMalloc's sampled live objects (a process run with TCMALLOC_SAMPLE_PARAMETER) as a heap profile: pprof's profile.proto (gzipped), or gperftools' own heap-sample text"
+  static override examples = [
+    '<%= config.bin %> profile core.1234 -o heap.pb.gz && pprof -top heap.pb.gz',
+    '<%= config.bin %> profile core.1234 --format legacy -o heap.txt',
+  ]
+  static override args = queryCoreArgs
+  static override flags = {
+    ...indexFlags,
+    format: Flags.string({description: 'pprof: profile.proto, gzipped; legacy: the text MallocExtension::GetHeapSample writes', options: ['pprof', 'legacy'], default: 'pprof'}),
+    output: Flags.string({char: 'o', description: 'write to this file instead of standard output'}),
+    'sample-period': Flags.integer({description: 'the TCMALLOC_SAMPLE_PARAMETER the process ran with, when the core does not say (no tcmalloc symbols)', min: 1}),
+  }
+
+  async run() {
+    const {args, flags} = await this.parse(Profile)
+    const {index, program} = openIndex(args.core, flags, line => process.stderr.write(`toma: ${line}\n`))
+    const profile = heapProfile(program(), index, flags['sample-period'])
+    if (!profile) {
+      throw new TomaError('no sampled objects in this core: TCMalloc samples only when the process ran with TCMALLOC_SAMPLE_PARAMETER > 0, and libtcmalloc_minimal never does', EXIT_NO_SAMPLES)
+    }
+    if (flags.format === 'pprof' && (!flags.output || flags.output === '-') && process.stdout.isTTY) throw new TomaError('the pprof format is binary: give -o FILE (or redirect standard output)')
+    const data = flags.format === 'legacy' ? Buffer.from(legacyHeapProfile(profile)) : pprofHeapProfile(profile)
+    if (flags.output && flags.output !== '-') {
+      try {
+        fs.writeFileSync(flags.output, data)
+      } catch (e) {
+        throw new TomaError(`${flags.output}: cannot write: ${(e as Error).message}`)
+      }
+    } else await new Promise<void>(resolve => process.stdout.write(data, () => resolve()))
+    const total = profile.samples.reduce((n, s) => n + s.requestedSize, 0)
+    if (flags.output && flags.output !== '-') process.stderr.write(`toma: ${profile.samples.length} sampled objects (${total} bytes requested, sampling period ${profile.period}) written to ${flags.output}\n`)
+  }
+}
