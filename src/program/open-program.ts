@@ -1,5 +1,6 @@
 import path from 'node:path'
 import {Core} from '../core/core.js'
+import {uncompressedCore} from '../input/uncompressed-core.js'
 import {Program} from './program.js'
 
 /** The options that say where a core's module files are, as the command-line flags spell them. */
@@ -11,10 +12,15 @@ export interface ModuleFlagValues {
   'debug-file-directory'?: string
 }
 
-/** Opens a core and its module files as the module flags say. */
+/**
+ * Opens a core and its module files as the module flags say. A compressed core (zstd, xz, lz4,
+ * gzip) is opened through its decompressed copy, made once in the cache folder.
+ */
 export function openProgram(corePath: string, flags: ModuleFlagValues): Program {
-  const core = Core.open(corePath)
+  const compressed = uncompressedCore(corePath)
+  const core = Core.open(compressed?.uncompressedPath ?? corePath)
   return Program.load(core, {
+    compressed,
     exe: flags.exe,
     tcmalloc: flags.tcmalloc,
     sysroot: flags.sysroot,
