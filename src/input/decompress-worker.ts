@@ -14,7 +14,8 @@ export interface DecompressJob {
   port: MessagePort
 }
 
-export type DecompressResult = {ok: true; size: number} | {ok: false; message: string}
+/** A failure is the data's (cut, damaged) unless `io`: reading the file or writing the copy failed (disk full, …). */
+export type DecompressResult = {ok: true; size: number} | {ok: false; message: string; io: boolean}
 
 const job = workerData as DecompressJob
 let result: DecompressResult
@@ -37,7 +38,7 @@ try {
   result = {ok: true, size: writer.size}
 } catch (e) {
   writer?.abandon()
-  result = {ok: false, message: (e as Error).message || String(e)}
+  result = {ok: false, message: (e as Error).message || String(e), io: typeof (e as NodeJS.ErrnoException).code === 'string' && (e as NodeJS.ErrnoException).syscall !== undefined}
 }
 progress?.done()
 job.port.postMessage(result)

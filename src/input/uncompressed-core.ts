@@ -45,6 +45,7 @@ export function uncompressedCore(file: string, showProgress = process.stderr.isT
   const result = decompressInWorker({input: abs, output: partial, format, showProgress})
   if (!result.ok) {
     fs.rmSync(partial, {force: true})
+    if (result.io) throw new TomaError(`${file}: cannot decompress it into ${dir}: ${result.message}`)
     throw new TomaError(`${file}: ${format} data cut short or damaged, no core to read (${result.message})`)
   }
   fs.renameSync(partial, uncompressedPath)
@@ -81,7 +82,7 @@ function decompressInWorker(job: Omit<DecompressJob, 'done' | 'port'>): Decompre
     // The worker answers on every path (decompress-worker.ts catches everything); until then this thread sleeps.
     Atomics.wait(done, 0, 0)
     const message = receiveMessageOnPort(port1)
-    return message ? (message.message as DecompressResult) : {ok: false, message: 'the decompression worker ended without an answer'}
+    return message ? (message.message as DecompressResult) : {ok: false, message: 'the decompression worker ended without an answer', io: false}
   } finally {
     port1.close()
     void worker.terminate()

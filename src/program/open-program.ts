@@ -1,5 +1,6 @@
 import path from 'node:path'
 import {Core} from '../core/core.js'
+import {TomaError} from '../errors.js'
 import {uncompressedCore} from '../input/uncompressed-core.js'
 import {Program} from './program.js'
 
@@ -18,7 +19,7 @@ export interface ModuleFlagValues {
  */
 export function openProgram(corePath: string, flags: ModuleFlagValues): Program {
   const compressed = uncompressedCore(corePath)
-  const core = Core.open(compressed?.uncompressedPath ?? corePath)
+  const core = compressed ? openDecompressed(corePath, compressed.uncompressedPath) : Core.open(corePath)
   return Program.load(core, {
     compressed,
     exe: flags.exe,
@@ -45,4 +46,14 @@ export function absoluteModuleFlags<T extends ModuleFlagValues>(flags: T): T {
 /** A colon-separated folder list with each folder made absolute. */
 function absoluteList(list: string | undefined): string | undefined {
   return list?.split(':').filter(Boolean).map(d => path.resolve(d)).join(':')
+}
+
+/** A decompressed copy's errors name the file the user gave ("core.zst (decompressed): not an ELF file"). */
+function openDecompressed(given: string, copy: string): Core {
+  try {
+    return Core.open(copy)
+  } catch (e) {
+    if (e instanceof TomaError) throw new TomaError(e.message.replaceAll(copy, `${given} (decompressed)`), e.exitCode)
+    throw e
+  }
 }

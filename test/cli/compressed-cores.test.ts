@@ -101,3 +101,17 @@ describe.each(FORMATS)('a %s-compressed core', (format, suffix) => {
     expect(fs.existsSync(cut + '.toma-index')).toBe(false)
   })
 })
+
+describe('a compressed file that holds no core', () => {
+  it('is one line naming the file given', async () => {
+    const dir = path.join(root, 'not-a-core')
+    fs.mkdirSync(dir)
+    const file = path.join(dir, 'notes.gz')
+    // A complete gzip stream (Node's zlib) of a short text: it decompresses, but to no core.
+    const zlib = await import('node:zlib')
+    fs.writeFileSync(file, zlib.gzipSync('not a core\n'))
+    const r = await runToma(['info', file], {cwd: dir})
+    expect(r.status).toBe(2)
+    expect(r.stderr).toBe(`toma: ${file} (decompressed): not an ELF file (11 bytes, too short for an ELF header)\n`)
+  })
+})
