@@ -1,4 +1,4 @@
-import {Flags} from '@oclif/core'
+import * as Flags from '@oclif/core/flags'
 import {analyzeCore} from '../src/analysis/analyze-core.js'
 import {TomaCommand} from '../src/cli/base-command.js'
 import {EXIT_STRICT_WARNINGS} from '../src/cli/exit-codes.js'

@@ -1,4 +1,4 @@
-import {Flags} from '@oclif/core'
+import * as Flags from '@oclif/core/flags'
 import {leaksWithPublicIds} from '../src/analysis/leaks.js'
 import {deadFrameSightings, sightingText} from '../src/analysis/threads.js'
 import {TomaCommand} from '../src/cli/base-command.js'

@@ -1,5 +1,5 @@
 import fs from 'node:fs'
-import {Flags} from '@oclif/core'
+import * as Flags from '@oclif/core/flags'
 import {reportData} from '../src/analysis/report-data.js'
 import {TomaCommand} from '../src/cli/base-command.js'
 import {openIndex} from '../src/cli/open-index.js'

@@ -7,6 +7,7 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import {fileURLToPath} from 'node:url'
+import {startupTimes} from './startup-time.js'
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
 const arg = name => {
@@ -98,6 +99,9 @@ const cli = {findObject: cliMs('find-object', query.example), refs: cliMs('refs'
   return Date.now() - t0
 })()}
 const indexBytes = fs.statSync(index).size
+log('start-up')
+const startup = startupTimes(core, query.example, 10)
+log(`start-up (median of ${startup.runs}): node -e 0 ${startup.nodeMs} ms, toma --version ${startup.versionMs} ms, find-object ${startup.findObjectMs} ms`)
 
 const cpu = /model name\s*:\s*(.*)/.exec(fs.readFileSync('/proc/cpuinfo', 'utf8'))?.[1] ?? '?'
 const result = {
@@ -117,6 +121,7 @@ const result = {
   indexBytes,
   query,
   cliWallMs: cli,
+  startup,
 }
 console.log(JSON.stringify(result, null, 2))
 const gib = b => (b / 2 ** 30).toFixed(2) + ' GiB'
@@ -153,6 +158,8 @@ path median ${query.path.medianMs} ms, p95 ${query.path.p95Ms} ms, max ${query.p
 dominators (depth 2) median ${query.dominators.medianMs} ms, p95 ${query.dominators.p95Ms} ms, max ${query.dominators.maxMs} ms;
 top ${query.topMs} ms, top --by type ${query.topByTypeMs} ms, suspects ${query.suspectsMs} ms.
 Whole CLI runs (Node start, oclif, index and module files, query): find-object ${cli.findObject} ms, refs ${cli.refs} ms (\`toma --version\` alone: ${cli.version} ms).
+
+Start-up (wall, median of ${startup.runs} runs; target: a query from the index ≤ 120 ms): \`node -e 0\` ${startup.nodeMs} ms, \`toma --version\` ${startup.versionMs} ms, \`toma find-object ADDRESS CORE\` ${startup.findObjectMs} ms.
 `
 const file = path.join(root, 'BENCHMARKS.md')
 if (!fs.existsSync(file)) fs.writeFileSync(file, '# Benchmarks\n\nMeasured by `npm run bench` (scripts/bench.js); each run appends a section.\n')

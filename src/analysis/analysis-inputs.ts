@@ -19,10 +19,15 @@ export function normalOptions(options: AnalysisOptions): Record<string, string |
 export function analysisInputs(program: Program, options: AnalysisOptions): IndexInputs {
   const core = program.core
   return {
-    core: {path: path.resolve(core.path), size: core.size, mtimeMs: core.mtimeMs},
+    // A compressed core is known by the compressed file: a changed file is a stale index.
+    core: program.compressed
+      ? {...identity(program.compressed), compressed: {format: program.compressed.format, uncompressedPath: program.compressed.uncompressedPath}}
+      : identity(core),
     modules: program.modules.map(m => ({module: m.module.path, file: m.file ? path.resolve(m.file.path) : null, buildId: m.file?.buildId ?? null})),
     // --exe and --tcmalloc as the files they resolved to (a bare name is found among the core's
     // module paths, --sysroot, --solib-search-path), so the index can be reopened from anywhere.
     options: normalOptions({...options, exe: program.flagFiles.exe ?? options.exe, tcmalloc: program.flagFiles.tcmalloc ?? options.tcmalloc}),
   }
 }
+
+const identity = (file: {path: string; size: number; mtimeMs: number}) => ({path: path.resolve(file.path), size: file.size, mtimeMs: file.mtimeMs})

@@ -54,7 +54,7 @@ export function heapSummary(program: Program, heap: TcmallocHeap, graph: Analyse
     .map(cl => ({sizeClass: cl, size: g.sizes.size[cl]!, liveObjects: live[cl]!, liveBytes: live[cl]! * g.sizes.size[cl]!, freeObjects: free[cl]!}))
     .sort((a, b) => b.liveBytes - a.liveBytes)
   return {
-    core: {path: program.core.path, size: program.core.size, pid: program.core.process.pid, command: program.core.process.command},
+    core: {path: program.compressed?.path ?? program.core.path, size: program.core.size, pid: program.core.process.pid, command: program.core.process.command},
     allocator: {
       kind: 'gperftools' as const,
       version: g.version,

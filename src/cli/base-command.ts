@@ -1,4 +1,5 @@
-import {Command, Flags} from '@oclif/core'
+import {Command} from '@oclif/core/command'
+import * as Flags from '@oclif/core/flags'
 import chalk from 'chalk'
 import {TomaError} from '../errors.js'
 

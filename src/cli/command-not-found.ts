@@ -10,7 +10,8 @@ const hook: Hook.CommandNotFound = async function (options) {
   if (process.stdin.isTTY && process.stderr.isTTY) return pluginNotFound.call(this, options)
   // With a space as topic separator oclif hands over the arguments joined to the id; toma has no topics.
   const given = options.id.split(':')[0]!
-  const known = options.config.commands.filter(c => !c.hidden).flatMap(c => [c.id, ...c.aliases])
+  // `help` is a plugin's command, loaded only when help is asked for (bin/run.js): named here all the same.
+  const known = [...new Set(['help', ...options.config.commands.filter(c => !c.hidden).flatMap(c => [c.id, ...c.aliases])])]
   const suggestion = closest(given, known)
   process.stderr.write(`toma: ${given} is not a toma command${suggestion ? `; did you mean ${suggestion.replaceAll(':', ' ')}?` : ''} (toma help lists them all)\n`)
   this.exit(127)

@@ -1,4 +1,5 @@
-import {Args, Flags} from '@oclif/core'
+import * as Args from '@oclif/core/args'
+import * as Flags from '@oclif/core/flags'
 import {moduleFlags} from './base-command.js'
 
 /** The address forms parseAddress accepts, as every help text states them. */

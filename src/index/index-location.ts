@@ -20,17 +20,30 @@ function writable(dir: string): boolean {
 export function defaultIndexPath(corePath: string): string {
   const abs = path.resolve(corePath)
   if (writable(path.dirname(abs))) return abs + INDEX_SUFFIX
-  const dir = cacheFolder()
   const key = crypto.createHash('sha1').update(abs).digest('hex').slice(0, 16)
-  return path.join(dir, `${path.basename(abs)}-${key}${INDEX_SUFFIX}`)
+  return path.join(cacheFolder(), `${path.basename(abs)}-${key}${INDEX_SUFFIX}`)
 }
 
-/** The user's cache folder for toma ($XDG_CACHE_HOME/toma, else ~/.cache/toma), created when missing. */
-export function cacheFolder(): string {
-  const dir = path.join(process.env.XDG_CACHE_HOME || path.join(os.homedir(), '.cache'), 'toma')
+/** The user's cache folder for toma (created): $XDG_CACHE_HOME/toma, else ~/.cache/toma. */
+export function cacheFolder(...sub: string[]): string {
+  const cache = process.env.XDG_CACHE_HOME || path.join(os.homedir(), '.cache')
+  const dir = path.join(cache, 'toma', ...sub)
   fs.mkdirSync(dir, {recursive: true})
   return dir
 }
+
+/**
+ * Where files made from `file` are kept (a compressed core's decompressed copy): ./.toma/<sub>/
+ * beside it when its folder is writable, like its index, else the user's cache folder. Created.
+ */
+export function cacheFolderBeside(file: string, sub: string): string {
+  const dir = path.dirname(path.resolve(file))
+  if (!writable(dir)) return cacheFolder(sub)
+  const beside = path.join(dir, '.toma', sub)
+  fs.mkdirSync(beside, {recursive: true})
+  return beside
+}
+
 
 /**
  * Records the latest analysis made from this folder, for commands run without a core argument.

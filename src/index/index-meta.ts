@@ -5,7 +5,11 @@ import type {RootRegion} from '../graph/root-regions.js'
  * that query and the core is analysed again.
  */
 export interface IndexInputs {
-  core: {path: string; size: number; mtimeMs: number}
+  /**
+   * The core file given: its path, size and mtime. For a compressed core these are the compressed
+   * file's, and `compressed` says its format and the decompressed copy that was analysed.
+   */
+  core: {path: string; size: number; mtimeMs: number; compressed?: {format: string; uncompressedPath: string}}
   /** Each module of the core: the file used for it (path and build-id), or null when none was. */
   modules: ModuleInput[]
   /**
@@ -62,6 +66,7 @@ export function metaProblem(meta: unknown): string | null {
   if (!isObj(meta)) return 'no meta object'
   const inputs = meta.inputs
   if (!isObj(inputs) || !isObj(inputs.core) || !isStr(inputs.core.path) || !isNum(inputs.core.size) || !isNum(inputs.core.mtimeMs)) return 'no core identity'
+  if (inputs.core.compressed !== undefined && !(isObj(inputs.core.compressed) && isStr(inputs.core.compressed.format) && isStr(inputs.core.compressed.uncompressedPath))) return 'bad compressed core'
   if (!every(inputs.modules, m => isObj(m) && isStr(m.module) && (m.file === null || isStr(m.file)) && (m.buildId === null || isStr(m.buildId)))) return 'bad module list'
   if (!isObj(inputs.options) || !Object.values(inputs.options).every(v => ['string', 'boolean', 'number'].includes(typeof v))) return 'bad options'
   if (!isNum(meta.pageSize) || meta.pageSize <= 0) return 'bad page size'

@@ -1,5 +1,7 @@
 import path from 'node:path'
 import {Core} from '../core/core.js'
+import {TomaError} from '../errors.js'
+import {uncompressedCore} from '../input/uncompressed-core.js'
 import {Program} from './program.js'
 
 /** The options that say where a core's module files are, as the command-line flags spell them. */
@@ -11,10 +13,15 @@ export interface ModuleFlagValues {
   'debug-file-directory'?: string
 }
 
-/** Opens a core and its module files as the module flags say. */
+/**
+ * Opens a core and its module files as the module flags say. A compressed core (zstd, xz, lz4,
+ * gzip) is opened through its decompressed copy, made once in the cache folder.
+ */
 export function openProgram(corePath: string, flags: ModuleFlagValues): Program {
-  const core = Core.open(corePath)
+  const compressed = uncompressedCore(corePath)
+  const core = compressed ? openDecompressed(corePath, compressed.uncompressedPath) : Core.open(corePath)
   return Program.load(core, {
+    compressed,
     exe: flags.exe,
     tcmalloc: flags.tcmalloc,
     sysroot: flags.sysroot,
@@ -39,4 +46,14 @@ export function absoluteModuleFlags<T extends ModuleFlagValues>(flags: T): T {
 /** A colon-separated folder list with each folder made absolute. */
 function absoluteList(list: string | undefined): string | undefined {
   return list?.split(':').filter(Boolean).map(d => path.resolve(d)).join(':')
+}
+
+/** A decompressed copy's errors name the file the user gave ("core.zst (decompressed): not an ELF file"). */
+function openDecompressed(given: string, copy: string): Core {
+  try {
+    return Core.open(copy)
+  } catch (e) {
+    if (e instanceof TomaError) throw new TomaError(e.message.replaceAll(copy, `${given} (decompressed)`), e.exitCode)
+    throw e
+  }
 }

@@ -8,6 +8,7 @@ import {ElfFile, type ElfSymbol} from '../elf/elf-file.js'
 import {findDebugFile} from '../elf/find-debug-file.js'
 import {findModuleFile} from '../elf/find-module-file.js'
 import {resolveModuleName} from '../elf/resolve-module-name.js'
+import type {CompressedCore} from '../input/uncompressed-core.js'
 
 const AT_ENTRY = 9
 
@@ -18,6 +19,8 @@ export interface ProgramOptions {
   solibSearchPath?: string[]
   /** Where separate debug files are looked for (default /usr/lib/debug; [] looks nowhere). */
   debugDirectories?: string[]
+  /** The compressed file the core was decompressed from, when it was. */
+  compressed?: CompressedCore | null
 }
 
 /** A module of the core together with its file on disk, when found. */
@@ -53,7 +56,13 @@ export class Program {
    * @param flagFiles the files --exe and --tcmalloc named, as absolute paths (a bare name
    *   resolved), for later commands that reopen the core from another folder
    */
-  private constructor(readonly core: Core, modules: LoadedModule[], readonly flagFiles: {exe?: string; tcmalloc?: string} = {}) {
+  private constructor(
+    readonly core: Core,
+    modules: LoadedModule[],
+    readonly flagFiles: {exe?: string; tcmalloc?: string} = {},
+    /** The compressed file given for the core (its decompressed copy is `core`), or null. */
+    readonly compressed: CompressedCore | null = null,
+  ) {
     this.modules = modules
     const exe = executableModule(core)
     this.executable = modules.find(m => m.module === exe)
@@ -69,7 +78,7 @@ export class Program {
       if (!found.file) return {module, file: null, how: found.reason, verified: false, debug: null}
       return {module, file: found.file, how: found.how, verified: found.verified, debug: attachDebugFile(found.file, module.path, options)}
     })
-    return new Program(core, modules, explicit.flagFiles)
+    return new Program(core, modules, explicit.flagFiles, options.compressed ?? null)
   }
 
   moduleAt(addr: number): LoadedModule | undefined {

@@ -1,0 +1,64 @@
+import * as Flags from '@oclif/core/flags'
+import {checkLimits, type LimitCheck} from '../src/analysis/check-limits.js'
+import {TomaCommand} from '../src/cli/base-command.js'
+import {openIndex} from '../src/cli/open-index.js'
+import {parseSize, SIZE_FORMS} from '../src/cli/parse-size.js'
+import {indexFlags, queryCoreArgs} from '../src/cli/query-flags.js'
+import {TomaError} from '../src/errors.js'
+import {bytes} from '../src/report/table.js'
+
+/** Exit code of a check with a broken limit (2 stays bad input, as for every command). */
+const EXIT_LIMIT_BROKEN = 1
+
+export default class Check extends TomaCommand {
+  static override description = 'For CI: exit 1 with one line per limit the core breaks (leaked, live or one type\'s bytes, warnings), else 0'
+  static override examples = [
+    '<%= config.bin %> check core.1234 --max-leaked-bytes 0',
+    '<%= config.bin %> check core.1234 --max-live-bytes 2GiB --max-type "app::Session=10MB" --max-warnings 0 --json',
+  ]
+  static override args = queryCoreArgs
+  static override flags = {
+    ...indexFlags,
+    'max-leaked-bytes': Flags.string({description: `at most this many bytes in live objects no root reaches (${SIZE_FORMS})`}),
+    'max-live-bytes': Flags.string({description: 'at most this many bytes in live objects'}),
+    'max-type': Flags.string({description: 'TYPE=SIZE: at most SIZE bytes in live objects of TYPE (as toma classes names it); repeatable', multiple: true}),
+    'max-warnings': Flags.integer({description: 'at most this many analysis warnings', min: 0}),
+  }
+
+  async run() {
+    const {args, flags} = await this.parse(Check)
+    const size = (v: string | undefined) => (v === undefined ? undefined : parseSize(v))
+    const limits = {
+      leakedBytes: size(flags['max-leaked-bytes']),
+      liveBytes: size(flags['max-live-bytes']),
+      types: (flags['max-type'] ?? []).map(typeLimit),
+      warnings: flags['max-warnings'],
+    }
+    if (limits.leakedBytes === undefined && limits.liveBytes === undefined && limits.types.length === 0 && limits.warnings === undefined) {
+      throw new TomaError('no limit given: use --max-leaked-bytes, --max-live-bytes, --max-type TYPE=SIZE or --max-warnings')
+    }
+    const note = (line: string) => process.stderr.write(`toma: ${line}\n`)
+    const {index, corePath} = openIndex(args.core, flags, note)
+    const result = checkLimits(index, limits)
+    for (const t of result.unknownTypes) note(`warning: no object of type ${t} in this core (its limit holds with 0 bytes)`)
+    if (!result.passed) process.exitCode = EXIT_LIMIT_BROKEN
+    if (!this.jsonEnabled()) {
+      const broken = result.checks.filter(c => !c.ok)
+      if (broken.length === 0) this.log(`${corePath}: ${result.checks.length === 1 ? 'the limit holds' : `all ${result.checks.length} limits hold`}`)
+      for (const c of broken) this.log(`${corePath}: ${limitText(c)}`)
+    }
+    return {core: corePath, ...result}
+  }
+}
+
+/** `TYPE=SIZE` (the type may itself hold '=' in a template argument: the size is after the last one). */
+function typeLimit(text: string): {type: string; bytes: number} {
+  const at = text.lastIndexOf('=')
+  if (at <= 0) throw new TomaError(`--max-type ${text}: expected TYPE=SIZE (e.g. app::Session=10MB)`)
+  return {type: text.slice(0, at), bytes: parseSize(text.slice(at + 1))}
+}
+
+function limitText(c: LimitCheck): string {
+  const amount = (n: number) => (c.limit === 'warnings' ? String(n) : `${bytes(n)} (${n})`)
+  return `${c.limit} ${amount(c.measured)} over the limit ${amount(c.max)}`
+}
