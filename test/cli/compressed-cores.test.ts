@@ -5,6 +5,7 @@ import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {fixtureCorePath, fixtureFlags, fixtureIndex} from '../helpers/fixture-core.js'
 import {runToma} from '../helpers/run-toma.js'
 import {testTemp} from '../helpers/test-temp.js'
+import {indexLayout} from '../helpers/index-layout.js'
 
 // Issue 13: cores as systemd-coredump and users compress them. The compressed files are
 // fixture v2.10-shared's core put through the real zstd, xz, lz4 and gzip tools
@@ -24,11 +25,8 @@ const FORMATS = [
 
 /** An index file's header (meta and array table) and its array bytes. */
 function readIndex(file: string) {
-  const bytes = fs.readFileSync(file)
-  const length = bytes.readUInt32LE(12)
-  const header = JSON.parse(bytes.subarray(16, 16 + length).toString('utf8'))
-  const dataStart = (16 + length + 7) & ~7
-  return {header, data: bytes.subarray(dataStart)}
+  const {header, data} = indexLayout(fs.readFileSync(file))
+  return {header, data}
 }
 
 let root: string

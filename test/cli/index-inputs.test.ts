@@ -4,6 +4,7 @@ import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {fixtureCorePath, fixtureFlags, fixtureIndex, FIXTURES, type Truth} from '../helpers/fixture-core.js'
 import {runToma} from '../helpers/run-toma.js'
 import {testTemp} from '../helpers/test-temp.js'
+import {INDEX_DATA_START, indexLayout} from '../helpers/index-layout.js'
 
 // Issue 8 reproductions 4, 5 and 6 and issue 7 §4 (the default core), on one real fixture core.
 const entry = fixtureIndex().find(f => f.id === 'v2.10-shared')!
@@ -72,11 +73,8 @@ describe('an index that knows its inputs', () => {
     const a = await runToma(['analyze', core], {cwd: dir})
     expect(a.status, a.stderr).toBe(0)
     const good = fs.readFileSync(index)
-    // Layout (index-file.ts): a 24-byte preamble (magic, version, header length, header offset), the arrays, the JSON header.
-    const headerLength = good.readUInt32LE(12)
-    const headerAt = good.readUInt32LE(16) + good.readUInt32LE(20) * 2 ** 32
+    const {header, headerAt, headerLength} = indexLayout(good)
     expect(headerAt + headerLength).toBe(good.length)
-    const header = JSON.parse(good.toString('utf8', headerAt, headerAt + headerLength))
     header.arrays['object.state'].length = 1e12
     const json = Buffer.from(JSON.stringify(header))
     const pre = Buffer.from(good.subarray(0, 24))
@@ -104,7 +102,7 @@ describe('an index that knows its inputs', () => {
     // still one clear line when a query meets it.
     const types = header.arrays['object.type']
     const wrong = Buffer.from(good)
-    const dataStart = 24
+    const dataStart = INDEX_DATA_START
     for (let i = 0; i < types.length; i++) wrong.writeUInt32LE(0xffff_ffff, dataStart + types.offset + i * 4)
     fs.writeFileSync(index, wrong)
     const r = await runToma(['classes', index], {cwd: dir})
