@@ -34,6 +34,8 @@ export function refuseOtherProgram(before: string, after: string): void {
 
 /** One core of a diff with its index, found or made as every query does. */
 export function openDiffSide(core: string, flags: Record<string, unknown>, note: (line: string) => void): DiffSide {
+  // Said here: openIndex would call a missing core "the core this index was made from".
+  if (!fs.existsSync(core)) throw new TomaError(`${core}: no such file`)
   const o = openIndex(core, flags, note)
   return {index: o.index, program: o.program(), corePath: o.corePath}
 }

@@ -56,6 +56,13 @@ describe('toma report --baseline on the pair of diffdemo cores', () => {
     expect(fs.existsSync(path.join(work, 'refused.html'))).toBe(false)
   })
 
+  it('says a missing baseline in one line', async () => {
+    const missing = path.join(work, 'no-such-core')
+    const r = await runToma(['report', after, '--baseline', missing, ...flags, '-o', path.join(work, 'missing.html')], {cwd: work})
+    expect(r.status).toBe(2)
+    expect(r.stderr).toBe(`toma: ${missing}: no such file\n`)
+  })
+
   describe.skipIf(!chromium)('in headless Chromium', () => {
     let browser: Browser
     let page: Page
