@@ -1,34 +1,47 @@
 import fs from 'node:fs'
 import * as Flags from '@oclif/core/flags'
+import {diffCores} from '../src/analysis/diff.js'
 import {reportData} from '../src/analysis/report-data.js'
 import {TomaCommand} from '../src/cli/base-command.js'
+import {openDiffSide, refuseOtherProgram} from '../src/cli/open-diff-pair.js'
 import {openIndex} from '../src/cli/open-index.js'
 import {indexFlags, queryCoreArgs} from '../src/cli/query-flags.js'
 import {TomaError} from '../src/errors.js'
+import {baselineSection} from '../src/report/html/baseline.js'
 import {htmlReport} from '../src/report/html/report.js'
 import {bytes} from '../src/report/table.js'
 
 export default class Report extends TomaCommand {
   static override description = 'Write one self-contained HTML report (no network, no other files): overview, states, classes, what retains memory, suspects, leaks, threads, warnings'
-  static override examples = ['<%= config.bin %> report core.1234 -o report.html', '<%= config.bin %> report']
+  static override examples = ['<%= config.bin %> report core.1234 -o report.html', '<%= config.bin %> report', '<%= config.bin %> report core.friday --baseline core.monday']
   static override args = queryCoreArgs
   static override flags = {
     ...indexFlags,
     output: Flags.string({char: 'o', description: 'the HTML file to write', default: 'toma-report.html'}),
+    baseline: Flags.string({description: 'an earlier core (or its .toma-index) of the same program: adds a section of what changed since (what toma diff BASELINE CORE says)'}),
   }
 
   async run() {
     const {args, flags} = await this.parse(Report)
-    const {index, corePath, program} = openIndex(args.core, flags, line => process.stderr.write(`toma: ${line}\n`))
-    // More parts (the comparison with a --baseline core) are ReportSections passed as htmlReport's third argument.
-    const page = htmlReport(reportData(program(), index, corePath), this.config.version)
+    const note = (line: string) => process.stderr.write(`toma: ${line}\n`)
+    // A baseline of another program is refused as toma diff refuses it: before either core is analysed when both are named.
+    if (flags.baseline && args.core) refuseOtherProgram(flags.baseline, args.core)
+    const {index, corePath, program} = openIndex(args.core, flags, note)
+    const extra = []
+    if (flags.baseline) {
+      if (corePath !== args.core) refuseOtherProgram(flags.baseline, corePath)
+      // --index names this core's index; the baseline's is its own (beside it, or the one given as --baseline).
+      const before = openDiffSide(flags.baseline, {...flags, index: undefined}, note)
+      extra.push(baselineSection(diffCores(before, {index, program: program(), corePath})))
+    }
+    const page = htmlReport(reportData(program(), index, corePath), this.config.version, extra)
     try {
       fs.writeFileSync(flags.output, page)
     } catch (e) {
       throw new TomaError(`${flags.output}: cannot write: ${(e as Error).message}`)
     }
     const size = Buffer.byteLength(page)
-    if (!this.jsonEnabled()) this.log(`report on ${corePath} written to ${flags.output} (${bytes(size)})`)
-    return {core: corePath, report: flags.output, bytes: size}
+    if (!this.jsonEnabled()) this.log(`report on ${corePath}${flags.baseline ? ` compared with ${flags.baseline}` : ''} written to ${flags.output} (${bytes(size)})`)
+    return {core: corePath, ...(flags.baseline ? {baseline: flags.baseline} : {}), report: flags.output, bytes: size}
   }
 }

@@ -11,20 +11,31 @@ import {isIndexFile, openIndex} from './open-index.js'
  * analysed: their executables' build-ids are in the cores themselves.
  */
 export function openDiffPair(before: string, after: string, flags: Record<string, unknown>, note: (line: string) => void): [DiffSide, DiffSide] {
-  if ([before, after].every(f => fs.existsSync(f) && !isIndexFile(f))) {
-    const a = openProgram(before, {})
-    const b = openProgram(after, {})
-    try {
-      const {problem} = programMismatch(a, b)
-      if (problem) throw new TomaError(problem)
-    } finally {
-      a.core.close()
-      b.core.close()
-    }
+  refuseOtherProgram(before, after)
+  return [openDiffSide(before, flags, note), openDiffSide(after, flags, note)]
+}
+
+/**
+ * Throws the one-line TomaError when two core files are of different programs, read from the
+ * cores alone (no analysis). An index given instead of a core is checked later, by diffCores.
+ */
+export function refuseOtherProgram(before: string, after: string): void {
+  if (![before, after].every(f => fs.existsSync(f) && !isIndexFile(f))) return
+  const a = openProgram(before, {})
+  const b = openProgram(after, {})
+  try {
+    const {problem} = programMismatch(a, b)
+    if (problem) throw new TomaError(problem)
+  } finally {
+    a.core.close()
+    b.core.close()
   }
-  const open = (core: string): DiffSide => {
-    const o = openIndex(core, flags, note)
-    return {index: o.index, program: o.program(), corePath: o.corePath}
-  }
-  return [open(before), open(after)]
+}
+
+/** One core of a diff with its index, found or made as every query does. */
+export function openDiffSide(core: string, flags: Record<string, unknown>, note: (line: string) => void): DiffSide {
+  // Said here: openIndex would call a missing core "the core this index was made from".
+  if (!fs.existsSync(core)) throw new TomaError(`${core}: no such file`)
+  const o = openIndex(core, flags, note)
+  return {index: o.index, program: o.program(), corePath: o.corePath}
 }

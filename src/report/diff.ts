@@ -3,17 +3,30 @@ import type {CoreDiff} from '../analysis/diff.js'
 import type {ObjectBrief} from '../analysis/object-brief.js'
 import {bytes, heading, table} from './table.js'
 
-const signed = (n: number) => (n > 0 ? `+${n.toLocaleString('en-US')}` : n.toLocaleString('en-US'))
-const signedBytes = (n: number) => (n < 0 ? `-${bytes(-n)}` : `+${bytes(n)}`)
+/** A change in objects with its sign: "+1,200", "-300", "0". */
+export const signed = (n: number) => (n > 0 ? `+${n.toLocaleString('en-US')}` : n.toLocaleString('en-US'))
+/** A change in bytes with its sign: "+112.5 KiB". */
+export const signedBytes = (n: number) => (n < 0 ? `-${bytes(-n)}` : `+${bytes(n)}`)
 const kind = (o: ObjectBrief) => o.type ?? (o.sizeClass ? `untyped (class ${o.sizeClass}, ${o.size} B)` : `untyped large block (${o.size.toLocaleString('en-US')} B)`)
+
+/** A holder that grew, in words (the text and the HTML report say it alike): "+84.4 KiB", "under app::Cache at 0x…", ", via +0x8 → …", "retained … → …". */
+export function growthWords(g: CoreDiff['growth'][number]) {
+  const via = g.via ? `, via ${g.via.offset === null ? 'a pointer inside it' : `+0x${g.via.offset.toString(16)}`} → ${g.via.child.address} ${kind(g.via.child)} (${signedBytes(g.via.growth)}${g.via.born ? ', born' : ''})` : ''
+  return {growth: signedBytes(g.growth), holder: `under ${kind(g.holder)} at ${g.holder.address}${via}`, retained: `retained ${bytes(g.retainedBefore)} → ${bytes(g.retainedAfter)}`}
+}
+
+/** The diff's totals in one line. */
+export function totalsLine(d: CoreDiff): string {
+  const t = d.totals
+  return `objects born ${t.born.objects.toLocaleString('en-US')} (${bytes(t.born.bytes)}), died ${t.died.objects.toLocaleString('en-US')} (${bytes(t.died.bytes)}), kept ${t.kept.objects.toLocaleString('en-US')} (${bytes(t.kept.bytes)}); net ${signedBytes(t.born.bytes - t.died.bytes)}`
+}
 
 /** `toma diff` as text: totals, per type, the holders that grew, TCMalloc's states. */
 export function diffText(d: CoreDiff, rows: number): string {
-  const t = d.totals
   const out = [
     `${chalk.dim('before')} ${d.before.core} (pid ${d.before.pid})`,
     `${chalk.dim('after ')} ${d.after.core} (pid ${d.after.pid})`,
-    `objects born ${t.born.objects.toLocaleString('en-US')} (${bytes(t.born.bytes)}), died ${t.died.objects.toLocaleString('en-US')} (${bytes(t.died.bytes)}), kept ${t.kept.objects.toLocaleString('en-US')} (${bytes(t.kept.bytes)}); net ${signedBytes(t.born.bytes - t.died.bytes)}`,
+    totalsLine(d),
     '',
     heading('Live objects by type: born, died, kept'),
   ]
@@ -29,8 +42,8 @@ export function diffText(d: CoreDiff, rows: number): string {
   out.push('', heading('Kept objects whose retained size grew most'))
   if (d.growth.length === 0) out.push('none grew')
   for (const g of d.growth) {
-    const via = g.via ? `, via ${g.via.offset === null ? 'a pointer inside it' : `+0x${g.via.offset.toString(16)}`} → ${g.via.child.address} ${kind(g.via.child)} (${signedBytes(g.via.growth)}${g.via.born ? ', born' : ''})` : ''
-    out.push(`${chalk.bold(signedBytes(g.growth))} under ${kind(g.holder)} at ${g.holder.address}${via}  ${chalk.dim(`retained ${bytes(g.retainedBefore)} → ${bytes(g.retainedAfter)}`)}`)
+    const w = growthWords(g)
+    out.push(`${chalk.bold(w.growth)} ${w.holder}  ${chalk.dim(w.retained)}`)
   }
   out.push('', heading('TCMalloc: bytes per state'))
   out.push(table(['state', '#before', '#after', '#change'], d.states.map(s => [s.state, s.before.bytes, s.after.bytes, signed(s.change.bytes)])))

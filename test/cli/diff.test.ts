@@ -1,18 +1,10 @@
 import fs from 'node:fs'
 import path from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-import {fixtureCorePath, FIXTURES, PAIRS, pairCorePath} from '../helpers/fixture-core.js'
+import {copyDiffPair, diffPairFlags as flags, type DiffTruth} from '../helpers/diff-pair.js'
+import {fixtureCorePath} from '../helpers/fixture-core.js'
 import {runToma} from '../helpers/run-toma.js'
 import {testTemp} from '../helpers/test-temp.js'
-
-/** What diffdemo recorded about itself (fixtures/README.md, "The diff pair"). */
-interface DiffTruth {
-  holder: {address: string; class: string; fieldOffset: number; entriesBuffer: string}
-  sizes: Record<string, number>
-  before: Record<string, number> & {phase: {cacheRetainedBytes: number; counters: Record<string, number>}}
-  after: Record<string, number> & {phase: {cacheRetainedBytes: number; counters: Record<string, number>}}
-  change: {born: {type: string; count: number}; died: {type: string; count: number}; reusedAddresses: number; bornAddresses: string[]; diedAddresses: string[]}
-}
 
 interface Row {
   type: string
@@ -22,22 +14,15 @@ interface Row {
   net: {objects: number; bytes: number}
 }
 
-const ID = 'v2.10-diff'
-
 describe('toma diff on the pair of diffdemo cores', () => {
   let work: string
   let before: string
   let after: string
   let truth: DiffTruth
-  const flags = ['--exe', path.join(PAIRS, ID, 'diffdemo'), '--tcmalloc', path.join(FIXTURES, 'v2.10-shared', 'libtcmalloc.so.4')]
 
   beforeAll(async () => {
     work = testTemp('toma-diff-')
-    before = path.join(work, 'before')
-    after = path.join(work, 'after')
-    fs.copyFileSync(await pairCorePath(ID, 'before'), before)
-    fs.copyFileSync(await pairCorePath(ID, 'after'), after)
-    truth = JSON.parse(fs.readFileSync(path.join(PAIRS, ID, 'truth.json'), 'utf8'))
+    ;({before, after, truth} = await copyDiffPair(work))
   })
   afterAll(() => {
     if (work) fs.rmSync(work, {recursive: true, force: true})

@@ -1,10 +1,11 @@
 import fs from 'node:fs'
 import path from 'node:path'
 import {pathToFileURL} from 'node:url'
-import puppeteer, {type Browser, type Page} from 'puppeteer-core'
+import type {Browser, Page} from 'puppeteer-core'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {findChromium} from '../helpers/chromium.js'
 import {fixtureCorePath, fixtureFlags, fixtureIndex, FIXTURES, type Truth} from '../helpers/fixture-core.js'
+import {columnOf as column, openReport, visibleRows} from '../helpers/report-page.js'
 import {runToma} from '../helpers/run-toma.js'
 import {testTemp, testTempFile} from '../helpers/test-temp.js'
 
@@ -53,28 +54,17 @@ describe.skipIf(!entry)(`toma report on ${ID}`, () => {
   describe.skipIf(!chromium)('in headless Chromium', () => {
     let browser: Browser
     let page: Page
-    const problems: string[] = []
-    const requests: string[] = []
+    let problems: string[]
+    let requests: string[]
 
-    /** A table's body rows as cell texts, visible rows only (the filter hides rows). */
-    const rowsOf = (id: string) =>
-      page.$$eval(`#${id} tbody tr`, trs => trs.filter(tr => !(tr as HTMLElement).hidden).map(tr => Array.from((tr as HTMLTableRowElement).cells, c => c.textContent ?? '')))
+    const rowsOf = (id: string) => visibleRows(page, id)
     /** A column's exact numbers (each numeric cell's data-v), visible rows only. */
     const numbersOf = (id: string, col: number) =>
       page.$$eval(`#${id} tbody tr`, (trs, c) => trs.filter(tr => !(tr as HTMLElement).hidden).map(tr => Number((tr as HTMLTableRowElement).cells[c]!.getAttribute('data-v'))), col)
-    const columnOf = async (id: string, title: string) => (await page.$$eval(`#${id} thead th`, ths => ths.map(th => th.textContent))).indexOf(title)
+    const columnOf = (id: string, title: string) => column(page, id, title)
 
     beforeAll(async () => {
-      browser = await puppeteer.launch({executablePath: chromium!, headless: true, args: ['--no-sandbox', '--disable-gpu']})
-      page = await browser.newPage()
-      page.on('console', m => {
-        if (m.type() === 'error' || m.type() === 'warn') problems.push(`console ${m.type()}: ${m.text()}`)
-      })
-      page.on('pageerror', e => problems.push(`page error: ${(e as Error).message}`))
-      page.on('requestfailed', q => problems.push(`request failed: ${q.url()}`))
-      page.on('request', q => requests.push(q.url()))
-      await page.setViewport({width: 1400, height: 1000})
-      await page.goto(pathToFileURL(reportPath).href, {waitUntil: 'load'})
+      ;({browser, page, problems, requests} = await openReport(chromium!, reportPath))
     })
     afterAll(async () => {
       await browser?.close()
