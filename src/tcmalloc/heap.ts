@@ -97,7 +97,7 @@ export function analyzeHeap(program: Program, options: HeapOptions = {}): Tcmall
   const threadCacheOwner = Uint16Array.from(order, i => ownedBy[i]!)
   options.progress?.('totals and cross-check', 0, 1)
   const totals = stateTotals(spans, state, layout.pageSize)
-  const checks = crossCheck(memory, globals.pageHeap, layout, sizes, central, threadCaches, spans, totals)
+  const checks = crossCheck(memory, globals.pageHeap, layout, sizes, central, threadCaches, spans, totals, globals.threadHeaps !== null)
   return {
     module,
     globals,
