@@ -20,6 +20,8 @@ describe.each(fixtures.map(f => [f.id, f] as const))('heap model on %s', (id, en
   it('finds every live object and agrees with TCMalloc\'s counters (globals from symbols or known positions)', async () => {
     const {program, truth, heap} = await shared()
     expect(heap.globals.version).toBe(truth.gperftools)
+    // The page size the library was configured with (source builds with --with-tcmalloc-pagesize).
+    expect(heap.pageSize).toBe((entry.pageKiB ?? 8) * 1024)
     checkAgainstTruth(heap, truth)
     // Every thread cache is attributed to a live thread of the process: through ThreadCache::tid_
     // (≤ 2.15) or, where the cache records none (2.15.90+), through each thread's TLS pointer.
