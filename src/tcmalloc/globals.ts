@@ -62,9 +62,11 @@ export function locateGlobals(program: Program, module: AllocatorModule, options
   const sym = (name: string) => (options.signaturesOnly ? undefined : program.symbolAddress(name, [module.loaded]))
   const failures: string[] = []
   // Groups share most structures: a layout that finds the page heap, central cache and size map may
-  // still be the wrong one for the thread caches. Every candidate layout is tried until one finds
-  // every global; only then is a global declared missing (with the first layout that matched).
-  let chosen: {found: Found; layout: Layout; threadHeaps: {address: number; how: string} | undefined} | undefined
+  // still be the wrong one for the thread caches, or read another group's fields as its own. Every
+  // candidate layout is tried until one finds every global and reads page-heap stats that add up;
+  // only then is a global declared missing (with the best layout that matched, the earlier on a tie:
+  // a core taken while a thread held the page heap's lock may have stats caught mid-update).
+  let chosen: {found: Found; layout: Layout; threadHeaps: {address: number; how: string} | undefined; score: number} | undefined
   for (const group of groups) {
     for (const shift of pageShiftsOf(group)) {
       const layout = layoutFor(group, shift)!
@@ -74,10 +76,11 @@ export function locateGlobals(program: Program, module: AllocatorModule, options
         continue
       }
       const threadHeaps = findThreadHeaps(memory, regions, layout, found.sizes, sym)
-      if (!chosen || (!chosen.threadHeaps && threadHeaps)) chosen = {found, layout, threadHeaps}
+      const score = (threadHeaps ? 2 : 0) + (statsAddUp(memory, found.pageHeap, layout) ? 1 : 0)
+      if (!chosen || score > chosen.score) chosen = {found, layout, threadHeaps, score}
       break
     }
-    if (chosen?.threadHeaps) break
+    if (chosen?.score === 3) break
   }
   if (!chosen) {
     throw new TomaError(
@@ -421,6 +424,20 @@ export function validPageHeap(memory: AddressSpace, addr: number, layout: Layout
     if (bad) return bad
   }
   return true
+}
+
+/**
+ * PageHeap::Stats.committed_bytes (C on) is system − unmapped bytes. Where a layout has no such
+ * field (A, B) there is nothing to check; where it has, the check tells 2.1 (B, whose
+ * scavenge_counter_ sits there) from 2.1.90 .. 2.5 (C, D), whose structures are otherwise read alike.
+ */
+function statsAddUp(memory: AddressSpace, pageHeap: number, layout: Layout): boolean {
+  if (layout.stats.committedBytes === null) return true
+  const st = pageHeap + layout.pageHeap.stats
+  const system = memory.readU64(st + layout.stats.systemBytes)
+  const unmapped = memory.readU64(st + layout.stats.unmappedBytes)
+  const committed = memory.readU64(st + layout.stats.committedBytes)
+  return system !== undefined && unmapped !== undefined && committed === system - unmapped
 }
 
 /** What is wrong with a libstdc++ std::set header at `set` (G–J's large span sets), or undefined. */
