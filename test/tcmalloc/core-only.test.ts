@@ -44,8 +44,10 @@ describe.each(fixtures.filter(f => f.config !== 'static').map(f => [f.id] as con
     lib.module.path = lib.module.path.replace(/\.so\.4\..*$/, '.so.4')
     lib.module.buildId = null
     const heap = analyzeHeap(program)
-    expect(heap.globals.versionHow).toMatch(/^structure of the core matched layout group/)
-    expect(heap.globals.layout.group).toBe(groupOfVersion(truth.gperftools))
+    // The group, or the groups whose layouts read alike (C and D differ only in TLS toma does not read).
+    const groups = /^structure of the core matched layout group ([A-J](?:, [A-J])*)$/.exec(heap.globals.versionHow)?.[1]?.split(', ')
+    expect(groups).toContain(groupOfVersion(truth.gperftools))
+    expect(groups).toContain(heap.globals.layout.group)
     const [first, last] = heap.globals.version!.split(' .. ')
     const versions = Object.keys(groupVersions())
     expect(versions.indexOf(truth.gperftools)).toBeGreaterThanOrEqual(versions.indexOf(first!))
