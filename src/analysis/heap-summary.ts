@@ -88,7 +88,7 @@ export function heapSummary(program: Program, heap: TcmallocHeap, graph: Analyse
     states: STATE_NAMES.map((name, i) => ({state: name, objects: heap.totals.objects[i]!, bytes: heap.totals.bytes[i]!})),
     spanWasteBytes: heap.totals.spanWaste,
     topSizeClasses: classes.slice(0, topClasses),
-    crossCheck: heap.crossCheck.map(c => ({...c, equal: c.toma === c.tcmalloc})),
+    crossCheck: heap.crossCheck.map(c => ({...c, equal: c.toma === c.tcmalloc, independent: c.notIndependent === undefined})),
     graph: {
       scannedObjects: graph.scannedObjects,
       scannedBytes: graph.scannedBytes,

@@ -50,7 +50,11 @@ export function analyzeText(s: HeapSummary, indexPath: string): string {
         c.property,
         c.toma,
         c.tcmalloc,
-        c.equal ? chalk.green('equal') : chalk.red(`differs by ${(c.toma - c.tcmalloc).toLocaleString('en-US')}`),
+        c.notIndependent
+          ? chalk.yellow(`not independent (${c.notIndependent})`)
+          : c.equal
+            ? chalk.green('equal')
+            : chalk.red(`differs by ${(c.toma - c.tcmalloc).toLocaleString('en-US')}`),
       ]),
     ),
   )

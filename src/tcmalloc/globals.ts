@@ -4,8 +4,9 @@ import type {Program} from '../program/program.js'
 import type {AllocatorModule} from './allocator-module.js'
 import {GROUPS, layoutFor, pageShiftsOf, SPAN, SPAN_LIST_SIZE, type Layout} from './layout.js'
 import {readSizeMap, type SizeClasses} from './size-map.js'
-import {versionFromFile} from './version.js'
+import {versionFromFile, versionsFromCore, type CoreHint} from './version.js'
 import {groupOfVersion, versionsOfGroup} from './layout.js'
+import type {LoadedModule} from '../program/program.js'
 
 const SYM = {
   pageHeap: '_ZN8tcmalloc6Static9pageheap_E',
@@ -50,31 +51,22 @@ export interface LocateOptions {
 }
 
 export function locateGlobals(program: Program, module: AllocatorModule, options: LocateOptions = {}): AllocatorGlobals {
-  const versionOverride = options.versionOverride
   const memory = program.core.memory
-  let version: string | null = null
-  let versionHow = 'not known: tried every layout group against the core'
-  let groups = [...GROUPS].reverse()
-  if (versionOverride) {
-    const group = groupOfVersion(versionOverride)
-    if (!group) throw new TomaError(`--tcmalloc-version ${versionOverride}: not a gperftools version toma has layouts for (2.0 .. 2.18.1)`)
-    version = versionOverride
-    versionHow = '--tcmalloc-version'
-    groups = [group]
-  } else if (module.loaded.file) {
-    const v = versionFromFile(module.loaded.file)
-    if (v?.group) {
-      version = v.version
-      versionHow = v.how
-      groups = [v.group]
-    } else if (v) {
-      throw new TomaError(`${module.loaded.module.path}: gperftools ${v.version} has no known layout (toma knows 2.0 .. 2.18.1); try --tcmalloc-version`)
-    }
-  }
+  const pinned = pinnedVersion(module, options.versionOverride)
+  // Without the file, the core still names the release: a known build-id, or the file name.
+  const hint = pinned ? undefined : versionsFromCore(module.loaded.module.path, module.loaded.module.buildId)
+  const hintGroups = [...new Set((hint?.versions ?? []).map(v => groupOfVersion(v)).filter((g): g is string => g !== undefined))]
+  const groups = pinned ? [pinned.group] : [...hintGroups, ...[...GROUPS].reverse().filter(g => !hintGroups.includes(g))]
 
   const regions = readRegions(memory, module.dataSegments)
   const sym = (name: string) => (options.signaturesOnly ? undefined : program.symbolAddress(name, [module.loaded]))
   const failures: string[] = []
+  // Groups share most structures: a layout that finds the page heap, central cache and size map may
+  // still be the wrong one for the thread caches, or read another group's fields as its own. Every
+  // candidate layout is tried until one finds every global and reads page-heap stats that add up;
+  // only then is a global declared missing (with the best layout that matched, the earlier on a tie:
+  // a core taken while a thread held the page heap's lock may have stats caught mid-update).
+  let chosen: {found: Found; layout: Layout; threadHeaps: {address: number; how: string} | undefined; score: number} | undefined
   for (const group of groups) {
     for (const shift of pageShiftsOf(group)) {
       const layout = layoutFor(group, shift)!
@@ -83,34 +75,80 @@ export function locateGlobals(program: Program, module: AllocatorModule, options
         failures.push(`${group}/${2 ** shift / 1024}K: ${found}`)
         continue
       }
-      const th = sym(SYM.threadHeaps)
-      const thAddress = th?.address ?? scanThreadHeaps(memory, regions, layout, found.sizes)
-      return {
-        ...found,
-        layout,
-        version: version ?? layoutGroupVersions(group),
-        versionHow: version ? versionHow : `structure of the core matched layout group ${group}`,
-        threadHeaps: thAddress ?? null,
-        threadHeapCount: sym(SYM.threadHeapCount)?.address ?? null,
-        how: {
-          ...found.how,
-          threadHeaps: th
-            ? `symbol ThreadCache::thread_heaps_ in ${th.module.file?.path ?? th.module.module.path}`
-            : thAddress !== undefined
-              ? 'signature: a pointer to the head of a list of ThreadCaches whose free lists carry their class sizes'
-              : 'not found (no symbol, no signature match): thread caches not examined',
-        },
-      }
+      const threadHeaps = findThreadHeaps(memory, regions, layout, found.sizes, sym)
+      const score = (threadHeaps ? 2 : 0) + (statsAddUp(memory, found.pageHeap, layout) ? 1 : 0)
+      if (!chosen || score > chosen.score) chosen = {found, layout, threadHeaps, score}
+      break
     }
+    if (chosen?.score === 3) break
   }
-  throw new TomaError(
-    `cannot find TCMalloc's page heap, central cache and size map in ${module.loaded.module.path} (${failures.slice(0, 3).join('; ')}${failures.length > 3 ? '; …' : ''})`,
-  )
+  if (!chosen) {
+    throw new TomaError(
+      `cannot find TCMalloc's page heap, central cache and size map in ${module.loaded.module.path} (${failures.slice(0, 3).join('; ')}${failures.length > 3 ? '; …' : ''})`,
+    )
+  }
+  const {found, layout, threadHeaps} = chosen
+  const {version, versionHow} = pinned ?? versionOfMatch(layout, hint)
+  return {
+    ...found,
+    layout,
+    version,
+    versionHow,
+    threadHeaps: threadHeaps?.address ?? null,
+    threadHeapCount: sym(SYM.threadHeapCount)?.address ?? null,
+    how: {...found.how, threadHeaps: threadHeaps?.how ?? 'not found (no symbol, no signature match with any layout): thread caches not examined'},
+  }
 }
 
-function layoutGroupVersions(group: string): string {
-  const v = versionsOfGroup(group)
-  return v.length > 1 ? `${v[0]} .. ${v[v.length - 1]}` : (v[0] ?? '?')
+/** The release fixed before looking at the core: --tcmalloc-version, or the version string in the library file. */
+function pinnedVersion(module: AllocatorModule, versionOverride: string | undefined): {version: string; versionHow: string; group: string} | undefined {
+  if (versionOverride) {
+    const group = groupOfVersion(versionOverride)
+    if (!group) throw new TomaError(`--tcmalloc-version ${versionOverride}: not a gperftools version toma has layouts for (2.0 .. 2.18.1)`)
+    return {version: versionOverride, versionHow: '--tcmalloc-version', group}
+  }
+  if (!module.loaded.file) return undefined
+  const v = versionFromFile(module.loaded.file)
+  if (v?.group) return {version: v.version!, versionHow: v.how, group: v.group}
+  if (v) throw new TomaError(`${module.loaded.module.path}: gperftools ${v.version} has no known layout (toma knows 2.0 .. 2.18.1); try --tcmalloc-version`)
+  return undefined
+}
+
+/**
+ * The release(s) a matched layout stands for: the core's own hint where its layout matched, else
+ * every release whose layout reads the same (groups C and D differ only in thread-local storage
+ * toma does not read, so a structural match cannot tell 2.4 from 2.5).
+ */
+function versionOfMatch(layout: Layout, hint: CoreHint | undefined): {version: string; versionHow: string} {
+  const hinted = hint?.versions.filter(v => groupOfVersion(v) === layout.group) ?? []
+  if (hint && hinted.length) return {version: versionRange(hinted), versionHow: `${hint.how}; its structures match layout group ${layout.group}`}
+  const same = GROUPS.filter(g => sameLayout(layoutFor(g, layout.pageShift), layout))
+  const versions = same.flatMap(g => versionsOfGroup(g))
+  const note = hint ? `; the ${hint.how} names ${versionRange(hint.versions)}, whose layout does not match` : ''
+  return {version: versionRange(versions), versionHow: `structure of the core matched layout group ${same.join(', ')}${note}`}
+}
+
+function versionRange(versions: string[]): string {
+  return versions.length > 1 ? `${versions[0]} .. ${versions[versions.length - 1]}` : (versions[0] ?? '?')
+}
+
+/** Two layouts that read every structure toma reads at the same places. */
+function sameLayout(a: Layout | undefined, b: Layout): boolean {
+  return a !== undefined && JSON.stringify({...a, group: ''}) === JSON.stringify({...b, group: ''})
+}
+
+/** ThreadCache::thread_heaps_ by symbol, else by the signature of the list it heads. */
+function findThreadHeaps(
+  memory: AddressSpace,
+  regions: Region[],
+  layout: Layout,
+  sizes: SizeClasses,
+  sym: (name: string) => {address: number; module: LoadedModule} | undefined,
+): {address: number; how: string} | undefined {
+  const th = sym(SYM.threadHeaps)
+  if (th) return {address: th.address, how: `symbol ThreadCache::thread_heaps_ in ${th.module.file?.path ?? th.module.module.path}`}
+  const address = scanThreadHeaps(memory, regions, layout, sizes)
+  return address === undefined ? undefined : {address, how: 'signature: a pointer to the head of a list of ThreadCaches whose free lists add up to their byte counts'}
 }
 
 type Found = Pick<AllocatorGlobals, 'pageHeap' | 'centralCache' | 'sizeMap' | 'sizes'> & {how: {pageHeap: string; centralCache: string; sizeMap: string}}
@@ -239,29 +277,37 @@ function u64(buf: Buffer, at: number): number {
  * ThreadCache::thread_heaps_ without symbols: a pointer in the library's data to a ThreadCache
  * with no prev_ whose FreeLists each record their class's object size (E–J), or whose list
  * lengths are all within their limits (A–D). The list it heads must be well formed to the end,
- * each prev_ pointing back.
+ * each prev_ pointing back, and most of its caches must hold the bytes their lists add up to
+ * (size_, or max_size_ − size_left_ in E): that tells groups apart whose caches differ only in
+ * that field (E and F), while a thread caught in the middle of an update cannot hide the list.
  */
 function scanThreadHeaps(memory: AddressSpace, regions: Region[], layout: Layout, sizes: SizeClasses): number | undefined {
   const tc = layout.threadCache
   const hasSize = tc.freeListSize >= 32 // E–J FreeList has size_ at +24
-  const looksLikeCache = (p: number): boolean => {
+  /** undefined: not a ThreadCache; else whether its byte count equals what its lists hold. */
+  const cacheAt = (p: number): {consistent: boolean} | undefined => {
     const buf = memory.readBytes(p, tc.objectSize)
-    if (!buf) return false
+    if (!buf) return undefined
+    let listed = 0
     for (let cl = 1; cl < sizes.count; cl++) {
       const fl = tc.list + cl * tc.freeListSize
       const length = buf.readUInt32LE(fl + layout.freeList.length)
-      if (hasSize ? buf.readInt32LE(fl + 24) !== sizes.size[cl] : length > 1 << 24) return false
-      if (length === 0 && Number(buf.readBigUInt64LE(fl + layout.freeList.list)) !== 0) return false
+      if (length > 1 << 24 || (hasSize && buf.readInt32LE(fl + 24) !== sizes.size[cl])) return undefined
+      if (length === 0 && Number(buf.readBigUInt64LE(fl + layout.freeList.list)) !== 0) return undefined
+      listed += length * sizes.size[cl]!
     }
-    return true
+    const rd = (off: number, w: number) => (w === 4 ? buf.readInt32LE(off) : Number(buf.readBigInt64LE(off)))
+    const size = rd(tc.size, tc.sizeWidth)
+    return {consistent: (tc.sizeIsLeft ? rd(tc.maxSize, tc.maxSizeWidth) - size : size) === listed}
   }
   let best: {address: number; caches: number} | undefined
   for (const r of regions) {
     const b = r.bytes
     for (let at = 0; at + 8 <= b.length; at += 8) {
       const v = u64(b, at)
-      if (v === 0 || v % 64 !== 0 || !memory.isReadable(v, tc.objectSize)) continue
-      if (memory.readU64(v + tc.prev) !== 0 || !looksLikeCache(v)) continue
+      // ThreadCaches come from a PageHeapAllocator: 8-aligned (64 only where the class is alignas(64)).
+      if (v === 0 || v % 8 !== 0 || !memory.isReadable(v, tc.objectSize)) continue
+      if (memory.readU64(v + tc.prev) !== 0 || !cacheAt(v)) continue
       // Every cache's prev_ must point back: a freed ThreadCache (on threadcache_allocator's free
       // list, itself a pointer in the library's data) keeps a stale next_ into the live list, and
       // without this check it would head a list one longer than the real one.
@@ -269,13 +315,16 @@ function scanThreadHeaps(memory: AddressSpace, regions: Region[], layout: Layout
       let p = v
       let back = 0
       let ok = true
+      let consistent = 0
       while (p !== 0 && ok && seen.size < 1 << 16) {
-        if (seen.has(p) || !looksLikeCache(p) || memory.readU64(p + tc.prev) !== back) ok = false
+        const cache = seen.has(p) || memory.readU64(p + tc.prev) !== back ? undefined : cacheAt(p)
+        if (!cache) ok = false
+        else if (cache.consistent) consistent++
         seen.add(p)
         back = p
         p = memory.readU64(p + tc.next) ?? 0
       }
-      if (ok && (!best || seen.size > best.caches)) best = {address: r.start + at, caches: seen.size}
+      if (ok && consistent * 2 > seen.size && (!best || seen.size > best.caches)) best = {address: r.start + at, caches: seen.size}
     }
   }
   return best?.address
@@ -365,6 +414,47 @@ export function validPageHeap(memory: AddressSpace, addr: number, layout: Layout
     if (next === undefined || prev === undefined) return `free list head ${hex(h)} not in core`
     if ((next === h) !== (prev === h)) return `free list head ${hex(h)} half linked`
     if (next !== h && (!memory.isReadable(next, SPAN.size) || !memory.isReadable(prev, SPAN.size))) return `free list head ${hex(h)} links outside the core`
+    // Doubly linked: the first span points back to the head, the last one forward to it. (A
+    // std::set read as a list, F's layout on a G core, links to tree nodes that do not.)
+    if (next !== h && (memory.readU64(next + SPAN.prev) !== h || memory.readU64(prev + SPAN.next) !== h)) return `free list head ${hex(h)} not linked back`
+  }
+  for (const set of [ph.largeNormal, ph.largeReturned]) {
+    if (set === null) continue
+    const bad = spanSetProblem(memory, addr + set)
+    if (bad) return bad
   }
   return true
 }
+
+/**
+ * PageHeap::Stats.committed_bytes (C on) is system − unmapped bytes. Where a layout has no such
+ * field (A, B) there is nothing to check; where it has, the check tells 2.1 (B, whose
+ * scavenge_counter_ sits there) from 2.1.90 .. 2.5 (C, D), whose structures are otherwise read alike.
+ */
+function statsAddUp(memory: AddressSpace, pageHeap: number, layout: Layout): boolean {
+  if (layout.stats.committedBytes === null) return true
+  const st = pageHeap + layout.pageHeap.stats
+  const system = memory.readU64(st + layout.stats.systemBytes)
+  const unmapped = memory.readU64(st + layout.stats.unmappedBytes)
+  const committed = memory.readU64(st + layout.stats.committedBytes)
+  return system !== undefined && unmapped !== undefined && committed === system - unmapped
+}
+
+/** What is wrong with a libstdc++ std::set header at `set` (G–J's large span sets), or undefined. */
+function spanSetProblem(memory: AddressSpace, set: number): string | undefined {
+  const header = set + RB_TREE.header
+  const root = memory.readU64(set + RB_TREE.root)
+  const leftmost = memory.readU64(set + RB_TREE.leftmost)
+  const rightmost = memory.readU64(set + RB_TREE.rightmost)
+  const count = memory.readU64(set + RB_TREE.count)
+  if (root === undefined || leftmost === undefined || rightmost === undefined || count === undefined) return `span set at ${hex(set)} not in core`
+  if (count === 0) {
+    return root === 0 && leftmost === header && rightmost === header ? undefined : `span set at ${hex(set)}: empty, but its header is not`
+  }
+  // A non-empty tree: the root's parent is the header (SpanList heads read as a set fail here).
+  if (count > 1 << 32 || root % 8 || memory.readU64(root + RB_TREE.nodeParent) !== header) return `span set at ${hex(set)}: root ${hex(root)} does not point back to the header`
+  return undefined
+}
+
+/** libstdc++'s _Rb_tree as std::set lays it out (gperftools-layouts.md, SpanSet). */
+const RB_TREE = {header: 8, root: 16, leftmost: 24, rightmost: 32, count: 40, nodeParent: 8} as const

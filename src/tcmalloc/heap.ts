@@ -100,8 +100,8 @@ export function analyzeHeap(program: Program, options: HeapOptions = {}): Tcmall
   const threadCacheOwner = Uint16Array.from(order, i => ownedBy[i]!)
   options.progress?.('totals and cross-check', 0, 1)
   const totals = stateTotals(spans, state, layout.pageSize)
-  const checks = crossCheck(memory, globals.pageHeap, layout, sizes, central, threadCaches, spans, totals)
-  const sampled = readSampledObjects(program, module, globals, spans, layout.pageSize, warnings)
+  const checks = crossCheck(memory, globals.pageHeap, layout, sizes, central, threadCaches, spans, totals, globals.threadHeaps !== null)
+    const sampled = readSampledObjects(program, module, globals, spans, layout.pageSize, warnings)
   return {
     module,
     globals,

@@ -23,7 +23,8 @@ export interface Layout {
     stats: number
     lock: number | null
   }
-  stats: {systemBytes: number; freeBytes: number; unmappedBytes: number}
+  /** PageHeap::Stats; committed_bytes from 2.1.90 (C) on. */
+  stats: {systemBytes: number; freeBytes: number; unmappedBytes: number; committedBytes: number | null}
   pageMap:
     | {kind: 2; rootBits: number; leafBits: number; allocator: number}
     | {kind: 3; interiorBits: number; leafBits: number; allocator: number}
@@ -139,7 +140,12 @@ export function layoutFor(group: string, pageShift: number): Layout | undefined 
       stats: field(ph, 'stats_'),
       lock: optField(ph, 'lock_'),
     },
-    stats: {systemBytes: field(st, 'system_bytes'), freeBytes: field(st, 'free_bytes'), unmappedBytes: field(st, 'unmapped_bytes')},
+    stats: {
+      systemBytes: field(st, 'system_bytes'),
+      freeBytes: field(st, 'free_bytes'),
+      unmappedBytes: field(st, 'unmapped_bytes'),
+      committedBytes: optField(st, 'committed_bytes'),
+    },
     pageMap,
     central: {
       stride: 1216,

@@ -37,7 +37,7 @@ function slotOf(heap: TcmallocHeap, a: number): number {
   return o.index
 }
 
-/** TCMalloc's metadata as the test finds it on its own: span records, thread caches, page-map leaves. */
+/** TCMalloc's metadata as the test finds it on its own: span records, thread caches, page-map nodes and leaves. */
 function metadataIntervals(program: Program, heap: TcmallocHeap): Array<[number, number, string]> {
   const out: Array<[number, number, string]> = []
   for (let s = 0; s < heap.spans.count; s++) out.push([heap.spans.record[s]!, heap.spans.record[s]! + SPAN.size, 'span record'])
@@ -48,6 +48,21 @@ function metadataIntervals(program: Program, heap: TcmallocHeap): Array<[number,
     for (let i = 0; i < 2 ** pm.rootBits; i++) {
       const leaf = program.core.memory.readU64(rootAt + i * 8)
       if (leaf) out.push([leaf, leaf + 2 ** pm.leafBits * 8, 'page-map leaf'])
+    }
+  } else {
+    // PageMap3 (≤ 2.5): root_ points to an interior node, whose entries point to interior nodes of leaves.
+    const read = (a: number) => program.core.memory.readU64(a) ?? 0
+    const nodeBytes = 2 ** pm.interiorBits * 8
+    const root = read(heap.globals.pageHeap + heap.globals.layout.pageHeap.pagemap)
+    out.push([root, root + nodeBytes, 'page-map node'])
+    for (let i = 0; i < 2 ** pm.interiorBits; i++) {
+      const node = read(root + i * 8)
+      if (!node) continue
+      out.push([node, node + nodeBytes, 'page-map node'])
+      for (let j = 0; j < 2 ** pm.interiorBits; j++) {
+        const leaf = read(node + j * 8)
+        if (leaf) out.push([leaf, leaf + 2 ** pm.leafBits * 8, 'page-map leaf'])
+      }
     }
   }
   return out

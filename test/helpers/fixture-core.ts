@@ -21,6 +21,10 @@ export interface FixtureEntry {
   tcmalloc: string | null
   threads: number
   coreBytes: number
+  /** TCMalloc page size in KiB when not 8 (source builds configured --with-tcmalloc-pagesize). */
+  pageKiB?: number
+  /** Fixtures built from a gperftools tag's sources (fixtures/generate-source.sh): the tag, page size, environment. */
+  build?: {source: string; pageKiB: number; env?: string}
 }
 
 /** Where the only root of a manifest object lies (fixtures/README.md, "heldBy"). */
