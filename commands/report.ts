@@ -19,7 +19,7 @@ export default class Report extends TomaCommand {
 
   async run() {
     const {args, flags} = await this.parse(Report)
-    const {index, corePath, program} = openIndex(args.core, flags, line => process.stderr.write(`toma: ${line}\n`))
+    const {index, corePath, program} = await openIndex(args.core, flags, line => process.stderr.write(`toma: ${line}\n`))
     // More parts (the comparison with a --baseline core) are ReportSections passed as htmlReport's third argument.
     const page = htmlReport(reportData(program(), index, corePath), this.config.version)
     try {

@@ -10,7 +10,7 @@ import {isIndexFile, openIndex} from './open-index.js'
  * made as every query makes it). Cores of different programs are refused before either is
  * analysed: their executables' build-ids are in the cores themselves.
  */
-export function openDiffPair(before: string, after: string, flags: Record<string, unknown>, note: (line: string) => void): [DiffSide, DiffSide] {
+export async function openDiffPair(before: string, after: string, flags: Record<string, unknown>, note: (line: string) => void): Promise<[DiffSide, DiffSide]> {
   if ([before, after].every(f => fs.existsSync(f) && !isIndexFile(f))) {
     const a = openProgram(before, {})
     const b = openProgram(after, {})
@@ -22,9 +22,10 @@ export function openDiffPair(before: string, after: string, flags: Record<string
       b.core.close()
     }
   }
-  const open = (core: string): DiffSide => {
-    const o = openIndex(core, flags, note)
+  const open = async (core: string): Promise<DiffSide> => {
+    const o = await openIndex(core, flags, note)
     return {index: o.index, program: o.program(), corePath: o.corePath}
   }
-  return [open(before), open(after)]
+  const first = await open(before)
+  return [first, await open(after)]
 }
