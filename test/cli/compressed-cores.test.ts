@@ -22,13 +22,17 @@ const FORMATS = [
   ['gzip', 'gz'],
 ] as const
 
-/** An index file's header (meta and array table) and its array bytes. */
+/**
+ * An index file's header (meta and array table) and its array bytes, by the layout IndexWriter
+ * writes: a 24-byte preamble (magic, format version, header length, header offset as two u32),
+ * the arrays, then the JSON header at its offset.
+ */
 function readIndex(file: string) {
   const bytes = fs.readFileSync(file)
   const length = bytes.readUInt32LE(12)
-  const header = JSON.parse(bytes.subarray(16, 16 + length).toString('utf8'))
-  const dataStart = (16 + length + 7) & ~7
-  return {header, data: bytes.subarray(dataStart)}
+  const at = bytes.readUInt32LE(16) + bytes.readUInt32LE(20) * 2 ** 32
+  const header = JSON.parse(bytes.subarray(at, at + length).toString('utf8'))
+  return {header, data: bytes.subarray(24, at)}
 }
 
 let root: string
