@@ -38,7 +38,7 @@ export default class Check extends TomaCommand {
       throw new TomaError('no limit given: use --max-leaked-bytes, --max-live-bytes, --max-type TYPE=SIZE or --max-warnings')
     }
     const note = (line: string) => process.stderr.write(`toma: ${line}\n`)
-    const {index, corePath} = openIndex(args.core, flags, note)
+    const {index, corePath} = await openIndex(args.core, flags, note)
     const result = checkLimits(index, limits)
     for (const t of result.unknownTypes) note(`warning: no object of type ${t} in this core (its limit holds with 0 bytes)`)
     if (!result.passed) process.exitCode = EXIT_LIMIT_BROKEN

@@ -11,7 +11,7 @@ export default class Classes extends TomaCommand {
 
   async run() {
     const {args, flags} = await this.parse(Classes)
-    const {index, corePath} = openIndex(args.core, flags, line => process.stderr.write(`toma: ${line}\n`))
+    const {index, corePath} = await openIndex(args.core, flags, line => process.stderr.write(`toma: ${line}\n`))
     const counts = classCounts(index)
     if (!this.jsonEnabled()) {
       this.log(aboutCore(corePath))

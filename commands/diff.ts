@@ -21,7 +21,7 @@ export default class Diff extends TomaCommand {
   async run() {
     const {args, flags} = await this.parse(Diff)
     const note = (line: string) => process.stderr.write(`toma: ${line}\n`)
-    const [before, after] = openDiffPair(args.old, args.new, flags, note)
+    const [before, after] = await openDiffPair(args.old, args.new, flags, note)
     const d = diffCores(before, after, {growthLimit: flags.limit})
     if (!this.jsonEnabled()) this.log(diffText(d, flags.limit))
     return d

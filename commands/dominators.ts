@@ -21,7 +21,7 @@ export default class Dominators extends TomaCommand {
   async run() {
     const {args, flags} = await this.parse(Dominators)
     const address = parseAddress(args.address)
-    const {index} = openIndex(args.core, flags, line => process.stderr.write(`toma: ${line}\n`))
+    const {index} = await openIndex(args.core, flags, line => process.stderr.write(`toma: ${line}\n`))
     const tree = dominatedBy(index, new RetentionIndex(index), address, {depth: flags.depth, limit: flags.limit})
     if (!tree) throw new TomaError(`${args.address} is not inside any heap object`)
     if (!this.jsonEnabled()) this.log(dominatedText(tree))

@@ -35,7 +35,7 @@ export default class Export extends TomaCommand {
 
   async run() {
     const {args, flags} = await this.parse(Export)
-    const {index, corePath, program: openProgramOfIndex} = openIndex(args.core, flags, line => process.stderr.write(`toma: ${line}\n`))
+    const {index, corePath, program: openProgramOfIndex} = await openIndex(args.core, flags, line => process.stderr.write(`toma: ${line}\n`))
     const sink = TextSink.open(flags.output)
     if (flags.format === 'dot') {
       if (!flags.around) throw new TomaError('--format dot needs --around ADDR (the object to centre the subgraph on)')

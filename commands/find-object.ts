@@ -19,7 +19,7 @@ export default class FindObject extends TomaCommand {
   async run() {
     const {args, flags} = await this.parse(FindObject)
     const address = parseAddress(args.address)
-    const {index, corePath, program: openProgramOfIndex} = openIndex(args.core, flags, line => process.stderr.write(`toma: ${line}\n`))
+    const {index, corePath, program: openProgramOfIndex} = await openIndex(args.core, flags, line => process.stderr.write(`toma: ${line}\n`))
     const program = openProgramOfIndex()
     const info = objectInfo(program, index, address, flags.strings, flags.bytes)
     if (!this.jsonEnabled()) this.log(findObjectText(info, corePath))

@@ -1,11 +1,11 @@
 import * as Flags from '@oclif/core/flags'
 import {leaksWithPublicIds} from '../src/analysis/leaks.js'
-import {deadFrameSightings, sightingText} from '../src/analysis/threads.js'
+import {storedSightings} from '../src/index/sighting-index.js'
 import {TomaCommand} from '../src/cli/base-command.js'
 import {openIndex} from '../src/cli/open-index.js'
 import {indexFlags, queryCoreArgs} from '../src/cli/query-flags.js'
 import {aboutCore, bytes, heading, table} from '../src/report/table.js'
-import {count, withCut} from '../src/report/wording.js'
+import {count, sightingText, withCut} from '../src/report/wording.js'
 
 export default class Leaks extends TomaCommand {
   static override description = 'Live objects that no root (register, stack, TLS, global, mapping, cached stack) reaches, directly or through other objects'
@@ -14,8 +14,8 @@ export default class Leaks extends TomaCommand {
 
   async run() {
     const {args, flags} = await this.parse(Leaks)
-    const {index, corePath, program} = openIndex(args.core, flags, line => process.stderr.write(`toma: ${line}\n`))
-    const leaks = leaksWithPublicIds(index, flags.limit, deadFrameSightings(program(), index))
+    const {index, corePath, program} = await openIndex(args.core, flags, line => process.stderr.write(`toma: ${line}\n`))
+    const leaks = leaksWithPublicIds(index, flags.limit, storedSightings(index))
     if (!this.jsonEnabled()) {
       this.log(aboutCore(corePath))
       this.log(`${count(leaks.objects, 'live object')} (${bytes(leaks.bytes)}) ${leaks.objects === 1 ? 'is' : 'are'} reachable from no root`)

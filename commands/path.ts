@@ -21,7 +21,7 @@ export default class Path extends TomaCommand {
   async run() {
     const {args, flags} = await this.parse(Path)
     const address = parseAddress(args.address)
-    const {index, program} = openIndex(args.core, flags, line => process.stderr.write(`toma: ${line}\n`))
+    const {index, program} = await openIndex(args.core, flags, line => process.stderr.write(`toma: ${line}\n`))
     const paths = pathsTo(program(), index, new RetentionIndex(index), address, {paths: flags.all ? 100 : flags.roots})
     if (!paths) throw new TomaError(`${args.address} is not inside any heap object`)
     if (!this.jsonEnabled()) this.log(pathsText(paths))

@@ -27,7 +27,7 @@ export default class Profile extends TomaCommand {
 
   async run() {
     const {args, flags} = await this.parse(Profile)
-    const {index, program} = openIndex(args.core, flags, line => process.stderr.write(`toma: ${line}\n`))
+    const {index, program} = await openIndex(args.core, flags, line => process.stderr.write(`toma: ${line}\n`))
     const profile = heapProfile(program(), index, flags['sample-period'])
     if (!profile) {
       throw new TomaError('no sampled objects in this core: TCMalloc samples only when the process ran with TCMALLOC_SAMPLE_PARAMETER > 0, and libtcmalloc_minimal never does', EXIT_NO_SAMPLES)

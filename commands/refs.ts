@@ -22,7 +22,7 @@ export default class Refs extends TomaCommand {
   async run() {
     const {args, flags} = await this.parse(Refs)
     const address = parseAddress(args.address)
-    const {index, corePath, program: openProgramOfIndex} = openIndex(args.core, flags, line => process.stderr.write(`toma: ${line}\n`))
+    const {index, corePath, program: openProgramOfIndex} = await openIndex(args.core, flags, line => process.stderr.write(`toma: ${line}\n`))
     const program = openProgramOfIndex()
     const options = {incoming: !flags.out, outgoing: !flags.in, depth: flags.depth, limit: flags.limit}
     const refs = refsOf(program, index, address, options)

@@ -26,12 +26,12 @@ export default class Report extends TomaCommand {
     const note = (line: string) => process.stderr.write(`toma: ${line}\n`)
     // A baseline of another program is refused as toma diff refuses it: before either core is analysed when both are named.
     if (flags.baseline && args.core) refuseOtherProgram(flags.baseline, args.core)
-    const {index, corePath, program} = openIndex(args.core, flags, note)
+    const {index, corePath, program} = await openIndex(args.core, flags, note)
     const extra = []
     if (flags.baseline) {
       if (corePath !== args.core) refuseOtherProgram(flags.baseline, corePath)
       // --index names this core's index; the baseline's is its own (beside it, or the one given as --baseline).
-      const before = openDiffSide(flags.baseline, {...flags, index: undefined}, note)
+      const before = await openDiffSide(flags.baseline, {...flags, index: undefined}, note)
       extra.push(baselineSection(diffCores(before, {index, program: program(), corePath})))
     }
     const page = htmlReport(reportData(program(), index, corePath), this.config.version, extra)

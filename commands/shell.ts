@@ -17,9 +17,9 @@ export default class Shell extends TomaCommand {
     setActiveSession(session)
     try {
       // Opened (or analysed) once, before the first prompt; queries without a core use it.
-      const opened = openIndex(args.core, flags, line => process.stderr.write(`toma: ${line}\n`))
+      const opened = await openIndex(args.core, flags, line => process.stderr.write(`toma: ${line}\n`))
       session.defaultCore = opened.corePath
-      session.remember(sessionKey(opened.corePath, {}), () => {}, () => opened)
+      await session.remember(sessionKey(opened.corePath, {}), () => {}, async () => opened)
       await runShell(this.config, session, opened.index.meta.typeNames)
     } finally {
       setActiveSession(null)

@@ -16,7 +16,7 @@ export default class Stack extends TomaCommand {
 
   async run() {
     const {args, flags} = await this.parse(Stack)
-    const {index, program} = openIndex(args.core, flags, line => process.stderr.write(`toma: ${line}\n`))
+    const {index, program} = await openIndex(args.core, flags, line => process.stderr.write(`toma: ${line}\n`))
     const p = program()
     const stack = stackOf(p, index, args.tid)
     if (!stack) throw new TomaError(`no thread ${args.tid} in this core (threads: ${p.core.threads.map(t => t.tid).join(', ')})`)

@@ -17,7 +17,7 @@ export default class Suspects extends TomaCommand {
 
   async run() {
     const {args, flags} = await this.parse(Suspects)
-    const {index, program} = openIndex(args.core, flags, line => process.stderr.write(`toma: ${line}\n`))
+    const {index, program} = await openIndex(args.core, flags, line => process.stderr.write(`toma: ${line}\n`))
     const suspects = suspectsOf(program(), index, new RetentionIndex(index), flags.threshold / 100)
     if (!this.jsonEnabled()) this.log(suspectsText(suspects))
     return suspects

@@ -11,7 +11,7 @@ export default class Threads extends TomaCommand {
 
   async run() {
     const {args, flags} = await this.parse(Threads)
-    const {index, program} = openIndex(args.core, flags, line => process.stderr.write(`toma: ${line}\n`))
+    const {index, program} = await openIndex(args.core, flags, line => process.stderr.write(`toma: ${line}\n`))
     const threads = threadsOf(program(), index)
     if (!this.jsonEnabled()) this.log(threadsText(threads))
     return threads

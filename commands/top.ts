@@ -18,7 +18,7 @@ export default class Top extends TomaCommand {
 
   async run() {
     const {args, flags} = await this.parse(Top)
-    const {index} = openIndex(args.core, flags, line => process.stderr.write(`toma: ${line}\n`))
+    const {index} = await openIndex(args.core, flags, line => process.stderr.write(`toma: ${line}\n`))
     const retention = new RetentionIndex(index)
     if (flags.by === 'type') {
       const t = topTypes(index, retention, flags.limit)

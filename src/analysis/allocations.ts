@@ -2,7 +2,7 @@ import {hex} from '../errors.js'
 import type {HeapIndex} from '../index/heap-index.js'
 import {SampleIndex, type StoredSample} from '../index/sample-index.js'
 import type {Program} from '../program/program.js'
-import {codeLabel} from './threads.js'
+import {codeLabel} from './code-label.js'
 
 /** One frame of an allocation stack: the return address TCMalloc recorded and what the program's modules call it. */
 export interface AllocationFrame {

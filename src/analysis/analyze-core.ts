@@ -21,6 +21,8 @@ import {LIVE} from '../tcmalloc/object-states.js'
 import {parseRootKinds} from '../graph/root-kinds.js'
 import {markAllocatorInternal} from '../graph/allocator-internal.js'
 import {rootRegions} from '../graph/root-regions.js'
+import {sightingTable} from '../index/sighting-index.js'
+import {deadFrameSightings} from './threads.js'
 
 export type {AnalysisOptions}
 
@@ -79,6 +81,12 @@ export function analyzeCore(corePath: string, options: AnalysisOptions, progress
     markAllocatorInternal(heap, graph.firstWords, types, reachable, graph.outStart, graph.outTo)
     progress?.('summary', 0, 1)
     const summary = heapSummary(program, heap, graph, types, reachable)
+    // Leads found once here, beside the dominator pass: each needs the threads unwound and libc's
+    // thread descriptors, too slow for every query.
+    progress?.('returned frames', 0, 1)
+    const objects = heapObjects(heap)
+    const sightings = sightingTable(deadFrameSightings(program, addr => objects.findObject(addr)))
+    writer.addAll(sightings.arrays)
     progress?.('writing index', 0, 1)
     writer.addAll({'object.type': types.typeOf, 'object.reachable': reachable})
     const retention = pending?.finish({shallowBytes: shallowBytes(heap), typeOf: types.typeOf, typeCount: types.names.length + 1}, progress)
@@ -108,6 +116,7 @@ export function analyzeCore(corePath: string, options: AnalysisOptions, progress
       rootRegions: rootRegions(graph),
       accumulations: retention?.accumulations ?? [],
       samplePeriod: heap.sampled.period,
+      sightingFrames: sightings.frames,
     }
     writer.finish(meta)
     return {program, heap, graph, types, summary, indexPath, threadsUsed: pending?.parallel ? 2 : 1}

@@ -1,7 +1,7 @@
 import {RetentionIndex} from '../index/retention-index.js'
 import {objectBrief} from './object-brief.js'
 import {publicIdsOf} from './object-ids.js'
-import type {Sighting} from './threads.js'
+import type {Sighting} from '../index/sighting-index.js'
 import {hex} from '../errors.js'
 import type {HeapIndex} from '../index/heap-index.js'
 import {LIVE} from '../tcmalloc/object-states.js'

@@ -7,7 +7,7 @@ import {regionLabel, regionOf} from '../graph/root-regions.js'
 import {cString, stdStringOwner} from './strings.js'
 import {RetentionIndex} from '../index/retention-index.js'
 import {objectBrief} from './object-brief.js'
-import {deadFrameSightings} from './threads.js'
+import {storedSightings} from '../index/sighting-index.js'
 import {allocationOfSpan} from './allocations.js'
 
 /** Bytes shown around the address unless asked otherwise, and the most that may be asked. */
@@ -69,7 +69,7 @@ export function objectInfo(program: Program, index: HeapIndex, address: number, 
             }
           : null,
       // Not a root: where a returned call's frame still points at it (who last handled it).
-      lastSeen: deadFrameSightings(program, index).get(obj.index) ?? [],
+      lastSeen: storedSightings(index).get(obj.index) ?? [],
       span: {record: hex(index.spanRecord[span]!), start: hex(index.spanStart[span]!), pages: index.spanPages[span]!},
       // TCMalloc sampled it (TCMALLOC_SAMPLE_PARAMETER): the size asked for and its allocation stack.
       allocation: allocationOfSpan(program, index, span),

@@ -3,7 +3,7 @@ import type {EdgeRef, HeapIndex} from '../index/heap-index.js'
 import {rootRefLabel} from './root-label.js'
 import type {Program} from '../program/program.js'
 import {publicIdsOf} from './object-ids.js'
-import {deadFrameSightings} from './threads.js'
+import {storedSightings} from '../index/sighting-index.js'
 
 export interface RefsOptions {
   incoming: boolean
@@ -67,7 +67,7 @@ export function refsOf(program: Program, index: HeapIndex, address: number, opti
     object: brief(self),
     offset: address - obj.start,
     /** Not referrers: frames of returned calls that still point at it (who last handled it). */
-    lastSeen: deadFrameSightings(program, index).get(self) ?? [],
+    lastSeen: storedSightings(index).get(self) ?? [],
     /** Words of the object that point into the object itself: not referrers, counted apart. */
     selfReferences: {count: selfEdges.length, first: selfEdges.slice(0, options.limit).map(e => ({offset: e.offset, toOffset: e.toOffset}))},
     /** Pointers from other objects, in all (`incoming` lists the first `limit`). */

@@ -5,7 +5,8 @@ import {classCounts} from './classes.js'
 import type {HeapSummary} from './heap-summary.js'
 import {leaksWithPublicIds} from './leaks.js'
 import {suspectsOf} from './suspects.js'
-import {deadFrameSightings, stackOf, threadsOf} from './threads.js'
+import {stackOf, threadsOf} from './threads.js'
+import {storedSightings} from '../index/sighting-index.js'
 import {topObjects, topTypes} from './top.js'
 
 /** How much of each list a report carries: enough to read, small on a big core (the JSON commands give all). */
@@ -35,7 +36,7 @@ export function reportData(program: Program, index: HeapIndex, corePath: string)
     top: topObjects(index, retention, REPORT_LIMITS.topObjects),
     topTypes: topTypes(index, retention, REPORT_LIMITS.topTypes),
     suspects: suspectsOf(program, index, retention, REPORT_LIMITS.suspectThreshold),
-    leaks: leaksWithPublicIds(index, REPORT_LIMITS.leaks, deadFrameSightings(program, index)),
+    leaks: leaksWithPublicIds(index, REPORT_LIMITS.leaks, storedSightings(index)),
     threads,
     stacks: threads.threads.slice(0, REPORT_LIMITS.stacks).map(t => stackOf(program, index, t.tid)),
   }

@@ -5,7 +5,7 @@ import type {Program} from '../program/program.js'
 import {RED_ZONE} from '../program/dead-frames.js'
 import {nptlThreads} from '../program/nptl.js'
 import {unwindThread} from '../program/unwind.js'
-import {codeLabel} from './threads.js'
+import {codeLabel} from './code-label.js'
 
 /**
  * A root for people. Registers and globals as the process image names them (register, symbol);

@@ -1,25 +1,16 @@
 import {hex} from '../errors.js'
-import {demangle} from '../elf/demangle.js'
-import type {HeapIndex} from '../index/heap-index.js'
+import type {HeapIndex, ObjectRef} from '../index/heap-index.js'
+import type {Sighting} from '../index/sighting-index.js'
 import {RetentionIndex} from '../index/retention-index.js'
 import type {HeapSummary} from './heap-summary.js'
 import {deadFrames} from '../program/dead-frames.js'
 import {nptlThreads, type NptlThread} from '../program/nptl.js'
-import {describeSymbolic, type Program} from '../program/program.js'
+import type {Program} from '../program/program.js'
+import {codeLabel} from './code-label.js'
 import {unwindThread, type Frame} from '../program/unwind.js'
 import type {Thread} from '../core/threads.js'
 
 const TOP_FRAMES = 3
-
-/** A code address as people read it: `function+0xoff (module)`, demangled; `module+0xoff` outside every symbol. */
-export function codeLabel(program: Program, pc: number, exact = true): {function: string | null; label: string} {
-  // A return address is looked up at the call before it, so a call at a function's very end names that function.
-  const s = program.symbolize(exact ? pc : pc - 1)
-  if (!s) return {function: null, label: hex(pc)}
-  // A versioned name from a debug file's symbol table (pthread_cond_wait@@GLIBC_2.3.2) is named as gdb names it.
-  const name = s.symbol ? demangle(s.symbol.name.replace(/@.*$/, '')) : null
-  return {function: name, label: describeSymbolic({...s, offset: s.offset + (exact ? 0 : 1)}).replace(/@@?[\w.]+(?=\+0x)/, '')}
-}
 
 /** Live heap objects pointed to by the words of [start, end): where, and which object. */
 function heapPointers(program: Program, index: HeapIndex, start: number, end: number) {
@@ -123,21 +114,15 @@ function deadFramesFloor(program: Program, thread: Thread): number {
   return floor
 }
 
-export interface Sighting {
-  tid: number
-  function: string | null
-  /** `F+0x… (module)` of the stale return address that marks the frame. */
-  frame: string
-  /** Where the pointer lies in the dead frame. */
-  at: string
-}
+export type {Sighting}
 
 /**
  * Heap objects pointed to from the frames of calls that have returned (below each thread's stack
  * pointer): not roots, but leads to the code that last handled an object that leaked or was freed.
- * Object slot → where it was last seen.
+ * Object slot → where it was last seen. Run at analyze time (the index keeps them: queries read
+ * storedSightings), `objectAt` being the heap model's lookup.
  */
-export function deadFrameSightings(program: Program, index: HeapIndex): Map<number, Sighting[]> {
+export function deadFrameSightings(program: Program, objectAt: (addr: number) => ObjectRef | undefined): Map<number, Sighting[]> {
   const seen = new Map<number, Sighting[]>()
   for (const thread of program.core.threads) {
     for (const d of deadFrames(program, thread.rsp, deadFramesFloor(program, thread))) {
@@ -147,7 +132,7 @@ export function deadFrameSightings(program: Program, index: HeapIndex): Map<numb
       for (let i = 0; i + 8 <= bytes.length; i += 8) {
         const w = bytes.readUInt32LE(i) + bytes.readUInt32LE(i + 4) * 0x1_0000_0000
         if (w < 4096) continue
-        const o = index.objectAt(w)
+        const o = objectAt(w)
         if (!o) continue
         label ??= codeLabel(program, d.pc, false)
         const list = seen.get(o.index) ?? []
@@ -157,11 +142,6 @@ export function deadFrameSightings(program: Program, index: HeapIndex): Map<numb
     }
   }
   return seen
-}
-
-/** People's words for a sighting. */
-export function sightingText(s: Sighting): string {
-  return `last seen in a returned frame of ${s.function ?? s.frame} in thread ${s.tid} (at ${s.at})`
 }
 
 export type ThreadList = ReturnType<typeof threadsOf>

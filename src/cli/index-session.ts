@@ -12,10 +12,10 @@ export class IndexSession {
   constructor(public defaultCore: string | undefined) {}
 
   /** The index remembered under key, or the one open() gives, remembered. */
-  remember(key: string, note: (line: string) => void, open: () => OpenedIndex): OpenedIndex {
+  async remember(key: string, note: (line: string) => void, open: () => Promise<OpenedIndex>): Promise<OpenedIndex> {
     const known = this.opened.get(key)
     if (!known) {
-      const o = open()
+      const o = await open()
       this.opened.set(key, o)
       return o
     }

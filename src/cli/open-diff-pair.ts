@@ -10,9 +10,10 @@ import {isIndexFile, openIndex} from './open-index.js'
  * made as every query makes it). Cores of different programs are refused before either is
  * analysed: their executables' build-ids are in the cores themselves.
  */
-export function openDiffPair(before: string, after: string, flags: Record<string, unknown>, note: (line: string) => void): [DiffSide, DiffSide] {
+export async function openDiffPair(before: string, after: string, flags: Record<string, unknown>, note: (line: string) => void): Promise<[DiffSide, DiffSide]> {
   refuseOtherProgram(before, after)
-  return [openDiffSide(before, flags, note), openDiffSide(after, flags, note)]
+  const first = await openDiffSide(before, flags, note)
+  return [first, await openDiffSide(after, flags, note)]
 }
 
 /**
@@ -33,9 +34,9 @@ export function refuseOtherProgram(before: string, after: string): void {
 }
 
 /** One core of a diff with its index, found or made as every query does. */
-export function openDiffSide(core: string, flags: Record<string, unknown>, note: (line: string) => void): DiffSide {
+export async function openDiffSide(core: string, flags: Record<string, unknown>, note: (line: string) => void): Promise<DiffSide> {
   // Said here: openIndex would call a missing core "the core this index was made from".
   if (!fs.existsSync(core)) throw new TomaError(`${core}: no such file`)
-  const o = openIndex(core, flags, note)
+  const o = await openIndex(core, flags, note)
   return {index: o.index, program: o.program(), corePath: o.corePath}
 }

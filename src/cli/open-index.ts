@@ -1,6 +1,5 @@
 import fs from 'node:fs'
 import path from 'node:path'
-import {analyzeCore} from '../analysis/analyze-core.js'
 import {analysisInputs, type AnalysisOptions} from '../analysis/analysis-inputs.js'
 import {TomaError} from '../errors.js'
 import {HeapIndex} from '../index/heap-index.js'
@@ -28,7 +27,7 @@ export interface OpenedIndex {
  * build-id); otherwise, or when it is missing, damaged or of another format, the core is analysed
  * again and one line says why. A query never changes which core is "the latest analysis".
  */
-export function openIndex(coreArg: string | undefined, flags: Record<string, unknown>, note: (line: string) => void): OpenedIndex {
+export async function openIndex(coreArg: string | undefined, flags: Record<string, unknown>, note: (line: string) => void): Promise<OpenedIndex> {
   const session = activeSession()
   if (!session) return openIndexNow(coreArg, flags, note)
   const core = coreArg ?? session.defaultCore
@@ -40,7 +39,7 @@ export function sessionKey(core: string | undefined, flags: Record<string, unkno
   return JSON.stringify([core === undefined ? null : path.resolve(core), givenAnalysisOptions(flags), flags.index ?? null])
 }
 
-function openIndexNow(coreArg: string | undefined, flags: Record<string, unknown>, note: (line: string) => void): OpenedIndex {
+async function openIndexNow(coreArg: string | undefined, flags: Record<string, unknown>, note: (line: string) => void): Promise<OpenedIndex> {
   const given = givenAnalysisOptions(flags)
   let corePath: string
   let indexPath: string
@@ -86,6 +85,8 @@ function openIndexNow(coreArg: string | undefined, flags: Record<string, unknown
   }
   if (!index) {
     note(why)
+    // Imported only here: the analysis is most of toma's code, and a query answered from its index needs none of it.
+    const {analyzeCore} = await import('../analysis/analyze-core.js')
     const progress = terminalProgress()
     try {
       analyzeCore(corePath, options, progress.update, indexPath, program)

@@ -1,4 +1,3 @@
-import Long from 'long'
 import {TomaError} from '../errors.js'
 import {USER_SPACE_END} from '../core/address-space.js'
 
@@ -8,9 +7,10 @@ export function parseAddress(text: string): number {
   const hex = t.startsWith('0x')
   const digits = hex ? t.slice(2) : t
   if (!(hex ? /^[0-9a-f]{1,16}$/ : /^[0-9]{1,20}$/).test(digits)) throw new TomaError(`${text}: not an address (expected 0x… hex or decimal)`)
-  const value = Long.fromString(digits, true, hex ? 16 : 10)
-  if (value.greaterThanOrEqual(Long.fromNumber(USER_SPACE_END, true))) {
+  // BigInt, exact however many digits; the digits are checked above, so it cannot throw.
+  const value = BigInt(hex ? `0x${digits}` : digits)
+  if (value >= BigInt(USER_SPACE_END)) {
     throw new TomaError(`${text}: beyond x86-64 user space (0x${value.toString(16)} ≥ 0x800000000000)`)
   }
-  return value.toNumber()
+  return Number(value)
 }

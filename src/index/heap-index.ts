@@ -3,6 +3,7 @@ import {HeapObjects, type ObjectRef} from '../tcmalloc/heap-objects.js'
 import {DamagedIndexError, IndexFile} from './index-file.js'
 import {metaProblem, type IndexMeta} from './index-meta.js'
 import {firstAtOrAbove} from '../util/search.js'
+import {SIGHTING_ARRAYS} from './sighting-index.js'
 import {ROOT_KIND_NAMES, type RootKindName} from '../graph/csr.js'
 
 export type {ObjectRef}
@@ -31,6 +32,7 @@ const SAME_LENGTH = [
   ['edge.to', 'edge.offset', 'edge.toOffset', 'edge.inEdge', 'edge.inFrom'],
   ['root.kind', 'root.thread', 'root.address', 'root.to', 'root.toOffset'],
   ['threadCache.objects', 'threadCache.owner'],
+  [...SIGHTING_ARRAYS],
 ]
 
 /**

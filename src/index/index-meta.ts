@@ -1,5 +1,6 @@
 import type {Accumulation} from '../graph/accumulation.js'
 import type {RootRegion} from '../graph/root-regions.js'
+import type {SightingFrame} from './sighting-index.js'
 /**
  * Everything an analysis depended on: if any of it differs for a query, the index does not answer
  * that query and the core is analysed again.
@@ -54,6 +55,8 @@ export interface IndexMeta {
   accumulations: Accumulation[]
   /** TCMalloc's sampling period (FLAGS_tcmalloc_sample_parameter), null when not known; samples are in the sample.* arrays. */
   samplePeriod: number | null
+  /** The frame labels of the dead-frame sightings (sighting.* arrays; sighting-index.ts). */
+  sightingFrames: SightingFrame[]
 }
 
 const isNum = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v)
@@ -78,5 +81,6 @@ export function metaProblem(meta: unknown): string | null {
   if (!every(meta.accumulations, a => isObj(a) && isNum(a.holder) && isNum(a.point) && isNum(a.depth) && typeof a.cut === 'boolean' && isNum(a.objects) && every(a.groups, g => isObj(g) && isNum(g.type) && isNum(g.size) && isNum(g.objects) && isNum(g.bytes)))) return 'bad accumulation points'
   if (!every(meta.rootRegions, r => isObj(r) && isStr(r.kind) && isNum(r.start) && isNum(r.end) && isNum(r.base) && isStr(r.label) && (r.thread === null || isNum(r.thread)))) return 'bad root regions'
   if (!(meta.samplePeriod === null || (isNum(meta.samplePeriod) && meta.samplePeriod > 0))) return 'bad sample period'
+  if (!every(meta.sightingFrames, f => isObj(f) && (f.function === null || isStr(f.function)) && isStr(f.frame))) return 'bad sighting frames'
   return null
 }

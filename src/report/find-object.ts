@@ -1,7 +1,7 @@
 import chalk from 'chalk'
 import type {ObjectInfo} from '../analysis/object-info.js'
 import type {Allocation} from '../analysis/allocations.js'
-import {sightingText} from '../analysis/threads.js'
+import {sightingText} from './wording.js'
 import {aboutCore} from './table.js'
 import {count} from './wording.js'
 

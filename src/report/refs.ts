@@ -1,6 +1,6 @@
 import chalk from 'chalk'
 import type {Refs} from '../analysis/refs.js'
-import {sightingText} from '../analysis/threads.js'
+import {sightingText} from './wording.js'
 import {colourState} from './find-object.js'
 import {aboutCore} from './table.js'
 import {count, withCut} from './wording.js'

@@ -1,3 +1,5 @@
+import type {Sighting} from '../index/sighting-index.js'
+
 /** A count with its noun in the right number: "1 live object", "4,246 live objects". */
 export function count(n: number, singular: string, plural = `${singular}s`): string {
   return `${n.toLocaleString('en-US')} ${n === 1 ? singular : plural}`
@@ -27,4 +29,9 @@ export function untypedKind(o: {sizeClass: number}): string {
 /** What an object is: its type, or which kind of untyped block. */
 export function objectKind(o: {type: string | null; sizeClass: number}): string {
   return o.type ?? untypedKind(o)
+}
+
+/** People's words for a sighting. */
+export function sightingText(s: Sighting): string {
+  return `last seen in a returned frame of ${s.function ?? s.frame} in thread ${s.tid} (at ${s.at})`
 }

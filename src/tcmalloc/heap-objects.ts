@@ -1,5 +1,5 @@
 import {lastAtOrBelow} from '../util/search.js'
-import {spanIndexAt} from './spans.js'
+import {spanIndexAt} from './span-lookup.js'
 
 /** The per-span facts object iteration and lookup need (the model's SpanTable and the index both have them). */
 export interface SpanObjectArrays {

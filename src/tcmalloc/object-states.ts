@@ -1,5 +1,6 @@
 import {hex} from '../errors.js'
-import {IN_USE, spanIndexAt, type SpanTable} from './spans.js'
+import {IN_USE, spanIndexAt} from './span-lookup.js'
+import type {SpanTable} from './spans.js'
 import type {Warnings} from './warnings.js'
 
 /** Per-object states, one byte per object slot (TOMA's SpanWrapper tags). */

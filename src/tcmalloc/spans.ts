@@ -5,11 +5,9 @@ import {SPAN, type Layout} from './layout.js'
 import {readPageMap} from './pagemap.js'
 import type {SizeClasses} from './size-map.js'
 import type {Warnings} from './warnings.js'
-import {lastAtOrBelow} from '../util/search.js'
+import {IN_USE, ON_RETURNED_FREELIST} from './span-lookup.js'
 
-export const IN_USE = 0
-export const ON_NORMAL_FREELIST = 1
-export const ON_RETURNED_FREELIST = 2
+export {IN_USE, ON_NORMAL_FREELIST, ON_RETURNED_FREELIST, spanIndexAt} from './span-lookup.js'
 
 /**
  * Every span of the page heap, in address order, as parallel typed arrays: a span is an index.
@@ -220,10 +218,4 @@ export function readSpans(
   }
   table.totalObjects = objects
   return table
-}
-
-/** Index of the span whose memory contains addr, or -1. */
-export function spanIndexAt(spans: Pick<SpanTable, 'start' | 'pages'>, pageSize: number, addr: number): number {
-  const s = lastAtOrBelow(spans.start, addr)
-  return s >= 0 && addr < spans.start[s]! + spans.pages[s]! * pageSize ? s : -1
 }

@@ -23,7 +23,11 @@ const FORMATS = [
   ['gzip', 'gz'],
 ] as const
 
-/** An index file's header (meta and array table) and its array bytes. */
+/**
+ * An index file's header (meta and array table) and its array bytes, by the layout IndexWriter
+ * writes: a 24-byte preamble (magic, format version, header length, header offset as two u32),
+ * the arrays, then the JSON header at its offset.
+ */
 function readIndex(file: string) {
   const {header, data} = indexLayout(fs.readFileSync(file))
   return {header, data}

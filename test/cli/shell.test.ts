@@ -57,14 +57,14 @@ describe('toma shell', () => {
     ])
   })
 
-  it('keeps one opened index for the queries of a sitting', () => {
+  it('keeps one opened index for the queries of a sitting', async () => {
     const session = new IndexSession(core)
     setActiveSession(session)
     try {
       const notes: string[] = []
-      const first = openIndex(undefined, {}, n => notes.push(n))
-      expect(openIndex(core, {}, n => notes.push(n))).toBe(first)
-      expect(openIndex(undefined, {}, n => notes.push(n))).toBe(first)
+      const first = await openIndex(undefined, {}, n => notes.push(n))
+      expect(await openIndex(core, {}, n => notes.push(n))).toBe(first)
+      expect(await openIndex(undefined, {}, n => notes.push(n))).toBe(first)
       expect(notes).toEqual([])
     } finally {
       session.forget()

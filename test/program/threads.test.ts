@@ -1,5 +1,5 @@
 import {describe, expect, it} from 'vitest'
-import {codeLabel} from '../../src/analysis/threads.js'
+import {codeLabel} from '../../src/analysis/code-label.js'
 import {deadFrames} from '../../src/program/dead-frames.js'
 import {nptlThreads} from '../../src/program/nptl.js'
 import {unwindThread} from '../../src/program/unwind.js'
@@ -120,6 +120,17 @@ describe('toma threads and toma stack through the CLI', () => {
     const returned = stack.deadFrames.find((d: {function: string}) => d.function === dead.function)
     expect(returned, 'the returned frame of fill_scratch').toBeDefined()
     expect(returned.pointers.map((p: {object: {address: string}}) => p.object.address)).toEqual(expect.arrayContaining(dead.targets))
+    // The same leads, found once by analyze and read from the index by the queries: each target
+    // was last seen in fill_scratch's returned frame, at the slot the program filled.
+    const leaks = await run(['leaks', '--limit', '100000'])
+    for (const [i, target] of dead.targets.entries()) {
+      const lead = {tid: dead.tid, function: dead.function, at: dead.pointers[i]}
+      const found = await run(['find-object', target])
+      expect(found.object.lastSeen, target).toContainEqual(expect.objectContaining(lead))
+      const refs = await run(['refs', target])
+      expect(refs.lastSeen).toEqual(found.object.lastSeen)
+      expect(leaks.largest.find((o: {address: string}) => o.address === target).lastSeen).toEqual(found.object.lastSeen)
+    }
     const missing = await runToma(['stack', '1', f.corePath, '--index', index])
     expect(missing.status).not.toBe(0)
     expect(missing.stderr.trim().split('\n')).toHaveLength(1)
