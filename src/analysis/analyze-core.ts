@@ -61,7 +61,8 @@ export function defaultWorkers(): number {
  *
  * The index is written as the phases finish, so each phase can drop what only the index needs
  * before the next one grows (peak memory is what big cores run out of): the edge offsets and the
- * reverse edge ids go to disk before the dominator pass allocates its arrays.
+ * reverse edge ids go to disk before the dominator pass allocates its arrays; the rest is written
+ * by the main thread while the dominator pass runs on a worker.
  */
 export function analyzeCore(corePath: string, options: AnalysisOptions, progress?: Progress, indexPath = defaultIndexPath(corePath), opened?: Program, run: RunOptions = {}): Analysis {
   const program = opened ?? openProgram(corePath, options)
@@ -70,11 +71,13 @@ export function analyzeCore(corePath: string, options: AnalysisOptions, progress
   const heap = analyzeHeap(program, {tcmallocVersion: options['tcmalloc-version'], progress})
   const writer = new IndexWriter(indexPath)
   try {
-    const graph = writeGraph(writer, heap, scanHeapGraph(program, heap, {progress, rootKinds}), progress)
+    const graph = writeDroppedEdgeArrays(writer, scanHeapGraph(program, heap, {progress, rootKinds}), progress)
     const live = liveSlots(heap)
-    collectGarbage() // what writeGraph released, before the dominator pass allocates
-    // The dominator pass first (on a worker thread when allowed), then the shortest paths beside it.
+    collectGarbage() // what writeDroppedEdgeArrays released, before the dominator pass allocates
+    // The dominator pass first (on a worker thread when allowed); the rest of the graph's index
+    // arrays and the shortest paths beside it.
     const pending = run.retention === false ? null : startRetention({graph, live, threads: program.core.threads.map(t => t.tid)}, workers, progress)
+    writeHeapAndGraph(writer, heap, graph, progress)
     const reachable = run.retention === false ? reachability(graph, progress) : writeShortestPaths(writer, graph, progress)
     const types = nameObjects(graph.firstWords, new TypeNamer(program), progress)
     // TCMalloc's own unreferenced allocations (the MallocExtension singleton) are not the program's leak.
@@ -127,14 +130,26 @@ export function analyzeCore(corePath: string, options: AnalysisOptions, progress
 }
 
 /**
- * Writes the heap model and the graph to the index and returns the graph without the arrays no
- * later phase reads (edge offsets, reverse edge ids: a third of the graph's bytes), so that they
- * can be freed before the dominator pass.
+ * Writes the graph arrays no later phase reads (edge offsets, reverse edge ids: a third of the
+ * graph's bytes) to the index and returns the graph without them, so that they can be freed
+ * before the dominator pass allocates.
  */
-function writeGraph(writer: IndexWriter, heap: TcmallocHeap, graph: ScannedGraph, progress?: Progress): AnalysedGraph {
+function writeDroppedEdgeArrays(writer: IndexWriter, graph: ScannedGraph, progress?: Progress): AnalysedGraph {
+  progress?.('writing index', 0, 1)
+  const n = graph.edgeCount
+  writer.addAll({
+    'edge.offset': graph.outOffset.subarray(0, n),
+    'edge.toOffset': graph.outToOffset.subarray(0, n),
+    'edge.inEdge': graph.inEdge.subarray(0, n),
+  })
+  const {outOffset: _offset, outToOffset: _toOffset, inEdge: _inEdge, ...rest} = graph
+  return rest
+}
+
+/** The heap model and the rest of the graph (written while the dominator pass runs). */
+function writeHeapAndGraph(writer: IndexWriter, heap: TcmallocHeap, graph: AnalysedGraph, progress?: Progress): void {
   progress?.('writing index', 0, 1)
   const s = heap.spans
-  const n = graph.edgeCount
   writer.addAll({
     'span.record': s.record,
     'span.start': s.start,
@@ -151,11 +166,8 @@ function writeGraph(writer: IndexWriter, heap: TcmallocHeap, graph: ScannedGraph
     'threadCache.objects': heap.threadCacheObjects,
     'threadCache.owner': heap.threadCacheOwner,
     'edge.outStart': graph.outStart,
-    'edge.to': graph.outTo.subarray(0, n),
-    'edge.offset': graph.outOffset.subarray(0, n),
-    'edge.toOffset': graph.outToOffset.subarray(0, n),
+    'edge.to': graph.outTo.subarray(0, graph.edgeCount),
     'edge.inStart': graph.inStart,
-    'edge.inEdge': graph.inEdge.subarray(0, n),
     'edge.inFrom': graph.inFrom,
     'root.kind': graph.rootKind,
     'root.thread': graph.rootThread,
@@ -168,8 +180,6 @@ function writeGraph(writer: IndexWriter, heap: TcmallocHeap, graph: ScannedGraph
     'sample.pc': heap.sampled.pc,
     'sample.order': heap.sampled.order,
   })
-  const {outOffset: _offset, outToOffset: _toOffset, inEdge: _inEdge, ...rest} = graph
-  return rest
 }
 
 /**
