@@ -6,7 +6,7 @@ import {openProgram} from '../program/open-program.js'
 import type {Program} from '../program/program.js'
 import {analyzeHeap, type TcmallocHeap} from '../tcmalloc/heap.js'
 import {heapSummary, type HeapSummary} from './heap-summary.js'
-import {scanHeapGraph, type AnalysedGraph, type ScannedGraph} from '../graph/scan.js'
+import {scanHeapGraph, type AnalysedGraph, type IndexOnlyEdgeArray, type ScannedGraph} from '../graph/scan.js'
 import {nameObjects, type ObjectTypes} from '../graph/object-types.js'
 import {TypeNamer} from '../graph/types.js'
 import {analysisInputs, type AnalysisOptions} from './analysis-inputs.js'
@@ -36,6 +36,8 @@ export interface Analysis {
   indexPath: string
   /** Threads the analysis ran on (2 when the dominator pass ran beside the main thread). */
   threadsUsed: number
+  /** Threads the object scan ran on. */
+  scanThreads: number
 }
 
 type Progress = (phase: string, done: number, total: number) => void
@@ -60,9 +62,10 @@ export function defaultWorkers(): number {
  * the index at `indexPath` (default: beside the core); returns everything for reporting.
  *
  * The index is written as the phases finish, so each phase can drop what only the index needs
- * before the next one grows (peak memory is what big cores run out of): the edge offsets and the
- * reverse edge ids go to disk before the dominator pass allocates its arrays; the rest is written
- * by the main thread while the dominator pass runs on a worker.
+ * before the next one grows (peak memory is what big cores run out of): the edge offsets go to
+ * disk before the reverse pass allocates, the reverse edge ids before the dominator pass does;
+ * the rest is written by the main thread while the dominator pass runs on a worker. The object
+ * scan runs on `workers` threads.
  */
 export function analyzeCore(corePath: string, options: AnalysisOptions, progress?: Progress, indexPath = defaultIndexPath(corePath), opened?: Program, run: RunOptions = {}): Analysis {
   const program = opened ?? openProgram(corePath, options)
@@ -71,7 +74,9 @@ export function analyzeCore(corePath: string, options: AnalysisOptions, progress
   const heap = analyzeHeap(program, {tcmallocVersion: options['tcmalloc-version'], progress})
   const writer = new IndexWriter(indexPath)
   try {
-    const graph = writeDroppedEdgeArrays(writer, scanHeapGraph(program, heap, {progress, rootKinds}), progress)
+    // The arrays only the index needs go to it as soon as each exists, before the next pass allocates.
+    const handOff = (name: IndexOnlyEdgeArray, pieces: Uint32Array[]) => writer.addPieces(name, pieces)
+    const graph = withoutIndexOnlyArrays(scanHeapGraph(program, heap, {progress, rootKinds, threads: workers, handOff}))
     const live = liveSlots(heap)
     collectGarbage() // what writeDroppedEdgeArrays released, before the dominator pass allocates
     // The dominator pass first (on a worker thread when allowed); the rest of the graph's index
@@ -122,26 +127,15 @@ export function analyzeCore(corePath: string, options: AnalysisOptions, progress
       sightingFrames: sightings.frames,
     }
     writer.finish(meta)
-    return {program, heap, graph, types, summary, indexPath, threadsUsed: pending?.parallel ? 2 : 1}
+    return {program, heap, graph, types, summary, indexPath, threadsUsed: Math.max(graph.scanThreads, pending?.parallel ? 2 : 1), scanThreads: graph.scanThreads}
   } catch (e) {
     writer.abandon()
     throw e
   }
 }
 
-/**
- * Writes the graph arrays no later phase reads (edge offsets, reverse edge ids: a third of the
- * graph's bytes) to the index and returns the graph without them, so that they can be freed
- * before the dominator pass allocates.
- */
-function writeDroppedEdgeArrays(writer: IndexWriter, graph: ScannedGraph, progress?: Progress): AnalysedGraph {
-  progress?.('writing index', 0, 1)
-  const n = graph.edgeCount
-  writer.addAll({
-    'edge.offset': graph.outOffset.subarray(0, n),
-    'edge.toOffset': graph.outToOffset.subarray(0, n),
-    'edge.inEdge': graph.inEdge.subarray(0, n),
-  })
+/** The graph without the arrays the scan handed to the index (edge offsets, reverse edge ids). */
+function withoutIndexOnlyArrays(graph: ScannedGraph): AnalysedGraph {
   const {outOffset: _offset, outToOffset: _toOffset, inEdge: _inEdge, ...rest} = graph
   return rest
 }

@@ -26,6 +26,25 @@ export function permissions(flags: number): string {
   return (flags & PF_R ? 'r' : '-') + (flags & PF_W ? 'w' : '-') + (flags & PF_X ? 'x' : '-')
 }
 
+/** The core's memory segments (PT_LOAD program headers) sorted by address, clipped to what the file holds. */
+export function loadSegments(programs: ProgramHeader[], fileSize: number): Segment[] {
+  return (
+    programs
+      // Kernel-space segments (the vsyscall page at 0xffffffffff600000) are not process memory,
+      // and their addresses are beyond what a double holds exactly.
+      .filter(p => p.type === PT_LOAD && p.memsz > 0 && p.vaddr + p.memsz <= USER_SPACE_END)
+      .map(p => ({
+        start: p.vaddr,
+        end: p.vaddr + p.memsz,
+        flags: p.flags,
+        fileOffset: p.offset,
+        fileSize: Math.min(p.filesz, p.memsz),
+        presentSize: Math.max(0, Math.min(p.filesz, p.memsz, fileSize - p.offset)),
+      }))
+      .sort((a, b) => a.start - b.start)
+  )
+}
+
 /**
  * The process's virtual memory as the core records it: PT_LOAD segments sorted by address and
  * binary-searched. Reads return `undefined` for anything the core cannot answer (never throw), so
@@ -38,23 +57,10 @@ export class AddressSpace {
   private last = 0
   private readonly scratch = Buffer.alloc(8)
 
-  constructor(private readonly file: FileReader, programs: ProgramHeader[]) {
-    const loads = programs
-      // Kernel-space segments (the vsyscall page at 0xffffffffff600000) are not process memory,
-      // and their addresses are beyond what a double holds exactly.
-      .filter(p => p.type === PT_LOAD && p.memsz > 0 && p.vaddr + p.memsz <= USER_SPACE_END)
-      .map(p => ({
-        start: p.vaddr,
-        end: p.vaddr + p.memsz,
-        flags: p.flags,
-        fileOffset: p.offset,
-        fileSize: Math.min(p.filesz, p.memsz),
-        presentSize: Math.max(0, Math.min(p.filesz, p.memsz, file.size - p.offset)),
-      }))
-      .sort((a, b) => a.start - b.start)
-    this.segments = loads
-    this.starts = Float64Array.from(loads, s => s.start)
-    this.ends = Float64Array.from(loads, s => s.end)
+  constructor(private readonly file: FileReader, segments: readonly Segment[]) {
+    this.segments = segments
+    this.starts = Float64Array.from(segments, s => s.start)
+    this.ends = Float64Array.from(segments, s => s.end)
   }
 
   /** Index of the segment containing addr, or -1. */

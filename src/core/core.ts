@@ -1,6 +1,6 @@
 import fs from 'node:fs'
 import {TomaError} from '../errors.js'
-import {AddressSpace, type Segment} from './address-space.js'
+import {AddressSpace, loadSegments, type Segment} from './address-space.js'
 import {readCoreHeader} from './core-header.js'
 import {FileReader, type FileOverlay} from './file-reader.js'
 import {findModules, parseMappedFiles, type MappedFile, type Module} from './modules.js'
@@ -8,6 +8,7 @@ import {readNotes} from './notes.js'
 import {parseAuxv, parseProcessInfo, parseSignalInfo, type ProcessInfo, type SignalInfo} from './process-info.js'
 import {parseThreads, type Thread} from './threads.js'
 import {lastAtOrBelow} from '../util/search.js'
+import type {MemorySource} from './memory-source.js'
 
 /** What a mapping at an address is, for people: a module's segment, a thread's stack, or anonymous memory. */
 export interface MappingInfo {
@@ -39,7 +40,7 @@ export class Core {
   private constructor(readonly path: string, private readonly file: FileReader) {
     const programs = readCoreHeader(file, path)
     const notes = readNotes(file, programs, path)
-    this.memory = new AddressSpace(file, programs)
+    this.memory = new AddressSpace(file, loadSegments(programs, file.size))
     this.threads = parseThreads(notes)
     this.files = parseMappedFiles(notes).sort((a, b) => a.start - b.start)
     this.fileStarts = this.files.map(f => f.start)
@@ -85,6 +86,11 @@ export class Core {
 
   close(): void {
     this.file.close()
+  }
+
+  /** What another thread needs to read this core's memory itself (plain data: no open file, no Program). */
+  memorySource(): MemorySource {
+    return {path: this.file.path, overlay: this.file.overlay, segments: this.memory.segments}
   }
 
   /** The module whose mappings contain addr (or whose anonymous .bss directly follows them). */

@@ -23,7 +23,7 @@ export class FileReader {
   private readonly fd: number
   private readonly cache = new Map<number, Buffer>()
 
-  constructor(readonly path: string, private readonly overlay?: FileOverlay) {
+  constructor(readonly path: string, readonly overlay?: FileOverlay) {
     this.fd = fs.openSync(path, 'r')
     const size = fs.fstatSync(this.fd).size
     this.size = overlay?.size === undefined ? size : Math.max(0, Math.min(size, overlay.size))

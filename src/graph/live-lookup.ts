@@ -1,6 +1,7 @@
 import type {TcmallocHeap} from '../tcmalloc/heap.js'
 import {LIVE} from '../tcmalloc/object-states.js'
 import {lastAtOrBelow} from '../util/search.js'
+import {sharedUint32} from '../util/shared-arrays.js'
 
 /** Most pages a leaf of the page → span table covers (4096 pages: 32 MiB with 8 KiB pages). */
 const MIN_CHUNK_BITS = 12
@@ -16,7 +17,7 @@ const MAX_ROOT_ENTRIES = 1 << 22
  * word on its high half before building a double. When the leaves would be unreasonably large
  * (spans scattered over many chunks) `root` is null and callers binary-search `spanStart`.
  */
-export interface LiveLookup {
+export interface PointerLookup {
   lo: number
   hi: number
   loHi: number
@@ -39,9 +40,16 @@ export interface LiveLookup {
   spanInfo: Float64Array
   objectSize: Float64Array
   firstObject: Float64Array
-  state: Uint8Array
-  /** Bit per object slot, set when LIVE: 8× denser than `state`, so the scan's check misses cache less. */
+  /**
+   * Bit per object slot, set when LIVE: 8× denser than the state array, so the scan's check misses
+   * cache less. Shared: scan workers read it.
+   */
   liveBits: Uint32Array
+}
+
+/** The lookup with the heap's state array (what resolving a single address needs). */
+export interface LiveLookup extends PointerLookup {
+  state: Uint8Array
 }
 
 export const SPAN_STRIDE = 4
@@ -120,13 +128,13 @@ export function buildLiveLookup(heap: TcmallocHeap): LiveLookup {
 }
 
 function liveBitsOf(state: Uint8Array): Uint32Array {
-  const bits = new Uint32Array((state.length + 31) >>> 5)
+  const bits = sharedUint32((state.length + 31) >>> 5)
   for (let i = 0; i < state.length; i++) if (state[i] === LIVE) bits[i >>> 5]! |= 1 << (i & 31)
   return bits
 }
 
 /** Span index whose page range holds addr (lo ≤ addr < hi assumed), or −1. */
-export function spanOf(t: LiveLookup, addr: number): number {
+export function spanOf(t: PointerLookup, addr: number): number {
   if (t.root !== null) {
     const page = Math.floor((addr - t.lo) * t.invPage)
     const chunk = Math.floor(page / t.chunkPages)

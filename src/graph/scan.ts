@@ -2,26 +2,37 @@ import {hex} from '../errors.js'
 import {REGISTER_NAMES} from '../core/threads.js'
 import type {Program} from '../program/program.js'
 import type {TcmallocHeap} from '../tcmalloc/heap.js'
-import {LIVE} from '../tcmalloc/object-states.js'
 import {Warnings} from '../tcmalloc/warnings.js'
-import {buildReverse, checkIdWidth, MAX_IDS, OFFSET_OVERFLOW, ROOT_KIND_NAMES, ROOT_REGISTER, RootBuilder, type HeapGraph} from './csr.js'
-import {sharedUint32} from '../util/shared-arrays.js'
-import {buildLiveLookup, LiveResolver, SPAN_STRIDE, spanOf, type LiveLookup} from './live-lookup.js'
+import {buildReverse, ROOT_KIND_NAMES, ROOT_REGISTER, RootBuilder, type HeapGraph} from './csr.js'
+import {concatBlocks} from './edge-blocks.js'
+import {buildLiveLookup, LiveResolver, type LiveLookup} from './live-lookup.js'
+import {CHUNK, CORE_PAGE, type ScanTables} from './object-scan.js'
 import {rootRanges, type RootRange, type RootSet} from './roots.js'
+import {scanForward} from './scan-job.js'
+import {collectGarbage} from '../util/collect-garbage.js'
 
 export {edgeSource, inEdges, outEdges, rootsOf, ROOT_KIND_NAMES, type HeapGraph, type IndexRange} from './csr.js'
+
+/** The graph arrays only the index needs (queries read them there; no later phase does). */
+export type IndexOnlyEdgeArray = 'edge.offset' | 'edge.toOffset' | 'edge.inEdge'
 
 export interface ScanOptions {
   progress?: (phase: string, done: number, total: number) => void
   /** Root kinds to scan (ROOT_* of csr.ts); all when absent. */
   rootKinds?: ReadonlySet<number>
+  /** Threads for the object scan (this one and workers); 1 when absent. */
+  threads?: number
+  /**
+   * Takes each index-only array as soon as it exists (the edge offsets when the objects are
+   * scanned, the reverse edge ids when the reverse pass is done), as consecutive pieces, so the
+   * caller can write it out before the next pass allocates; the returned graph then has empty
+   * arrays in their place. Without it the graph keeps them.
+   */
+  handOff?: (name: IndexOnlyEdgeArray, pieces: Uint32Array[]) => void
 }
 
-/** Bytes read from the core at once: a run of neighbouring spans, or a slice of a large one. */
-const CHUNK = 16 * 1024 * 1024
-/** The granularity at which a core holds or lacks memory (x86-64 pages). */
-const CORE_PAGE = 4096
 const TWO32 = 0x1_0000_0000
+const NONE: Uint32Array = new Uint32Array(0)
 
 /** The graph with the warnings met while building it (unreadable ranges, stacks not found). */
 /** The graph as the phases after the scan use it: without the edge offsets and reverse edge ids (the index has those). */
@@ -33,6 +44,8 @@ export interface ScannedGraph extends HeapGraph {
   firstWords: Float64Array
   /** Every root region found, scanned or not (kinds left out by the caller are not). */
   roots: RootSet & {kinds: ReadonlySet<number>}
+  /** Threads the object scan ran on. */
+  scanThreads: number
 }
 
 /**
@@ -44,9 +57,37 @@ export function scanHeapGraph(program: Program, heap: TcmallocHeap, options: Sca
   const warnings = new Warnings()
   options.progress?.('scan objects', 0, heap.spans.count)
   const lookup = buildLiveLookup(heap)
-  const edges = scanObjects(program, heap, lookup, warnings, options)
+  const {state: _state, ...pointerLookup} = lookup
+  const tables: ScanTables = {
+    ...pointerLookup,
+    spanCount: heap.spans.count,
+    spanPages: heap.spans.pages,
+    spanObjectCount: heap.spans.objectCount,
+    pageSize: heap.pageSize,
+    totalObjects: heap.spans.totalObjects,
+  }
+  const memory = program.core.memory
+  const {offsetBlocks, toOffsetBlocks, threads: scanThreads, ...edges} = scanForward(memory, program.core.memorySource(), tables, warnings, options.threads ?? 1, options.progress)
+  const handOff = options.handOff
+  let outOffset: Uint32Array = NONE
+  let outToOffset: Uint32Array = NONE
+  if (handOff) {
+    handOff('edge.offset', offsetBlocks)
+    handOff('edge.toOffset', toOffsetBlocks)
+    offsetBlocks.length = 0
+    toOffsetBlocks.length = 0
+    collectGarbage() // the offset blocks, before the reverse pass allocates
+  } else {
+    outOffset = concatBlocks([offsetBlocks], edges.edgeCount, false)
+    outToOffset = concatBlocks([toOffsetBlocks], edges.edgeCount, false)
+  }
   options.progress?.('reverse edges', 0, 1)
-  const {inStart, inEdge, inFrom} = buildReverse(heap.spans.totalObjects, edges.outStart, edges.outTo, edges.edgeCount)
+  const reverse = buildReverse(heap.spans.totalObjects, edges.outStart, edges.outTo, edges.edgeCount)
+  let inEdge: Uint32Array = reverse.inEdge
+  if (handOff) {
+    handOff('edge.inEdge', [inEdge])
+    inEdge = NONE
+  }
   options.progress?.('roots', 0, 1)
   const rootKinds = options.rootKinds ?? new Set(ROOT_KIND_NAMES.keys())
   const rootSet = rootRanges(program, heap, warnings)
@@ -55,290 +96,16 @@ export function scanHeapGraph(program: Program, heap: TcmallocHeap, options: Sca
   return {
     objectCount: heap.spans.totalObjects,
     ...edges,
-    inStart,
+    outOffset,
+    outToOffset,
+    inStart: reverse.inStart,
     inEdge,
-    inFrom,
+    inFrom: reverse.inFrom,
     ...roots.finish(),
     offsetOverflows: edges.offsetOverflows + roots.overflows,
     warnings,
     roots: {...rootSet, kinds: rootKinds},
-  }
-}
-
-interface ForwardEdges {
-  /** The first 8 bytes of every scanned object (vtable pointers name types), NaN where not scanned. */
-  firstWords: Float64Array
-  edgeCount: number
-  outStart: Uint32Array
-  outTo: Uint32Array
-  outOffset: Uint32Array
-  outToOffset: Uint32Array
-  unreadableObjects: number
-  scannedObjects: number
-  scannedBytes: number
-  offsetOverflows: number
-}
-
-function scanObjects(program: Program, heap: TcmallocHeap, t: LiveLookup, warnings: Warnings, options: ScanOptions): ForwardEdges {
-  const memory = program.core.memory
-  const spans = heap.spans
-  const pageSize = heap.pageSize
-  const state = heap.state
-  const total = spans.totalObjects
-  checkIdWidth(total, 'objects')
-  const outStart = sharedUint32(total + 1)
-  const firstWords = new Float64Array(total).fill(NaN)
-  const initial = Math.max(1024, Math.min(1 << 24, total))
-  const sink = new EdgeSink(initial)
-  // Own ArrayBuffer at offset 0, so a Uint32Array view is aligned.
-  const buf = Buffer.allocUnsafeSlow(CHUNK)
-  const words = new Uint32Array(buf.buffer, buf.byteOffset, CHUNK >>> 2)
-
-  const {spanStart, objectSize, firstObject} = t
-  let nextSlot = 0 // outStart is filled up to here
-  let unreadable = 0
-  let scannedObjects = 0
-  let scannedBytes = 0
-
-  const startObject = (slot: number) => {
-    while (nextSlot <= slot) outStart[nextSlot++] = sink.count
-  }
-
-  /** Scans the live objects of span s whose bytes are in buf from bufAddr (the whole span is there). */
-  const scanSpanInBuffer = (s: number, bufAddr: number) => {
-    const first = firstObject[s]!
-    const count = spans.objectCount[s]!
-    const size = objectSize[s]!
-    const sStart = spanStart[s]!
-    for (let k = 0; k < count; k++) {
-      const slot = first + k
-      if (state[slot] !== LIVE) continue
-      startObject(slot)
-      const objStart = sStart + k * size
-      const w0 = (objStart - bufAddr) >>> 2
-      if (size >= 8) firstWords[slot] = words[w0 + 1]! * TWO32 + words[w0]!
-      scanObjectWords(words, w0, w0 + Math.floor(size / 8) * 2, bufAddr, objStart, t, sink)
-      scannedObjects++
-      scannedBytes += size
-    }
-  }
-
-  /** A span (or run) that could not be read whole: each live object on its own, counting failures. */
-  const scanSpanByObject = (s: number) => {
-    const first = firstObject[s]!
-    const count = spans.objectCount[s]!
-    const size = objectSize[s]!
-    const sStart = spanStart[s]!
-    for (let k = 0; k < count; k++) {
-      const slot = first + k
-      if (state[slot] !== LIVE) continue
-      if (!scanObjectByPieces(slot, sStart + k * size, size)) {
-        unreadable++
-        continue
-      }
-      scannedObjects++
-      scannedBytes += size
-    }
-  }
-
-  /**
-   * One object read in CHUNK slices, and a slice the core does not hold whole page by page: the
-   * pointers in the pages that are there count, the missing bytes are one warning with their
-   * address. False (nothing recorded) when the core holds none of the object.
-   */
-  const scanObjectByPieces = (slot: number, objStart: number, size: number): boolean => {
-    startObject(slot)
-    const words8 = Math.floor(size / 8) * 8
-    let present = 0
-    let missing = 0
-    let firstMissing = -1
-    let missingRanges = 0
-    let lastMissingEnd = -1
-    const scanPiece = (at: number, n: number): boolean => {
-      if (!memory.readInto(at, n, buf)) return false
-      if (at === objStart && n >= 8) firstWords[slot] = words[1]! * TWO32 + words[0]!
-      scanObjectWords(words, 0, n >>> 2, at, objStart, t, sink)
-      present += n
-      return true
-    }
-    for (let done = 0; done < words8; done += CHUNK) {
-      const n = Math.min(CHUNK, words8 - done)
-      if (scanPiece(objStart + done, n)) continue
-      const end = objStart + done + n
-      for (let p = objStart + done; p < end; ) {
-        const q = Math.min(end, (Math.floor(p / CORE_PAGE) + 1) * CORE_PAGE)
-        if (!scanPiece(p, q - p)) {
-          if (firstMissing < 0) firstMissing = p
-          if (p !== lastMissingEnd) missingRanges++
-          lastMissingEnd = q
-          missing += q - p
-        }
-        p = q
-      }
-    }
-    if (present === 0 && words8 > 0) return false
-    if (missing > 0) {
-      const why = memory.whyUnreadable(firstMissing, 1) ?? 'unreadable'
-      const more = missingRanges > 1 ? ` (first of ${missingRanges} missing ranges)` : ''
-      warnings.add(
-        'scan',
-        `object ${hex(objStart)} (${size} bytes): ${missing} bytes from ${hex(firstMissing)}${more} are not in the core (${why}); pointers in its other ${present} bytes are counted`,
-        objStart,
-        firstMissing,
-      )
-    }
-    return true
-  }
-
-  const hasLive = (s: number) => {
-    const first = firstObject[s]!
-    const end = first + spans.objectCount[s]!
-    for (let i = first; i < end; i++) if (state[i] === LIVE) return true
-    return false
-  }
-
-  const reportEvery = Math.max(1, Math.floor(spans.count / 200))
-  let reported = 0
-  let s = 0
-  while (s < spans.count) {
-    if (s - reported >= reportEvery) {
-      options.progress?.('scan objects', s, spans.count)
-      reported = s
-    }
-    if (!hasLive(s)) {
-      s++
-      continue
-    }
-    const bytes = spans.pages[s]! * pageSize
-    if (bytes > CHUNK) {
-      // A large span holds one object (or a class span too big for the buffer: by object).
-      scanSpanByObject(s)
-      s++
-      continue
-    }
-    // Batch this span with following contiguous spans that have live objects, up to CHUNK bytes.
-    const runStart = spanStart[s]!
-    let runEnd = runStart + bytes
-    let e = s + 1
-    while (e < spans.count) {
-      const b = spans.pages[e]! * pageSize
-      if (spanStart[e]! !== runEnd || runEnd + b - runStart > CHUNK || !hasLive(e)) break
-      runEnd += b
-      e++
-    }
-    if (memory.readInto(runStart, runEnd - runStart, buf)) {
-      for (let i = s; i < e; i++) scanSpanInBuffer(i, runStart)
-    } else {
-      for (let i = s; i < e; i++) {
-        if (memory.readInto(spanStart[i]!, spans.pages[i]! * pageSize, buf)) scanSpanInBuffer(i, spanStart[i]!)
-        else scanSpanByObject(i)
-      }
-    }
-    s = e
-  }
-  options.progress?.('scan objects', spans.count, spans.count)
-  while (nextSlot <= total) outStart[nextSlot++] = sink.count
-  const edgeCount = sink.count
-  sink.trim()
-  if (unreadable > 0) warnings.add('scan', `${unreadable} live objects are not in the core (not dumped or truncated) and were not scanned`)
-  return {
-    firstWords,
-    edgeCount,
-    outStart,
-    outTo: sink.to,
-    outOffset: sink.offset,
-    outToOffset: sink.toOffset,
-    unreadableObjects: unreadable,
-    scannedObjects,
-    scannedBytes,
-    offsetOverflows: sink.overflows,
-  }
-}
-
-/** Forward edges being collected, in typed arrays that double when full. */
-class EdgeSink {
-  to: Uint32Array
-  offset: Uint32Array
-  toOffset: Uint32Array
-  count = 0
-  overflows = 0
-
-  constructor(capacity: number) {
-    this.to = sharedUint32(capacity)
-    this.offset = new Uint32Array(capacity)
-    this.toOffset = new Uint32Array(capacity)
-  }
-
-  grow(): void {
-    checkIdWidth(this.to.length + 1, 'edges')
-    const n = Math.min(this.to.length * 2, MAX_IDS)
-    const to = sharedUint32(n)
-    to.set(this.to)
-    this.to = to
-    const offset = new Uint32Array(n)
-    offset.set(this.offset)
-    this.offset = offset
-    const toOffset = new Uint32Array(n)
-    toOffset.set(this.toOffset)
-    this.toOffset = toOffset
-  }
-
-  /** Cuts the arrays to count, one at a time so that only one spare copy exists at once. */
-  trim(): void {
-    if (this.to.length === this.count) return
-    const to = sharedUint32(this.count) // shared: the dominator worker reads it
-    to.set(this.to.subarray(0, this.count))
-    this.to = to
-    this.offset = this.offset.slice(0, this.count)
-    this.toOffset = this.toOffset.slice(0, this.count)
-  }
-}
-
-/**
- * The hot loop: words [w0, w1) (pairs of u32 halves) of `words`, which holds memory from bufAddr,
- * belong to the object starting at fromStart; every word pointing into a live object is an edge.
- * Rejects on the high half first, then the whole value against the span range, then looks up the
- * span in the page table; no allocation, no BigInt.
- */
-function scanObjectWords(words: Uint32Array, w0: number, w1: number, bufAddr: number, fromStart: number, t: LiveLookup, sink: EdgeSink): void {
-  const {lo, hi, loHi, hiHi, invPage, chunkPages, root, leaves, spanInfo, liveBits} = t
-  const base = bufAddr - fromStart
-  for (let w = w0; w < w1; w += 2) {
-    const vh = words[w + 1]!
-    if (vh < loHi || vh > hiHi) continue
-    const v = vh * TWO32 + words[w]!
-    if (v < lo || v >= hi) continue
-    let s: number
-    if (root !== null) {
-      const page = Math.floor((v - lo) * invPage)
-      const chunk = Math.floor(page / chunkPages)
-      const leaf = root[chunk]!
-      if (leaf < 0) continue
-      s = leaves[leaf * chunkPages + (page - chunk * chunkPages)]!
-    } else {
-      s = spanOf(t, v)
-    }
-    if (s < 0) continue
-    const info = s * SPAN_STRIDE
-    if (v >= spanInfo[info + 1]!) continue
-    const sStart = spanInfo[info]!
-    const size = spanInfo[info + 2]!
-    const k = Math.floor((v - sStart) / size)
-    const slot = spanInfo[info + 3]! + k
-    if ((liveBits[slot >>> 5]! & (1 << (slot & 31))) === 0) continue
-    let o = base + w * 4
-    let d = v - (sStart + k * size)
-    if (o > OFFSET_OVERFLOW || d > OFFSET_OVERFLOW) {
-      sink.overflows++
-      if (o > OFFSET_OVERFLOW) o = OFFSET_OVERFLOW
-      if (d > OFFSET_OVERFLOW) d = OFFSET_OVERFLOW
-    }
-    const e = sink.count
-    if (e === sink.to.length) sink.grow()
-    sink.to[e] = slot
-    sink.offset[e] = o
-    sink.toOffset[e] = d
-    sink.count = e + 1
+    scanThreads,
   }
 }
 

@@ -30,7 +30,8 @@ function typeOf(a: Typed): ArrayType {
   return 'f64'
 }
 
-const align8 = (n: number) => (n + 7) & ~7
+// Not `(n + 7) & ~7`: bitwise operators cut to 32 bits, and an index can pass 2 GiB.
+const align8 = (n: number) => Math.ceil(n / 8) * 8
 
 /** Headers larger than this are not toma's (a real one is a few hundred KiB at most). */
 const MAX_HEADER_BYTES = 256 * 1024 * 1024
@@ -82,11 +83,27 @@ export class IndexWriter {
   }
 
   add(name: string, a: Typed): void {
+    this.addPieces(name, [a])
+  }
+
+  /**
+   * One array given as consecutive pieces of one type (blocks the analysis collected it in), so it
+   * reaches the index without first being copied into one array.
+   */
+  addPieces(name: string, pieces: readonly Typed[]): void {
     if (this.fd === null) throw new Error('index already finished')
     if (name in this.entries) throw new Error(`index array ${name} written twice`)
-    this.entries[name] = {type: typeOf(a), offset: this.offset, length: a.length}
-    writeAll(this.fd, Buffer.from(a.buffer, a.byteOffset, a.byteLength), PREAMBLE + this.offset)
-    this.offset = align8(this.offset + a.byteLength)
+    const type = typeOf(pieces[0]!)
+    if (pieces.some(p => typeOf(p) !== type)) throw new Error(`index array ${name}: pieces of different types`)
+    let length = 0
+    let at = this.offset
+    for (const p of pieces) {
+      writeAll(this.fd, Buffer.from(p.buffer, p.byteOffset, p.byteLength), PREAMBLE + at)
+      at += p.byteLength
+      length += p.length
+    }
+    this.entries[name] = {type, offset: this.offset, length}
+    this.offset = align8(at)
   }
 
   addAll(arrays: Record<string, Typed>): void {

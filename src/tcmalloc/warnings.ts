@@ -20,6 +20,23 @@ export class Warnings {
     if (n <= KEEP) this.list.push({kind, message, addresses})
   }
 
+  /**
+   * Adds another collection's warnings after these, as if each had been added here in its order
+   * (those it dropped past KEEP would be dropped here too, so only their counts are carried).
+   * Parallel work collects warnings per piece and merges them in the pieces' order.
+   */
+  merge(other: Pick<Warnings, 'list' | 'counts'>): void {
+    const kept = new Map<string, number>()
+    for (const w of other.list) {
+      this.add(w.kind, w.message, ...w.addresses)
+      kept.set(w.kind, (kept.get(w.kind) ?? 0) + 1)
+    }
+    for (const [kind, n] of other.counts) {
+      const rest = n - (kept.get(kind) ?? 0)
+      if (rest > 0) this.counts.set(kind, (this.counts.get(kind) ?? 0) + rest)
+    }
+  }
+
   get total(): number {
     let n = 0
     for (const c of this.counts.values()) n += c

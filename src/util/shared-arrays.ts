@@ -8,6 +8,10 @@ export function sharedUint32(length: number): Uint32Array {
   return new Uint32Array(new SharedArrayBuffer(length * 4))
 }
 
+export function sharedFloat64(length: number): Float64Array {
+  return new Float64Array(new SharedArrayBuffer(length * 8))
+}
+
 export function sharedUint8(length: number): Uint8Array {
   return new Uint8Array(new SharedArrayBuffer(length))
 }

@@ -1,0 +1,255 @@
+import {hex} from '../errors.js'
+import type {AddressSpace} from '../core/address-space.js'
+import {Warnings} from '../tcmalloc/warnings.js'
+import {OFFSET_OVERFLOW} from './csr.js'
+import {EDGE_BLOCK, EdgeBlocks, type EdgeBlockList} from './edge-blocks.js'
+import {SPAN_STRIDE, spanOf, type PointerLookup} from './live-lookup.js'
+
+/** Bytes read from the core at once: a run of neighbouring spans, or a slice of a large one. */
+export const CHUNK = 16 * 1024 * 1024
+/** The granularity at which a core holds or lacks memory (x86-64 pages). */
+export const CORE_PAGE = 4096
+const TWO32 = 0x1_0000_0000
+
+/**
+ * What scanning a range of spans needs: the pointer lookup and the span table's sizes, typed
+ * arrays and numbers only, so a worker thread can be handed them (the large ones shared).
+ */
+export interface ScanTables extends PointerLookup {
+  spanCount: number
+  spanPages: Float64Array
+  spanObjectCount: Float64Array
+  pageSize: number
+  totalObjects: number
+}
+
+/** A run of spans [start, end) in address order, scanned as one piece of work. */
+export interface SpanRange {
+  start: number
+  end: number
+}
+
+/** One range's results; edge ids and outStart values count from the range's first edge. */
+export interface RangeScan {
+  edges: EdgeBlockList
+  warnings: Pick<Warnings, 'list' | 'counts'>
+  unreadableObjects: number
+  scannedObjects: number
+  scannedBytes: number
+}
+
+/** The object slots of a span range: [first, end). */
+export function rangeSlots(t: ScanTables, range: SpanRange): SpanRange {
+  return {start: range.start < t.spanCount ? t.firstObject[range.start]! : t.totalObjects, end: range.end < t.spanCount ? t.firstObject[range.end]! : t.totalObjects}
+}
+
+/**
+ * Reads every live object of the spans in `range` once, in address order, and records each
+ * aligned word that points into a live object (interior pointers included) as an edge. Writes
+ * outStart for the range's slots (and for the end slot after the last span) counting from the
+ * range's first edge, and the first word of each scanned object into firstWords; these are
+ * shared arrays when the range runs on a worker thread, each range owning its slots. The result
+ * does not depend on how the spans are cut into ranges: the caller merges ranges in order.
+ */
+export function scanSpanRange(memory: AddressSpace, t: ScanTables, range: SpanRange, outStart: Uint32Array, firstWords: Float64Array): RangeScan {
+  const warnings = new Warnings()
+  const sink = new EdgeBlocks()
+  const pageSize = t.pageSize
+  const {spanStart, objectSize, firstObject, liveBits, spanObjectCount, spanPages} = t
+  // Own ArrayBuffer at offset 0, so a Uint32Array view is aligned.
+  const buf = Buffer.allocUnsafeSlow(CHUNK)
+  const words = new Uint32Array(buf.buffer, buf.byteOffset, CHUNK >>> 2)
+  const slots = rangeSlots(t, range)
+  let nextSlot = slots.start // outStart is filled up to here
+  let unreadable = 0
+  let scannedObjects = 0
+  let scannedBytes = 0
+
+  const isLive = (slot: number) => (liveBits[slot >>> 5]! & (1 << (slot & 31))) !== 0
+  const startObject = (slot: number) => {
+    while (nextSlot <= slot) outStart[nextSlot++] = sink.count
+  }
+
+  /** Scans the live objects of span s whose bytes are in buf from bufAddr (the whole span is there). */
+  const scanSpanInBuffer = (s: number, bufAddr: number) => {
+    const first = firstObject[s]!
+    const count = spanObjectCount[s]!
+    const size = objectSize[s]!
+    const sStart = spanStart[s]!
+    for (let k = 0; k < count; k++) {
+      const slot = first + k
+      if (!isLive(slot)) continue
+      startObject(slot)
+      const objStart = sStart + k * size
+      const w0 = (objStart - bufAddr) >>> 2
+      if (size >= 8) firstWords[slot] = words[w0 + 1]! * TWO32 + words[w0]!
+      scanObjectWords(words, w0, w0 + Math.floor(size / 8) * 2, bufAddr, objStart, t, sink)
+      scannedObjects++
+      scannedBytes += size
+    }
+  }
+
+  /** A span (or run) that could not be read whole: each live object on its own, counting failures. */
+  const scanSpanByObject = (s: number) => {
+    const first = firstObject[s]!
+    const count = spanObjectCount[s]!
+    const size = objectSize[s]!
+    const sStart = spanStart[s]!
+    for (let k = 0; k < count; k++) {
+      const slot = first + k
+      if (!isLive(slot)) continue
+      if (!scanObjectByPieces(slot, sStart + k * size, size)) {
+        unreadable++
+        continue
+      }
+      scannedObjects++
+      scannedBytes += size
+    }
+  }
+
+  /**
+   * One object read in CHUNK slices, and a slice the core does not hold whole page by page: the
+   * pointers in the pages that are there count, the missing bytes are one warning with their
+   * address. False (nothing recorded) when the core holds none of the object.
+   */
+  const scanObjectByPieces = (slot: number, objStart: number, size: number): boolean => {
+    startObject(slot)
+    const words8 = Math.floor(size / 8) * 8
+    let present = 0
+    let missing = 0
+    let firstMissing = -1
+    let missingRanges = 0
+    let lastMissingEnd = -1
+    const scanPiece = (at: number, n: number): boolean => {
+      if (!memory.readInto(at, n, buf)) return false
+      if (at === objStart && n >= 8) firstWords[slot] = words[1]! * TWO32 + words[0]!
+      scanObjectWords(words, 0, n >>> 2, at, objStart, t, sink)
+      present += n
+      return true
+    }
+    for (let done = 0; done < words8; done += CHUNK) {
+      const n = Math.min(CHUNK, words8 - done)
+      if (scanPiece(objStart + done, n)) continue
+      const end = objStart + done + n
+      for (let p = objStart + done; p < end; ) {
+        const q = Math.min(end, (Math.floor(p / CORE_PAGE) + 1) * CORE_PAGE)
+        if (!scanPiece(p, q - p)) {
+          if (firstMissing < 0) firstMissing = p
+          if (p !== lastMissingEnd) missingRanges++
+          lastMissingEnd = q
+          missing += q - p
+        }
+        p = q
+      }
+    }
+    if (present === 0 && words8 > 0) return false
+    if (missing > 0) {
+      const why = memory.whyUnreadable(firstMissing, 1) ?? 'unreadable'
+      const more = missingRanges > 1 ? ` (first of ${missingRanges} missing ranges)` : ''
+      warnings.add(
+        'scan',
+        `object ${hex(objStart)} (${size} bytes): ${missing} bytes from ${hex(firstMissing)}${more} are not in the core (${why}); pointers in its other ${present} bytes are counted`,
+        objStart,
+        firstMissing,
+      )
+    }
+    return true
+  }
+
+  const hasLive = (s: number) => {
+    const first = firstObject[s]!
+    const end = first + spanObjectCount[s]!
+    for (let i = first; i < end; i++) if (isLive(i)) return true
+    return false
+  }
+
+  let s = range.start
+  while (s < range.end) {
+    if (!hasLive(s)) {
+      s++
+      continue
+    }
+    const bytes = spanPages[s]! * pageSize
+    if (bytes > CHUNK) {
+      // A large span holds one object (or a class span too big for the buffer: by object).
+      scanSpanByObject(s)
+      s++
+      continue
+    }
+    // Batch this span with following contiguous spans that have live objects, up to CHUNK bytes
+    // (within the range: a span's result does not depend on the batch it is read in).
+    const runStart = spanStart[s]!
+    let runEnd = runStart + bytes
+    let e = s + 1
+    while (e < range.end) {
+      const b = spanPages[e]! * pageSize
+      if (spanStart[e]! !== runEnd || runEnd + b - runStart > CHUNK || !hasLive(e)) break
+      runEnd += b
+      e++
+    }
+    if (memory.readInto(runStart, runEnd - runStart, buf)) {
+      for (let i = s; i < e; i++) scanSpanInBuffer(i, runStart)
+    } else {
+      for (let i = s; i < e; i++) {
+        if (memory.readInto(spanStart[i]!, spanPages[i]! * pageSize, buf)) scanSpanInBuffer(i, spanStart[i]!)
+        else scanSpanByObject(i)
+      }
+    }
+    s = e
+  }
+  // Slots after the range's last live object start where the next range does (its first edge).
+  const last = range.end >= t.spanCount ? t.totalObjects : slots.end - 1
+  if (slots.start <= last) startObject(last)
+  return {edges: sink.finish(), warnings, unreadableObjects: unreadable, scannedObjects, scannedBytes}
+}
+
+/**
+ * The hot loop: words [w0, w1) (pairs of u32 halves) of `words`, which holds memory from bufAddr,
+ * belong to the object starting at fromStart; every word pointing into a live object is an edge.
+ * Rejects on the high half first, then the whole value against the span range, then looks up the
+ * span in the page table; no allocation, no BigInt.
+ */
+function scanObjectWords(words: Uint32Array, w0: number, w1: number, bufAddr: number, fromStart: number, t: PointerLookup, sink: EdgeBlocks): void {
+  const {lo, hi, loHi, hiHi, invPage, chunkPages, root, leaves, spanInfo, liveBits} = t
+  const base = bufAddr - fromStart
+  for (let w = w0; w < w1; w += 2) {
+    const vh = words[w + 1]!
+    if (vh < loHi || vh > hiHi) continue
+    const v = vh * TWO32 + words[w]!
+    if (v < lo || v >= hi) continue
+    let s: number
+    if (root !== null) {
+      const page = Math.floor((v - lo) * invPage)
+      const chunk = Math.floor(page / chunkPages)
+      const leaf = root[chunk]!
+      if (leaf < 0) continue
+      s = leaves[leaf * chunkPages + (page - chunk * chunkPages)]!
+    } else {
+      s = spanOf(t, v)
+    }
+    if (s < 0) continue
+    const info = s * SPAN_STRIDE
+    if (v >= spanInfo[info + 1]!) continue
+    const sStart = spanInfo[info]!
+    const size = spanInfo[info + 2]!
+    const k = Math.floor((v - sStart) / size)
+    const slot = spanInfo[info + 3]! + k
+    if ((liveBits[slot >>> 5]! & (1 << (slot & 31))) === 0) continue
+    let o = base + w * 4
+    let d = v - (sStart + k * size)
+    if (o > OFFSET_OVERFLOW || d > OFFSET_OVERFLOW) {
+      sink.overflows++
+      if (o > OFFSET_OVERFLOW) o = OFFSET_OVERFLOW
+      if (d > OFFSET_OVERFLOW) d = OFFSET_OVERFLOW
+    }
+    let e = sink.at
+    if (e === EDGE_BLOCK) {
+      sink.next()
+      e = 0
+    }
+    sink.to[e] = slot
+    sink.offset[e] = o
+    sink.toOffset[e] = d
+    sink.at = e + 1
+  }
+}

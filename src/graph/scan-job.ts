@@ -1,0 +1,195 @@
+import fs from 'node:fs'
+import {fileURLToPath} from 'node:url'
+import {MessageChannel, type MessagePort, Worker, receiveMessageOnPort} from 'node:worker_threads'
+import {TomaError} from '../errors.js'
+import type {AddressSpace} from '../core/address-space.js'
+import type {MemorySource} from '../core/memory-source.js'
+import type {Warnings} from '../tcmalloc/warnings.js'
+import {checkIdWidth} from './csr.js'
+import {concatBlocks} from './edge-blocks.js'
+import {rangeSlots, scanSpanRange, type RangeScan, type ScanTables, type SpanRange} from './object-scan.js'
+import {sharedFloat64, sharedUint32} from '../util/shared-arrays.js'
+
+/**
+ * Ranges the spans are cut into: several per thread, so that a thread that starts late (a worker
+ * loading its modules) or meets denser objects takes fewer, and each range's reads stay large.
+ */
+const RANGES = 64
+
+/** What a scan worker is handed (plain data and shared arrays). */
+export interface ScanWorkerData {
+  source: MemorySource
+  tables: ScanTables
+  ranges: SpanRange[]
+  /** The range this worker scans first (given, not taken: so every worker started does scan). */
+  first: number
+  /** [0]: the next range to take; [1]: workers finished. */
+  counters: Int32Array
+  outStart: Uint32Array
+  firstWords: Float64Array
+  port: MessagePort
+}
+
+/** A worker's message: one range's result, or why it stopped. */
+export type ScanWorkerMessage = {range: number; result: RangeScan} | {error: string; toma: boolean}
+
+/** The forward edges of every live object, merged from the ranges in address order. */
+export interface ForwardScan {
+  /** The first 8 bytes of every scanned object (vtable pointers name types), NaN where not scanned. */
+  firstWords: Float64Array
+  edgeCount: number
+  outStart: Uint32Array
+  outTo: Uint32Array
+  /** Edge offsets and target offsets in blocks, in edge order (the index takes them as they are). */
+  offsetBlocks: Uint32Array[]
+  toOffsetBlocks: Uint32Array[]
+  unreadableObjects: number
+  scannedObjects: number
+  scannedBytes: number
+  offsetOverflows: number
+  /** Threads that scanned (this one and the workers). */
+  threads: number
+}
+
+/**
+ * Scans the live objects, cut into ranges of spans with about the same live bytes, on `threads`
+ * threads: this one and worker threads that each open the core file themselves and take the next
+ * range not yet taken (after a first one given to it). Each range's edges, counts and warnings are merged in range (address)
+ * order, so the result is the same, edge for edge and warning for warning, whatever the number of
+ * threads. Where the worker's compiled file is not there (sources run by the test runner) or one
+ * thread is asked for, this thread scans every range.
+ */
+export function scanForward(
+  memory: AddressSpace,
+  source: MemorySource,
+  tables: ScanTables,
+  warnings: Warnings,
+  threads: number,
+  progress?: (phase: string, done: number, total: number) => void,
+): ForwardScan {
+  const total = tables.totalObjects
+  checkIdWidth(total, 'objects')
+  const outStart = sharedUint32(total + 1)
+  const firstWords = sharedFloat64(total).fill(NaN)
+  const ranges = splitByLiveBytes(tables, RANGES)
+  const results: Array<RangeScan | undefined> = new Array(ranges.length)
+  const counters = new Int32Array(new SharedArrayBuffer(8))
+  const script = new URL('./scan-worker.js', import.meta.url)
+  const helpers = fs.existsSync(fileURLToPath(script)) ? Math.min(threads, ranges.length) - 1 : 0
+  const workers: Worker[] = []
+  const ports: MessagePort[] = []
+  for (let i = 0; i < helpers; i++) {
+    const {port1, port2} = new MessageChannel()
+    const data: ScanWorkerData = {source, tables, ranges, first: i + 1, counters, outStart, firstWords, port: port2}
+    const worker = new Worker(script, {workerData: data, transferList: [port2]})
+    worker.unref()
+    workers.push(worker)
+    ports.push(port1)
+  }
+  // Range 0 is this thread's, range i + 1 worker i's first; the rest go to whoever is free first.
+  counters[0] = helpers + 1
+  try {
+    for (let r = 0; r < ranges.length; r = Atomics.add(counters, 0, 1)) {
+      progress?.('scan objects', r, ranges.length)
+      results[r] = scanSpanRange(memory, tables, ranges[r]!, outStart, firstWords)
+    }
+    // This thread has nothing else to do: sleep until every worker has finished.
+    for (let done; (done = Atomics.load(counters, 1)) < workers.length; ) Atomics.wait(counters, 1, done, 1000)
+    for (const port of ports) {
+      for (let m; (m = receiveMessageOnPort(port)); ) {
+        const message = m.message as ScanWorkerMessage
+        if ('error' in message) throw message.toma ? new TomaError(message.error) : new Error(`scan worker failed: ${message.error}`)
+        results[message.range] = message.result
+      }
+    }
+  } finally {
+    for (const port of ports) port.close()
+    for (const w of workers) void w.terminate()
+  }
+  progress?.('scan objects', ranges.length, ranges.length)
+  return {...mergeRanges(tables, ranges, results, outStart, firstWords, warnings), threads: helpers + 1}
+}
+
+/**
+ * Cuts the spans into at most `count` contiguous ranges of about equal live bytes (a span is never
+ * cut: a large object is one piece of work).
+ */
+function splitByLiveBytes(t: ScanTables, count: number): SpanRange[] {
+  const liveBytes = new Float64Array(t.spanCount)
+  let total = 0
+  for (let s = 0; s < t.spanCount; s++) {
+    const first = t.firstObject[s]!
+    const end = first + t.spanObjectCount[s]!
+    let n = 0
+    for (let i = first; i < end; i++) n += (t.liveBits[i >>> 5]! >>> (i & 31)) & 1
+    liveBytes[s] = n * t.objectSize[s]!
+    total += liveBytes[s]!
+  }
+  const ranges: SpanRange[] = []
+  let start = 0
+  let sum = 0
+  for (let s = 0; s < t.spanCount; s++) {
+    sum += liveBytes[s]!
+    if (sum >= (total * (ranges.length + 1)) / count && ranges.length < count - 1) {
+      ranges.push({start, end: s + 1})
+      start = s + 1
+    }
+  }
+  ranges.push({start, end: t.spanCount})
+  return ranges
+}
+
+/**
+ * Joins the ranges' results in range order: outStart made global by adding each range's first
+ * edge id to its slots, edge targets copied into one exact array (shared: the dominator worker
+ * reads it) while their blocks are freed, warnings replayed in order, counts summed.
+ */
+function mergeRanges(
+  t: ScanTables,
+  ranges: SpanRange[],
+  results: Array<RangeScan | undefined>,
+  outStart: Uint32Array,
+  firstWords: Float64Array,
+  warnings: Warnings,
+): Omit<ForwardScan, 'threads'> {
+  let base = 0
+  let unreadable = 0
+  let scannedObjects = 0
+  let scannedBytes = 0
+  let overflows = 0
+  for (let r = 0; r < ranges.length; r++) {
+    const result = results[r]
+    if (!result) throw new Error(`scan range ${r} has no result`)
+    const slots = rangeSlots(t, ranges[r]!)
+    const end = r === ranges.length - 1 ? t.totalObjects + 1 : slots.end
+    if (base > 0) for (let i = slots.start; i < end; i++) outStart[i]! += base
+    base += result.edges.count
+    checkIdWidth(base, 'edges')
+    warnings.merge(result.warnings)
+    unreadable += result.unreadableObjects
+    scannedObjects += result.scannedObjects
+    scannedBytes += result.scannedBytes
+    overflows += result.edges.overflows
+  }
+  const done = results as RangeScan[]
+  const offsetBlocks = done.flatMap(r => r.edges.offset)
+  const toOffsetBlocks = done.flatMap(r => r.edges.toOffset)
+  const outTo = concatBlocks(
+    done.map(r => r.edges.to),
+    base,
+    true,
+  )
+  if (unreadable > 0) warnings.add('scan', `${unreadable} live objects are not in the core (not dumped or truncated) and were not scanned`)
+  return {
+    firstWords,
+    edgeCount: base,
+    outStart,
+    outTo,
+    offsetBlocks,
+    toOffsetBlocks,
+    unreadableObjects: unreadable,
+    scannedObjects,
+    scannedBytes,
+    offsetOverflows: overflows,
+  }
+}
