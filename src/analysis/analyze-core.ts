@@ -76,17 +76,20 @@ export function analyzeCore(corePath: string, options: AnalysisOptions, progress
   try {
     // The arrays only the index needs go to it as soon as each exists, before the next pass allocates.
     const handOff = (name: IndexOnlyEdgeArray, pieces: Uint32Array[]) => writer.addPieces(name, pieces)
-    const graph = withoutIndexOnlyArrays(scanHeapGraph(program, heap, {progress, rootKinds, threads: workers, handOff}))
+    const scanned: {firstWords: Float64Array | null} = {firstWords: null}
+    const graph = analysedGraph(scanHeapGraph(program, heap, {progress, rootKinds, threads: workers, handOff}), scanned)
     const live = liveSlots(heap)
-    collectGarbage() // what writeDroppedEdgeArrays released, before the dominator pass allocates
+    collectGarbage() // what the scan released, before the dominator pass allocates
     // The dominator pass first (on a worker thread when allowed); the rest of the graph's index
     // arrays and the shortest paths beside it.
     const pending = run.retention === false ? null : startRetention({graph, live, threads: program.core.threads.map(t => t.tid)}, workers, progress)
     writeHeapAndGraph(writer, heap, graph, progress)
     const reachable = run.retention === false ? reachability(graph, progress) : writeShortestPaths(writer, graph, progress)
-    const types = nameObjects(graph.firstWords, new TypeNamer(program), progress)
+    const types = nameObjects(scanned.firstWords!, new TypeNamer(program), progress)
     // TCMalloc's own unreferenced allocations (the MallocExtension singleton) are not the program's leak.
-    markAllocatorInternal(heap, graph.firstWords, types, reachable, graph.outStart, graph.outTo)
+    markAllocatorInternal(heap, scanned.firstWords!, types, reachable, graph.outStart, graph.outTo)
+    scanned.firstWords = null
+    collectGarbage() // the first words (8 bytes per object slot), while the dominator pass grows
     progress?.('summary', 0, 1)
     const summary = heapSummary(program, heap, graph, types, reachable)
     // Leads found once here, beside the dominator pass: each needs the threads unwound and libc's
@@ -134,9 +137,14 @@ export function analyzeCore(corePath: string, options: AnalysisOptions, progress
   }
 }
 
-/** The graph without the arrays the scan handed to the index (edge offsets, reverse edge ids). */
-function withoutIndexOnlyArrays(graph: ScannedGraph): AnalysedGraph {
-  const {outOffset: _offset, outToOffset: _toOffset, inEdge: _inEdge, ...rest} = graph
+/**
+ * The graph without the arrays the scan handed to the index (edge offsets, reverse edge ids), and
+ * with the objects' first words moved to `scanned`, so the caller can drop them once types are
+ * named (the graph object itself goes on to the dominator pass and to the caller).
+ */
+function analysedGraph(graph: ScannedGraph, scanned: {firstWords: Float64Array | null}): AnalysedGraph {
+  const {outOffset: _offset, outToOffset: _toOffset, inEdge: _inEdge, firstWords, ...rest} = graph
+  scanned.firstWords = firstWords
   return rest
 }
 

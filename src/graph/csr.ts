@@ -101,9 +101,11 @@ function lowerBound(a: Uint32Array, n: number, v: number): number {
   return lo
 }
 
-/** An append-only Uint32Array that doubles as it grows. */
-
-/** Reverse CSR by counting sort: in-lists ordered by edge index, hence by source object. */
+/**
+ * Reverse CSR by counting sort: in-lists ordered by edge index, hence by source object. The
+ * starts double as the fill cursors (each ends at the next list's start, then all shift back by
+ * one), so no second objectCount-long array is needed.
+ */
 export function buildReverse(
   objectCount: number,
   outStart: Uint32Array,
@@ -114,17 +116,19 @@ export function buildReverse(
   const inStart = sharedUint32(objectCount + 1)
   for (let e = 0; e < edgeCount; e++) inStart[outTo[e]! + 1]!++
   for (let o = 0; o < objectCount; o++) inStart[o + 1]! += inStart[o]!
-  const fill = inStart.slice(0, objectCount)
   const inEdge = new Uint32Array(edgeCount)
   // The source of each incoming edge comes free while walking the edges object by object.
   const inFrom = sharedUint32(edgeCount)
   for (let o = 0; o < objectCount; o++) {
     for (let e = outStart[o]!, end = outStart[o + 1]!; e < end; e++) {
-      const at = fill[outTo[e]!]!++
+      const at = inStart[outTo[e]!]!++
       inEdge[at] = e
       inFrom[at] = o
     }
   }
+  // inStart[t] is now where t's list ends, i.e. where t + 1's starts.
+  inStart.copyWithin(1, 0, objectCount)
+  inStart[0] = 0
   return {inStart, inEdge, inFrom}
 }
 

@@ -35,8 +35,12 @@ const TWO32 = 0x1_0000_0000
 const NONE: Uint32Array = new Uint32Array(0)
 
 /** The graph with the warnings met while building it (unreadable ranges, stacks not found). */
-/** The graph as the phases after the scan use it: without the edge offsets and reverse edge ids (the index has those). */
-export type AnalysedGraph = Omit<ScannedGraph, 'outOffset' | 'outToOffset' | 'inEdge'>
+/**
+ * The graph as the phases after the scan use it: without the edge offsets and reverse edge ids
+ * (the index has those) nor the objects' first words (only type naming reads them, and they are
+ * dropped after it).
+ */
+export type AnalysedGraph = Omit<ScannedGraph, 'outOffset' | 'outToOffset' | 'inEdge' | 'firstWords'>
 
 export interface ScannedGraph extends HeapGraph {
   warnings: Warnings
