@@ -75,7 +75,10 @@ export function analyzeCore(corePath: string, options: AnalysisOptions, progress
   const writer = new IndexWriter(indexPath)
   try {
     // The arrays only the index needs go to it as soon as each exists, before the next pass allocates.
-    const handOff = (name: IndexOnlyEdgeArray, pieces: Uint32Array[]) => writer.addPieces(name, pieces)
+    const handOff = (name: IndexOnlyEdgeArray, pieces: Uint32Array[]) => {
+      progress?.('writing index', 0, 1)
+      writer.addPieces(name, pieces)
+    }
     const scanned: {firstWords: Float64Array | null} = {firstWords: null}
     const graph = analysedGraph(scanHeapGraph(program, heap, {progress, rootKinds, threads: workers, handOff}), scanned)
     const live = liveSlots(heap)

@@ -7,7 +7,7 @@ import type {MemorySource} from '../core/memory-source.js'
 import type {Warnings} from '../tcmalloc/warnings.js'
 import {checkIdWidth} from './csr.js'
 import {concatBlocks} from './edge-blocks.js'
-import {rangeSlots, scanSpanRange, type RangeScan, type ScanTables, type SpanRange} from './object-scan.js'
+import {rangeSlots, scanBuffer, scanSpanRange, type RangeScan, type ScanTables, type SpanRange} from './object-scan.js'
 import {sharedFloat64, sharedUint32} from '../util/shared-arrays.js'
 
 /**
@@ -89,9 +89,10 @@ export function scanForward(
   // Range 0 is this thread's, range i + 1 worker i's first; the rest go to whoever is free first.
   counters[0] = helpers + 1
   try {
+    const buf = scanBuffer()
     for (let r = 0; r < ranges.length; r = Atomics.add(counters, 0, 1)) {
       progress?.('scan objects', r, ranges.length)
-      results[r] = scanSpanRange(memory, tables, ranges[r]!, outStart, firstWords)
+      results[r] = scanSpanRange(memory, tables, ranges[r]!, outStart, firstWords, buf)
     }
     // This thread has nothing else to do: sleep until every worker has finished.
     for (let done; (done = Atomics.load(counters, 1)) < workers.length; ) Atomics.wait(counters, 1, done, 1000)

@@ -12,11 +12,12 @@ const data = workerData as ScanWorkerData
 const post = (message: ScanWorkerMessage, transfer: ArrayBuffer[] = []) => data.port.postMessage(message, transfer)
 try {
   const {openMemory} = await import('../core/memory-source.js')
-  const {scanSpanRange} = await import('./object-scan.js')
+  const {scanBuffer, scanSpanRange} = await import('./object-scan.js')
   const {memory, close} = openMemory(data.source)
   try {
+    const buf = scanBuffer()
     for (let r = data.first; r < data.ranges.length; r = Atomics.add(data.counters, 0, 1)) {
-      const result = scanSpanRange(memory, data.tables, data.ranges[r]!, data.outStart, data.firstWords)
+      const result = scanSpanRange(memory, data.tables, data.ranges[r]!, data.outStart, data.firstWords, buf)
       const e = result.edges
       post({range: r, result}, [...e.to, ...e.offset, ...e.toOffset].map(a => a.buffer as ArrayBuffer))
     }
