@@ -72,6 +72,8 @@ export function analyzeCore(corePath: string, options: AnalysisOptions, progress
   const workers = Math.max(1, Math.floor(run.workers ?? defaultWorkers()))
   const rootKinds = typeof options.roots === 'string' ? parseRootKinds(options.roots) : undefined
   const heap = analyzeHeap(program, {tcmallocVersion: options['tcmalloc-version'], progress})
+  // The heap model's list walks filled the read cache; the scan reads in large pieces past it.
+  program.core.dropReadCache()
   const writer = new IndexWriter(indexPath)
   try {
     // The arrays only the index needs go to it as soon as each exists, before the next pass allocates.

@@ -88,6 +88,14 @@ export class Core {
     this.file.close()
   }
 
+  /**
+   * Frees the cache of small reads (up to 64 MiB, filled by walks over scattered words such as
+   * free lists), before phases that read in large pieces and need the memory for themselves.
+   */
+  dropReadCache(): void {
+    this.file.dropCache()
+  }
+
   /** What another thread needs to read this core's memory itself (plain data: no open file, no Program). */
   memorySource(): MemorySource {
     return {path: this.file.path, overlay: this.file.overlay, segments: this.memory.segments}

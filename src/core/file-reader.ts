@@ -40,8 +40,14 @@ export class FileReader {
 
   close(): void {
     fs.closeSync(this.fd)
+    this.dropCache()
+  }
+
+  /** Frees the cached blocks (up to 64 MiB), e.g. once the walks over scattered words are done. */
+  dropCache(): void {
     this.cache.clear()
     this.lastBlock = null
+    this.lastIndex = -1
   }
 
   /** Copies file bytes [offset, offset+length) into `into` at `at`; the range must lie inside the file. */
