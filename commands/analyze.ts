@@ -23,6 +23,7 @@ export default class Analyze extends TomaCommand {
       min: 1,
       description: 'threads to use (default: 2 when the machine has two cores); 1 runs every phase on one thread, with the same index',
     }),
+    quiet: Flags.boolean({description: 'no progress line on stderr (it is only shown on a terminal anyway)'}),
     roots: Flags.string({
       description: `root kinds to scan, comma-separated (default: all): ${ROOT_OPTION_NAMES.join(',')}; e.g. registers,stacks,globals for the strict view`,
     }),
@@ -30,10 +31,10 @@ export default class Analyze extends TomaCommand {
 
   async run() {
     const {args, flags} = await this.parse(Analyze)
-    const progress = terminalProgress(!this.jsonEnabled() && process.stderr.isTTY === true)
+    const progress = terminalProgress(!this.jsonEnabled() && !flags.quiet && process.stderr.isTTY === true)
     try {
       // Every other flag is an analysis option (the index records it).
-      const {strict, index, workers, json: _json, ...options} = flags as typeof flags & {json?: boolean}
+      const {strict, index, workers, quiet: _quiet, json: _json, ...options} = flags as typeof flags & {json?: boolean}
       const analysis = analyzeCore(args.core, options, progress.update, index, undefined, {workers})
       // Only analyze sets the default core; with --index it does not create ./.toma/ for it.
       rememberLast(args.core, analysis.indexPath, {create: index === undefined})

@@ -91,7 +91,7 @@ export function scanForward(
   try {
     const buf = scanBuffer()
     for (let r = 0; r < ranges.length; r = Atomics.add(counters, 0, 1)) {
-      progress?.('scan objects', r, ranges.length)
+      progress?.('scan objects', ranges[r]!.start, tables.spanCount) // in spans, as the heap model counts
       results[r] = scanSpanRange(memory, tables, ranges[r]!, outStart, firstWords, buf)
     }
     // This thread has nothing else to do: sleep until every worker has finished.
@@ -107,7 +107,7 @@ export function scanForward(
     for (const port of ports) port.close()
     for (const w of workers) void w.terminate()
   }
-  progress?.('scan objects', ranges.length, ranges.length)
+  progress?.('scan objects', tables.spanCount, tables.spanCount)
   return {...mergeRanges(tables, ranges, results, outStart, firstWords, warnings), threads: helpers + 1}
 }
 
