@@ -53,10 +53,10 @@ export interface ForwardScan {
 
 /**
  * Scans the live objects, cut into ranges of spans with about the same live bytes, on `threads`
- * threads: this one and worker threads that each open the core file themselves and take the next
- * range not yet taken (after a first one given to it). Each range's edges, counts and warnings are merged in range (address)
- * order, so the result is the same, edge for edge and warning for warning, whatever the number of
- * threads. Where the worker's compiled file is not there (sources run by the test runner) or one
+ * threads: this one and worker threads that each open the core file themselves and, after a first
+ * range given to them, take the next range not yet taken. Each range's edges, counts and warnings
+ * are merged in range (address) order, so the result is the same, edge for edge and warning for
+ * warning, whatever the number of threads. Where the worker's compiled file is not there (sources run by the test runner) or one
  * thread is asked for, this thread scans every range.
  */
 export function scanForward(
@@ -76,6 +76,9 @@ export function scanForward(
   const counters = new Int32Array(new SharedArrayBuffer(8))
   const script = new URL('./scan-worker.js', import.meta.url)
   const helpers = fs.existsSync(fileURLToPath(script)) ? Math.min(threads, ranges.length) - 1 : 0
+  // Range 0 is this thread's, range i + 1 worker i's first; the rest go to whoever is free first
+  // (set before any worker starts, so none can take a range already given).
+  counters[0] = helpers + 1
   const workers: Worker[] = []
   const ports: MessagePort[] = []
   for (let i = 0; i < helpers; i++) {
@@ -86,8 +89,6 @@ export function scanForward(
     workers.push(worker)
     ports.push(port1)
   }
-  // Range 0 is this thread's, range i + 1 worker i's first; the rest go to whoever is free first.
-  counters[0] = helpers + 1
   try {
     const buf = scanBuffer()
     for (let r = 0; r < ranges.length; r = Atomics.add(counters, 0, 1)) {

@@ -34,7 +34,6 @@ export interface ScanOptions {
 const TWO32 = 0x1_0000_0000
 const NONE: Uint32Array = new Uint32Array(0)
 
-/** The graph with the warnings met while building it (unreadable ranges, stacks not found). */
 /**
  * The graph as the phases after the scan use it: without the edge offsets and reverse edge ids
  * (the index has those) nor the objects' first words (only type naming reads them, and they are
@@ -42,6 +41,7 @@ const NONE: Uint32Array = new Uint32Array(0)
  */
 export type AnalysedGraph = Omit<ScannedGraph, 'outOffset' | 'outToOffset' | 'inEdge' | 'firstWords'>
 
+/** The graph with the warnings met while building it (unreadable ranges, stacks not found). */
 export interface ScannedGraph extends HeapGraph {
   warnings: Warnings
   /** The first 8 bytes of every scanned object, NaN where not scanned (for naming types). */
