@@ -1,7 +1,6 @@
 import type {TcmallocHeap} from '../tcmalloc/heap.js'
 import {LIVE} from '../tcmalloc/object-states.js'
 import {lastAtOrBelow} from '../util/search.js'
-import {sharedUint32} from '../util/shared-arrays.js'
 
 /** Most pages a leaf of the page → span table covers (4096 pages: 32 MiB with 8 KiB pages). */
 const MIN_CHUNK_BITS = 12
@@ -42,7 +41,8 @@ export interface PointerLookup {
   firstObject: Float64Array
   /**
    * Bit per object slot, set when LIVE: 8× denser than the state array, so the scan's check misses
-   * cache less. Shared: scan workers read it.
+   * cache less. Not shared: loads from a SharedArrayBuffer measured slower in the scan loop, and a
+   * worker's copy is only an eighth of a byte per slot.
    */
   liveBits: Uint32Array
 }
@@ -128,7 +128,7 @@ export function buildLiveLookup(heap: TcmallocHeap): LiveLookup {
 }
 
 function liveBitsOf(state: Uint8Array): Uint32Array {
-  const bits = sharedUint32((state.length + 31) >>> 5)
+  const bits = new Uint32Array((state.length + 31) >>> 5)
   for (let i = 0; i < state.length; i++) if (state[i] === LIVE) bits[i >>> 5]! |= 1 << (i & 31)
   return bits
 }

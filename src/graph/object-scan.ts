@@ -2,7 +2,7 @@ import {hex} from '../errors.js'
 import type {AddressSpace} from '../core/address-space.js'
 import {Warnings} from '../tcmalloc/warnings.js'
 import {OFFSET_OVERFLOW} from './csr.js'
-import {EDGE_BLOCK, EdgeBlocks, type EdgeBlockList} from './edge-blocks.js'
+import {EdgeBlocks, type EdgeBlockList} from './edge-blocks.js'
 import {SPAN_STRIDE, spanOf, type PointerLookup} from './live-lookup.js'
 
 /** Bytes read from the core at once: a run of neighbouring spans, or a slice of a large one. */
@@ -250,7 +250,7 @@ function scanObjectWords(words: Uint32Array, w0: number, w1: number, bufAddr: nu
       if (d > OFFSET_OVERFLOW) d = OFFSET_OVERFLOW
     }
     let e = sink.at
-    if (e === EDGE_BLOCK) {
+    if (e === sink.to.length) {
       sink.next()
       e = 0
     }
