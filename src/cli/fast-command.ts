@@ -1,5 +1,5 @@
 import os from 'node:os'
-import {format} from 'node:util'
+import {format, inspect} from 'node:util'
 import {jsonFlag} from './flags.js'
 
 /**
@@ -116,8 +116,10 @@ export abstract class FastCommand {
     return false
   }
 
-  log(message = '', ...args: unknown[]): void {
-    console.log(format(message, ...args))
+  /** As oclif's Command.log and ux.stdout write (an empty first part is dropped, as there). */
+  log(message: unknown = '', ...args: unknown[]): void {
+    const first = typeof message === 'string' ? message : inspect(message)
+    console.log(first ? format(first, ...args) : format(...args))
   }
 
   exit(code = 0): never {

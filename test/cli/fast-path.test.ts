@@ -54,6 +54,7 @@ describe('the fast path answers as oclif does', () => {
     ['flags with values, both spellings', () => ['find-object', address(), 'core', '--strings', '--bytes=48']],
     ['a flag before the arguments', () => ['find-object', '--bytes', '32', address(), 'core']],
     ['the latest analysis, no core given', () => ['refs', address(), '--in', '--limit', '3']],
+    ['a report of several parts', () => ['classes', 'core']],
     ['an option flag', () => ['top', 'core', '--by', 'type', '--limit', '5']],
     ['a value the options refuse', () => ['top', 'core', '--by', 'size']],
     ['an integer out of range', () => ['find-object', address(), 'core', '--bytes', '3']],
