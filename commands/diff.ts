@@ -1,4 +1,4 @@
-import * as Args from '@oclif/core/args'
+import * as Args from '../src/cli/args.js'
 import * as Flags from '../src/cli/flags.js'
 import {diffCores} from '../src/analysis/diff.js'
 import {TomaCommand} from '../src/cli/base-command.js'

@@ -1,4 +1,4 @@
-import * as Args from '@oclif/core/args'
+import * as Args from './args.js'
 import * as Flags from './flags.js'
 import {moduleFlags} from './base-command.js'
 
