@@ -50,6 +50,9 @@ function fastCommand() {
   if (!id || id.startsWith('-') || id === 'shell' || !agent) return undefined
   if (rest.some(a => a === '--help' || a === '-h' || a === '--json' || a === '--')) return undefined
   if (process.env[`${pjson.oclif.bin.toUpperCase()}_CONTENT_TYPE`]) return undefined
+  // oclif runs hooks (init, prerun, …) around a command; the fast path runs none, so any hook but
+  // command_not_found (which only an unknown command reaches) sends every call to oclif.
+  if (Object.keys(pjson.oclif.hooks ?? {}).some(h => h !== 'command_not_found')) return undefined
   try {
     const manifest = JSON.parse(fs.readFileSync(new URL(MANIFEST, root), 'utf8'))
     const entry = Object.hasOwn(manifest.commands, id) ? manifest.commands[id] : undefined

@@ -49,12 +49,6 @@ interface ParseOptions {
 /** Flag properties the fast parse does not handle (oclif's parser does). */
 const UNHANDLED = ['aliases', 'charAliases', 'env', 'dependsOn', 'relationships', 'combinable', 'exactlyOne', 'atLeastOne', 'deprecated', 'deprecateAliases', 'allowStdin', 'delimiter', 'defaultHelp']
 
-// oclif's Command does the same: output piped into `head` must not end in an EPIPE error.
-process.stdout.on('error', (err: NodeJS.ErrnoException) => {
-  if (err?.code === 'EPIPE') return
-  throw err
-})
-
 /** The user agent oclif prints for --version, or null where oclif's platform detection (WSL) is needed. */
 export function userAgent(pjson: {name: string; version: string}): string | null {
   if (process.platform === 'linux' && os.release().toLowerCase().includes('microsoft')) return null
@@ -80,6 +74,11 @@ export abstract class FastCommand {
   }
 
   static async run(this: new (argv: string[], config: FastConfig) => FastCommand, argv: string[], config: FastConfig): Promise<unknown> {
+    // As oclif's Command does: output piped into `head` must not end in an EPIPE error.
+    process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+      if (err?.code === 'EPIPE') return
+      throw err
+    })
     return new this(argv, config)._run()
   }
 
