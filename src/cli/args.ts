@@ -1,4 +1,5 @@
 import type * as OclifArgs from '@oclif/core/args'
+import {integerValue, valueDefinition} from './flags.js'
 
 /**
  * The argument kinds toma's commands use (string, integer), built exactly as `@oclif/core/args`
@@ -7,24 +8,15 @@ import type * as OclifArgs from '@oclif/core/args'
  */
 type Options = Record<string, unknown>
 
-function custom(defaults: Options) {
-  return (options: Options = {}) => ({
-    parse: async (input: string) => input,
-    ...defaults,
-    ...options,
-    input: [],
-    type: 'option',
-  })
-}
+const custom = (defaults: Options) => (options: Options = {}) => ({...valueDefinition(defaults, options), type: 'option'})
 
 export const string = custom({}) as unknown as typeof OclifArgs.string
 
 export const integer = custom({
+  // oclif's integer argument refuses with a plain Error (not its CLIError, as its flag does).
   async parse(input: string, _: unknown, opts: {min?: number; max?: number}) {
-    if (!/^-?\d+$/.test(input)) throw new Error(`Expected an integer but received: ${input}`)
-    const num = Number.parseInt(input, 10)
-    if (opts.min !== undefined && num < opts.min) throw new Error(`Expected an integer greater than or equal to ${opts.min} but received: ${input}`)
-    if (opts.max !== undefined && num > opts.max) throw new Error(`Expected an integer less than or equal to ${opts.max} but received: ${input}`)
-    return num
+    const value = integerValue(input, opts)
+    if (typeof value === 'string') throw new Error(value)
+    return value
   },
 }) as unknown as typeof OclifArgs.integer

@@ -22,26 +22,34 @@ export const boolean = ((options: Options = {}) => ({
   type: 'boolean',
 })) as unknown as typeof OclifFlags.boolean
 
+/** A flag or argument that takes a value, as oclif's `custom` builders make it (flags add `multiple`). */
+export function valueDefinition(defaults: Options, options: Options): Options {
+  return {parse: async (input: string) => input, ...defaults, ...options, input: []}
+}
+
 function custom(defaults: Options) {
   return (options: Options = {}) => ({
-    parse: async (input: string) => input,
-    ...defaults,
-    ...options,
-    input: [],
+    ...valueDefinition(defaults, options),
     multiple: Boolean(options.multiple === undefined ? (defaults.multiple ?? false) : options.multiple),
     type: 'option',
   })
+}
+
+/** oclif's integer check (flags and arguments alike): the number, or the message refusing the input. */
+export function integerValue(input: string, opts: {min?: number; max?: number}): number | string {
+  if (!/^-?\d+$/.test(input)) return `Expected an integer but received: ${input}`
+  const num = Number.parseInt(input, 10)
+  if (opts.min !== undefined && num < opts.min) return `Expected an integer greater than or equal to ${opts.min} but received: ${input}`
+  if (opts.max !== undefined && num > opts.max) return `Expected an integer less than or equal to ${opts.max} but received: ${input}`
+  return num
 }
 
 export const string = custom({}) as unknown as typeof OclifFlags.string
 
 export const integer = custom({
   async parse(input: string, _: unknown, opts: {min?: number; max?: number}) {
-    if (!/^-?\d+$/.test(input)) return refuse(`Expected an integer but received: ${input}`)
-    const num = Number.parseInt(input, 10)
-    if (opts.min !== undefined && num < opts.min) return refuse(`Expected an integer greater than or equal to ${opts.min} but received: ${input}`)
-    if (opts.max !== undefined && num > opts.max) return refuse(`Expected an integer less than or equal to ${opts.max} but received: ${input}`)
-    return num
+    const value = integerValue(input, opts)
+    return typeof value === 'string' ? refuse(value) : value
   },
 }) as unknown as typeof OclifFlags.integer
 
