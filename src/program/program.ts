@@ -170,7 +170,7 @@ function explicitFiles(core: Core, options: ProgramOptions): {byModulePath: Map<
   }
   if (options.tcmalloc) {
     const file = ElfFile.load(resolveModuleName('--tcmalloc', options.tcmalloc, core.modules, search))
-    if (!file.symbolByName('tc_malloc')) {
+    if (!file.definesSymbol('tc_malloc')) {
       throw new TomaError(`--tcmalloc ${file.path}: no TCMalloc in this file (it does not define tc_malloc)`)
     }
     const lib = mappedModule(core, '--tcmalloc', file, core.modules.find(m => /^libtcmalloc/.test(path.basename(m.path))))
