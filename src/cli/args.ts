@@ -1,4 +1,5 @@
 import type * as OclifArgs from '@oclif/core/args'
+import {TomaError} from '../errors.js'
 import {integerValue, valueDefinition} from './flags.js'
 
 /**
@@ -13,10 +14,11 @@ const custom = (defaults: Options) => (options: Options = {}) => ({...valueDefin
 export const string = custom({}) as unknown as typeof OclifArgs.string
 
 export const integer = custom({
-  // oclif's integer argument refuses with a plain Error (not its CLIError, as its flag does).
+  // oclif's integer argument refuses with a plain Error (not its CLIError, as its flag does),
+  // which reads as an internal error: refused here as bad input, one line and exit 2.
   async parse(input: string, _: unknown, opts: {min?: number; max?: number}) {
     const value = integerValue(input, opts)
-    if (typeof value === 'string') throw new Error(value)
+    if (typeof value === 'string') throw new TomaError(value)
     return value
   },
 }) as unknown as typeof OclifArgs.integer

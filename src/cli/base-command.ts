@@ -24,6 +24,8 @@ export abstract class TomaCommand extends Base {
 
   protected override async catch(err: Error & {exitCode?: number; oclif?: {exit?: number}}): Promise<void> {
     if (err instanceof TomaError) {
+      // Thrown by an argument's own check (a thread id that is not a number), the parse still ran.
+      this.parsed = true
       process.stderr.write(`toma: ${err.message}\n`)
       process.exitCode = err.exitCode
       return
