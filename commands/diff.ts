@@ -1,5 +1,5 @@
-import * as Args from '@oclif/core/args'
-import * as Flags from '@oclif/core/flags'
+import * as Args from '../src/cli/args.js'
+import * as Flags from '../src/cli/flags.js'
 import {diffCores} from '../src/analysis/diff.js'
 import {TomaCommand} from '../src/cli/base-command.js'
 import {openDiffPair} from '../src/cli/open-diff-pair.js'

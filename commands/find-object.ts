@@ -1,4 +1,4 @@
-import * as Flags from '@oclif/core/flags'
+import * as Flags from '../src/cli/flags.js'
 import {DUMP_BYTES, MAX_DUMP_BYTES, MIN_DUMP_BYTES, objectInfo} from '../src/analysis/object-info.js'
 import {TomaCommand} from '../src/cli/base-command.js'
 import {openIndex} from '../src/cli/open-index.js'

@@ -1,4 +1,4 @@
-import * as Flags from '@oclif/core/flags'
+import * as Flags from '../src/cli/flags.js'
 import {leaksWithPublicIds} from '../src/analysis/leaks.js'
 import {storedSightings} from '../src/index/sighting-index.js'
 import {TomaCommand} from '../src/cli/base-command.js'

@@ -1,5 +1,5 @@
 import fs from 'node:fs'
-import * as Flags from '@oclif/core/flags'
+import * as Flags from '../src/cli/flags.js'
 import {heapProfile} from '../src/analysis/heap-profile.js'
 import {TomaCommand} from '../src/cli/base-command.js'
 import {EXIT_NO_SAMPLES} from '../src/cli/exit-codes.js'

@@ -1,5 +1,5 @@
 import fs from 'node:fs'
-import * as Flags from '@oclif/core/flags'
+import * as Flags from '../src/cli/flags.js'
 import {diffCores} from '../src/analysis/diff.js'
 import {reportData} from '../src/analysis/report-data.js'
 import {TomaCommand} from '../src/cli/base-command.js'

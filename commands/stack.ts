@@ -1,4 +1,4 @@
-import * as Args from '@oclif/core/args'
+import * as Args from '../src/cli/args.js'
 import {stackOf} from '../src/analysis/threads.js'
 import {TomaCommand} from '../src/cli/base-command.js'
 import {openIndex} from '../src/cli/open-index.js'

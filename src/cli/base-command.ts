@@ -1,13 +1,18 @@
-import {Command} from '@oclif/core/command'
-import * as Flags from '@oclif/core/flags'
+import type {Command} from '@oclif/core/command'
 import chalk from 'chalk'
 import {TomaError} from '../errors.js'
+import {FastCommand, fastLaunch} from './fast-command.js'
+import * as Flags from './flags.js'
+
+// On the fast path (bin/run.js) a command runs without oclif: loading oclif's Command, with its
+// configuration, parser and terminal code, costs more than most queries. Elsewhere it is oclif's.
+const Base = fastLaunch.active ? (FastCommand as unknown as typeof Command) : (await import('@oclif/core/command')).Command
 
 /**
  * What every toma command shares: one clear line on stderr and a non-zero exit for any error
  * (never a stack trace unless TOMA_DEBUG is set), colour only when wanted.
  */
-export abstract class TomaCommand extends Command {
+export abstract class TomaCommand extends Base {
   static override enableJsonFlag = true
 
   protected override async init(): Promise<void> {
@@ -19,6 +24,8 @@ export abstract class TomaCommand extends Command {
 
   protected override async catch(err: Error & {exitCode?: number; oclif?: {exit?: number}}): Promise<void> {
     if (err instanceof TomaError) {
+      // Thrown by an argument's own check (a thread id that is not a number), the parse still ran.
+      this.parsed = true
       process.stderr.write(`toma: ${err.message}\n`)
       process.exitCode = err.exitCode
       return

@@ -9,7 +9,6 @@ import {defaultIndexPath, lastAnalysis} from '../index/index-location.js'
 import {openProgram} from '../program/open-program.js'
 import type {Program} from '../program/program.js'
 import {activeSession} from './index-session.js'
-import {terminalProgress} from './progress.js'
 import {analysisFlags} from './query-flags.js'
 
 export interface OpenedIndex {
@@ -86,7 +85,7 @@ async function openIndexNow(coreArg: string | undefined, flags: Record<string, u
   if (!index) {
     note(why)
     // Imported only here: the analysis is most of toma's code, and a query answered from its index needs none of it.
-    const {analyzeCore} = await import('../analysis/analyze-core.js')
+    const [{analyzeCore}, {terminalProgress}] = await Promise.all([import('../analysis/analyze-core.js'), import('./progress.js')])
     const progress = terminalProgress()
     try {
       analyzeCore(corePath, options, progress.update, indexPath, program)

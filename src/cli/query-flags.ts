@@ -1,5 +1,5 @@
-import * as Args from '@oclif/core/args'
-import * as Flags from '@oclif/core/flags'
+import * as Args from './args.js'
+import * as Flags from './flags.js'
 import {moduleFlags} from './base-command.js'
 
 /** The address forms parseAddress accepts, as every help text states them. */

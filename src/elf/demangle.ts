@@ -73,6 +73,35 @@ function libiberty(text: string): string {
  */
 export function demangle(name: string): string {
   if (!MANGLED.test(name)) return name
+  return plainVtable(name) ?? demangleWithWasm(name)
+}
+
+/** `demangle` by the WASM demangler alone (test/elf/demangle.test.ts compares the shortcut with it). */
+export function demangleWithWasm(name: string): string {
   const out = demangleOnce(name) ?? (name.startsWith('_ZL') ? demangleOnce('_Z' + name.slice(3)) : null)
   return out === null ? name : libiberty(out)
+}
+
+/**
+ * The vtable of a class named by plain source names only (`_ZTVN3app8CustomerE` → `vtable for
+ * app::Customer`, `_ZTV6Widget`), read without the WASM demangler: it is the word at the start of
+ * most C++ objects, and the demangler's first use costs a query about 10 ms. Null for any other
+ * form (templates, substitutions such as `St`, qualifiers), which the demangler reads.
+ */
+function plainVtable(name: string): string | null {
+  const nested = /^_ZTVN(\w+)E$/.exec(name)
+  const text = nested ? nested[1] : /^_ZTV(\d\w*)$/.exec(name)?.[1]
+  if (text === undefined) return null
+  const parts: string[] = []
+  for (let at = 0; at < text.length; ) {
+    const length = /^[1-9]\d*/.exec(text.slice(at))?.[0]
+    if (!length) return null
+    const id = text.slice(at + length.length, at + length.length + Number(length))
+    if (id.length !== Number(length) || !/^[A-Za-z_]\w*$/.test(id)) return null
+    parts.push(id)
+    at += length.length + id.length
+  }
+  // A nested name has at least two parts; a bare one is one source name.
+  if (nested ? parts.length < 2 : parts.length !== 1) return null
+  return libiberty(`vtable for ${parts.join('::')}`)
 }

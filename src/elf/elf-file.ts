@@ -125,6 +125,15 @@ export class ElfFile {
     return this.symbols().byName(name)
   }
 
+  /**
+   * Whether symbolByName finds a symbol of this name. An exported name is found in .dynsym alone,
+   * without indexing the whole .symtab (--tcmalloc's check, made on every query).
+   */
+  definesSymbol(name: string): boolean {
+    if (!this.symbolIndex && new SymbolIndex(this.symbolTables([SHT_DYNSYM])).byName(name)) return true
+    return this.symbolByName(name) !== undefined
+  }
+
   /** All defined symbols whose name starts with `prefix`, sorted by name. */
   symbolsByPrefix(prefix: string): ElfSymbol[] {
     return this.symbols().byPrefix(prefix)

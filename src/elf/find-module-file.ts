@@ -17,6 +17,8 @@ export interface ModuleSearchOptions {
   solibSearchPath?: string[]
   /** basename, exact core path or role -> file path given by the user */
   explicit?: Map<string, string>
+  /** How an explicit file is opened (default ElfFile.load): Program.load reuses the ones it opened to check them. */
+  openExplicit?: (path: string) => ElfFile
 }
 
 export type ModuleFileResult =
@@ -48,7 +50,7 @@ export function findModuleFile(q: ModuleFileQuery, opts: ModuleSearchOptions): M
   const explicitPath = opts.explicit?.get(base) ?? opts.explicit?.get(corePath) ??
     (q.role !== undefined ? opts.explicit?.get(q.role) : undefined)
   if (explicitPath !== undefined) {
-    const file = ElfFile.load(explicitPath)
+    const file = (opts.openExplicit ?? ElfFile.load)(explicitPath)
     const check = checkBuildId(file, q.buildId)
     if (check === 'mismatch') {
       throw new TomaError(`${base}: build-id ${file.buildId} of ${explicitPath} does not match ${q.buildId} in the core`)

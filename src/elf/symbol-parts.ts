@@ -1,5 +1,5 @@
 import {closeSync, fstatSync, openSync, readSync} from 'node:fs'
-import zlib from 'node:zlib'
+import {createRequire} from 'node:module'
 import {TomaError} from '../errors.js'
 import {ELF64_EHDR_SIZE, ELF64_PHDR_SIZE, ELF64_SHDR_SIZE, SHT_NOBITS, SHT_NOTE, SHT_STRTAB, SHT_SYMTAB} from './constants.js'
 import {readU64} from './headers.js'
@@ -120,6 +120,8 @@ function sectionNames(shdrs: Buffer, parts: Buffer[], shstrndx: number, base: nu
 
 /** CRC-32 of a whole file, read in chunks (what .gnu_debuglink records). */
 export function fileCrc32(path: string): number {
+  // node:zlib only here (a debuglink's check), not on every query's start.
+  const zlib: typeof import('node:zlib') = createRequire(import.meta.url)('node:zlib')
   const fd = openSync(path, 'r')
   try {
     const chunk = Buffer.alloc(1 << 20)

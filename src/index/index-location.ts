@@ -1,5 +1,5 @@
-import crypto from 'node:crypto'
 import fs from 'node:fs'
+import {createRequire} from 'node:module'
 import os from 'node:os'
 import path from 'node:path'
 import {TomaError} from '../errors.js'
@@ -20,6 +20,8 @@ function writable(dir: string): boolean {
 export function defaultIndexPath(corePath: string): string {
   const abs = path.resolve(corePath)
   if (writable(path.dirname(abs))) return abs + INDEX_SUFFIX
+  // node:crypto only here: loading it costs every query about 4 ms of its start-up.
+  const crypto: typeof import('node:crypto') = createRequire(import.meta.url)('node:crypto')
   const key = crypto.createHash('sha1').update(abs).digest('hex').slice(0, 16)
   return path.join(cacheFolder(), `${path.basename(abs)}-${key}${INDEX_SUFFIX}`)
 }

@@ -1,7 +1,6 @@
-import crypto from 'node:crypto'
 import fs from 'node:fs'
+import {createRequire} from 'node:module'
 import path from 'node:path'
-import {MessageChannel, receiveMessageOnPort, Worker} from 'node:worker_threads'
 import {TomaError} from '../errors.js'
 import {cacheFolderBeside} from '../index/index-location.js'
 import {fileCompression, type CompressionFormat} from './compression-format.js'
@@ -52,11 +51,16 @@ export function uncompressedCore(file: string, showProgress = process.stderr.isT
   return source
 }
 
-const hash = (data: string | Buffer) => crypto.createHash('sha1').update(data).digest('hex')
+// node:crypto and node:worker_threads are loaded only for a compressed core: loading them costs
+// every query about 5 ms of its start-up (README, "Start-up").
+const require = createRequire(import.meta.url)
+const crypto = (): typeof import('node:crypto') => require('node:crypto')
+
+const hash = (data: string | Buffer) => crypto().createHash('sha1').update(data).digest('hex')
 
 /** A key of the file's content that is cheap for a multi-gigabyte file: size, mtime, first and last MiB. */
 function identity(file: string, size: number, mtimeMs: number): string {
-  const h = crypto.createHash('sha1').update(`${size}:${mtimeMs}:`)
+  const h = crypto().createHash('sha1').update(`${size}:${mtimeMs}:`)
   const fd = fs.openSync(file, 'r')
   try {
     const buf = Buffer.alloc(Math.min(EDGE, size))
@@ -75,6 +79,7 @@ function identity(file: string, size: number, mtimeMs: number): string {
  * open cores synchronously, and the decoders (zlib streams, WASM xz, fzstd) are asynchronous.
  */
 function decompressInWorker(job: Omit<DecompressJob, 'done' | 'port'>): DecompressResult {
+  const {MessageChannel, receiveMessageOnPort, Worker}: typeof import('node:worker_threads') = require('node:worker_threads')
   const done = new Int32Array(new SharedArrayBuffer(4))
   const {port1, port2} = new MessageChannel()
   const worker = new Worker(new URL('./decompress-worker.js', import.meta.url), {workerData: {...job, done, port: port2}, transferList: [port2]})

@@ -73,7 +73,8 @@ export class Program {
     const modules: LoadedModule[] = core.modules.map(module => {
       const found = findModuleFile(
         {corePath: module.path, buildId: module.buildId},
-        {sysroot: options.sysroot, solibSearchPath: options.solibSearchPath, explicit: explicit.byModulePath},
+        // The files --exe and --tcmalloc name were opened (and parsed) to map them: not twice.
+        {sysroot: options.sysroot, solibSearchPath: options.solibSearchPath, explicit: explicit.byModulePath, openExplicit: p => explicit.opened.get(p) ?? ElfFile.load(p)},
       )
       if (!found.file) return {module, file: null, how: found.reason, verified: false, debug: null}
       return {module, file: found.file, how: found.how, verified: found.verified, debug: attachDebugFile(found.file, module.path, options)}
@@ -155,26 +156,29 @@ function executableModule(core: Core): Module | undefined {
  * A --tcmalloc file must hold TCMalloc (define its C entry point tc_malloc). Anything else is a
  * one-line error saying which.
  */
-function explicitFiles(core: Core, options: ProgramOptions): {byModulePath: Map<string, string>; flagFiles: {exe?: string; tcmalloc?: string}} {
+function explicitFiles(core: Core, options: ProgramOptions): {byModulePath: Map<string, string>; opened: Map<string, ElfFile>; flagFiles: {exe?: string; tcmalloc?: string}} {
   const explicit = new Map<string, string>()
+  const opened = new Map<string, ElfFile>()
   const flagFiles: {exe?: string; tcmalloc?: string} = {}
   const search = {sysroot: options.sysroot, solibSearchPath: options.solibSearchPath}
   if (options.exe) {
     const file = ElfFile.load(resolveModuleName('--exe', options.exe, core.modules, search))
     const exe = mappedModule(core, '--exe', file, executableModule(core))
     explicit.set(exe.path, file.path)
+    opened.set(file.path, file)
     flagFiles.exe = path.resolve(file.path)
   }
   if (options.tcmalloc) {
     const file = ElfFile.load(resolveModuleName('--tcmalloc', options.tcmalloc, core.modules, search))
-    if (!file.symbolByName('tc_malloc')) {
+    if (!file.definesSymbol('tc_malloc')) {
       throw new TomaError(`--tcmalloc ${file.path}: no TCMalloc in this file (it does not define tc_malloc)`)
     }
     const lib = mappedModule(core, '--tcmalloc', file, core.modules.find(m => /^libtcmalloc/.test(path.basename(m.path))))
     explicit.set(lib.path, file.path)
+    opened.set(file.path, file)
     flagFiles.tcmalloc = path.resolve(file.path)
   }
-  return {byModulePath: explicit, flagFiles}
+  return {byModulePath: explicit, opened, flagFiles}
 }
 
 /**

@@ -3,6 +3,7 @@ import type {HeapSummary} from '../analysis/heap-summary.js'
 import type {WarningReport} from '../analysis/warning-report.js'
 import {bytes, heading, table} from './table.js'
 import {count} from './wording.js'
+import {grouped} from '../util/grouped.js'
 
 export function analyzeText(s: HeapSummary, indexPath: string): string {
   const a = s.allocator
@@ -29,11 +30,11 @@ export function analyzeText(s: HeapSummary, indexPath: string): string {
   out.push('', heading(`Spans (${s.spans.total})`))
   out.push(table(['kind', '#spans', '#bytes', 'size'], Object.entries(s.spans.byKind).map(([k, v]) => [k, v.spans, v.bytes, bytes(v.bytes)])))
   if (s.sampled.objects) {
-    out.push(`${count(s.sampled.objects, 'sampled object')} with allocation stacks (${s.sampled.requestedBytes.toLocaleString('en-US')} bytes requested; sampling period ${s.sampled.period?.toLocaleString('en-US') ?? 'unknown'}): find-object shows each one's, toma profile writes them all`)
+    out.push(`${count(s.sampled.objects, 'sampled object')} with allocation stacks (${grouped(s.sampled.requestedBytes)} bytes requested; sampling period ${s.sampled.period === null ? 'unknown' : grouped(s.sampled.period)}): find-object shows each one's, toma profile writes them all`)
   }
   out.push('', heading('Objects by state'))
   out.push(table(['state', '#objects', '#bytes', 'size'], s.states.map(r => [r.state, r.objects, r.bytes, bytes(r.bytes)])))
-  out.push(`span tail waste (counted by TCMalloc as central-cache free): ${s.spanWasteBytes.toLocaleString('en-US')} bytes`)
+  out.push(`span tail waste (counted by TCMalloc as central-cache free): ${grouped(s.spanWasteBytes)} bytes`)
   out.push('', heading('Top size classes by live bytes'))
   out.push(
     table(
@@ -54,14 +55,14 @@ export function analyzeText(s: HeapSummary, indexPath: string): string {
           ? chalk.yellow(`not independent (${c.notIndependent})`)
           : c.equal
             ? chalk.green('equal')
-            : chalk.red(`differs by ${(c.toma - c.tcmalloc).toLocaleString('en-US')}`),
+            : chalk.red(`differs by ${grouped(c.toma - c.tcmalloc)}`),
       ]),
     ),
   )
   const g = s.graph
   out.push('', heading('Object graph'))
   out.push(`${count(g.scannedObjects, 'live object')} scanned (${bytes(g.scannedBytes)}), ${count(g.edges, 'pointer')} between them`)
-  out.push(`roots (--roots ${g.roots.filter(r => r.used).map(r => r.option).join(',')}): ${g.roots.filter(r => r.used).map(r => `${r.count.toLocaleString('en-US')} ${r.kind} (${bytes(r.scannedBytes)} scanned)`).join(', ')}`)
+  out.push(`roots (--roots ${g.roots.filter(r => r.used).map(r => r.option).join(',')}): ${g.roots.filter(r => r.used).map(r => `${grouped(r.count)} ${r.kind} (${bytes(r.scannedBytes)} scanned)`).join(', ')}`)
   const unused = g.roots.filter(r => !r.used)
   if (unused.length) out.push(`  not used as roots: ${unused.map(r => r.option).join(', ')}`)
   out.push(`  not scanned: ${bytes(g.rootsNotScanned.allocatorBytes)} of heap spans and TCMalloc metadata, ${bytes(g.rootsNotScanned.deadStackBytes)} of dead stack below rsp`)
@@ -79,9 +80,9 @@ export function analyzeText(s: HeapSummary, indexPath: string): string {
 export function warningLines(w: WarningReport): string[] {
   if (w.consistent) return ['none: every list and counter is consistent']
   const out = w.list.map(x => chalk.yellow(`[${x.phase}] ${x.kind}${x.addresses.length ? ` at ${x.addresses.join(', ')}` : ''}: ${x.message}`))
-  for (const [phase, n] of Object.entries(w.omitted)) out.push(`[${phase}] … and ${n.toLocaleString('en-US')} more not listed`)
-  const phases = Object.entries(w.byPhase).filter(([, n]) => n > 0).map(([p, n]) => `${n.toLocaleString('en-US')} ${p}`)
-  out.push(chalk.red(`not consistent: ${w.total.toLocaleString('en-US')} warning${w.total === 1 ? '' : 's'} (${phases.join(', ')})`))
+  for (const [phase, n] of Object.entries(w.omitted)) out.push(`[${phase}] … and ${grouped(n)} more not listed`)
+  const phases = Object.entries(w.byPhase).filter(([, n]) => n > 0).map(([p, n]) => `${grouped(n)} ${p}`)
+  out.push(chalk.red(`not consistent: ${grouped(w.total)} warning${w.total === 1 ? '' : 's'} (${phases.join(', ')})`))
   return out
 }
 

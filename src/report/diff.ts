@@ -2,12 +2,13 @@ import chalk from 'chalk'
 import type {CoreDiff} from '../analysis/diff.js'
 import type {ObjectBrief} from '../analysis/object-brief.js'
 import {bytes, heading, table} from './table.js'
+import {grouped} from '../util/grouped.js'
 
 /** A change in objects with its sign: "+1,200", "-300", "0". */
-export const signed = (n: number) => (n > 0 ? `+${n.toLocaleString('en-US')}` : n.toLocaleString('en-US'))
+export const signed = (n: number) => (n > 0 ? `+${grouped(n)}` : grouped(n))
 /** A change in bytes with its sign: "+112.5 KiB". */
 export const signedBytes = (n: number) => (n < 0 ? `-${bytes(-n)}` : `+${bytes(n)}`)
-const kind = (o: ObjectBrief) => o.type ?? (o.sizeClass ? `untyped (class ${o.sizeClass}, ${o.size} B)` : `untyped large block (${o.size.toLocaleString('en-US')} B)`)
+const kind = (o: ObjectBrief) => o.type ?? (o.sizeClass ? `untyped (class ${o.sizeClass}, ${o.size} B)` : `untyped large block (${grouped(o.size)} B)`)
 
 /** A holder that grew, in words (the text and the HTML report say it alike): "+84.4 KiB", "under app::Cache at 0x…", ", via +0x8 → …", "retained … → …". */
 export function growthWords(g: CoreDiff['growth'][number]) {
@@ -18,7 +19,7 @@ export function growthWords(g: CoreDiff['growth'][number]) {
 /** The diff's totals in one line. */
 export function totalsLine(d: CoreDiff): string {
   const t = d.totals
-  return `objects born ${t.born.objects.toLocaleString('en-US')} (${bytes(t.born.bytes)}), died ${t.died.objects.toLocaleString('en-US')} (${bytes(t.died.bytes)}), kept ${t.kept.objects.toLocaleString('en-US')} (${bytes(t.kept.bytes)}); net ${signedBytes(t.born.bytes - t.died.bytes)}`
+  return `objects born ${grouped(t.born.objects)} (${bytes(t.born.bytes)}), died ${grouped(t.died.objects)} (${bytes(t.died.bytes)}), kept ${grouped(t.kept.objects)} (${bytes(t.kept.bytes)}); net ${signedBytes(t.born.bytes - t.died.bytes)}`
 }
 
 /** `toma diff` as text: totals, per type, the holders that grew, TCMalloc's states. */

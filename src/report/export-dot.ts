@@ -4,6 +4,7 @@ import type {HeapIndex} from '../index/heap-index.js'
 import {rootRefLabel} from '../analysis/root-label.js'
 import type {Program} from '../program/program.js'
 import {count} from './wording.js'
+import {grouped} from '../util/grouped.js'
 
 export interface DotLimits {
   /** Objects drawn at most (the centre always). */
@@ -110,7 +111,7 @@ export function exportDot(program: Program, index: HeapIndex, corePath: string, 
   const leftOut = [
     nodeCapHit ? `objects beyond --max-nodes ${limits.maxNodes}` : '',
     arrows.length > drawn.length ? `${arrows.length - drawn.length} of ${arrows.length} arrows (--max-edges ${limits.maxEdges})` : '',
-    pointersOut + pointersIn > 0 ? `${count(pointersOut, 'pointer')} to and ${pointersIn.toLocaleString('en-US')} from objects not drawn` : '',
+    pointersOut + pointersIn > 0 ? `${count(pointersOut, 'pointer')} to and ${grouped(pointersIn)} from objects not drawn` : '',
     rootsLeftOut ? `${count(rootsLeftOut, 'root')} (${ROOTS_PER_OBJECT} drawn per object)` : '',
   ].filter(Boolean)
   const note = `${count(nodes.size, 'object')} within ${count(depth, 'pointer')} of ${hex(start.start)}, ${count(drawn.length, 'arrow')}${leftOut.length ? `; left out: ${leftOut.join('; ')}` : ''}`

@@ -4,6 +4,7 @@ import type {Allocation} from '../analysis/allocations.js'
 import {sightingText} from './wording.js'
 import {aboutCore} from './table.js'
 import {count} from './wording.js'
+import {grouped} from '../util/grouped.js'
 
 export function findObjectText(info: ObjectInfo, core: string): string {
   const about = aboutCore(core)
@@ -16,7 +17,7 @@ export function findObjectText(info: ObjectInfo, core: string): string {
     `  type ${o.type ?? chalk.dim('unknown (no vtable)')}`,
     ...(o.held
       ? [
-          `  ${o.held.reachable ? 'reachable from a root' : chalk.yellow('leaked: no root reaches it')}; retains ${o.held.retained.bytes.toLocaleString('en-US')} B in ${o.held.retained.objects.toLocaleString('en-US')} object(s); immediate dominator ${o.held.immediateDominator ? `${o.held.immediateDominator.address} ${o.held.immediateDominator.type ?? '(untyped)'}` : o.held.onlyThread !== null ? `none: only thread ${o.held.onlyThread}'s registers, stack and TLS reach it` : o.held.reachable ? 'none (held directly by roots)' : 'none (it starts a leaked structure)'}`,
+          `  ${o.held.reachable ? 'reachable from a root' : chalk.yellow('leaked: no root reaches it')}; retains ${grouped(o.held.retained.bytes)} B in ${grouped(o.held.retained.objects)} object(s); immediate dominator ${o.held.immediateDominator ? `${o.held.immediateDominator.address} ${o.held.immediateDominator.type ?? '(untyped)'}` : o.held.onlyThread !== null ? `none: only thread ${o.held.onlyThread}'s registers, stack and TLS reach it` : o.held.reachable ? 'none (held directly by roots)' : 'none (it starts a leaked structure)'}`,
         ]
       : []),
     ...o.lastSeen.map(x => `  ${chalk.dim(sightingText(x))}`),
@@ -50,7 +51,7 @@ export function findObjectText(info: ObjectInfo, core: string): string {
 function allocationLines(a: Allocation | null): string[] {
   if (!a) return []
   return [
-    `  sampled by TCMalloc: ${a.requestedSize.toLocaleString('en-US')} B requested, allocated at:`,
+    `  sampled by TCMalloc: ${grouped(a.requestedSize)} B requested, allocated at:`,
     ...a.stack.map((f, i) => `    #${i} ${f.address} ${f.symbol ?? chalk.dim('(no symbol)')}`),
   ]
 }

@@ -49,6 +49,7 @@ export function infoData(program: Program) {
 }
 
 import {REGISTER_NAMES} from '../core/threads.js'
+import {grouped} from '../util/grouped.js'
 function registerEntries(regs: BigUint64Array): Array<[string, string]> {
   return REGISTER_NAMES.map((n, i) => [n, '0x' + regs[i]!.toString(16)])
 }
@@ -56,7 +57,7 @@ function registerEntries(regs: BigUint64Array): Array<[string, string]> {
 export function infoText(data: ReturnType<typeof infoData>): string {
   const out: string[] = []
   const p = data.process
-  out.push(`${chalk.bold('core')} ${data.core}  ${data.size.toLocaleString('en-US')} bytes`)
+  out.push(`${chalk.bold('core')} ${data.core}  ${grouped(data.size)} bytes`)
   out.push(`${chalk.bold('process')} ${p.command ?? '?'} pid ${p.pid ?? '?'}  ${p.args ?? ''}`)
   if (data.signal) out.push(`${chalk.bold('signal')} ${data.signal.signo}${data.signal.faultAddress !== null ? ` at ${hex(data.signal.faultAddress)}` : ''}`)
   out.push('', heading(`Threads (${data.threads.length})`))

@@ -4,6 +4,7 @@ import {sightingText} from './wording.js'
 import {colourState} from './find-object.js'
 import {aboutCore} from './table.js'
 import {count, withCut} from './wording.js'
+import {grouped} from '../util/grouped.js'
 
 type Brief = Refs['object']
 const describe = (o: Brief) => `${chalk.bold(o.address)} #${o.id} ${o.type ?? chalk.dim('(untyped)')} ${o.size} B ${o.state === 'live' ? '' : colourState(o.state)}`.trimEnd()
@@ -18,7 +19,7 @@ export function refsText(r: Refs, core: string, options: {incoming: boolean; out
   if (options.incoming) {
     out.push('', chalk.bold(withCut(`Pointed to by ${count(r.incomingCount, 'pointer')} from other objects`, r.incoming.length, r.incomingCount)))
     for (const e of r.incoming) out.push(`  ${describe(e.from)} +${e.offset} → +${e.toOffset}`)
-    out.push('', chalk.bold(withCut(`Roots (${r.rootCount.toLocaleString('en-US')})`, r.roots.length, r.rootCount)))
+    out.push('', chalk.bold(withCut(`Roots (${grouped(r.rootCount)})`, r.roots.length, r.rootCount)))
     for (const x of r.roots) out.push(`  ${x.kind.padEnd(8)} ${x.label}${x.address ? ` @ ${x.address}` : ''} → +${x.toOffset}`)
     for (const x of r.lastSeen) out.push(chalk.dim(`  not a root: ${sightingText(x)}`))
     if (r.rootCount === 0) out.push(chalk.dim('  none: no root (register, stack, TLS, global, mapping, cached stack) points into it directly'))

@@ -6,17 +6,18 @@ import type {Suspects} from '../analysis/suspects.js'
 import type {topObjects, topTypes} from '../analysis/top.js'
 import {bytes, heading, table} from './table.js'
 import {objectKind, percent, untypedKind} from './wording.js'
+import {grouped} from '../util/grouped.js'
 
 const kind = (o: ObjectBrief) => o.type ?? chalk.dim(untypedKind(o))
-const named = (o: ObjectBrief) => `${chalk.bold(o.address)} ${kind(o)} ${o.size.toLocaleString('en-US')} B`
-const plural = (n: number, one: string, many = `${one}s`) => `${n.toLocaleString('en-US')} ${n === 1 ? one : many}`
+const named = (o: ObjectBrief) => `${chalk.bold(o.address)} ${kind(o)} ${grouped(o.size)} B`
+const plural = (n: number, one: string, many = `${one}s`) => `${grouped(n)} ${n === 1 ? one : many}`
 
 export function rootPathText(p: RootPath, indent = '  '): string[] {
   const r = p.root
   const lines = [`${indent}${chalk.cyan(r.kind)} ${r.label}${r.address && r.kind !== 'global' ? ` @ ${r.address}` : ''} → +${r.toOffset}`]
   p.steps.forEach((s, i) => {
     lines.push(`${indent}  ${named(s.object)}${s.offset === null ? '' : `  .+${s.offset} → +${s.nextOffset}`}`)
-    if (p.omitted && i === p.steps.length / 2 - 1) lines.push(`${indent}  ${chalk.dim(`… ${p.omitted.toLocaleString('en-US')} more steps …`)}`)
+    if (p.omitted && i === p.steps.length / 2 - 1) lines.push(`${indent}  ${chalk.dim(`… ${grouped(p.omitted)} more steps …`)}`)
   })
   return lines
 }
@@ -64,7 +65,7 @@ export function dominatedText(d: Dominated): string {
 
 export function topObjectsText(t: ReturnType<typeof topObjects>): string {
   return [
-    heading(`Objects retaining the most (first ${t.listed} of ${t.of.toLocaleString('en-US')} held directly by roots or starting a leak; live heap ${bytes(t.liveBytes)})`),
+    heading(`Objects retaining the most (first ${t.listed} of ${grouped(t.of)} held directly by roots or starting a leak; live heap ${bytes(t.liveBytes)})`),
     table(
       ['address', 'type', '#shallow', '#retained', '#objects', '#share', 'reachable'],
       t.objects.map(o => [o.address, objectKind(o), o.size, o.retainedBytes, o.retainedObjects, percent(o.share), o.reachable ? 'yes' : 'leaked']),

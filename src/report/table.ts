@@ -1,10 +1,11 @@
 import chalk from 'chalk'
+import {grouped} from '../util/grouped.js'
 
 /** Left-aligned text columns; numbers (right-aligned) when the column's header starts with '#'. */
 export function table(headers: string[], rows: Array<Array<string | number>>): string {
   const right = headers.map(h => h.startsWith('#'))
   const titles = headers.map(h => h.replace(/^#/, ''))
-  const cells = rows.map(r => r.map(c => (typeof c === 'number' ? c.toLocaleString('en-US') : c)))
+  const cells = rows.map(r => r.map(c => (typeof c === 'number' ? grouped(c) : c)))
   const plain = (s: string) => s.replace(/\u001b\[[0-9;]*m/g, '')
   const widths = titles.map((t, i) => Math.max(t.length, ...cells.map(r => plain(r[i] ?? '').length)))
   // A left-aligned last column is not padded: no line ends in spaces (inside colour codes either).

@@ -1,13 +1,14 @@
 import type {Sighting} from '../index/sighting-index.js'
+import {grouped} from '../util/grouped.js'
 
 /** A count with its noun in the right number: "1 live object", "4,246 live objects". */
 export function count(n: number, singular: string, plural = `${singular}s`): string {
-  return `${n.toLocaleString('en-US')} ${n === 1 ? singular : plural}`
+  return `${grouped(n)} ${n === 1 ? singular : plural}`
 }
 
 /** What a cut list says about itself: nothing when whole, else "first N of M shown". */
 export function cut(shown: number, total: number): string {
-  return shown < total ? `first ${shown.toLocaleString('en-US')} of ${total.toLocaleString('en-US')} shown` : ''
+  return shown < total ? `first ${grouped(shown)} of ${grouped(total)} shown` : ''
 }
 
 /** A heading with its count, and the cut when the list below it is cut: "Points to 1,097 objects (first 100 of 1,097 shown)". */

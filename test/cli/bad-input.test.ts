@@ -184,6 +184,14 @@ describe('command-line mistakes are said whole, on one line', () => {
     expectOneLineError(await runToma(['refs', '0x1000', corePath, '--depth', '65'], {cwd: empty}), /--depth.*less than or equal to 64 but received: 65/)
   })
 
+  it('a thread id that is not a number is bad input, not an internal error', async () => {
+    for (const env of [{}, {TOMA_OCLIF: '1'}] as Record<string, string>[]) {
+      const r = await runToma(['stack', 'x', corePath], {cwd: empty, env})
+      expectOneLineError(r, /Expected an integer but received: x/)
+      expect(r.status).toBe(2)
+    }
+  })
+
   it('a bad address says which forms are accepted', async () => {
     expectOneLineError(await runToma(['find-object', 'zz', corePath], {cwd: empty}), /zz: not an address \(expected 0x… hex or decimal\)/)
   })

@@ -1,3 +1,4 @@
+import {grouped} from '../../util/grouped.js'
 /** Markup that is already safe to emit (built by `html`, or trusted text such as the page's own script). */
 export class Html {
   constructor(readonly text: string) {}
@@ -38,5 +39,5 @@ export function html(strings: TemplateStringsArray, ...values: Part[]): Html {
 
 /** A number as people read it in the report (thousands separated). */
 export function num(n: number): string {
-  return n.toLocaleString('en-US')
+  return grouped(n)
 }
