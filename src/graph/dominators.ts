@@ -65,13 +65,17 @@ export function dominatorTree(g: DominatorInput): DominatorTree {
   const groups = g.groupCount ?? 0
   if (n0 + groups >= BY_GROUP) throw new RangeError(`${n0} objects: too many for 32-bit dominator ids`)
   // pre[o]: preorder number of object o (≥ 1), 0 while unvisited, OUTSIDE for an object no DFS may
-  // enter. Marking those up front makes "may the DFS go there" one read of pre[] (the reads of the
-  // DFS land at random over the heap: each one saved is a cache miss saved).
+  // enter. The DFS asks "may I go there" of a bitmap instead (one bit an object: it stays in the
+  // cache where pre[] would cost a memory read an edge, the DFS's reads landing at random over
+  // the heap); a bit is set for a non-live object and for every object the DFS has numbered.
   const pre = new Uint32Array(n0)
+  const entered = new Int32Array((n0 + 31) >>> 5)
   let liveCount = 0
   for (let o = 0; o < n0; o++) {
-    if (g.live[o] !== 1) pre[o] = OUTSIDE
-    else liveCount++
+    if (g.live[o] !== 1) {
+      pre[o] = OUTSIDE
+      entered[o >>> 5]! |= 1 << (o & 31)
+    } else liveCount++
   }
   // Preorder 0 is the virtual root; each root group is a vertex too, numbered when the DFS enters
   // it (so that the numbering stays a true DFS preorder), stored in vertex[] as objectCount + group.
@@ -88,10 +92,11 @@ export function dominatorTree(g: DominatorInput): DominatorTree {
 
   // DFS from the virtual root: each group's root targets, the other roots' targets; what it
   // numbers is what the roots reach. Then the leaked graph (every live object left), whose DFS
-  // cannot enter the reachable part: every object there is numbered already, so pre[t] === 0
+  // cannot enter the reachable part: every object there is numbered (entered) already, so the bitmap
   // alone says where each DFS may go.
   let count = 1
   const dfsFrom = (start: number, from: number): void => {
+    entered[start >>> 5]! |= 1 << (start & 31)
     pre[start] = count
     vertex[count] = start
     parent[count] = from
@@ -108,7 +113,9 @@ export function dominatorTree(g: DominatorInput): DominatorTree {
       }
       stack[sp - 1] = e + 1
       const t = outTo[e]!
-      if (pre[t] !== 0) continue
+      const bit = 1 << (t & 31)
+      if ((entered[t >>> 5]! & bit) !== 0) continue
+      entered[t >>> 5]! |= bit
       pre[t] = count
       vertex[count] = t
       parent[count] = pre[v]!
@@ -169,7 +176,38 @@ export function dominatorTree(g: DominatorInput): DominatorTree {
   // itself instead of the vertex holding it (no label indirection), interleaved with the
   // ancestor link: forest[2v] = ancestor (NONE for a tree's root), forest[2v+1] = that minimum.
   // One cache line then serves both reads of a step of the path.
-  const semi = new Uint32Array(count)
+  // The semi loop reads every vertex's predecessors by preorder number, in decreasing preorder:
+  // read through inStart/inFrom/pre[] that is two random reads an edge, in a dependent chain.
+  // So first a copy of the predecessor lists, renumbered and laid out in preorder (built in
+  // object order: inStart and inFrom read in sequence, the reads of pre[] independent of each
+  // other), which the loop then reads backwards in sequence. An edge the loop must ignore (from
+  // a free slot, or from the leaked graph into the reachable one) is written as `count`.
+  // semi[] holds each vertex's first position in it until the loop writes the vertex's semi.
+  const semi = new Uint32Array(count + 1)
+  const inStart = g.inStart
+  const inFrom = g.inFrom
+  for (let o = 0; o < n0; o++) {
+    const w = pre[o]!
+    if (w < count) semi[w] = inStart[o + 1]! - inStart[o]!
+  }
+  let predTotal = 0
+  for (let w = 0; w < count; w++) {
+    const d = semi[w]!
+    semi[w] = predTotal
+    predTotal += d
+  }
+  semi[count] = predTotal
+  const predPre = new Uint32Array(predTotal)
+  for (let o = 0; o < n0; o++) {
+    const w = pre[o]!
+    if (w >= count) continue
+    const ceiling = w < reachedEnd ? reachedEnd : count
+    let at = semi[w]!
+    for (let i = inStart[o]!, end = inStart[o + 1]!; i < end; i++) {
+      const pv = pre[inFrom[i]!]!
+      predPre[at++] = pv < ceiling ? pv : count
+    }
+  }
   forest.fill(NONE)
   /**
    * Smallest semidominator on v's forest path (v itself while it is unlinked: its semi is still
@@ -198,8 +236,7 @@ export function dominatorTree(g: DominatorInput): DominatorTree {
     }
     return forest[2 * v + 1]!
   }
-  const inStart = g.inStart
-  const inFrom = g.inFrom
+  let predEnd = predTotal
   for (let w = count - 1; w >= 1; w--) {
     const o = vertex[w]!
     let s = w
@@ -216,16 +253,15 @@ export function dominatorTree(g: DominatorInput): DominatorTree {
         if (c < s) s = c
       }
     }
-    if (o < n0) {
-      const reached = w < reachedEnd
-      for (let i = inStart[o]!, end = inStart[o + 1]!; i < end && s > 0; i++) {
-        const pv = pre[inFrom[i]!]!
-        if (pv >= count || pv < reachedEnd !== reached) continue
-        // A predecessor numbered before w is not in the forest yet: its semi is itself.
-        const c = pv < w ? pv : evaluate(pv)
-        if (c < s) s = c
-      }
+    const predStart = semi[w]!
+    for (let i = predStart; i < predEnd && s > 0; i++) {
+      const pv = predPre[i]!
+      if (pv === count) continue
+      // A predecessor numbered before w is not in the forest yet: its semi is itself.
+      const c = pv < w ? pv : evaluate(pv)
+      if (c < s) s = c
     }
+    predEnd = predStart
     semi[w] = s
     forest[2 * w] = parent[w]!
     forest[2 * w + 1] = s
