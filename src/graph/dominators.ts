@@ -178,17 +178,22 @@ export function dominatorTree(g: DominatorInput): DominatorTree {
   // One cache line then serves both reads of a step of the path.
   // The semi loop reads every vertex's predecessors by preorder number, in decreasing preorder:
   // read through inStart/inFrom/pre[] that is two random reads an edge, in a dependent chain.
-  // So first a copy of the predecessor lists, renumbered and laid out in preorder (built in
+  // So first a copy of the predecessor lists, renumbered and laid out in preorder (filled in
   // object order: inStart and inFrom read in sequence, the reads of pre[] independent of each
-  // other), which the loop then reads backwards in sequence. An edge the loop must ignore (from
-  // a free slot, or from the leaked graph into the reachable one) is written as `count`.
-  // semi[] holds each vertex's first position in it until the loop writes the vertex's semi.
+  // other), which the loop then reads backwards in sequence. The DFS tree edge is left out of
+  // each list (the loop starts from the DFS parent, always a predecessor numbered lower), which
+  // makes the copy about half the edges. An edge the loop must ignore (from a free slot, or from
+  // the leaked graph into the reachable one) is written as `count`. semi[] holds each vertex's
+  // first position in the copy until the loop writes the vertex's semidominator there.
   const semi = new Uint32Array(count + 1)
   const inStart = g.inStart
   const inFrom = g.inFrom
-  for (let o = 0; o < n0; o++) {
-    const w = pre[o]!
-    if (w < count) semi[w] = inStart[o + 1]! - inStart[o]!
+  for (let w = 1; w < count; w++) {
+    const o = vertex[w]!
+    if (o >= n0) continue // a root group: no edges
+    const p = parent[w]!
+    const treeEdge = p !== 0 && vertex[p]! < n0 ? 1 : 0
+    semi[w] = Math.max(0, inStart[o + 1]! - inStart[o]! - treeEdge)
   }
   let predTotal = 0
   for (let w = 0; w < count; w++) {
@@ -202,11 +207,19 @@ export function dominatorTree(g: DominatorInput): DominatorTree {
     const w = pre[o]!
     if (w >= count) continue
     const ceiling = w < reachedEnd ? reachedEnd : count
+    const begin = inStart[o]!
+    const end = inStart[o + 1]!
     let at = semi[w]!
-    for (let i = inStart[o]!, end = inStart[o + 1]!; i < end; i++) {
+    const limit = semi[w + 1]!
+    // Whether the tree edge was left out (the list is one shorter than the in-edges).
+    let treeEdgeLeft = limit - at < end - begin
+    const p = parent[w]!
+    for (let i = begin; i < end; i++) {
       const pv = pre[inFrom[i]!]!
-      predPre[at++] = pv < ceiling ? pv : count
+      if (treeEdgeLeft && pv === p) treeEdgeLeft = false
+      else if (at < limit) predPre[at++] = pv < ceiling ? pv : count
     }
+    while (at < limit) predPre[at++] = count
   }
   forest.fill(NONE)
   /**
@@ -239,12 +252,10 @@ export function dominatorTree(g: DominatorInput): DominatorTree {
   let predEnd = predTotal
   for (let w = count - 1; w >= 1; w--) {
     const o = vertex[w]!
-    let s = w
-    if (o >= n0) {
-      s = 0 // a root group: its one predecessor is the virtual root
-    } else if (w >= reachedEnd) {
-      if (parent[w] === 0) s = 0 // a leak start: the virtual root's edge
-    } else if (rootTarget[w] === 1) {
+    // The DFS parent: the virtual root for a root group or a leak start, a group or the virtual
+    // root for the root targets it entered first, else the object whose edge the DFS followed.
+    let s = parent[w]!
+    if (w < reachedEnd && rootTarget[w] === 1) {
       // Edges from the virtual root or a group to every root target.
       for (let r = firstAtOrAbove(g.rootTo, o); r < g.rootTo.length && g.rootTo[r] === o; r++) {
         // The virtual root's edge gives 0; a group is a predecessor like any other (numbered
