@@ -13,6 +13,7 @@
  */
 
 import {firstAtOrAbove} from '../util/search.js'
+import {sharedUint32} from '../util/shared-arrays.js'
 
 /** idom value of a vertex dominated only by the virtual root (a root target, a leak start). */
 export const BY_VIRTUAL_ROOT = 0xffff_fffe
@@ -60,7 +61,8 @@ const NONE = 0xffff_ffff
 /** pre[] value of an object the DFS must not enter (free, or in the other part of the graph). */
 const OUTSIDE = 0xffff_ffff
 
-export function dominatorTree(g: DominatorInput): DominatorTree {
+/** `sharedIdom`: idom in shared memory, so that a worker thread and the main thread can both read it. */
+export function dominatorTree(g: DominatorInput, sharedIdom = false): DominatorTree {
   const n0 = g.objectCount
   const groups = g.groupCount ?? 0
   if (n0 + groups >= BY_GROUP) throw new RangeError(`${n0} objects: too many for 32-bit dominator ids`)
@@ -68,7 +70,7 @@ export function dominatorTree(g: DominatorInput): DominatorTree {
   // enter. The DFS asks "may I go there" of a bitmap instead (one bit an object: it stays in the
   // cache where pre[] would cost a memory read an edge, the DFS's reads landing at random over
   // the heap); a bit is set for a non-live object and for every object the DFS has numbered.
-  const pre = new Uint32Array(n0)
+  const pre = sharedIdom ? sharedUint32(n0) : new Uint32Array(n0)
   const entered = new Int32Array((n0 + 31) >>> 5)
   let liveCount = 0
   for (let o = 0; o < n0; o++) {
