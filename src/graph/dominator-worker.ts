@@ -4,6 +4,7 @@
  * then the tree's child lists, raising the signal the main thread sleeps on after each.
  */
 import {parentPort, workerData} from 'node:worker_threads'
+import {collectGarbage} from '../util/collect-garbage.js'
 import {dominatorChildren} from './dominator-children.js'
 import {POSTED_CHILDREN, POSTED_TREE} from './dominator-job.js'
 import {dominatorTree, type DominatorInput} from './dominators.js'
@@ -17,6 +18,9 @@ try {
   const tree = dominatorTree(input, true)
   port.postMessage({tree}, [tree.preorder.buffer as ArrayBuffer, tree.leakStarts.buffer as ArrayBuffer])
   raise(POSTED_TREE)
+  // The pass's working arrays are garbage now: free them before the child lists are allocated
+  // (nothing else would collect this thread's heap in time, and the main thread is at its peak).
+  collectGarbage()
   const children = dominatorChildren(tree.idom, input.objectCount)
   port.postMessage({children}, [children.childStart.buffer as ArrayBuffer, children.child.buffer as ArrayBuffer])
 } catch (e) {

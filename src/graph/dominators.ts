@@ -173,11 +173,6 @@ export function dominatorTree(g: DominatorInput, sharedIdom = false): DominatorT
     if (p < reachedEnd) rootTarget[p] = 1
   }
 
-  // Semidominators, in decreasing preorder, with Lengauer–Tarjan's link-eval forest. Semi-NCA
-  // needs eval only for the smallest semidominator on a path, so the forest keeps that value
-  // itself instead of the vertex holding it (no label indirection), interleaved with the
-  // ancestor link: forest[2v] = ancestor (NONE for a tree's root), forest[2v+1] = that minimum.
-  // One cache line then serves both reads of a step of the path.
   // The semi loop reads every vertex's predecessors by preorder number, in decreasing preorder:
   // read through inStart/inFrom/pre[] that is two random reads an edge, in a dependent chain.
   // So first a copy of the predecessor lists, renumbered and laid out in preorder (filled in
@@ -223,6 +218,11 @@ export function dominatorTree(g: DominatorInput, sharedIdom = false): DominatorT
     }
     while (at < limit) predPre[at++] = count
   }
+  // Semidominators, in decreasing preorder, with Lengauer–Tarjan's link-eval forest. Semi-NCA
+  // needs eval only for the smallest semidominator on a path, so the forest keeps that value
+  // itself instead of the vertex holding it (no label indirection), interleaved with the
+  // ancestor link: forest[2v] = ancestor (NONE for a tree's root), forest[2v+1] = that minimum.
+  // One cache line then serves both reads of a step of the path.
   forest.fill(NONE)
   /**
    * Smallest semidominator on v's forest path (v itself while it is unlinked: its semi is still
