@@ -1,29 +1,36 @@
 import fs from 'node:fs'
 import {fileURLToPath} from 'node:url'
-import {MessageChannel, Worker, receiveMessageOnPort} from 'node:worker_threads'
+import {MessageChannel, Worker, receiveMessageOnPort, type MessagePort} from 'node:worker_threads'
 import {isShared, sharedCopy} from '../util/shared-arrays.js'
+import {dominatorChildren, type DominatorChildren} from './dominator-children.js'
 import {dominatorTree, type DominatorInput, type DominatorTree} from './dominators.js'
 
-/** A dominator tree being computed: `join` waits for it. */
+/** A dominator tree being computed: `join` waits for it, `children` then for its child lists. */
 export interface DominatorJob {
   join(): DominatorTree
+  children(): DominatorChildren
   /** Whether it runs on a worker thread (beside the main thread's next phases). */
   readonly parallel: boolean
 }
 
+/** What the worker has posted so far (the signal's value): the tree, then the child lists. */
+export const POSTED_TREE = 1
+export const POSTED_CHILDREN = 2
+
 /**
  * Starts the dominator pass. With more than one worker allowed it runs on a worker thread over
  * the same (shared) graph arrays while the main thread names types, sums up and writes the
- * index, so its time overlaps theirs on a second core; the tree is the same either way (one
- * function computes it). Without a second worker, or where the worker's compiled file is not
- * there (sources run by the test runner), it runs at once on this thread.
+ * index, so its time overlaps theirs on a second core; the worker then sorts out the tree's
+ * child lists while the main thread sums retained sizes. The results are the same either way
+ * (the same functions compute them). Without a second worker, or where the worker's compiled
+ * file is not there (sources run by the test runner), it all runs on this thread.
  */
 export function startDominatorTree(input: DominatorInput, workers: number): DominatorJob {
   const script = new URL('./dominator-worker.js', import.meta.url)
   const shareable = isShared(input.outStart) && isShared(input.outTo) && isShared(input.inStart) && isShared(input.inFrom)
   if (workers < 2 || !shareable || !fs.existsSync(fileURLToPath(script))) {
     const tree = dominatorTree(input)
-    return {join: () => tree, parallel: false}
+    return {join: () => tree, children: () => dominatorChildren(tree.idom, input.objectCount), parallel: false}
   }
   // The small arrays are copied.
   const shared: DominatorInput = {
@@ -36,16 +43,31 @@ export function startDominatorTree(input: DominatorInput, workers: number): Domi
   const signal = new Int32Array(new SharedArrayBuffer(4))
   const worker = new Worker(script, {workerData: {input: shared, port: port2, signal}, transferList: [port2]})
   worker.unref()
+  const done = (): void => {
+    port1.close()
+    void worker.terminate()
+  }
   return {
     parallel: true,
     join(): DominatorTree {
-      // The main thread has nothing else to do by now: sleep until the worker signals.
-      while (Atomics.load(signal, 0) === 0) Atomics.wait(signal, 0, 0, 1000)
-      const got = receiveMessageOnPort(port1)?.message as {tree?: DominatorTree; error?: string} | undefined
-      port1.close()
-      void worker.terminate()
-      if (!got?.tree) throw new Error(`dominator worker failed: ${got?.error ?? 'no result'}`)
-      return got.tree
+      const got = awaitPosted<{tree?: DominatorTree}>(signal, POSTED_TREE, port1)
+      if (!got.tree) done()
+      return got.tree ?? failed(got)
+    },
+    children(): DominatorChildren {
+      const got = awaitPosted<{children?: DominatorChildren}>(signal, POSTED_CHILDREN, port1)
+      done()
+      return got.children ?? failed(got)
     },
   }
+}
+
+/** Sleeps until the worker has posted `stage` (the main thread has nothing else to do by then); its message. */
+function awaitPosted<T>(signal: Int32Array, stage: number, port: MessagePort): T & {error?: string} {
+  for (let now = Atomics.load(signal, 0); now < stage; now = Atomics.load(signal, 0)) Atomics.wait(signal, 0, now, 1000)
+  return (receiveMessageOnPort(port)?.message ?? {}) as T & {error?: string}
+}
+
+function failed(got: {error?: string}): never {
+  throw new Error(`dominator worker failed: ${got.error ?? 'no result'}`)
 }

@@ -1,19 +1,31 @@
 /**
  * Worker thread body of dominator-job.ts: computes the dominator tree over the shared graph
- * arrays, hands the result back on the port (its buffers transferred, not copied) and raises the
- * signal the main thread sleeps on.
+ * arrays and hands it back on the port (idom in shared memory, the other buffers transferred),
+ * then the tree's child lists, raising the signal the main thread sleeps on after each.
  */
 import {parentPort, workerData} from 'node:worker_threads'
+import {collectGarbage} from '../util/collect-garbage.js'
+import {dominatorChildren} from './dominator-children.js'
+import {POSTED_CHILDREN, POSTED_TREE} from './dominator-job.js'
 import {dominatorTree, type DominatorInput} from './dominators.js'
 
 const {input, port, signal} = workerData as {input: DominatorInput; port: MessagePort; signal: Int32Array}
+const raise = (stage: number): void => {
+  Atomics.store(signal, 0, stage)
+  Atomics.notify(signal, 0)
+}
 try {
-  const tree = dominatorTree(input)
-  port.postMessage({tree}, [tree.idom.buffer as ArrayBuffer, tree.preorder.buffer as ArrayBuffer, tree.leakStarts.buffer as ArrayBuffer])
+  const tree = dominatorTree(input, true)
+  port.postMessage({tree}, [tree.preorder.buffer as ArrayBuffer, tree.leakStarts.buffer as ArrayBuffer])
+  raise(POSTED_TREE)
+  // The pass's working arrays are garbage now: free them before the child lists are allocated
+  // (nothing else would collect this thread's heap in time, and the main thread is at its peak).
+  collectGarbage()
+  const children = dominatorChildren(tree.idom, input.objectCount)
+  port.postMessage({children}, [children.childStart.buffer as ArrayBuffer, children.child.buffer as ArrayBuffer])
 } catch (e) {
   port.postMessage({error: e instanceof Error ? e.message : String(e)})
 } finally {
-  Atomics.store(signal, 0, 1)
-  Atomics.notify(signal, 0)
+  raise(POSTED_CHILDREN)
   parentPort?.close()
 }

@@ -13,6 +13,7 @@
  */
 
 import {firstAtOrAbove} from '../util/search.js'
+import {sharedUint32} from '../util/shared-arrays.js'
 
 /** idom value of a vertex dominated only by the virtual root (a root target, a leak start). */
 export const BY_VIRTUAL_ROOT = 0xffff_fffe
@@ -60,18 +61,23 @@ const NONE = 0xffff_ffff
 /** pre[] value of an object the DFS must not enter (free, or in the other part of the graph). */
 const OUTSIDE = 0xffff_ffff
 
-export function dominatorTree(g: DominatorInput): DominatorTree {
+/** `sharedIdom`: idom in shared memory, so that a worker thread and the main thread can both read it. */
+export function dominatorTree(g: DominatorInput, sharedIdom = false): DominatorTree {
   const n0 = g.objectCount
   const groups = g.groupCount ?? 0
   if (n0 + groups >= BY_GROUP) throw new RangeError(`${n0} objects: too many for 32-bit dominator ids`)
   // pre[o]: preorder number of object o (≥ 1), 0 while unvisited, OUTSIDE for an object no DFS may
-  // enter. Marking those up front makes "may the DFS go there" one read of pre[] (the reads of the
-  // DFS land at random over the heap: each one saved is a cache miss saved).
-  const pre = new Uint32Array(n0)
+  // enter. The DFS asks "may I go there" of a bitmap instead (one bit an object: it stays in the
+  // cache where pre[] would cost a memory read an edge, the DFS's reads landing at random over
+  // the heap); a bit is set for a non-live object and for every object the DFS has numbered.
+  const pre = sharedIdom ? sharedUint32(n0) : new Uint32Array(n0)
+  const entered = new Int32Array((n0 + 31) >>> 5)
   let liveCount = 0
   for (let o = 0; o < n0; o++) {
-    if (g.live[o] !== 1) pre[o] = OUTSIDE
-    else liveCount++
+    if (g.live[o] !== 1) {
+      pre[o] = OUTSIDE
+      entered[o >>> 5]! |= 1 << (o & 31)
+    } else liveCount++
   }
   // Preorder 0 is the virtual root; each root group is a vertex too, numbered when the DFS enters
   // it (so that the numbering stays a true DFS preorder), stored in vertex[] as objectCount + group.
@@ -88,10 +94,11 @@ export function dominatorTree(g: DominatorInput): DominatorTree {
 
   // DFS from the virtual root: each group's root targets, the other roots' targets; what it
   // numbers is what the roots reach. Then the leaked graph (every live object left), whose DFS
-  // cannot enter the reachable part: every object there is numbered already, so pre[t] === 0
+  // cannot enter the reachable part: every object there is numbered (entered) already, so the bitmap
   // alone says where each DFS may go.
   let count = 1
   const dfsFrom = (start: number, from: number): void => {
+    entered[start >>> 5]! |= 1 << (start & 31)
     pre[start] = count
     vertex[count] = start
     parent[count] = from
@@ -108,7 +115,9 @@ export function dominatorTree(g: DominatorInput): DominatorTree {
       }
       stack[sp - 1] = e + 1
       const t = outTo[e]!
-      if (pre[t] !== 0) continue
+      const bit = 1 << (t & 31)
+      if ((entered[t >>> 5]! & bit) !== 0) continue
+      entered[t >>> 5]! |= bit
       pre[t] = count
       vertex[count] = t
       parent[count] = pre[v]!
@@ -164,12 +173,56 @@ export function dominatorTree(g: DominatorInput): DominatorTree {
     if (p < reachedEnd) rootTarget[p] = 1
   }
 
+  // The semi loop reads every vertex's predecessors by preorder number, in decreasing preorder:
+  // read through inStart/inFrom/pre[] that is two random reads an edge, in a dependent chain.
+  // So first a copy of the predecessor lists, renumbered and laid out in preorder (filled in
+  // object order: inStart and inFrom read in sequence, the reads of pre[] independent of each
+  // other), which the loop then reads backwards in sequence. The DFS tree edge is left out of
+  // each list (the loop starts from the DFS parent, always a predecessor numbered lower), which
+  // makes the copy about half the edges. An edge the loop must ignore (from a free slot, or from
+  // the leaked graph into the reachable one) is written as `count`. semi[] holds each vertex's
+  // first position in the copy until the loop writes the vertex's semidominator there.
+  const semi = new Uint32Array(count + 1)
+  const inStart = g.inStart
+  const inFrom = g.inFrom
+  for (let w = 1; w < count; w++) {
+    const o = vertex[w]!
+    if (o >= n0) continue // a root group: no edges
+    const p = parent[w]!
+    const treeEdge = p !== 0 && vertex[p]! < n0 ? 1 : 0
+    semi[w] = Math.max(0, inStart[o + 1]! - inStart[o]! - treeEdge)
+  }
+  let predTotal = 0
+  for (let w = 0; w < count; w++) {
+    const d = semi[w]!
+    semi[w] = predTotal
+    predTotal += d
+  }
+  semi[count] = predTotal
+  const predPre = new Uint32Array(predTotal)
+  for (let o = 0; o < n0; o++) {
+    const w = pre[o]!
+    if (w >= count) continue
+    const ceiling = w < reachedEnd ? reachedEnd : count
+    const begin = inStart[o]!
+    const end = inStart[o + 1]!
+    let at = semi[w]!
+    const limit = semi[w + 1]!
+    // Whether the tree edge was left out (the list is one shorter than the in-edges).
+    let treeEdgeLeft = limit - at < end - begin
+    const p = parent[w]!
+    for (let i = begin; i < end; i++) {
+      const pv = pre[inFrom[i]!]!
+      if (treeEdgeLeft && pv === p) treeEdgeLeft = false
+      else if (at < limit) predPre[at++] = pv < ceiling ? pv : count
+    }
+    while (at < limit) predPre[at++] = count
+  }
   // Semidominators, in decreasing preorder, with Lengauer–Tarjan's link-eval forest. Semi-NCA
   // needs eval only for the smallest semidominator on a path, so the forest keeps that value
   // itself instead of the vertex holding it (no label indirection), interleaved with the
   // ancestor link: forest[2v] = ancestor (NONE for a tree's root), forest[2v+1] = that minimum.
   // One cache line then serves both reads of a step of the path.
-  const semi = new Uint32Array(count)
   forest.fill(NONE)
   /**
    * Smallest semidominator on v's forest path (v itself while it is unlinked: its semi is still
@@ -198,16 +251,13 @@ export function dominatorTree(g: DominatorInput): DominatorTree {
     }
     return forest[2 * v + 1]!
   }
-  const inStart = g.inStart
-  const inFrom = g.inFrom
+  let predEnd = predTotal
   for (let w = count - 1; w >= 1; w--) {
     const o = vertex[w]!
-    let s = w
-    if (o >= n0) {
-      s = 0 // a root group: its one predecessor is the virtual root
-    } else if (w >= reachedEnd) {
-      if (parent[w] === 0) s = 0 // a leak start: the virtual root's edge
-    } else if (rootTarget[w] === 1) {
+    // The DFS parent: the virtual root for a root group or a leak start, a group or the virtual
+    // root for the root targets it entered first, else the object whose edge the DFS followed.
+    let s = parent[w]!
+    if (w < reachedEnd && rootTarget[w] === 1) {
       // Edges from the virtual root or a group to every root target.
       for (let r = firstAtOrAbove(g.rootTo, o); r < g.rootTo.length && g.rootTo[r] === o; r++) {
         // The virtual root's edge gives 0; a group is a predecessor like any other (numbered
@@ -216,16 +266,15 @@ export function dominatorTree(g: DominatorInput): DominatorTree {
         if (c < s) s = c
       }
     }
-    if (o < n0) {
-      const reached = w < reachedEnd
-      for (let i = inStart[o]!, end = inStart[o + 1]!; i < end && s > 0; i++) {
-        const pv = pre[inFrom[i]!]!
-        if (pv >= count || pv < reachedEnd !== reached) continue
-        // A predecessor numbered before w is not in the forest yet: its semi is itself.
-        const c = pv < w ? pv : evaluate(pv)
-        if (c < s) s = c
-      }
+    const predStart = semi[w]!
+    for (let i = predStart; i < predEnd && s > 0; i++) {
+      const pv = predPre[i]!
+      if (pv === count) continue
+      // A predecessor numbered before w is not in the forest yet: its semi is itself.
+      const c = pv < w ? pv : evaluate(pv)
+      if (c < s) s = c
     }
+    predEnd = predStart
     semi[w] = s
     forest[2 * w] = parent[w]!
     forest[2 * w + 1] = s

@@ -1,6 +1,6 @@
 import type {HeapGraph} from './csr.js'
 import {startDominatorTree} from './dominator-job.js'
-import {NOT_IN_TREE, retainedSizes} from './dominators.js'
+import {retainedSizes} from './dominators.js'
 import {ACCUMULATED_GROUPS, ACCUMULATION_MIN_SHARE, accumulationPoints, GroupTally, type Accumulation} from './accumulation.js'
 
 /**
@@ -87,8 +87,9 @@ export function startRetention(input: RetentionInput, workers: number, progress?
       const tree = job.join()
       finishProgress?.('retained sizes', 0, 1)
       const retainedBytes = sizes.shallowBytes
+      // The worker (if any) sorts out the child lists meanwhile.
       const {objects: retainedObjects, groupBytes: threadRetainedBytes, groupObjects: threadRetainedObjects} = retainedSizes(tree, retainedBytes)
-      const {childStart, child} = childLists(tree.idom, n)
+      const {childStart, child} = job.children()
       largestChildFirst(childStart, child, retainedBytes)
       const top = largestFirst(child.subarray(childStart[n]!, childStart[n + 1]!), retainedBytes, TOP_OBJECTS)
       let liveBytes = 0
@@ -99,27 +100,6 @@ export function startRetention(input: RetentionInput, workers: number, progress?
       return {idom: tree.idom, retainedBytes, retainedObjects, childStart, child, leakStarts: tree.leakStarts, typeRetainedBytes: walk.bytes, typeRetainedObjects: walk.objects, top, threadRetainedBytes, threadRetainedObjects, accumulations}
     },
   }
-}
-
-/** The dominator tree's child lists by counting sort over idom (children ascending); the root groups' children count as the virtual root's. */
-function childLists(idom: Uint32Array, n: number): {childStart: Uint32Array; child: Uint32Array} {
-  const childStart = new Uint32Array(n + 2)
-  let inTree = 0
-  for (let o = 0; o < n; o++) {
-    const d = idom[o]!
-    if (d === NOT_IN_TREE) continue
-    childStart[(d >= n ? n : d) + 1]!++
-    inTree++
-  }
-  for (let i = 0; i <= n; i++) childStart[i + 1]! += childStart[i]!
-  const child = new Uint32Array(inTree)
-  const fill = childStart.slice(0, n + 1)
-  for (let o = 0; o < n; o++) {
-    const d = idom[o]!
-    if (d === NOT_IN_TREE) continue
-    child[fill[d >= n ? n : d]!++] = o
-  }
-  return {childStart, child}
 }
 
 /**
