@@ -2,7 +2,7 @@ import * as Flags from '@oclif/core/flags'
 import {analyzeCore} from '../src/analysis/analyze-core.js'
 import {TomaCommand} from '../src/cli/base-command.js'
 import {EXIT_STRICT_WARNINGS} from '../src/cli/exit-codes.js'
-import {terminalProgress} from '../src/cli/progress.js'
+import {progressWanted, terminalProgress} from '../src/cli/progress.js'
 import {analysisFlags, requiredCoreArg} from '../src/cli/query-flags.js'
 import {rememberLast} from '../src/index/index-location.js'
 import {analyzeText} from '../src/report/analyze.js'
@@ -30,10 +30,10 @@ export default class Analyze extends TomaCommand {
 
   async run() {
     const {args, flags} = await this.parse(Analyze)
-    const progress = terminalProgress(!this.jsonEnabled() && process.stderr.isTTY === true)
+    const progress = terminalProgress(!this.jsonEnabled() && progressWanted())
     try {
       // Every other flag is an analysis option (the index records it).
-      const {strict, index, workers, json: _json, ...options} = flags as typeof flags & {json?: boolean}
+      const {strict, index, workers, quiet: _quiet, json: _json, ...options} = flags as typeof flags & {json?: boolean}
       const analysis = analyzeCore(args.core, options, progress.update, index, undefined, {workers})
       // Only analyze sets the default core; with --index it does not create ./.toma/ for it.
       rememberLast(args.core, analysis.indexPath, {create: index === undefined})

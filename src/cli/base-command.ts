@@ -2,6 +2,7 @@ import {Command} from '@oclif/core/command'
 import * as Flags from '@oclif/core/flags'
 import chalk from 'chalk'
 import {TomaError} from '../errors.js'
+import {silenceProgress} from '../util/terminal-progress.js'
 
 /**
  * What every toma command shares: one clear line on stderr and a non-zero exit for any error
@@ -9,12 +10,16 @@ import {TomaError} from '../errors.js'
  */
 export abstract class TomaCommand extends Command {
   static override enableJsonFlag = true
+  static override baseFlags = {
+    quiet: Flags.boolean({description: 'no progress display on the terminal (it shows only when stderr is one)', helpGroup: 'GLOBAL'}),
+  }
 
   protected override async init(): Promise<void> {
     await super.init()
     // chalk does not honour NO_COLOR itself; JSON output is never coloured.
     if (process.env.NO_COLOR !== undefined && process.env.NO_COLOR !== '') chalk.level = 0
     if (this.argv.includes('--json')) chalk.level = 0
+    if (this.argv.includes('--quiet')) silenceProgress()
   }
 
   protected override async catch(err: Error & {exitCode?: number; oclif?: {exit?: number}}): Promise<void> {
