@@ -2,7 +2,7 @@ import * as Flags from '../src/cli/flags.js'
 import {analyzeCore} from '../src/analysis/analyze-core.js'
 import {TomaCommand} from '../src/cli/base-command.js'
 import {EXIT_STRICT_WARNINGS} from '../src/cli/exit-codes.js'
-import {terminalProgress} from '../src/cli/progress.js'
+import {progressWanted, terminalProgress} from '../src/cli/progress.js'
 import {analysisFlags, requiredCoreArg} from '../src/cli/query-flags.js'
 import {rememberLast} from '../src/index/index-location.js'
 import {analyzeText} from '../src/report/analyze.js'
@@ -23,7 +23,6 @@ export default class Analyze extends TomaCommand {
       min: 1,
       description: 'threads to use (default: 2 when the machine has two cores); 1 runs every phase on one thread, with the same index',
     }),
-    quiet: Flags.boolean({description: 'no progress line on stderr (it is only shown on a terminal anyway)'}),
     roots: Flags.string({
       description: `root kinds to scan, comma-separated (default: all): ${ROOT_OPTION_NAMES.join(',')}; e.g. registers,stacks,globals for the strict view`,
     }),
@@ -31,7 +30,7 @@ export default class Analyze extends TomaCommand {
 
   async run() {
     const {args, flags} = await this.parse(Analyze)
-    const progress = terminalProgress(!this.jsonEnabled() && !flags.quiet && process.stderr.isTTY === true)
+    const progress = terminalProgress(!this.jsonEnabled() && progressWanted())
     try {
       // Every other flag is an analysis option (the index records it).
       const {strict, index, workers, quiet: _quiet, json: _json, ...options} = flags as typeof flags & {json?: boolean}

@@ -1,4 +1,4 @@
-// npm run bench [-- --scale 20]: builds fixtures/programs/bench.cpp against the system's
+// npm run bench [-- --scale 20] [--no-compare] [--keep]: builds fixtures/programs/bench.cpp against the system's
 // libtcmalloc, runs it with SCALE million objects, dumps it with gcore, and measures toma on it
 // next to the time of reading the core once. Appends the figures to BENCHMARKS.md.
 // Needs g++, gdb (gcore) and libgoogle-perftools-dev; uses .toma/bench/ (git-ignored) for files.
@@ -78,14 +78,23 @@ const index = core + '.toma-index'
 log('analyze')
 const analyze = run('analyze', core, index)
 log(`analyze ${analyze.totalMs} ms, peak RSS ${analyze.maxRssMiB} MiB`)
-// What the retention analysis (paths, dominators, retained sizes) adds, measured on the same core:
-// the same analysis on one thread, and with reachability alone (no retention), to throwaway indexes.
-const scratch = index + '.compare'
-log('analyze --workers 1')
-const oneThread = run('analyze', core, scratch, '--workers', '1')
-log('analyze without retention (reachability only, one thread)')
-const noRetention = run('analyze', core, scratch, '--workers', '1', '--no-retention')
-fs.rmSync(scratch, {force: true})
+// What the retention analysis (paths, dominators, retained sizes) adds, measured on the same core
+// and at the same thread count: each analysis again with reachability alone (no retention), and the
+// pair again on one thread, to throwaway indexes. `--no-compare` (the largest cores) skips them.
+const compare = !process.argv.includes('--no-compare')
+let oneThread = null
+let noRetention = null
+let noRetentionOneThread = null
+if (compare) {
+  const scratch = index + '.compare'
+  log('analyze without retention (reachability only)')
+  noRetention = run('analyze', core, scratch, '--no-retention')
+  log('analyze --workers 1')
+  oneThread = run('analyze', core, scratch, '--workers', '1')
+  log('analyze --workers 1 without retention')
+  noRetentionOneThread = run('analyze', core, scratch, '--workers', '1', '--no-retention')
+  fs.rmSync(scratch, {force: true})
+}
 const query = run('query', core, index, '200')
 const cliMs = (...args) => {
   const t0 = Date.now()
@@ -116,8 +125,7 @@ const result = {
   catFirstMs,
   catWarmMs,
   analyze,
-  oneThread: {totalMs: oneThread.totalMs, maxRssMiB: oneThread.maxRssMiB},
-  noRetention: {totalMs: noRetention.totalMs, maxRssMiB: noRetention.maxRssMiB},
+  comparison: compare ? Object.fromEntries(Object.entries({oneThread, noRetention, noRetentionOneThread}).map(([k, r]) => [k, {totalMs: r.totalMs, maxRssMiB: r.maxRssMiB, threads: r.threads}])) : null,
   indexBytes,
   query,
   cliWallMs: cli,
@@ -141,16 +149,16 @@ ${analyze.live.toLocaleString('en-US')} live objects (${gib(analyze.liveBytes)})
 | toma analyze (classify + scan + types + index) | ${analyze.totalMs} ms | |
 ${analyze.phases.map(p => `| — ${p.phase} | ${p.ms} ms | |`).join('\n')}
 
+Per GiB of core: ${(analyze.totalMs / 1000 / (coreBytes / 2 ** 30)).toFixed(1)} s of analyze.
 Peak RSS of analyze: ${analyze.maxRssMiB} MiB (${(analyze.maxRssMiB * 2 ** 20 / analyze.objects).toFixed(1)} bytes per object slot), ${analyze.threads} thread${analyze.threads > 1 ? 's' : ''}. Index: ${gib(indexBytes)}.
 
-What the retention analysis (paths from roots, dominators, retained sizes) adds, on this core:
+${compare ? `What the retention analysis (paths from roots, dominators, retained sizes) adds, on this core, at the same thread count:
 
-| analyze | time | peak RSS |
-|---|---|---|
-| reachability only (no retention), 1 thread | ${noRetention.totalMs} ms | ${noRetention.maxRssMiB} MiB |
-| with retention, 1 thread (\`--workers 1\`) | ${oneThread.totalMs} ms (${pct(oneThread.totalMs, noRetention.totalMs)}) | ${oneThread.maxRssMiB} MiB (${perSlot(oneThread.maxRssMiB - noRetention.maxRssMiB)}) |
-| with retention, ${analyze.threads} threads (default) | ${analyze.totalMs} ms (${pct(analyze.totalMs, noRetention.totalMs)}) | ${analyze.maxRssMiB} MiB (${perSlot(analyze.maxRssMiB - noRetention.maxRssMiB)}) |
-
+| threads | reachability only (no retention) | with retention | added time | added peak RSS |
+|---|---|---|---|---|
+| ${analyze.threads} (default) | ${noRetention.totalMs} ms, ${noRetention.maxRssMiB} MiB | ${analyze.totalMs} ms, ${analyze.maxRssMiB} MiB | ${pct(analyze.totalMs, noRetention.totalMs)} | ${perSlot(analyze.maxRssMiB - noRetention.maxRssMiB)} |
+| 1 (\`--workers 1\`) | ${noRetentionOneThread.totalMs} ms, ${noRetentionOneThread.maxRssMiB} MiB | ${oneThread.totalMs} ms, ${oneThread.maxRssMiB} MiB | ${pct(oneThread.totalMs, noRetentionOneThread.totalMs)} | ${perSlot(oneThread.maxRssMiB - noRetentionOneThread.maxRssMiB)} |
+` : '(Run with `--no-compare`: the analyses without retention and on one thread were not run.)\n'}
 Queries from the index (in-process, ${query.sample} random live objects; opening index + module files once: ${query.openMs} ms):
 find-object median ${query.findObject.medianMs} ms, p95 ${query.findObject.p95Ms} ms, max ${query.findObject.maxMs} ms;
 refs median ${query.refs.medianMs} ms, p95 ${query.refs.p95Ms} ms, max ${query.refs.maxMs} ms;

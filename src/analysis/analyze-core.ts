@@ -23,6 +23,7 @@ import {markAllocatorInternal} from '../graph/allocator-internal.js'
 import {rootRegions} from '../graph/root-regions.js'
 import {sightingTable} from '../index/sighting-index.js'
 import {deadFrameSightings} from './threads.js'
+import type {ProgressUpdate} from '../util/terminal-progress.js'
 
 export type {AnalysisOptions}
 
@@ -40,7 +41,7 @@ export interface Analysis {
   scanThreads: number
 }
 
-type Progress = (phase: string, done: number, total: number) => void
+type Progress = ProgressUpdate
 
 /** How the analysis runs (not what it answers: the index does not record these). */
 export interface RunOptions {

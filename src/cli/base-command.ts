@@ -3,6 +3,7 @@ import chalk from 'chalk'
 import {TomaError} from '../errors.js'
 import {FastCommand, fastLaunch} from './fast-command.js'
 import * as Flags from './flags.js'
+import {silenceProgress} from '../util/terminal-progress.js'
 
 // On the fast path (bin/run.js) a command runs without oclif: loading oclif's Command, with its
 // configuration, parser and terminal code, costs more than most queries. Elsewhere it is oclif's.
@@ -14,12 +15,16 @@ const Base = fastLaunch.active ? (FastCommand as unknown as typeof Command) : (a
  */
 export abstract class TomaCommand extends Base {
   static override enableJsonFlag = true
+  static override baseFlags = {
+    quiet: Flags.boolean({description: 'no progress display on the terminal (it shows only when stderr is one)', helpGroup: 'GLOBAL'}),
+  }
 
   protected override async init(): Promise<void> {
     await super.init()
     // chalk does not honour NO_COLOR itself; JSON output is never coloured.
     if (process.env.NO_COLOR !== undefined && process.env.NO_COLOR !== '') chalk.level = 0
     if (this.argv.includes('--json')) chalk.level = 0
+    if (this.argv.includes('--quiet')) silenceProgress()
   }
 
   protected override async catch(err: Error & {exitCode?: number; oclif?: {exit?: number}}): Promise<void> {

@@ -1,2 +1,2 @@
 // Where commands found it before the decompression worker (src/input) needed it too.
-export {terminalProgress} from '../util/terminal-progress.js'
+export {progressWanted, silenceProgress, terminalProgress} from '../util/terminal-progress.js'

@@ -27,6 +27,8 @@ export interface ScanTables extends PointerLookup {
 export interface SpanRange {
   start: number
   end: number
+  /** Live bytes in the spans before this range (for the progress display's rate). */
+  liveBytesBefore: number
 }
 
 /** One range's results; edge ids and outStart values count from the range's first edge. */
@@ -47,7 +49,7 @@ export function scanBuffer(): Buffer {
 }
 
 /** The object slots of a span range: [first, end). */
-export function rangeSlots(t: ScanTables, range: SpanRange): SpanRange {
+export function rangeSlots(t: ScanTables, range: SpanRange): {start: number; end: number} {
   return {start: range.start < t.spanCount ? t.firstObject[range.start]! : t.totalObjects, end: range.end < t.spanCount ? t.firstObject[range.end]! : t.totalObjects}
 }
 

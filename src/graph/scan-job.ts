@@ -9,6 +9,7 @@ import {checkIdWidth} from './csr.js'
 import {concatBlocks} from './edge-blocks.js'
 import {rangeSlots, scanBuffer, scanSpanRange, type RangeScan, type ScanTables, type SpanRange} from './object-scan.js'
 import {sharedFloat64, sharedUint32} from '../util/shared-arrays.js'
+import type {ProgressUpdate} from '../util/terminal-progress.js'
 
 /**
  * Ranges the spans are cut into: several per thread, so that a thread that starts late (a worker
@@ -65,13 +66,13 @@ export function scanForward(
   tables: ScanTables,
   warnings: Warnings,
   threads: number,
-  progress?: (phase: string, done: number, total: number) => void,
+  progress?: ProgressUpdate,
 ): ForwardScan {
   const total = tables.totalObjects
   checkIdWidth(total, 'objects')
   const outStart = sharedUint32(total + 1)
   const firstWords = sharedFloat64(total).fill(NaN)
-  const ranges = splitByLiveBytes(tables, RANGES)
+  const {ranges, liveBytes} = splitByLiveBytes(tables, RANGES)
   const results: Array<RangeScan | undefined> = new Array(ranges.length)
   const counters = new Int32Array(new SharedArrayBuffer(8))
   const script = new URL('./scan-worker.js', import.meta.url)
@@ -92,7 +93,9 @@ export function scanForward(
   try {
     const buf = scanBuffer()
     for (let r = 0; r < ranges.length; r = Atomics.add(counters, 0, 1)) {
-      progress?.('scan objects', ranges[r]!.start, tables.spanCount) // in spans, as the heap model counts
+      // In live bytes handed out so far (each thread has at most one range in hand): a rate
+      // comparable with reading the file.
+      progress?.('scan objects', ranges[r]!.liveBytesBefore, liveBytes, 'bytes')
       results[r] = scanSpanRange(memory, tables, ranges[r]!, outStart, firstWords, buf)
     }
     // This thread has nothing else to do: sleep until every worker has finished.
@@ -108,7 +111,7 @@ export function scanForward(
     for (const port of ports) port.close()
     for (const w of workers) void w.terminate()
   }
-  progress?.('scan objects', tables.spanCount, tables.spanCount)
+  progress?.('scan objects', liveBytes, liveBytes, 'bytes')
   return {...mergeRanges(tables, ranges, results, outStart, firstWords, warnings), threads: helpers + 1}
 }
 
@@ -116,7 +119,7 @@ export function scanForward(
  * Cuts the spans into at most `count` contiguous ranges of about equal live bytes (a span is never
  * cut: a large object is one piece of work).
  */
-function splitByLiveBytes(t: ScanTables, count: number): SpanRange[] {
+function splitByLiveBytes(t: ScanTables, count: number): {ranges: SpanRange[]; liveBytes: number} {
   const liveBytes = new Float64Array(t.spanCount)
   let total = 0
   for (let s = 0; s < t.spanCount; s++) {
@@ -130,15 +133,17 @@ function splitByLiveBytes(t: ScanTables, count: number): SpanRange[] {
   const ranges: SpanRange[] = []
   let start = 0
   let sum = 0
+  let before = 0
   for (let s = 0; s < t.spanCount; s++) {
     sum += liveBytes[s]!
     if (sum >= (total * (ranges.length + 1)) / count && ranges.length < count - 1) {
-      ranges.push({start, end: s + 1})
+      ranges.push({start, end: s + 1, liveBytesBefore: before})
       start = s + 1
+      before = sum
     }
   }
-  ranges.push({start, end: t.spanCount})
-  return ranges
+  ranges.push({start, end: t.spanCount, liveBytesBefore: before})
+  return {ranges, liveBytes: total}
 }
 
 /**

@@ -10,6 +10,7 @@ import {CHUNK, CORE_PAGE, type ScanTables} from './object-scan.js'
 import {rootRanges, type RootRange, type RootSet} from './roots.js'
 import {scanForward} from './scan-job.js'
 import {collectGarbage} from '../util/collect-garbage.js'
+import type {ProgressUpdate} from '../util/terminal-progress.js'
 
 export {edgeSource, inEdges, outEdges, rootsOf, ROOT_KIND_NAMES, type HeapGraph, type IndexRange} from './csr.js'
 
@@ -17,7 +18,7 @@ export {edgeSource, inEdges, outEdges, rootsOf, ROOT_KIND_NAMES, type HeapGraph,
 export type IndexOnlyEdgeArray = 'edge.offset' | 'edge.toOffset' | 'edge.inEdge'
 
 export interface ScanOptions {
-  progress?: (phase: string, done: number, total: number) => void
+  progress?: ProgressUpdate
   /** Root kinds to scan (ROOT_* of csr.ts); all when absent. */
   rootKinds?: ReadonlySet<number>
   /** Threads for the object scan (this one and workers); 1 when absent. */

@@ -33,7 +33,7 @@ try {
   writer = new SparseFileWriter(job.output)
   const total = fs.statSync(job.input).size
   let read = 0
-  await decompressFile(job.input, job.format, chunk => writer!.write(chunk), n => bar.update(`decompressing ${job.format}`, (read += n), total))
+  await decompressFile(job.input, job.format, chunk => writer!.write(chunk), n => bar.update(`decompressing ${job.format}`, (read += n), total, 'bytes'))
   writer.finish()
   result = {ok: true, size: writer.size}
 } catch (e) {

@@ -4,6 +4,7 @@ import path from 'node:path'
 import {TomaError} from '../errors.js'
 import {cacheFolderBeside} from '../index/index-location.js'
 import {fileCompression, type CompressionFormat} from './compression-format.js'
+import {progressWanted} from '../util/terminal-progress.js'
 import type {DecompressJob, DecompressResult} from './decompress-worker.js'
 
 /** A compressed core as given, and where its decompressed copy is. */
@@ -27,7 +28,7 @@ const EDGE = 1 << 20
  * copy is written as `<name>.partial-<pid>` and renamed when complete, so a cut or damaged file
  * (one clear TomaError) never leaves a copy that a later call would take as valid.
  */
-export function uncompressedCore(file: string, showProgress = process.stderr.isTTY === true): CompressedCore | null {
+export function uncompressedCore(file: string, showProgress = progressWanted()): CompressedCore | null {
   const format = fileCompression(file)
   if (!format) return null
   const abs = path.resolve(file)
