@@ -19,7 +19,7 @@ import {heapObjects} from '../tcmalloc/heap.js'
 import {LIVE} from '../tcmalloc/object-states.js'
 
 import {parseRootKinds} from '../graph/root-kinds.js'
-import {markAllocatorInternal} from '../graph/allocator-internal.js'
+import {allocatorObjects, markAllocatorInternal} from '../graph/allocator-internal.js'
 import {rootRegions} from '../graph/root-regions.js'
 import {sightingTable} from '../index/sighting-index.js'
 import {deadFrameSightings} from './threads.js'
@@ -30,8 +30,6 @@ export type {AnalysisOptions}
 export interface Analysis {
   program: Program
   heap: TcmallocHeap
-  /** The graph without the arrays only the index needs (written there and released). */
-  graph: AnalysedGraph
   types: ObjectTypes
   summary: HeapSummary
   indexPath: string
@@ -77,27 +75,10 @@ export function analyzeCore(corePath: string, options: AnalysisOptions, progress
   program.core.dropReadCache()
   const writer = new IndexWriter(indexPath)
   try {
-    // The arrays only the index needs go to it as soon as each exists, before the next pass allocates.
-    const handOff = (name: IndexOnlyEdgeArray, pieces: Uint32Array[]) => {
-      progress?.('writing index', 0, 1)
-      writer.addPieces(name, pieces)
-    }
-    const scanned: {firstWords: Float64Array | null} = {firstWords: null}
-    const graph = analysedGraph(scanHeapGraph(program, heap, {progress, rootKinds, threads: workers, handOff}), scanned)
-    const live = liveSlots(heap)
-    collectGarbage() // what the scan released, before the dominator pass allocates
-    // The dominator pass first (on a worker thread when allowed); the rest of the graph's index
-    // arrays and the shortest paths beside it.
-    const pending = run.retention === false ? null : startRetention({graph, live, threads: program.core.threads.map(t => t.tid)}, workers, progress)
-    writeHeapAndGraph(writer, heap, graph, progress)
-    const reachable = run.retention === false ? reachability(graph, progress) : writeShortestPaths(writer, graph, progress)
-    const types = nameObjects(scanned.firstWords!, new TypeNamer(program), progress)
-    // TCMalloc's own unreferenced allocations (the MallocExtension singleton) are not the program's leak.
-    markAllocatorInternal(heap, scanned.firstWords!, types, reachable, graph.outStart, graph.outTo)
-    scanned.firstWords = null
-    collectGarbage() // the first words (8 bytes per object slot), while the dominator pass grows
-    progress?.('summary', 0, 1)
-    const summary = heapSummary(program, heap, graph, types, reachable)
+    const {pending, types, reachable, summary, regions, scanThreads} = graphPhases(program, heap, writer, workers, run, rootKinds, progress)
+    // The graph's arrays are garbage on this thread now (the dominator worker drops its references
+    // once its pass is done): freed before the retained sizes allocate.
+    collectGarbage()
     // Leads found once here, beside the dominator pass: each needs the threads unwound and libc's
     // thread descriptors, too slow for every query.
     progress?.('returned frames', 0, 1)
@@ -130,17 +111,50 @@ export function analyzeCore(corePath: string, options: AnalysisOptions, progress
       sizeClassSizes: Array.from(heap.globals.sizes.size),
       threadCaches: heap.threadCaches.map(c => ({address: c.address, tid: c.tid})),
       typeNames: types.names,
-      rootRegions: rootRegions(graph),
+      rootRegions: regions,
       accumulations: retention?.accumulations ?? [],
       samplePeriod: heap.sampled.period,
       sightingFrames: sightings.frames,
     }
     writer.finish(meta)
-    return {program, heap, graph, types, summary, indexPath, threadsUsed: Math.max(graph.scanThreads, pending?.parallel ? 2 : 1), scanThreads: graph.scanThreads}
+    return {program, heap, types, summary, indexPath, threadsUsed: Math.max(scanThreads, pending?.parallel ? 2 : 1), scanThreads}
   } catch (e) {
     writer.abandon()
     throw e
   }
+}
+
+/**
+ * The phases that need the reference graph: the scan, types, the start of the retention analysis,
+ * the graph's index arrays, shortest paths, reachability and the summary. The graph lives only
+ * in here, so that its arrays (24 bytes or more per object slot) are garbage once it returns,
+ * before the retention analysis's last phase allocates: the analysis's peak memory.
+ */
+function graphPhases(program: Program, heap: TcmallocHeap, writer: IndexWriter, workers: number, run: RunOptions, rootKinds: ReadonlySet<number> | undefined, progress?: Progress) {
+  // The arrays only the index needs go to it as soon as each exists, before the next pass allocates.
+  const handOff = (name: IndexOnlyEdgeArray, pieces: Uint32Array[]) => {
+    progress?.('writing index', 0, 1)
+    writer.addPieces(name, pieces)
+  }
+  const scanned: {firstWords: Float64Array | null} = {firstWords: null}
+  const graph = analysedGraph(scanHeapGraph(program, heap, {progress, rootKinds, threads: workers, handOff}), scanned)
+  const live = liveSlots(heap)
+  // Types first: the objects' first words (8 bytes per object slot) are then dropped before the
+  // dominator pass allocates, which keeps them off the analysis's peak memory.
+  const types = nameObjects(scanned.firstWords!, new TypeNamer(program), progress)
+  const ownObjects = allocatorObjects(heap, scanned.firstWords!, types)
+  scanned.firstWords = null
+  collectGarbage() // what the scan released and the first words, before the dominator pass allocates
+  // The dominator pass first (on a worker thread when allowed); the rest of the graph's index
+  // arrays and the shortest paths beside it.
+  const pending = run.retention === false ? null : startRetention({graph, live, threads: program.core.threads.map(t => t.tid)}, workers, progress)
+  writeHeapAndGraph(writer, heap, graph, progress)
+  const reachable = run.retention === false ? reachability(graph, progress) : writeShortestPaths(writer, graph, progress)
+  // TCMalloc's own unreferenced allocations (the MallocExtension singleton) are not the program's leak.
+  markAllocatorInternal(ownObjects, reachable, graph.outStart, graph.outTo)
+  progress?.('summary', 0, 1)
+  const summary = heapSummary(program, heap, graph, types, reachable)
+  return {pending, types, reachable, summary, regions: rootRegions(graph), scanThreads: graph.scanThreads}
 }
 
 /**

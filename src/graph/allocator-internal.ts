@@ -11,27 +11,33 @@ export const ALLOCATOR_INTERNAL = 2
 const ALLOCATOR_CLASS = /^(MallocExtension|TCMallocImplementation|DebugMallocImplementation|tcmalloc::.*)$/
 
 /**
- * Marks, in `reached`, the live objects no root reaches that are TCMalloc's own allocations (an
- * object of one of its classes, with a vtable in the allocator's module), and what only they
- * reach, as ALLOCATOR_INTERNAL: e.g. the default MallocExtension instance that TCMalloc replaces
- * by its own at start-up and never frees (in every core). They are not the program's leak.
- * Returns how many objects were marked.
+ * TCMalloc's own objects: live objects of one of its classes whose vtable is in the allocator's
+ * module, e.g. the default MallocExtension instance that TCMalloc replaces by its own at start-up
+ * and never frees (in every core). Found as soon as types are named, so the objects' first words
+ * can be dropped before the dominator pass allocates; markAllocatorInternal uses them once
+ * reachability is known.
  */
-export function markAllocatorInternal(
-  heap: TcmallocHeap,
-  firstWords: Float64Array,
-  types: ObjectTypes,
-  reached: Uint8Array,
-  outStart: Uint32Array,
-  outTo: Uint32Array,
-): number {
+export function allocatorObjects(heap: TcmallocHeap, firstWords: Float64Array, types: ObjectTypes): Uint32Array {
   const mappings = heap.module.loaded.module.mappings
   const inAllocator = (a: number) => mappings.some(m => a >= m.start && a < m.end)
   const ownType = types.names.map(n => ALLOCATOR_CLASS.test(n))
-  const queue: number[] = []
-  for (let o = 0; o < reached.length; o++) {
+  const found: number[] = []
+  for (let o = 0; o < firstWords.length; o++) {
     const t = types.typeOf[o]!
-    if (t === 0 || reached[o] !== UNREACHED || heap.state[o] !== LIVE || !ownType[t - 1] || !inAllocator(firstWords[o]!)) continue
+    if (t !== 0 && heap.state[o] === LIVE && ownType[t - 1] && inAllocator(firstWords[o]!)) found.push(o)
+  }
+  return Uint32Array.from(found)
+}
+
+/**
+ * Marks, in `reached`, those of TCMalloc's own objects (allocatorObjects) that no root reaches,
+ * and what only they reach, as ALLOCATOR_INTERNAL: they are not the program's leak. Returns how
+ * many objects were marked.
+ */
+export function markAllocatorInternal(own: Uint32Array, reached: Uint8Array, outStart: Uint32Array, outTo: Uint32Array): number {
+  const queue: number[] = []
+  for (const o of own) {
+    if (reached[o] !== UNREACHED) continue
     reached[o] = ALLOCATOR_INTERNAL
     queue.push(o)
   }

@@ -30,7 +30,9 @@ export function startDominatorTree(input: DominatorInput, workers: number): Domi
   const shareable = isShared(input.outStart) && isShared(input.outTo) && isShared(input.inStart) && isShared(input.inFrom)
   if (workers < 2 || !shareable || !fs.existsSync(fileURLToPath(script))) {
     const tree = dominatorTree(input)
-    return {join: () => tree, children: () => dominatorChildren(tree.idom, input.objectCount), parallel: false}
+    // Not `input.objectCount` in the closure: that would keep the graph's arrays alive.
+    const objectCount = input.objectCount
+    return {join: () => tree, children: () => dominatorChildren(tree.idom, objectCount), parallel: false}
   }
   // The small arrays are copied.
   const shared: DominatorInput = {

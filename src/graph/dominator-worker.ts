@@ -9,19 +9,24 @@ import {dominatorChildren} from './dominator-children.js'
 import {POSTED_CHILDREN, POSTED_TREE} from './dominator-job.js'
 import {dominatorTree, type DominatorInput} from './dominators.js'
 
-const {input, port, signal} = workerData as {input: DominatorInput; port: MessagePort; signal: Int32Array}
+const data = workerData as {input: DominatorInput | null; port: MessagePort; signal: Int32Array}
+const {port, signal} = data
 const raise = (stage: number): void => {
   Atomics.store(signal, 0, stage)
   Atomics.notify(signal, 0)
 }
 try {
-  const tree = dominatorTree(input, true)
+  const objectCount = data.input!.objectCount
+  const tree = dominatorTree(data.input!, true)
+  // The graph's arrays are shared with the main thread, which drops them too before it sums
+  // retained sizes: this thread's references must not keep them alive.
+  data.input = null
   port.postMessage({tree}, [tree.preorder.buffer as ArrayBuffer, tree.leakStarts.buffer as ArrayBuffer])
   raise(POSTED_TREE)
   // The pass's working arrays are garbage now: free them before the child lists are allocated
   // (nothing else would collect this thread's heap in time, and the main thread is at its peak).
   collectGarbage()
-  const children = dominatorChildren(tree.idom, input.objectCount)
+  const children = dominatorChildren(tree.idom, objectCount)
   port.postMessage({children}, [children.childStart.buffer as ArrayBuffer, children.child.buffer as ArrayBuffer])
 } catch (e) {
   port.postMessage({error: e instanceof Error ? e.message : String(e)})

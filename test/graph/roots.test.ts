@@ -1,7 +1,7 @@
 import fs from 'node:fs'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {PF_W} from '../../src/core/core-header.js'
-import {ALLOCATOR_INTERNAL, markAllocatorInternal, REACHED, UNREACHED} from '../../src/graph/allocator-internal.js'
+import {ALLOCATOR_INTERNAL, allocatorObjects, markAllocatorInternal, REACHED, UNREACHED} from '../../src/graph/allocator-internal.js'
 import {outEdges, ROOT_CACHED_STACK, ROOT_GLOBAL, ROOT_KIND_NAMES, ROOT_MAPPING, ROOT_REGISTER, ROOT_STACK, ROOT_TLS, rootsOf} from '../../src/graph/csr.js'
 import {nameObjects} from '../../src/graph/object-types.js'
 import {reachableFromRoots} from '../../src/graph/reachability.js'
@@ -189,7 +189,7 @@ describe.each(fixtures.map(f => [f.id] as const))('root set on %s', id => {
     const types = nameObjects(graph.firstWords, new TypeNamer(program))
     const reached = reachableFromRoots(graph.objectCount, graph.outStart, graph.outTo, graph.rootTo)
     const before = unreachedAddresses(heap, reached)
-    markAllocatorInternal(heap, graph.firstWords, types, reached, graph.outStart, graph.outTo)
+    markAllocatorInternal(allocatorObjects(heap, graph.firstWords, types), reached, graph.outStart, graph.outTo)
     const after = unreachedAddresses(heap, reached)
     const recorded = new Set(truth.live.map(([a]) => addr(a)))
     const internal = [...before].filter(a => !after.has(a))
