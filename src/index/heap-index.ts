@@ -186,19 +186,28 @@ export class HeapIndex {
 
   /**
    * The first pointer from one object to another (offsets), without listing every edge of the
-   * source: a huge array of pointers is searched in chunks of its target list.
+   * source: searched from the smaller side, the source's targets or the target's referrers (a
+   * path step out of a huge array of pointers reads the target's few referrers, not the array's
+   * millions of targets), each in chunks. The target's referrers are in forward edge order (the
+   * reverse pass keeps it), so the first one from `from` is the source's first pointer to `to`.
    */
   edgeBetween(from: number, to: number): EdgeRef | undefined {
     const [a, b] = this.file.slice<Uint32Array>('edge.outStart', from, 2)
+    const [c, d] = this.file.slice<Uint32Array>('edge.inStart', to, 2)
+    const found = d! - c! < b! - a! ? this.firstIndexOf('edge.inFrom', c!, d!, from) : this.firstIndexOf('edge.to', a!, b!, to)
+    if (found < 0) return undefined
+    const e = d! - c! < b! - a! ? this.file.slice<Uint32Array>('edge.inEdge', found, 1)[0]! : found
+    return {from, to, offset: this.file.slice<Uint32Array>('edge.offset', e, 1)[0]!, toOffset: this.file.slice<Uint32Array>('edge.toOffset', e, 1)[0]!}
+  }
+
+  /** The first position in [start, end) of a Uint32 array holding `value`, or -1; read in chunks. */
+  private firstIndexOf(name: string, start: number, end: number, value: number): number {
     const CHUNK = 1 << 16
-    for (let at = a!; at < b!; at += CHUNK) {
-      const targets = this.file.slice<Uint32Array>('edge.to', at, Math.min(CHUNK, b! - at))
-      const k = targets.indexOf(to)
-      if (k < 0) continue
-      const e = at + k
-      return {from, to, offset: this.file.slice<Uint32Array>('edge.offset', e, 1)[0]!, toOffset: this.file.slice<Uint32Array>('edge.toOffset', e, 1)[0]!}
+    for (let at = start; at < end; at += CHUNK) {
+      const k = this.file.slice<Uint32Array>(name, at, Math.min(CHUNK, end - at)).indexOf(value)
+      if (k >= 0) return at + k
     }
-    return undefined
+    return -1
   }
 
   /** Number of incoming edges. */

@@ -86,6 +86,21 @@ describe.each(chosen.map(f => [f.id, f] as const))('why memory is held, on %s', 
     expect(p.paths[0]!.steps.map(s => s.object.address)).toContain(inventory.address)
   })
 
+  it('edgeBetween finds the first pointer from one object to another, from whichever side is smaller', () => {
+    // Against the forward edges listed whole: every edge's pair, and a pair with no edge.
+    let checked = 0
+    for (let from = 0; from < index.objectCount && checked < 5000; from++) {
+      const out = index.outEdges(from)
+      for (const e of out) {
+        const first = out.find(x => x.to === e.to)!
+        expect(index.edgeBetween(from, e.to)).toEqual(first)
+        checked++
+      }
+      if (out.length > 0 && out.every(e => e.to !== from)) expect(index.edgeBetween(from, from)).toBeUndefined()
+    }
+    expect(checked).toBeGreaterThan(1000)
+  })
+
   it('path --roots: several shortest paths from different roots, through the CLI', async () => {
     const customer = truth.objects.find(o => o.name === 'customer1')!
     const one = await json(['path', customer.address])
