@@ -25,7 +25,8 @@ const array = name => index.array(name)
 const state = array('object.state')
 const n = state.length
 const live = Uint8Array.from(state, s => (s === LIVE ? 1 : 0))
-const graph = {objectCount: n, outStart: array('edge.outStart'), outTo: array('edge.to'), inStart: array('edge.inStart'), inFrom: array('edge.inFrom'), rootTo: array('root.to'), rootThread: array('root.thread')}
+const graph = {objectCount: n, outStart: array('edge.outStart'), outTo: array('edge.to'), rootTo: array('root.to'), rootThread: array('root.thread')}
+const reverseEdges = {inStart: array('edge.inStart'), inFrom: array('edge.inFrom')}
 const threads = Array.from(array('thread.tid'))
 const typeOf = array('object.type')
 const typeCount = index.meta.typeNames.length + 1
@@ -46,7 +47,7 @@ let checksums
 for (let r = 0; r < Number(runsArg ?? 3); r++) {
   let cpu = process.cpuUsage()
   let t = performance.now()
-  const pending = startRetention({graph, live, threads}, 1)
+  const pending = startRetention({graph, reverse: {edges: reverseEdges}, live, threads}, 1)
   const dominators = {ms: Math.round(performance.now() - t), cpuMs: cpuMs(cpu)}
   cpu = process.cpuUsage()
   t = performance.now()

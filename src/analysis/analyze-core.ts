@@ -11,6 +11,8 @@ import {nameObjects, type ObjectTypes} from '../graph/object-types.js'
 import {TypeNamer} from '../graph/types.js'
 import {analysisInputs, type AnalysisOptions} from './analysis-inputs.js'
 import {startRetention} from '../graph/retention.js'
+import {dominatorPassOnWorker} from '../graph/dominator-job.js'
+import type {ReverseEdges} from '../graph/dominators.js'
 import {reachableFromParents, reachableFromRoots, shortestPathParents} from '../graph/reachability.js'
 import {sharedUint8} from '../util/shared-arrays.js'
 import {collectGarbage} from '../util/collect-garbage.js'
@@ -136,8 +138,9 @@ function graphPhases(program: Program, heap: TcmallocHeap, writer: IndexWriter, 
     progress?.('writing index', 0, 1)
     writer.addPieces(name, pieces)
   }
-  const scanned: {firstWords: Float64Array | null} = {firstWords: null}
+  const scanned: Scanned = {firstWords: null, reverse: {edges: null}}
   const graph = analysedGraph(scanHeapGraph(program, heap, {progress, rootKinds, threads: workers, handOff}), scanned)
+  const reverse = scanned.reverse
   const live = liveSlots(heap)
   // Types first: the objects' first words (8 bytes per object slot) are then dropped before the
   // dominator pass allocates, which keeps them off the analysis's peak memory.
@@ -146,8 +149,15 @@ function graphPhases(program: Program, heap: TcmallocHeap, writer: IndexWriter, 
   scanned.firstWords = null
   collectGarbage() // what the scan released and the first words, before the dominator pass allocates
   // The dominator pass first (on a worker thread when allowed); the rest of the graph's index
-  // arrays and the shortest paths beside it.
-  const pending = run.retention === false ? null : startRetention({graph, live, threads: program.core.threads.map(t => t.tid)}, workers, progress)
+  // arrays and the shortest paths beside it. The reverse graph goes to the index and is dropped
+  // here at once (the pass frees it too, once it has its own copy of the predecessor lists); a
+  // pass on this thread releases it as it goes, so the index gets it before.
+  const retentionHere = run.retention !== false && !dominatorPassOnWorker({forward: {edges: graph}, reverse}, workers)
+  if (retentionHere) writeReverseEdges(writer, reverse, progress)
+  const pending = run.retention === false ? null : startRetention({graph, reverse, live, threads: program.core.threads.map(t => t.tid)}, workers, progress)
+  if (!retentionHere) writeReverseEdges(writer, reverse, progress)
+  reverse.edges = null
+  collectGarbage() // this thread's hold on the reverse graph, before the shortest paths allocate
   writeHeapAndGraph(writer, heap, graph, progress)
   const reachable = run.retention === false ? reachability(graph, progress) : writeShortestPaths(writer, graph, progress)
   // TCMalloc's own unreferenced allocations (the MallocExtension singleton) are not the program's leak.
@@ -157,15 +167,29 @@ function graphPhases(program: Program, heap: TcmallocHeap, writer: IndexWriter, 
   return {pending, types, reachable, summary, regions: rootRegions(graph), scanThreads: graph.scanThreads}
 }
 
+/** What the analysis drops before the rest of the graph: the objects' first words, the reverse graph. */
+interface Scanned {
+  firstWords: Float64Array | null
+  reverse: {edges: ReverseEdges | null}
+}
+
 /**
  * The graph without the arrays the scan handed to the index (edge offsets, reverse edge ids), and
- * with the objects' first words moved to `scanned`, so the caller can drop them once types are
- * named (the graph object itself goes on to the dominator pass and to the caller).
+ * with the objects' first words and the reverse graph moved to `scanned`, so the caller can drop
+ * them once types are named and once the index and the dominator pass have the reverse graph
+ * (the graph object itself goes on to the dominator pass and to the caller).
  */
-function analysedGraph(graph: ScannedGraph, scanned: {firstWords: Float64Array | null}): AnalysedGraph {
-  const {outOffset: _offset, outToOffset: _toOffset, inEdge: _inEdge, firstWords, ...rest} = graph
+function analysedGraph(graph: ScannedGraph, scanned: Scanned): AnalysedGraph {
+  const {outOffset: _offset, outToOffset: _toOffset, inEdge: _inEdge, firstWords, inStart, inFrom, ...rest} = graph
   scanned.firstWords = firstWords
+  scanned.reverse.edges = {inStart, inFrom}
   return rest
+}
+
+function writeReverseEdges(writer: IndexWriter, reverse: {edges: ReverseEdges | null}, progress?: Progress): void {
+  if (!reverse.edges) throw new Error('reverse graph released before it was written')
+  progress?.('writing index', 0, 1)
+  writer.addAll({'edge.inStart': reverse.edges.inStart, 'edge.inFrom': reverse.edges.inFrom})
 }
 
 /** The heap model and the rest of the graph (written while the dominator pass runs). */
@@ -189,8 +213,6 @@ function writeHeapAndGraph(writer: IndexWriter, heap: TcmallocHeap, graph: Analy
     'threadCache.owner': heap.threadCacheOwner,
     'edge.outStart': graph.outStart,
     'edge.to': graph.outTo.subarray(0, graph.edgeCount),
-    'edge.inStart': graph.inStart,
-    'edge.inFrom': graph.inFrom,
     'root.kind': graph.rootKind,
     'root.thread': graph.rootThread,
     'root.address': graph.rootAddress,

@@ -26,9 +26,7 @@ export const POSTED_CHILDREN = 2
  * file is not there (sources run by the test runner), it all runs on this thread.
  */
 export function startDominatorTree(input: DominatorInput, workers: number): DominatorJob {
-  const script = new URL('./dominator-worker.js', import.meta.url)
-  const shareable = isShared(input.outStart) && isShared(input.outTo) && isShared(input.inStart) && isShared(input.inFrom)
-  if (workers < 2 || !shareable || !fs.existsSync(fileURLToPath(script))) {
+  if (!dominatorPassOnWorker(input, workers)) {
     const tree = dominatorTree(input)
     // Not `input.objectCount` in the closure: that would keep the graph's arrays alive.
     const objectCount = input.objectCount
@@ -43,7 +41,7 @@ export function startDominatorTree(input: DominatorInput, workers: number): Domi
   }
   const {port1, port2} = new MessageChannel()
   const signal = new Int32Array(new SharedArrayBuffer(4))
-  const worker = new Worker(script, {workerData: {input: shared, port: port2, signal}, transferList: [port2]})
+  const worker = new Worker(WORKER_SCRIPT, {workerData: {input: shared, port: port2, signal}, transferList: [port2]})
   worker.unref()
   const done = (): void => {
     port1.close()
@@ -62,6 +60,19 @@ export function startDominatorTree(input: DominatorInput, workers: number): Domi
       return got.children ?? failed(got)
     },
   }
+}
+
+const WORKER_SCRIPT = new URL('./dominator-worker.js', import.meta.url)
+
+/**
+ * Whether startDominatorTree will run the pass on a worker thread (else on this one, before it
+ * returns: a caller that still needs the reverse graph must then have used it before).
+ */
+export function dominatorPassOnWorker(input: Pick<DominatorInput, 'forward' | 'reverse'>, workers: number): boolean {
+  const forward = input.forward.edges
+  const reverse = input.reverse.edges
+  const shareable = forward !== null && isShared(forward.outStart) && isShared(forward.outTo) && reverse !== null && isShared(reverse.inStart) && isShared(reverse.inFrom)
+  return workers >= 2 && shareable && fs.existsSync(fileURLToPath(WORKER_SCRIPT))
 }
 
 /** Sleeps until the worker has posted `stage` (the main thread has nothing else to do by then); its message. */

@@ -17,9 +17,10 @@ const raise = (stage: number): void => {
 }
 try {
   const objectCount = data.input!.objectCount
+  // The pass takes the edges out of data.input (and collects them) as soon as it has read them:
+  // they are shared with the main thread, which drops them too, and this thread's references
+  // must not keep them alive through the rest of the pass.
   const tree = dominatorTree(data.input!, true)
-  // The graph's arrays are shared with the main thread, which drops them too before it sums
-  // retained sizes: this thread's references must not keep them alive.
   data.input = null
   port.postMessage({tree}, [tree.preorder.buffer as ArrayBuffer, tree.leakStarts.buffer as ArrayBuffer])
   raise(POSTED_TREE)

@@ -13,6 +13,7 @@
  */
 
 import {firstAtOrAbove} from '../util/search.js'
+import {collectGarbage} from '../util/collect-garbage.js'
 import {sharedUint32} from '../util/shared-arrays.js'
 
 /** idom value of a vertex dominated only by the virtual root (a root target, a leak start). */
@@ -27,13 +28,33 @@ export function groupOfIdom(idom: number, objectCount: number, groupCount: numbe
   return idom >= objectCount && idom <= BY_GROUP && BY_GROUP - idom < groupCount ? BY_GROUP - idom : -1
 }
 
-export interface DominatorInput {
-  objectCount: number
+/** The CSR: targets of the edges of o are outTo[outStart[o] .. outStart[o+1]). */
+export interface ForwardEdges {
   outStart: Uint32Array
   outTo: Uint32Array
-  /** Reverse CSR: sources of the incoming edges of o are inFrom[inStart[o] .. inStart[o+1]). */
+}
+
+/** The reverse CSR: sources of the incoming edges of o are inFrom[inStart[o] .. inStart[o+1]). */
+export interface ReverseEdges {
   inStart: Uint32Array
   inFrom: Uint32Array
+}
+
+/** Edges in a holder the dominator pass empties (edges = null) once it has read them. */
+export interface EdgeHolder<T> {
+  edges: T | null
+}
+
+export interface DominatorInput {
+  objectCount: number
+  /**
+   * The edges, each direction in a holder the pass empties as soon as it has read it: the
+   * out-edges after the DFS, the reverse graph after the pass's own copy of the predecessor lists.
+   * What the pass's caller holds through these holders alone (12 bytes per object slot each way)
+   * is then freed before the pass's largest arrays exist.
+   */
+  forward: EdgeHolder<ForwardEdges>
+  reverse: EdgeHolder<ReverseEdges>
   /** Root targets, sorted ascending (as the graph stores them). */
   rootTo: Uint32Array
   /** 1 for live objects. (Which of them a root reaches, the DFS from the roots finds.) */
@@ -61,16 +82,91 @@ const NONE = 0xffff_ffff
 /** pre[] value of an object the DFS must not enter (free, or in the other part of the graph). */
 const OUTSIDE = 0xffff_ffff
 
-/** `sharedIdom`: idom in shared memory, so that a worker thread and the main thread can both read it. */
+/**
+ * `sharedIdom`: idom in shared memory, so that a worker thread and the main thread can both read it.
+ *
+ * Each array lives only through the steps that read it, so that the pass's peak memory stays low
+ * (it runs beside the main thread's own phases): the DFS numbering (pre[], 4 bytes an object
+ * slot) and the reverse graph only until the predecessor copy exists; the link-eval forest
+ * (8 bytes a vertex) is allocated after them, and the answer (idom) after the copy and the forest.
+ */
 export function dominatorTree(g: DominatorInput, sharedIdom = false): DominatorTree {
   const n0 = g.objectCount
   const groups = g.groupCount ?? 0
   if (n0 + groups >= BY_GROUP) throw new RangeError(`${n0} objects: too many for 32-bit dominator ids`)
+  const numbering = depthFirst(taken(g.forward), g, groups)
+  const {vertex, semi, count} = numbering
+  let predPre: Uint32Array | null = predecessorsByPreorder(taken(g.reverse), numbering)
+  numbering.pre = null
+  // Frees pre[] and this thread's hold on the edges (their memory goes once the other thread
+  // drops them too), before the forest allocates: nothing else would collect in time.
+  collectGarbage()
+  semidominators(numbering, predPre, g, groups)
+  predPre = null
+  collectGarbage() // the copy and the forest, before the answer allocates
+
+  // Immediate dominators: climb from the DFS parent until at or above the semidominator. Written
+  // over parent[] in place: the climb from w reads only entries below w, converted already.
+  const idomPre = numbering.parent
+  for (let w = 1; w < count; w++) {
+    let d = idomPre[w]!
+    while (d > semi[w]!) d = idomPre[d]!
+    idomPre[w] = d
+  }
+  const idom = (sharedIdom ? sharedUint32(n0) : new Uint32Array(n0)).fill(NOT_IN_TREE)
+  for (let w = 1; w < count; w++) {
+    const o = vertex[w]!
+    if (o >= n0) continue
+    const d = idomPre[w]!
+    idom[o] = d === 0 ? BY_VIRTUAL_ROOT : vertex[d]! >= n0 ? BY_GROUP - (vertex[d]! - n0) : vertex[d]!
+  }
+  // Then compacted in place (a second pass: the first reads vertex[] at lower positions): objects only, still in preorder.
+  let objects = 0
+  for (let w = 1; w < count; w++) if (vertex[w]! < n0) vertex[objects++] = vertex[w]!
+  return {idom, leakStarts: numbering.leakStarts, preorder: vertex.subarray(0, objects), groupCount: groups}
+}
+
+/** The edges out of their holder, so that the pass's reference is their last. */
+function taken<T>(holder: EdgeHolder<T>): T {
+  const edges = holder.edges
+  if (!edges) throw new Error('dominator input: edges taken already')
+  holder.edges = null
+  return edges
+}
+
+/** Root r's group, or −1. */
+function rootGroupOf(g: DominatorInput, groups: number, r: number): number {
+  const k = g.rootGroup ? g.rootGroup[r]! : -1
+  return k >= 0 && k < groups ? k : -1
+}
+
+/** The DFS numbering of every vertex in the tree, by preorder number (0: the virtual root). */
+interface Numbering {
+  /** Per object: its preorder number, or OUTSIDE for a slot that is not live. Null once read. */
+  pre: Uint32Array | null
+  /** Per preorder number: the object, or objectCount + group for a root group. */
+  vertex: Uint32Array
+  /** Per preorder number: the DFS parent's preorder number. */
+  parent: Uint32Array
+  /** count + 1 words, free for the steps after the DFS. */
+  semi: Uint32Array
+  count: number
+  /** Preorder numbers below it are the reachable graph's, the rest the leaked graph's. */
+  reachedEnd: number
+  /** Per group: its preorder number. */
+  groupPre: Uint32Array
+  /** Per preorder number below reachedEnd: 1 for a root target. */
+  rootTarget: Uint8Array
+  leakStarts: Uint32Array
+}
+
+function depthFirst({outStart, outTo}: ForwardEdges, g: DominatorInput, groups: number): Numbering {
+  const n0 = g.objectCount
   // pre[o]: preorder number of object o (≥ 1), 0 while unvisited, OUTSIDE for an object no DFS may
   // enter. The DFS asks "may I go there" of a bitmap instead (one bit an object: it stays in the
   // cache where pre[] would cost a memory read an edge, the DFS's reads landing at random over
   // the heap); a bit is set for a non-live object and for every object the DFS has numbered.
-  const pre = sharedIdom ? sharedUint32(n0) : new Uint32Array(n0)
+  const pre = new Uint32Array(n0)
   const entered = new Int32Array((n0 + 31) >>> 5)
   let liveCount = 0
   for (let o = 0; o < n0; o++) {
@@ -84,13 +180,9 @@ export function dominatorTree(g: DominatorInput, sharedIdom = false): DominatorT
   const size = liveCount + 1 + groups
   const vertex = new Uint32Array(size)
   const parent = new Uint32Array(size)
-  // The link-eval forest of the semidominator pass (two words a vertex, below); until then its
-  // memory holds the DFS stack, interleaved too: stack[2i] = vertex, stack[2i+1] = its next edge.
-  const forest = new Uint32Array(2 * size)
-  const stack = forest
-  const groupOf = (r: number): number => (g.rootGroup && g.rootGroup[r]! >= 0 && g.rootGroup[r]! < groups ? g.rootGroup[r]! : -1)
-  const outStart = g.outStart
-  const outTo = g.outTo
+  // The DFS needs no stack: its stack is the tree path from the start, which it climbs back
+  // through parent[]; semi[] (unused until the predecessor copy) holds each vertex's next edge.
+  const semi = new Uint32Array(size + 1)
 
   // DFS from the virtual root: each group's root targets, the other roots' targets; what it
   // numbers is what the roots reach. Then the leaked graph (every live object left), whose DFS
@@ -99,42 +191,46 @@ export function dominatorTree(g: DominatorInput, sharedIdom = false): DominatorT
   let count = 1
   const dfsFrom = (start: number, from: number): void => {
     entered[start >>> 5]! |= 1 << (start & 31)
+    const first = count
     pre[start] = count
     vertex[count] = start
     parent[count] = from
-    count++
-    let sp = 2
-    stack[0] = start
-    stack[1] = outStart[start]!
-    while (sp > 0) {
-      const v = stack[sp - 2]!
-      const e = stack[sp - 1]!
-      if (e >= outStart[v + 1]!) {
-        sp -= 2
+    semi[count] = outStart[start]!
+    let w = count++
+    let end = outStart[start + 1]!
+    for (;;) {
+      const e = semi[w]!
+      if (e >= end) {
+        if (w === first) return
+        w = parent[w]!
+        end = outStart[vertex[w]! + 1]!
         continue
       }
-      stack[sp - 1] = e + 1
+      semi[w] = e + 1
       const t = outTo[e]!
       const bit = 1 << (t & 31)
       if ((entered[t >>> 5]! & bit) !== 0) continue
       entered[t >>> 5]! |= bit
       pre[t] = count
       vertex[count] = t
-      parent[count] = pre[v]!
-      count++
-      stack[sp] = t
-      stack[sp + 1] = outStart[t]!
-      sp += 2
+      parent[count] = w
+      semi[count] = outStart[t]!
+      w = count++
+      end = outStart[t + 1]!
     }
   }
   // Roots in group order (groups first, ungrouped last), by a counting sort over their groups.
   const rootCount = g.rootTo.length
+  const slotOf = (r: number): number => {
+    const k = rootGroupOf(g, groups, r)
+    return k < 0 ? groups : k
+  }
   const firstOfGroup = new Uint32Array(groups + 2)
-  for (let r = 0; r < rootCount; r++) firstOfGroup[(groupOf(r) < 0 ? groups : groupOf(r)) + 1]!++
+  for (let r = 0; r < rootCount; r++) firstOfGroup[slotOf(r) + 1]!++
   for (let k = 0; k <= groups; k++) firstOfGroup[k + 1]! += firstOfGroup[k]!
   const byGroup = new Uint32Array(rootCount)
   const fill = firstOfGroup.slice(0, groups + 1)
-  for (let r = 0; r < rootCount; r++) byGroup[fill[groupOf(r) < 0 ? groups : groupOf(r)]!++] = r
+  for (let r = 0; r < rootCount; r++) byGroup[fill[slotOf(r)]!++] = r
   for (let k = 0; k <= groups; k++) {
     let from = 0
     if (k < groups) {
@@ -150,13 +246,15 @@ export function dominatorTree(g: DominatorInput, sharedIdom = false): DominatorT
   }
   const groupPre = new Uint32Array(groups)
   for (let p = 1; p < count; p++) if (vertex[p]! >= n0) groupPre[vertex[p]! - n0] = p
-  // Preorder numbers below reachedEnd are the reachable graph's, the rest the leaked graph's: a
-  // range test tells an edge between the two apart without a random read of reachable[].
+  // A range test on preorder numbers then tells an edge between the two parts apart, without a
+  // random read of reachable[].
   const reachedEnd = count
   // Finishing order of a DFS over the leaked graph. Taken in decreasing finishing order, the
-  // first unvisited vertex of each round lies in a source component of the condensation.
-  const leakedCount = liveCount - (reachedEnd - 1 - groups)
-  const finish = leakedFinishOrder(n0, outStart, outTo, pre, leakedCount, stack)
+  // first unvisited vertex of each round lies in a source component of the condensation. Its
+  // stack goes in the tails of vertex[] and parent[] the leaked graph's numbering fills later:
+  // one entry a leaked object, as many as the stack can ever hold.
+  const leakedCount = size - reachedEnd
+  const finish = leakedFinishOrder(n0, outStart, outTo, pre, leakedCount, vertex.subarray(reachedEnd), parent.subarray(reachedEnd))
   for (let i = 0; i < finish.length; i++) pre[finish[i]!] = 0
   const starts: number[] = []
   for (let i = finish.length - 1; i >= 0; i--) {
@@ -166,32 +264,76 @@ export function dominatorTree(g: DominatorInput, sharedIdom = false): DominatorT
       dfsFrom(o, 0)
     }
   }
-  // Root targets by preorder, so the loop below searches the root list only for them.
+  // Root targets by preorder, so the semidominator loop searches the root list only for them.
   const rootTarget = new Uint8Array(reachedEnd)
   for (let r = 0; r < rootCount; r++) {
     const p = pre[g.rootTo[r]!]!
     if (p < reachedEnd) rootTarget[p] = 1
   }
+  return {pre, vertex, parent, semi, count, reachedEnd, groupPre, rootTarget, leakStarts: Uint32Array.from(starts).sort()}
+}
 
-  // The semi loop reads every vertex's predecessors by preorder number, in decreasing preorder:
-  // read through inStart/inFrom/pre[] that is two random reads an edge, in a dependent chain.
-  // So first a copy of the predecessor lists, renumbered and laid out in preorder (filled in
-  // object order: inStart and inFrom read in sequence, the reads of pre[] independent of each
-  // other), which the loop then reads backwards in sequence. The DFS tree edge is left out of
-  // each list (the loop starts from the DFS parent, always a predecessor numbered lower), which
-  // makes the copy about half the edges. An edge the loop must ignore (from a free slot, or from
-  // the leaked graph into the reachable one) is written as `count`. semi[] holds each vertex's
-  // first position in the copy until the loop writes the vertex's semidominator there.
-  const semi = new Uint32Array(count + 1)
-  const inStart = g.inStart
-  const inFrom = g.inFrom
+/**
+ * Leaked objects in DFS finishing order over the leaked graph. `mark` comes in 0 for leaked
+ * objects and non-zero elsewhere (the DFS goes only where it is 0) and goes out with the leaked
+ * ones set to 1 (the caller zeroes them again). The stack: objects in stackObject[], their next
+ * edges in stackEdge[], `leaked` entries each at least.
+ */
+function leakedFinishOrder(n0: number, outStart: Uint32Array, outTo: Uint32Array, mark: Uint32Array, leaked: number, stackObject: Uint32Array, stackEdge: Uint32Array): Uint32Array {
+  const finish = new Uint32Array(leaked)
+  let done = 0
+  for (let o = 0; o < n0; o++) {
+    if (mark[o] !== 0) continue
+    mark[o] = 1
+    let sp = 1
+    stackObject[0] = o
+    stackEdge[0] = outStart[o]!
+    while (sp > 0) {
+      const v = stackObject[sp - 1]!
+      const e = stackEdge[sp - 1]!
+      if (e >= outStart[v + 1]!) {
+        finish[done++] = v
+        sp--
+        continue
+      }
+      stackEdge[sp - 1] = e + 1
+      const t = outTo[e]!
+      if (mark[t] !== 0) continue
+      mark[t] = 1
+      stackObject[sp] = t
+      stackEdge[sp] = outStart[t]!
+      sp++
+    }
+  }
+  return finish.subarray(0, done)
+}
+
+/**
+ * The semi loop reads every vertex's predecessors by preorder number, in decreasing preorder:
+ * read through inStart/inFrom/pre[] that is two random reads an edge, in a dependent chain.
+ * So first a copy of the predecessor lists, renumbered and laid out in preorder (filled in
+ * object order: inStart and inFrom read in sequence, the reads of pre[] independent of each
+ * other), which the loop then reads backwards in sequence. The DFS tree edge is left out of
+ * each list (the loop starts from the DFS parent, always a predecessor numbered lower), which
+ * makes the copy about half the edges. An edge the loop must ignore (from a free slot, or from
+ * the leaked graph into the reachable one) is written as `count`. semi[] gets each vertex's
+ * first position in the copy, until the loop writes the vertex's semidominator there.
+ */
+function predecessorsByPreorder({inStart, inFrom}: ReverseEdges, numbering: Numbering): Uint32Array {
+  const {vertex, parent, semi, count, reachedEnd} = numbering
+  const pre = numbering.pre!
+  const n0 = pre.length
   for (let w = 1; w < count; w++) {
     const o = vertex[w]!
-    if (o >= n0) continue // a root group: no edges
+    if (o >= n0) {
+      semi[w] = 0 // a root group: no edges
+      continue
+    }
     const p = parent[w]!
     const treeEdge = p !== 0 && vertex[p]! < n0 ? 1 : 0
     semi[w] = Math.max(0, inStart[o + 1]! - inStart[o]! - treeEdge)
   }
+  semi[0] = 0
   let predTotal = 0
   for (let w = 0; w < count; w++) {
     const d = semi[w]!
@@ -218,12 +360,19 @@ export function dominatorTree(g: DominatorInput, sharedIdom = false): DominatorT
     }
     while (at < limit) predPre[at++] = count
   }
-  // Semidominators, in decreasing preorder, with Lengauer–Tarjan's link-eval forest. Semi-NCA
-  // needs eval only for the smallest semidominator on a path, so the forest keeps that value
-  // itself instead of the vertex holding it (no label indirection), interleaved with the
-  // ancestor link: forest[2v] = ancestor (NONE for a tree's root), forest[2v+1] = that minimum.
-  // One cache line then serves both reads of a step of the path.
-  forest.fill(NONE)
+  return predPre
+}
+
+/**
+ * Semidominators, in decreasing preorder, with Lengauer–Tarjan's link-eval forest, into semi[].
+ * Semi-NCA needs eval only for the smallest semidominator on a path, so the forest keeps that
+ * value itself instead of the vertex holding it (no label indirection), interleaved with the
+ * ancestor link: forest[2v] = ancestor (NONE for a tree's root), forest[2v+1] = that minimum.
+ * One cache line then serves both reads of a step of the path.
+ */
+function semidominators(numbering: Numbering, predPre: Uint32Array, g: DominatorInput, groups: number): void {
+  const {vertex, parent, semi, count, reachedEnd, rootTarget, groupPre} = numbering
+  const forest = new Uint32Array(2 * count).fill(NONE)
   /**
    * Smallest semidominator on v's forest path (v itself while it is unlinked: its semi is still
    * v), compressing the path on the way. The climb reverses the ancestor links it passes and the
@@ -251,7 +400,8 @@ export function dominatorTree(g: DominatorInput, sharedIdom = false): DominatorT
     }
     return forest[2 * v + 1]!
   }
-  let predEnd = predTotal
+  const rootTo = g.rootTo
+  let predEnd = semi[count]!
   for (let w = count - 1; w >= 1; w--) {
     const o = vertex[w]!
     // The DFS parent: the virtual root for a root group or a leak start, a group or the virtual
@@ -259,10 +409,11 @@ export function dominatorTree(g: DominatorInput, sharedIdom = false): DominatorT
     let s = parent[w]!
     if (w < reachedEnd && rootTarget[w] === 1) {
       // Edges from the virtual root or a group to every root target.
-      for (let r = firstAtOrAbove(g.rootTo, o); r < g.rootTo.length && g.rootTo[r] === o; r++) {
+      for (let r = firstAtOrAbove(rootTo, o); r < rootTo.length && rootTo[r] === o; r++) {
         // The virtual root's edge gives 0; a group is a predecessor like any other (numbered
         // after w when an earlier group's DFS reached w first).
-        const c = groupOf(r) < 0 ? 0 : evaluate(groupPre[groupOf(r)]!)
+        const k = rootGroupOf(g, groups, r)
+        const c = k < 0 ? 0 : evaluate(groupPre[k]!)
         if (c < s) s = c
       }
     }
@@ -279,61 +430,6 @@ export function dominatorTree(g: DominatorInput, sharedIdom = false): DominatorT
     forest[2 * w] = parent[w]!
     forest[2 * w + 1] = s
   }
-
-  // Immediate dominators: climb from the DFS parent until at or above the semidominator.
-  const idomPre = forest.subarray(0, count) // the forest is no longer needed
-  idomPre[0] = 0
-  for (let w = 1; w < count; w++) {
-    let d = parent[w]!
-    while (d > semi[w]!) d = idomPre[d]!
-    idomPre[w] = d
-  }
-  // pre is no longer needed either: it becomes the answer, saving an array of objectCount words.
-  const idom = pre.fill(NOT_IN_TREE)
-  for (let w = 1; w < count; w++) {
-    const o = vertex[w]!
-    if (o >= n0) continue
-    const d = idomPre[w]!
-    idom[o] = d === 0 ? BY_VIRTUAL_ROOT : vertex[d]! >= n0 ? BY_GROUP - (vertex[d]! - n0) : vertex[d]!
-  }
-  // Then compacted in place (a second pass: the first reads vertex[] at lower positions): objects only, still in preorder.
-  let objects = 0
-  for (let w = 1; w < count; w++) if (vertex[w]! < n0) vertex[objects++] = vertex[w]!
-  return {idom, leakStarts: Uint32Array.from(starts).sort(), preorder: vertex.subarray(0, objects), groupCount: groups}
-}
-
-/**
- * Leaked objects in DFS finishing order over the leaked graph. `mark` comes in 0 for leaked
- * objects and non-zero elsewhere (the DFS goes only where it is 0) and goes out with the leaked
- * ones set to 1 (the caller zeroes them again).
- */
-function leakedFinishOrder(n0: number, outStart: Uint32Array, outTo: Uint32Array, mark: Uint32Array, leaked: number, stack: Uint32Array): Uint32Array {
-  const finish = new Uint32Array(leaked)
-  let done = 0
-  for (let o = 0; o < n0; o++) {
-    if (mark[o] !== 0) continue
-    mark[o] = 1
-    let sp = 2
-    stack[0] = o
-    stack[1] = outStart[o]!
-    while (sp > 0) {
-      const v = stack[sp - 2]!
-      const e = stack[sp - 1]!
-      if (e >= outStart[v + 1]!) {
-        finish[done++] = v
-        sp -= 2
-        continue
-      }
-      stack[sp - 1] = e + 1
-      const t = outTo[e]!
-      if (mark[t] !== 0) continue
-      mark[t] = 1
-      stack[sp] = t
-      stack[sp + 1] = outStart[t]!
-      sp += 2
-    }
-  }
-  return finish.subarray(0, done)
 }
 
 /**

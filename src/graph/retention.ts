@@ -1,6 +1,6 @@
 import type {HeapGraph} from './csr.js'
 import {startDominatorTree} from './dominator-job.js'
-import {retainedSizes} from './dominators.js'
+import {retainedSizes, type DominatorInput} from './dominators.js'
 import {ACCUMULATED_GROUPS, ACCUMULATION_MIN_SHARE, accumulationPoints, GroupTally, type Accumulation} from './accumulation.js'
 
 /**
@@ -33,7 +33,12 @@ export interface Retention {
 export const TOP_OBJECTS = 1000
 
 export interface RetentionInput {
-  graph: Pick<HeapGraph, 'objectCount' | 'outStart' | 'outTo' | 'inStart' | 'inFrom' | 'rootTo' | 'rootThread'>
+  graph: Pick<HeapGraph, 'objectCount' | 'outStart' | 'outTo' | 'rootTo' | 'rootThread'>
+  /**
+   * The reverse graph, in a holder the dominator pass empties as soon as it has its own copy of
+   * the predecessor lists (dominators.ts): the caller holds it through the holder alone.
+   */
+  reverse: DominatorInput['reverse']
   /** 1 for live objects. */
   live: Uint8Array
   /** The threads of the core by tid: each one's roots form a group, so what only it holds is known. */
@@ -69,10 +74,9 @@ export function startRetention(input: RetentionInput, workers: number, progress?
   const rootGroup = Int32Array.from(g.rootThread, tid => groupOfTid.get(tid) ?? -1)
   const dominatorInput = {
     objectCount: n,
-    outStart: g.outStart,
-    outTo: g.outTo,
-    inStart: g.inStart,
-    inFrom: g.inFrom,
+    // A holder of its own: the pass empties it, the caller's graph keeps its arrays.
+    forward: {edges: {outStart: g.outStart, outTo: g.outTo}},
+    reverse: input.reverse,
     rootTo: g.rootTo,
     live: input.live,
     rootGroup,

@@ -37,10 +37,11 @@ const NONE: Uint32Array = new Uint32Array(0)
 
 /**
  * The graph as the phases after the scan use it: without the edge offsets and reverse edge ids
- * (the index has those) nor the objects' first words (only type naming reads them, and they are
- * dropped after it).
+ * (the index has those), the objects' first words (only type naming reads them, and they are
+ * dropped after it) nor the reverse graph (only the index and the dominator pass read it, and
+ * each drops it as soon as it can).
  */
-export type AnalysedGraph = Omit<ScannedGraph, 'outOffset' | 'outToOffset' | 'inEdge' | 'firstWords'>
+export type AnalysedGraph = Omit<ScannedGraph, 'outOffset' | 'outToOffset' | 'inEdge' | 'firstWords' | 'inStart' | 'inFrom'>
 
 /** The graph with the warnings met while building it (unreadable ranges, stacks not found). */
 export interface ScannedGraph extends HeapGraph {

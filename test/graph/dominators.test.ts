@@ -42,7 +42,11 @@ describe.each(fixtureIndex().map(f => [f.id] as const))('dominators on %s', id =
     const tids = program.core.threads.map(t => t.tid)
     const rootGroup = Int32Array.from(g.rootThread, tid => tids.indexOf(tid))
     const G = tids.length
-    const tree = dominatorTree({objectCount: n, outStart: g.outStart, outTo: g.outTo, inStart: g.inStart, inFrom: g.inFrom, rootTo: g.rootTo, live, rootGroup, groupCount: G})
+    const input = {objectCount: n, forward: {edges: {outStart: g.outStart, outTo: g.outTo}}, reverse: {edges: {inStart: g.inStart, inFrom: g.inFrom}}, rootTo: g.rootTo, live, rootGroup, groupCount: G}
+    const tree = dominatorTree(input)
+    // The pass let go of the edges (so that their memory can go before the pass's peak).
+    expect(input.forward.edges).toBeNull()
+    expect(input.reverse.edges).toBeNull()
 
     // The graph the tree is defined on, built naively: vertex 0 is the virtual root, 1..G the
     // thread groups, object o is o + 1 + G.
