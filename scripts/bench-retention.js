@@ -51,7 +51,7 @@ for (let r = 0; r < Number(runsArg ?? 3); r++) {
   const dominators = {ms: Math.round(performance.now() - t), cpuMs: cpuMs(cpu)}
   cpu = process.cpuUsage()
   t = performance.now()
-  const retention = pending.finish({shallowBytes: shallow.slice(), typeOf, typeCount})
+  const retention = pending.finish(() => ({shallowBytes: shallow.slice(), typeOf, typeCount}))
   const rest = {ms: Math.round(performance.now() - t), cpuMs: cpuMs(cpu)}
   runs.push({dominators, rest})
   checksums = Object.fromEntries(Object.entries(retention).map(([k, v]) => [k, digest(v)]))

@@ -89,7 +89,7 @@ export function analyzeCore(corePath: string, options: AnalysisOptions, progress
     writer.addAll(sightings.arrays)
     progress?.('writing index', 0, 1)
     writer.addAll({'object.type': types.typeOf, 'object.reachable': reachable})
-    const retention = pending?.finish({shallowBytes: shallowBytes(heap), typeOf: types.typeOf, typeCount: types.names.length + 1}, progress)
+    const retention = pending?.finish(() => ({shallowBytes: shallowBytes(heap), typeOf: types.typeOf, typeCount: types.names.length + 1}), progress)
     progress?.('writing index', 0, 1)
     if (retention) writer.addAll({
       'object.idom': retention.idom,
@@ -160,6 +160,7 @@ function graphPhases(program: Program, heap: TcmallocHeap, writer: IndexWriter, 
   collectGarbage() // this thread's hold on the reverse graph, before the shortest paths allocate
   writeHeapAndGraph(writer, heap, graph, progress)
   const reachable = run.retention === false ? reachability(graph, progress) : writeShortestPaths(writer, graph, progress)
+  collectGarbage() // the search's arrays, while the dominator pass is still allocating
   // TCMalloc's own unreferenced allocations (the MallocExtension singleton) are not the program's leak.
   markAllocatorInternal(ownObjects, reachable, graph.outStart, graph.outTo)
   progress?.('summary', 0, 1)

@@ -57,7 +57,11 @@ export interface RetentionSizes {
 export interface PendingRetention {
   /** The dominator pass runs on a worker thread. */
   parallel: boolean
-  finish(sizes: RetentionSizes, progress?: Progress): Retention
+  /**
+   * Joins the dominator pass, then sums retained sizes. `sizes` is called once the pass is done,
+   * so that the shallow sizes (8 bytes per object slot) are not allocated beside it.
+   */
+  finish(sizes: () => RetentionSizes, progress?: Progress): Retention
 }
 
 type Progress = (phase: string, done: number, total: number) => void
@@ -86,10 +90,11 @@ export function startRetention(input: RetentionInput, workers: number, progress?
   const job = startDominatorTree(dominatorInput, workers)
   return {
     parallel: job.parallel,
-    finish(sizes: RetentionSizes, finishProgress = progress): Retention {
+    finish(sizesOnceJoined: () => RetentionSizes, finishProgress = progress): Retention {
       if (job.parallel) finishProgress?.('dominators (rest)', 0, 1)
       const tree = job.join()
       finishProgress?.('retained sizes', 0, 1)
+      const sizes = sizesOnceJoined()
       const retainedBytes = sizes.shallowBytes
       // The worker (if any) sorts out the child lists meanwhile.
       const {objects: retainedObjects, groupBytes: threadRetainedBytes, groupObjects: threadRetainedObjects} = retainedSizes(tree, retainedBytes)
