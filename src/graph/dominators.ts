@@ -155,8 +155,8 @@ interface Numbering {
   reachedEnd: number
   /** Per group: its preorder number. */
   groupPre: Uint32Array
-  /** Per preorder number below reachedEnd: 1 for a root target. */
-  rootTarget: Uint8Array
+  /** The root targets' preorder numbers, ascending (with repeats). */
+  rootTargets: Uint32Array
   leakStarts: Uint32Array
 }
 
@@ -264,13 +264,10 @@ function depthFirst({outStart, outTo}: ForwardEdges, g: DominatorInput, groups: 
       dfsFrom(o, 0)
     }
   }
-  // Root targets by preorder, so the semidominator loop searches the root list only for them.
-  const rootTarget = new Uint8Array(reachedEnd)
-  for (let r = 0; r < rootCount; r++) {
-    const p = pre[g.rootTo[r]!]!
-    if (p < reachedEnd) rootTarget[p] = 1
-  }
-  return {pre, vertex, parent, semi, count, reachedEnd, groupPre, rootTarget, leakStarts: Uint32Array.from(starts).sort()}
+  // Root targets by preorder, so the semidominator loop searches the root list only for them
+  // (a list, not a flag a vertex: roots are few beside the objects).
+  const rootTargets = Uint32Array.from(g.rootTo, o => pre[o]!).sort()
+  return {pre, vertex, parent, semi, count, reachedEnd, groupPre, rootTargets, leakStarts: Uint32Array.from(starts).sort()}
 }
 
 /**
@@ -371,7 +368,7 @@ function predecessorsByPreorder({inStart, inFrom}: ReverseEdges, numbering: Numb
  * One cache line then serves both reads of a step of the path.
  */
 function semidominators(numbering: Numbering, predPre: Uint32Array, g: DominatorInput, groups: number): void {
-  const {vertex, parent, semi, count, reachedEnd, rootTarget, groupPre} = numbering
+  const {vertex, parent, semi, count, rootTargets, groupPre} = numbering
   const forest = new Uint32Array(2 * count).fill(NONE)
   /**
    * Smallest semidominator on v's forest path (v itself while it is unlinked: its semi is still
@@ -402,12 +399,14 @@ function semidominators(numbering: Numbering, predPre: Uint32Array, g: Dominator
   }
   const rootTo = g.rootTo
   let predEnd = semi[count]!
+  let target = rootTargets.length - 1 // the last root target at or below w
   for (let w = count - 1; w >= 1; w--) {
     const o = vertex[w]!
     // The DFS parent: the virtual root for a root group or a leak start, a group or the virtual
     // root for the root targets it entered first, else the object whose edge the DFS followed.
     let s = parent[w]!
-    if (w < reachedEnd && rootTarget[w] === 1) {
+    while (target >= 0 && rootTargets[target]! > w) target--
+    if (target >= 0 && rootTargets[target] === w) {
       // Edges from the virtual root or a group to every root target.
       for (let r = firstAtOrAbove(rootTo, o); r < rootTo.length && rootTo[r] === o; r++) {
         // The virtual root's edge gives 0; a group is a predecessor like any other (numbered
