@@ -1,4 +1,5 @@
 import os from 'node:os'
+import {BackgroundWrites} from '../index/background-writes.js'
 import {IndexWriter} from '../index/index-file.js'
 import {defaultIndexPath} from '../index/index-location.js'
 import type {IndexMeta} from '../index/index-meta.js'
@@ -10,9 +11,9 @@ import {scanHeapGraph, type AnalysedGraph, type IndexOnlyEdgeArray, type Scanned
 import {nameObjects, type ObjectTypes} from '../graph/object-types.js'
 import {TypeNamer} from '../graph/types.js'
 import {analysisInputs, type AnalysisOptions} from './analysis-inputs.js'
-import {startRetention} from '../graph/retention.js'
+import {startRetention, type RetentionArrays} from '../graph/retention.js'
 import {reachableFromParents, reachableFromRoots, shortestPathParents} from '../graph/reachability.js'
-import {sharedUint8} from '../util/shared-arrays.js'
+import {sharedFloat64, sharedUint8} from '../util/shared-arrays.js'
 import {collectGarbage} from '../util/collect-garbage.js'
 import {liveBeforeBlocks} from './object-ids.js'
 import {heapObjects} from '../tcmalloc/heap.js'
@@ -73,7 +74,9 @@ export function analyzeCore(corePath: string, options: AnalysisOptions, progress
   const heap = analyzeHeap(program, {tcmallocVersion: options['tcmalloc-version'], progress})
   // The heap model's list walks filled the read cache; the scan reads in large pieces past it.
   program.core.dropReadCache()
-  const writer = new IndexWriter(indexPath)
+  // The index's last arrays are written on a thread of their own while the last phases run.
+  const background = workers > 1 && run.retention !== false ? BackgroundWrites.start() : null
+  const writer = new IndexWriter(indexPath, background)
   try {
     const {pending, types, reachable, summary, regions, scanThreads} = graphPhases(program, heap, writer, workers, run, rootKinds, progress)
     // The graph's arrays are garbage on this thread now (the dominator worker drops its references
@@ -87,14 +90,20 @@ export function analyzeCore(corePath: string, options: AnalysisOptions, progress
     writer.addAll(sightings.arrays)
     progress?.('writing index', 0, 1)
     writer.addAll({'object.type': types.typeOf, 'object.reachable': reachable})
-    const retention = pending?.finish({shallowBytes: shallowBytes(heap), typeOf: types.typeOf, typeCount: types.names.length + 1}, progress)
+    // Each per-object array goes to the writer thread as soon as it is final.
+    const retentionArrays: Record<keyof RetentionArrays, string> = {
+      idom: 'object.idom',
+      retainedBytes: 'object.retainedBytes',
+      retainedObjects: 'object.retainedObjects',
+      childStart: 'dom.childStart',
+      child: 'dom.child',
+    }
+    const handOff = (arrays: Partial<RetentionArrays>): void => {
+      for (const [key, a] of Object.entries(arrays)) writer.addBehind(retentionArrays[key as keyof RetentionArrays], a)
+    }
+    const retention = pending?.finish({shallowBytes: shallowBytes(heap), typeOf: types.typeOf, typeCount: types.names.length + 1}, progress, handOff)
     progress?.('writing index', 0, 1)
     if (retention) writer.addAll({
-      'object.idom': retention.idom,
-      'object.retainedBytes': retention.retainedBytes,
-      'object.retainedObjects': retention.retainedObjects,
-      'dom.childStart': retention.childStart,
-      'dom.child': retention.child,
       'dom.leakStarts': retention.leakStarts,
       'dom.top': retention.top,
       'type.retainedBytes': retention.typeRetainedBytes,
@@ -121,6 +130,8 @@ export function analyzeCore(corePath: string, options: AnalysisOptions, progress
   } catch (e) {
     writer.abandon()
     throw e
+  } finally {
+    background?.close()
   }
 }
 
@@ -139,15 +150,17 @@ function graphPhases(program: Program, heap: TcmallocHeap, writer: IndexWriter, 
   const scanned: {firstWords: Float64Array | null} = {firstWords: null}
   const graph = analysedGraph(scanHeapGraph(program, heap, {progress, rootKinds, threads: workers, handOff}), scanned)
   const live = liveSlots(heap)
-  // Types first: the objects' first words (8 bytes per object slot) are then dropped before the
-  // dominator pass allocates, which keeps them off the analysis's peak memory.
+  collectGarbage() // what the scan released, before the dominator pass allocates
+  // The dominator pass first (on a worker thread when allowed): it is the analysis's longest
+  // phase, so it starts as soon as the graph and its roots exist; types, the rest of the graph's
+  // index arrays and the shortest paths run beside it. (Its first step, a DFS, allocates about
+  // half of what it will; the objects' first words, 8 bytes per slot, are dropped once types are
+  // named, before its later steps allocate the rest.)
+  const pending = run.retention === false ? null : startRetention({graph, live, threads: program.core.threads.map(t => t.tid)}, workers, progress)
   const types = nameObjects(scanned.firstWords!, new TypeNamer(program), progress)
   const ownObjects = allocatorObjects(heap, scanned.firstWords!, types)
   scanned.firstWords = null
-  collectGarbage() // what the scan released and the first words, before the dominator pass allocates
-  // The dominator pass first (on a worker thread when allowed); the rest of the graph's index
-  // arrays and the shortest paths beside it.
-  const pending = run.retention === false ? null : startRetention({graph, live, threads: program.core.threads.map(t => t.tid)}, workers, progress)
+  collectGarbage() // the first words
   writeHeapAndGraph(writer, heap, graph, progress)
   const reachable = run.retention === false ? reachability(graph, progress) : writeShortestPaths(writer, graph, progress)
   // TCMalloc's own unreferenced allocations (the MallocExtension singleton) are not the program's leak.
@@ -224,17 +237,22 @@ function reachability(graph: AnalysedGraph, progress?: Progress): Uint8Array {
 /** 1 for each live slot (shared: the dominator worker reads it). */
 function liveSlots(heap: TcmallocHeap): Uint8Array {
   const live = sharedUint8(heap.spans.totalObjects)
-  heapObjects(heap).forEachObject(id => {
-    live[id] = 1
-  }, LIVE)
+  const state = heap.state
+  for (let o = 0; o < state.length; o++) if (state[o] === LIVE) live[o] = 1
   return live
 }
 
-/** Each live object's own bytes (0 for other slots). */
+/**
+ * Each live object's own bytes (0 for other slots), span by span: one size per span. Shared: it
+ * becomes the retained sizes, which the index writer's thread writes.
+ */
 function shallowBytes(heap: TcmallocHeap): Float64Array {
-  const bytes = new Float64Array(heap.spans.totalObjects)
-  heapObjects(heap).forEachObject((id, _start, size) => {
-    bytes[id] = size
-  }, LIVE)
+  const bytes = sharedFloat64(heap.spans.totalObjects)
+  const {firstObject, objectCount, objectSize} = heap.spans
+  const state = heap.state
+  for (let s = 0; s < firstObject.length; s++) {
+    const size = objectSize[s]!
+    for (let o = firstObject[s]!, end = o + objectCount[s]!; o < end; o++) if (state[o] === LIVE) bytes[o] = size
+  }
   return bytes
 }

@@ -27,7 +27,7 @@ try {
   // (nothing else would collect this thread's heap in time, and the main thread is at its peak).
   collectGarbage()
   const children = dominatorChildren(tree.idom, objectCount)
-  port.postMessage({children}, [children.childStart.buffer as ArrayBuffer, children.child.buffer as ArrayBuffer])
+  port.postMessage({children}) // shared arrays: nothing to transfer
 } catch (e) {
   port.postMessage({error: e instanceof Error ? e.message : String(e)})
 } finally {

@@ -52,8 +52,12 @@ export interface RetentionSizes {
 export interface PendingRetention {
   /** The dominator pass runs on a worker thread. */
   parallel: boolean
-  finish(sizes: RetentionSizes, progress?: Progress): Retention
+  /** `handOff` gets each per-object array once it is final (the caller may write it while the rest is computed). */
+  finish(sizes: RetentionSizes, progress?: Progress, handOff?: (arrays: Partial<RetentionArrays>) => void): Retention
 }
+
+/** The per-object arrays of a Retention. */
+export type RetentionArrays = Pick<Retention, 'idom' | 'retainedBytes' | 'retainedObjects' | 'childStart' | 'child'>
 
 type Progress = (phase: string, done: number, total: number) => void
 
@@ -82,15 +86,18 @@ export function startRetention(input: RetentionInput, workers: number, progress?
   const job = startDominatorTree(dominatorInput, workers)
   return {
     parallel: job.parallel,
-    finish(sizes: RetentionSizes, finishProgress = progress): Retention {
+    finish(sizes: RetentionSizes, finishProgress = progress, handOff = (_arrays: Partial<RetentionArrays>): void => {}): Retention {
       if (job.parallel) finishProgress?.('dominators (rest)', 0, 1)
       const tree = job.join()
+      handOff({idom: tree.idom})
       finishProgress?.('retained sizes', 0, 1)
       const retainedBytes = sizes.shallowBytes
       // The worker (if any) sorts out the child lists meanwhile.
       const {objects: retainedObjects, groupBytes: threadRetainedBytes, groupObjects: threadRetainedObjects} = retainedSizes(tree, retainedBytes)
+      handOff({retainedBytes, retainedObjects})
       const {childStart, child} = job.children()
       largestChildFirst(childStart, child, retainedBytes)
+      handOff({childStart, child})
       const top = largestFirst(child.subarray(childStart[n]!, childStart[n + 1]!), retainedBytes, TOP_OBJECTS)
       let liveBytes = 0
       for (const o of child.subarray(childStart[n]!, childStart[n + 1]!)) liveBytes += retainedBytes[o]!
@@ -145,8 +152,10 @@ function walkDominatorTree(
   const open = new Uint32Array(typeCount)
   const pointOf = new Map(points.map((p, k) => [p, k]))
   const tallies = points.map(() => new GroupTally(typeCount))
-  const stackNode = new Uint32Array(child.length + 1)
-  const stackNext = new Uint32Array(child.length + 1)
+  // The stack holds one path of the tree: sized for a shallow tree and grown when one is deep
+  // (a long list), instead of for the worst case (every object, 8 bytes each) up front.
+  let stackNode = new Uint32Array(Math.min(child.length + 1, 1 << 16))
+  let stackNext = new Uint32Array(stackNode.length)
   // Per stack level: the retained bytes of the children left so far (only while under a point).
   let childBytes = new Float64Array(1024)
   // The accumulation point being walked under (points lie in disjoint subtrees), and its level.
@@ -183,6 +192,10 @@ function walkDominatorTree(
         if (sp >= childBytes.length) childBytes = new Float64Array(2 * sp)
         childBytes[sp] = 0
       }
+      if (sp === stackNode.length) {
+        stackNode = grown(stackNode)
+        stackNext = grown(stackNext)
+      }
       stackNode[sp] = c
       stackNext[sp] = childStart[c]!
       sp++
@@ -196,6 +209,13 @@ function walkDominatorTree(
     }
   }
   return {bytes, objects, tallies}
+}
+
+/** A copy of the array at twice its length. */
+function grown(a: Uint32Array<ArrayBuffer>): Uint32Array<ArrayBuffer> {
+  const b = new Uint32Array(2 * a.length)
+  b.set(a)
+  return b
 }
 
 /**
