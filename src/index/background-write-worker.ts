@@ -5,10 +5,11 @@
  */
 import fs from 'node:fs'
 import {workerData, type MessagePort} from 'node:worker_threads'
-import {WRITE_FAILED, WRITES_DONE, type BackgroundWrite} from './background-writes.js'
+import {STARTED, WRITE_FAILED, WRITES_DONE, type BackgroundWrite} from './background-writes.js'
 
 const {port, signal} = workerData as {port: MessagePort; signal: Int32Array}
 const CHUNK = 1 << 28
+Atomics.store(signal, STARTED, 1)
 let failed = false
 port.on('message', ({fd, bytes, position}: BackgroundWrite) => {
   try {

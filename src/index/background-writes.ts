@@ -10,9 +10,13 @@ export interface BackgroundWrite {
   position: number
 }
 
-/** Signal words: [0] writes done (failed ones too), [1] 1 once a write failed. */
+/** Signal words: [0] writes done (failed ones too), [1] 1 once a write failed, [2] 1 once the thread runs. */
 export const WRITES_DONE = 0
 export const WRITE_FAILED = 1
+export const STARTED = 2
+
+/** How long a writer thread may take to start before the writes count as failed. */
+const START_TIMEOUT_MS = 30_000
 
 /**
  * Writes of shared arrays to a file on a worker thread, so that the thread that computed them goes
@@ -34,7 +38,7 @@ export class BackgroundWrites {
     const script = new URL('./background-write-worker.js', import.meta.url)
     if (!fs.existsSync(fileURLToPath(script))) return null
     const {port1, port2} = new MessageChannel()
-    const signal = new Int32Array(new SharedArrayBuffer(8))
+    const signal = new Int32Array(new SharedArrayBuffer(12))
     const worker = new Worker(script, {workerData: {port: port2, signal}, transferList: [port2]})
     worker.unref()
     return new BackgroundWrites(worker, port1, signal)
@@ -54,12 +58,16 @@ export class BackgroundWrites {
 
   /** Waits until every write handed over is done; throws the first failure's message. */
   drain(): void {
+    const since = Date.now()
     for (let done = Atomics.load(this.signal, WRITES_DONE); done < this.posted; done = Atomics.load(this.signal, WRITES_DONE)) {
+      // A thread that never started (it could not be created or load its module) would leave
+      // this waiting for ever: once it runs, every write it is handed is counted, failed or not.
+      if (Atomics.load(this.signal, STARTED) === 0 && Date.now() - since > START_TIMEOUT_MS) throw new Error('the writer thread did not start')
       Atomics.wait(this.signal, WRITES_DONE, done, 1000)
     }
     if (Atomics.load(this.signal, WRITE_FAILED) === 1) {
       const failure = receiveMessageOnPort(this.port)?.message as {error?: string} | undefined
-      throw new Error(`writing the index: ${failure?.error ?? 'a write failed'}`)
+      throw new Error(failure?.error ?? 'a write on the writer thread failed')
     }
   }
 

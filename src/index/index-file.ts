@@ -105,7 +105,7 @@ export class IndexWriter {
     let length = 0
     let at = this.offset
     for (const p of pieces) {
-      writeAll(this.fd, Buffer.from(p.buffer, p.byteOffset, p.byteLength), PREAMBLE + at)
+      this.written(() => writeAll(this.fd!, Buffer.from(p.buffer, p.byteOffset, p.byteLength), PREAMBLE + at))
       at += p.byteLength
       length += p.length
     }
@@ -134,18 +134,18 @@ export class IndexWriter {
     if (this.fd === null) throw new Error('index already finished')
     const fd = this.fd
     try {
-      this.background?.drain()
+      this.written(() => this.background?.drain())
       const header: Header = {formatVersion: INDEX_FORMAT_VERSION, meta, arrays: this.entries}
       const json = Buffer.from(JSON.stringify(header), 'utf8')
       const at = PREAMBLE + this.offset
-      writeAll(fd, json, at)
+      this.written(() => writeAll(fd, json, at))
       const pre = Buffer.alloc(PREAMBLE)
       pre.write(MAGIC, 0, 'latin1')
       pre.writeUInt32LE(INDEX_FORMAT_VERSION, 8)
       pre.writeUInt32LE(json.length, 12)
       pre.writeUInt32LE(at % 2 ** 32, 16)
       pre.writeUInt32LE(Math.floor(at / 2 ** 32), 20)
-      writeAll(fd, pre, 0)
+      this.written(() => writeAll(fd, pre, 0))
       fs.ftruncateSync(fd, at + json.length)
     } finally {
       this.fd = null
@@ -153,6 +153,15 @@ export class IndexWriter {
     }
     fs.renameSync(this.tmp, this.path)
     this.finished = true
+  }
+
+  /** Runs a write; its failure (a full disk) is the user's to act on, said in one line. */
+  private written(write: () => void): void {
+    try {
+      write()
+    } catch (e) {
+      throw new TomaError(`${this.path}: cannot write the index: ${e instanceof Error ? e.message : String(e)}`)
+    }
   }
 
   /** Drops the half-written file (an analysis that failed). */
