@@ -161,8 +161,10 @@ function graphPhases(program: Program, heap: TcmallocHeap, writer: IndexWriter, 
   const ownObjects = allocatorObjects(heap, scanned.firstWords!, types)
   scanned.firstWords = null
   collectGarbage() // the first words
-  writeHeapAndGraph(writer, heap, graph, progress)
+  // The shortest paths before the graph's index arrays: their queue and parents (8 bytes a slot,
+  // for a second) are then gone before the dominator pass's DFS ends and its larger steps allocate.
   const reachable = run.retention === false ? reachability(graph, progress) : writeShortestPaths(writer, graph, progress)
+  writeHeapAndGraph(writer, heap, graph, progress)
   // TCMalloc's own unreferenced allocations (the MallocExtension singleton) are not the program's leak.
   markAllocatorInternal(ownObjects, reachable, graph.outStart, graph.outTo)
   progress?.('summary', 0, 1)
