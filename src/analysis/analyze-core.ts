@@ -1,4 +1,5 @@
 import os from 'node:os'
+import {BackgroundWrites} from '../index/background-writes.js'
 import {IndexWriter} from '../index/index-file.js'
 import {defaultIndexPath} from '../index/index-location.js'
 import type {IndexMeta} from '../index/index-meta.js'
@@ -10,11 +11,11 @@ import {scanHeapGraph, type AnalysedGraph, type IndexOnlyEdgeArray, type Scanned
 import {nameObjects, type ObjectTypes} from '../graph/object-types.js'
 import {TypeNamer} from '../graph/types.js'
 import {analysisInputs, type AnalysisOptions} from './analysis-inputs.js'
-import {startRetention} from '../graph/retention.js'
+import {startRetention, type PendingRetention, type RetentionArrays} from '../graph/retention.js'
 import {dominatorPassOnWorker} from '../graph/dominator-job.js'
 import type {ReverseEdges} from '../graph/dominators.js'
 import {reachableFromParents, reachableFromRoots, shortestPathParents} from '../graph/reachability.js'
-import {sharedUint8} from '../util/shared-arrays.js'
+import {sharedFloat64, sharedUint8} from '../util/shared-arrays.js'
 import {collectGarbage} from '../util/collect-garbage.js'
 import {liveBeforeBlocks} from './object-ids.js'
 import {heapObjects} from '../tcmalloc/heap.js'
@@ -75,7 +76,9 @@ export function analyzeCore(corePath: string, options: AnalysisOptions, progress
   const heap = analyzeHeap(program, {tcmallocVersion: options['tcmalloc-version'], progress})
   // The heap model's list walks filled the read cache; the scan reads in large pieces past it.
   program.core.dropReadCache()
-  const writer = new IndexWriter(indexPath)
+  // The index's last arrays are written on a thread of their own while the last phases run.
+  const background = workers > 1 && run.retention !== false ? BackgroundWrites.start() : null
+  const writer = new IndexWriter(indexPath, background)
   try {
     const {pending, types, reachable, summary, regions, scanThreads} = graphPhases(program, heap, writer, workers, run, rootKinds, progress)
     // The graph's arrays are garbage on this thread now (the dominator worker drops its references
@@ -89,14 +92,20 @@ export function analyzeCore(corePath: string, options: AnalysisOptions, progress
     writer.addAll(sightings.arrays)
     progress?.('writing index', 0, 1)
     writer.addAll({'object.type': types.typeOf, 'object.reachable': reachable})
-    const retention = pending?.finish(() => ({shallowBytes: shallowBytes(heap), typeOf: types.typeOf, typeCount: types.names.length + 1}), progress)
+    // Each per-object array goes to the writer thread as soon as it is final.
+    const retentionArrays: Record<keyof RetentionArrays, string> = {
+      idom: 'object.idom',
+      retainedBytes: 'object.retainedBytes',
+      retainedObjects: 'object.retainedObjects',
+      childStart: 'dom.childStart',
+      child: 'dom.child',
+    }
+    const handOff = (arrays: Partial<RetentionArrays>): void => {
+      for (const [key, a] of Object.entries(arrays)) writer.addBehind(retentionArrays[key as keyof RetentionArrays], a)
+    }
+    const retention = pending?.finish(() => ({shallowBytes: shallowBytes(heap), typeOf: types.typeOf, typeCount: types.names.length + 1}), progress, handOff)
     progress?.('writing index', 0, 1)
     if (retention) writer.addAll({
-      'object.idom': retention.idom,
-      'object.retainedBytes': retention.retainedBytes,
-      'object.retainedObjects': retention.retainedObjects,
-      'dom.childStart': retention.childStart,
-      'dom.child': retention.child,
       'dom.leakStarts': retention.leakStarts,
       'dom.top': retention.top,
       'type.retainedBytes': retention.typeRetainedBytes,
@@ -123,6 +132,8 @@ export function analyzeCore(corePath: string, options: AnalysisOptions, progress
   } catch (e) {
     writer.abandon()
     throw e
+  } finally {
+    background?.close()
   }
 }
 
@@ -142,25 +153,34 @@ function graphPhases(program: Program, heap: TcmallocHeap, writer: IndexWriter, 
   const graph = analysedGraph(scanHeapGraph(program, heap, {progress, rootKinds, threads: workers, handOff}), scanned)
   const reverse = scanned.reverse
   const live = liveSlots(heap)
-  // Types first: the objects' first words (8 bytes per object slot) are then dropped before the
-  // dominator pass allocates, which keeps them off the analysis's peak memory.
+  const retention = run.retention !== false
+  const threads = program.core.threads.map(t => t.tid)
+  // The dominator pass is the analysis's longest phase: on a worker thread it starts as soon as the
+  // graph and its roots exist, and types, the shortest paths and the graph's index arrays run
+  // beside it (its first step, a DFS, allocates about half of what it will; the objects' first
+  // words, 8 bytes per slot, are dropped once types are named, before its later steps allocate).
+  // On this thread it runs after types, once the first words are gone.
+  const onWorker = retention && dominatorPassOnWorker({forward: {edges: graph}, reverse}, workers)
+  let pending: PendingRetention | null = null
+  if (onWorker) {
+    collectGarbage() // what the scan released, before the pass allocates
+    pending = startRetention({graph, reverse, live, threads}, workers, progress)
+  }
+  // The reverse graph goes to the index now. Beside a worker this thread's hold on it ends here (the
+  // pass frees it too once it has its own copy of the predecessor lists); a pass on this thread
+  // takes it over and releases it as it goes.
+  writeReverseEdges(writer, reverse, progress)
+  if (!retention || onWorker) reverse.edges = null
   const types = nameObjects(scanned.firstWords!, new TypeNamer(program), progress)
   const ownObjects = allocatorObjects(heap, scanned.firstWords!, types)
   scanned.firstWords = null
-  collectGarbage() // what the scan released and the first words, before the dominator pass allocates
-  // The dominator pass first (on a worker thread when allowed); the rest of the graph's index
-  // arrays and the shortest paths beside it. The reverse graph goes to the index and is dropped
-  // here at once (the pass frees it too, once it has its own copy of the predecessor lists); a
-  // pass on this thread releases it as it goes, so the index gets it before.
-  const retentionHere = run.retention !== false && !dominatorPassOnWorker({forward: {edges: graph}, reverse}, workers)
-  if (retentionHere) writeReverseEdges(writer, reverse, progress)
-  const pending = run.retention === false ? null : startRetention({graph, reverse, live, threads: program.core.threads.map(t => t.tid)}, workers, progress)
-  if (!retentionHere) writeReverseEdges(writer, reverse, progress)
-  reverse.edges = null
-  collectGarbage() // this thread's hold on the reverse graph, before the shortest paths allocate
-  writeHeapAndGraph(writer, heap, graph, progress)
-  const reachable = run.retention === false ? reachability(graph, progress) : writeShortestPaths(writer, graph, progress)
+  collectGarbage() // the first words (and this thread's hold on the reverse graph), before the next phase allocates
+  if (retention && !onWorker) pending = startRetention({graph, reverse, live, threads}, workers, progress)
+  // The shortest paths before the graph's index arrays: their queue and parents (8 bytes a slot,
+  // for a second) are then gone before the dominator pass's DFS ends and its larger steps allocate.
+  const reachable = retention ? writeShortestPaths(writer, graph, progress) : reachability(graph, progress)
   collectGarbage() // the search's arrays, while the dominator pass is still allocating
+  writeHeapAndGraph(writer, heap, graph, progress)
   // TCMalloc's own unreferenced allocations (the MallocExtension singleton) are not the program's leak.
   markAllocatorInternal(ownObjects, reachable, graph.outStart, graph.outTo)
   progress?.('summary', 0, 1)
@@ -247,17 +267,22 @@ function reachability(graph: AnalysedGraph, progress?: Progress): Uint8Array {
 /** 1 for each live slot (shared: the dominator worker reads it). */
 function liveSlots(heap: TcmallocHeap): Uint8Array {
   const live = sharedUint8(heap.spans.totalObjects)
-  heapObjects(heap).forEachObject(id => {
-    live[id] = 1
-  }, LIVE)
+  const state = heap.state
+  for (let o = 0; o < state.length; o++) if (state[o] === LIVE) live[o] = 1
   return live
 }
 
-/** Each live object's own bytes (0 for other slots). */
+/**
+ * Each live object's own bytes (0 for other slots), span by span: one size per span. Shared: it
+ * becomes the retained sizes, which the index writer's thread writes.
+ */
 function shallowBytes(heap: TcmallocHeap): Float64Array {
-  const bytes = new Float64Array(heap.spans.totalObjects)
-  heapObjects(heap).forEachObject((id, _start, size) => {
-    bytes[id] = size
-  }, LIVE)
+  const bytes = sharedFloat64(heap.spans.totalObjects)
+  const {firstObject, objectCount, objectSize} = heap.spans
+  const state = heap.state
+  for (let s = 0; s < firstObject.length; s++) {
+    const size = objectSize[s]!
+    for (let o = firstObject[s]!, end = o + objectCount[s]!; o < end; o++) if (state[o] === LIVE) bytes[o] = size
+  }
   return bytes
 }

@@ -2,7 +2,7 @@ import {hex} from '../errors.js'
 import type {Program} from '../program/program.js'
 import {STATE_NAMES, LIVE} from '../tcmalloc/object-states.js'
 import {IN_USE, ON_NORMAL_FREELIST, ON_RETURNED_FREELIST} from '../tcmalloc/spans.js'
-import {heapObjects, type TcmallocHeap} from '../tcmalloc/heap.js'
+import type {TcmallocHeap} from '../tcmalloc/heap.js'
 import type {AnalysedGraph} from '../graph/scan.js'
 import type {ObjectTypes} from '../graph/object-types.js'
 import {ROOT_KIND_NAMES, ROOT_REGISTER} from '../graph/csr.js'
@@ -43,13 +43,18 @@ export function heapSummary(program: Program, heap: TcmallocHeap, graph: Analyse
   const live = new Float64Array(g.sizes.count)
   const free = new Float64Array(g.sizes.count)
   const seen: number[] = []
-  heapObjects(heap).forEachObject((id, _start, _size, s) => {
+  // Span by span (every slot of the heap: no call a slot).
+  for (let s = 0; s < spans.count; s++) {
     const cl = spans.sizeClass[s]!
-    if (spans.location[s] !== IN_USE || cl === 0) return
-    if (live[cl] === 0 && free[cl] === 0) seen.push(cl)
-    if (state[id] === LIVE) live[cl]++
-    else free[cl]++
-  })
+    if (spans.location[s] !== IN_USE || cl === 0) continue
+    const first = spans.firstObject[s]!
+    const end = first + spans.objectCount[s]!
+    let liveHere = 0
+    for (let id = first; id < end; id++) if (state[id] === LIVE) liveHere++
+    if (live[cl] === 0 && free[cl] === 0 && end > first) seen.push(cl)
+    live[cl]! += liveHere
+    free[cl]! += end - first - liveHere
+  }
   const classes = seen
     .map(cl => ({sizeClass: cl, size: g.sizes.size[cl]!, liveObjects: live[cl]!, liveBytes: live[cl]! * g.sizes.size[cl]!, freeObjects: free[cl]!}))
     .sort((a, b) => b.liveBytes - a.liveBytes)
@@ -127,12 +132,14 @@ function rootKindTotals(program: Program, graph: AnalysedGraph) {
 
 /** Live objects whose reachability is `which` (UNREACHED: the leak total): count and bytes. */
 function unreachableTotals(heap: TcmallocHeap, reachable: Uint8Array, which: number) {
+  const {spans, state} = heap
   let objects = 0
   let bytes = 0
-  heapObjects(heap).forEachObject((id, _start, size) => {
-    if (reachable[id] !== which) return
-    objects++
-    bytes += size
-  }, LIVE)
+  for (let s = 0; s < spans.count; s++) {
+    let here = 0
+    for (let id = spans.firstObject[s]!, end = id + spans.objectCount[s]!; id < end; id++) if (reachable[id] === which && state[id] === LIVE) here++
+    objects += here
+    bytes += here * spans.objectSize[s]!
+  }
   return {objects, bytes}
 }

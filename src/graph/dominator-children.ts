@@ -1,3 +1,4 @@
+import {sharedUint32} from '../util/shared-arrays.js'
 import {NOT_IN_TREE} from './dominators.js'
 
 /** The dominator tree's child lists: the children of o are child[childStart[o] .. childStart[o+1]); the virtual root's at o = objectCount. */
@@ -8,7 +9,8 @@ export interface DominatorChildren {
 
 /** Child lists by counting sort over idom (children ascending); the root groups' children count as the virtual root's. */
 export function dominatorChildren(idom: Uint32Array, n: number): DominatorChildren {
-  const childStart = new Uint32Array(n + 2)
+  // Shared: the thread that built them and the one that reorders and writes them both see them.
+  const childStart = sharedUint32(n + 2)
   let inTree = 0
   for (let o = 0; o < n; o++) {
     const d = idom[o]!
@@ -17,7 +19,7 @@ export function dominatorChildren(idom: Uint32Array, n: number): DominatorChildr
     inTree++
   }
   for (let i = 0; i <= n; i++) childStart[i + 1]! += childStart[i]!
-  const child = new Uint32Array(inTree)
+  const child = sharedUint32(inTree)
   const fill = childStart.slice(0, n + 1)
   for (let o = 0; o < n; o++) {
     const d = idom[o]!

@@ -13,9 +13,13 @@ export interface DominatorJob {
   readonly parallel: boolean
 }
 
-/** What the worker has posted so far (the signal's value): the tree, then the child lists. */
+/** What the worker has posted so far (the signal's word 0): the tree, then the child lists. */
 export const POSTED_TREE = 1
 export const POSTED_CHILDREN = 2
+/** Index of the signal word the worker sets to 1 when its body starts. */
+export const STARTED_WORD = 1
+/** How long the worker may take to start before the pass counts as failed. */
+const START_TIMEOUT_MS = 30_000
 
 /**
  * Starts the dominator pass. With more than one worker allowed it runs on a worker thread over
@@ -40,7 +44,8 @@ export function startDominatorTree(input: DominatorInput, workers: number): Domi
     rootGroup: input.rootGroup && sharedCopy(input.rootGroup),
   }
   const {port1, port2} = new MessageChannel()
-  const signal = new Int32Array(new SharedArrayBuffer(4))
+  // [0] the stage posted; [1] 1 once the worker's body runs.
+  const signal = new Int32Array(new SharedArrayBuffer(8))
   const worker = new Worker(WORKER_SCRIPT, {workerData: {input: shared, port: port2, signal}, transferList: [port2]})
   worker.unref()
   const done = (): void => {
@@ -77,7 +82,13 @@ export function dominatorPassOnWorker(input: Pick<DominatorInput, 'forward' | 'r
 
 /** Sleeps until the worker has posted `stage` (the main thread has nothing else to do by then); its message. */
 function awaitPosted<T>(signal: Int32Array, stage: number, port: MessagePort): T & {error?: string} {
-  for (let now = Atomics.load(signal, 0); now < stage; now = Atomics.load(signal, 0)) Atomics.wait(signal, 0, now, 1000)
+  const since = Date.now()
+  for (let now = Atomics.load(signal, 0); now < stage; now = Atomics.load(signal, 0)) {
+    // A worker that never ran its body (it could not be created or load its modules) would leave
+    // this waiting for ever; once it runs, it always posts (a result or its error).
+    if (Atomics.load(signal, STARTED_WORD) === 0 && Date.now() - since > START_TIMEOUT_MS) return {error: 'the worker thread did not start'} as T & {error?: string}
+    Atomics.wait(signal, 0, now, 1000)
+  }
   return (receiveMessageOnPort(port)?.message ?? {}) as T & {error?: string}
 }
 

@@ -6,11 +6,12 @@
 import {parentPort, workerData} from 'node:worker_threads'
 import {collectGarbage} from '../util/collect-garbage.js'
 import {dominatorChildren} from './dominator-children.js'
-import {POSTED_CHILDREN, POSTED_TREE} from './dominator-job.js'
+import {POSTED_CHILDREN, POSTED_TREE, STARTED_WORD} from './dominator-job.js'
 import {dominatorTree, type DominatorInput} from './dominators.js'
 
 const data = workerData as {input: DominatorInput | null; port: MessagePort; signal: Int32Array}
 const {port, signal} = data
+Atomics.store(signal, STARTED_WORD, 1)
 const raise = (stage: number): void => {
   Atomics.store(signal, 0, stage)
   Atomics.notify(signal, 0)
@@ -28,7 +29,7 @@ try {
   // (nothing else would collect this thread's heap in time, and the main thread is at its peak).
   collectGarbage()
   const children = dominatorChildren(tree.idom, objectCount)
-  port.postMessage({children}, [children.childStart.buffer as ArrayBuffer, children.child.buffer as ArrayBuffer])
+  port.postMessage({children}) // shared arrays: nothing to transfer
 } catch (e) {
   port.postMessage({error: e instanceof Error ? e.message : String(e)})
 } finally {

@@ -438,22 +438,25 @@ function semidominators(numbering: Numbering, predPre: Uint32Array, g: Dominator
  */
 export function retainedSizes(tree: DominatorTree, bytes: Float64Array): {objects: Uint32Array; groupBytes: Float64Array; groupObjects: Float64Array} {
   const n = bytes.length
-  const objects = new Uint32Array(n)
+  // Shared: the index may be written from it on another thread.
+  const objects = sharedUint32(n)
   const groupBytes = new Float64Array(tree.groupCount)
   const groupObjects = new Float64Array(tree.groupCount)
   const order = tree.preorder
-  for (let i = 0; i < order.length; i++) objects[order[i]!] = 1
   for (let i = order.length - 1; i >= 0; i--) {
     const o = order[i]!
     const d = tree.idom[o]!
+    // Its dominated objects have added theirs already (they come after it in preorder); now itself.
+    const count = objects[o]! + 1
+    objects[o] = count
     if (d < n) {
       bytes[d] = bytes[d]! + bytes[o]!
-      objects[d] = objects[d]! + objects[o]!
+      objects[d] = objects[d]! + count
     } else {
       const group = groupOfIdom(d, n, tree.groupCount)
       if (group >= 0) {
         groupBytes[group] = groupBytes[group]! + bytes[o]!
-        groupObjects[group] = groupObjects[group]! + objects[o]!
+        groupObjects[group] = groupObjects[group]! + count
       }
     }
   }

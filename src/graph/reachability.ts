@@ -14,10 +14,16 @@ export function shortestPathParents(objectCount: number, outStart: Uint32Array, 
   if (objectCount >= FROM_ROOT) throw new RangeError(`${objectCount} objects: too many for 32-bit object ids`)
   const parent = new Uint32Array(objectCount).fill(UNREACHED)
   const queue = new Uint32Array(objectCount)
+  // "Reached yet?" is asked of a bitmap, one bit an object, instead of parent[]: the question
+  // comes once an edge at a random object, and the bitmap stays in the cache where parent[]
+  // (32 times larger) costs a memory read each time; parent[] is written once an object.
+  const reached = new Int32Array((objectCount + 31) >>> 5)
   let tail = 0
   for (let r = 0; r < rootTo.length; r++) {
     const o = rootTo[r]!
-    if (parent[o] === UNREACHED) {
+    const bit = 1 << (o & 31)
+    if ((reached[o >>> 5]! & bit) === 0) {
+      reached[o >>> 5]! |= bit
       parent[o] = FROM_ROOT
       queue[tail++] = o
     }
@@ -26,7 +32,9 @@ export function shortestPathParents(objectCount: number, outStart: Uint32Array, 
     const o = queue[head]!
     for (let e = outStart[o]!, end = outStart[o + 1]!; e < end; e++) {
       const to = outTo[e]!
-      if (parent[to] === UNREACHED) {
+      const bit = 1 << (to & 31)
+      if ((reached[to >>> 5]! & bit) === 0) {
+        reached[to >>> 5]! |= bit
         parent[to] = o
         queue[tail++] = to
       }

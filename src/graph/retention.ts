@@ -59,10 +59,14 @@ export interface PendingRetention {
   parallel: boolean
   /**
    * Joins the dominator pass, then sums retained sizes. `sizes` is called once the pass is done,
-   * so that the shallow sizes (8 bytes per object slot) are not allocated beside it.
+   * so that the shallow sizes (8 bytes per object slot) are not allocated beside it. `handOff`
+   * gets each per-object array once it is final (the caller may write it while the rest is computed).
    */
-  finish(sizes: () => RetentionSizes, progress?: Progress): Retention
+  finish(sizes: () => RetentionSizes, progress?: Progress, handOff?: (arrays: Partial<RetentionArrays>) => void): Retention
 }
+
+/** The per-object arrays of a Retention. */
+export type RetentionArrays = Pick<Retention, 'idom' | 'retainedBytes' | 'retainedObjects' | 'childStart' | 'child'>
 
 type Progress = (phase: string, done: number, total: number) => void
 
@@ -90,16 +94,19 @@ export function startRetention(input: RetentionInput, workers: number, progress?
   const job = startDominatorTree(dominatorInput, workers)
   return {
     parallel: job.parallel,
-    finish(sizesOnceJoined: () => RetentionSizes, finishProgress = progress): Retention {
+    finish(sizesOnceJoined: () => RetentionSizes, finishProgress = progress, handOff = (_arrays: Partial<RetentionArrays>): void => {}): Retention {
       if (job.parallel) finishProgress?.('dominators (rest)', 0, 1)
       const tree = job.join()
+      handOff({idom: tree.idom})
       finishProgress?.('retained sizes', 0, 1)
       const sizes = sizesOnceJoined()
       const retainedBytes = sizes.shallowBytes
       // The worker (if any) sorts out the child lists meanwhile.
       const {objects: retainedObjects, groupBytes: threadRetainedBytes, groupObjects: threadRetainedObjects} = retainedSizes(tree, retainedBytes)
+      handOff({retainedBytes, retainedObjects})
       const {childStart, child} = job.children()
       largestChildFirst(childStart, child, retainedBytes)
+      handOff({childStart, child})
       const top = largestFirst(child.subarray(childStart[n]!, childStart[n + 1]!), retainedBytes, TOP_OBJECTS)
       let liveBytes = 0
       for (const o of child.subarray(childStart[n]!, childStart[n + 1]!)) liveBytes += retainedBytes[o]!
@@ -154,8 +161,10 @@ function walkDominatorTree(
   const open = new Uint32Array(typeCount)
   const pointOf = new Map(points.map((p, k) => [p, k]))
   const tallies = points.map(() => new GroupTally(typeCount))
-  const stackNode = new Uint32Array(child.length + 1)
-  const stackNext = new Uint32Array(child.length + 1)
+  // The stack holds one path of the tree: sized for a shallow tree and grown when one is deep
+  // (a long list), instead of for the worst case (every object, 8 bytes each) up front.
+  let stackNode = new Uint32Array(Math.min(child.length + 1, 1 << 16))
+  let stackNext = new Uint32Array(stackNode.length)
   // Per stack level: the retained bytes of the children left so far (only while under a point).
   let childBytes = new Float64Array(1024)
   // The accumulation point being walked under (points lie in disjoint subtrees), and its level.
@@ -192,6 +201,10 @@ function walkDominatorTree(
         if (sp >= childBytes.length) childBytes = new Float64Array(2 * sp)
         childBytes[sp] = 0
       }
+      if (sp === stackNode.length) {
+        stackNode = grown(stackNode)
+        stackNext = grown(stackNext)
+      }
       stackNode[sp] = c
       stackNext[sp] = childStart[c]!
       sp++
@@ -205,6 +218,13 @@ function walkDominatorTree(
     }
   }
   return {bytes, objects, tallies}
+}
+
+/** A copy of the array at twice its length. */
+function grown(a: Uint32Array<ArrayBuffer>): Uint32Array<ArrayBuffer> {
+  const b = new Uint32Array(2 * a.length)
+  b.set(a)
+  return b
 }
 
 /**

@@ -1,5 +1,6 @@
 import fs from 'node:fs'
 import {TomaError} from '../errors.js'
+import {BackgroundWrites} from './background-writes.js'
 
 export const INDEX_MAGIC = 'TOMAIDX\0'
 const MAGIC = INDEX_MAGIC
@@ -76,8 +77,14 @@ export class IndexWriter {
   private readonly tmp: string
   private fd: number | null
   private offset = 0
+  /** Renamed into place: nothing left to abandon. */
+  private finished = false
 
-  constructor(private readonly path: string) {
+  /** `background`: a writer thread for `addBehind` (the caller ends it after `finish` or `abandon`). */
+  constructor(
+    private readonly path: string,
+    private readonly background: BackgroundWrites | null = null,
+  ) {
     this.tmp = `${path}.tmp-${process.pid}`
     this.fd = fs.openSync(this.tmp, 'w')
   }
@@ -98,7 +105,7 @@ export class IndexWriter {
     let length = 0
     let at = this.offset
     for (const p of pieces) {
-      writeAll(this.fd, Buffer.from(p.buffer, p.byteOffset, p.byteLength), PREAMBLE + at)
+      this.written(() => writeAll(this.fd!, Buffer.from(p.buffer, p.byteOffset, p.byteLength), PREAMBLE + at))
       at += p.byteLength
       length += p.length
     }
@@ -110,34 +117,65 @@ export class IndexWriter {
     for (const [name, a] of Object.entries(arrays)) this.add(name, a)
   }
 
+  /**
+   * Like `add`, but written by the writer thread when there is one and `a` is shared: the caller
+   * goes on at once with its next phase, and must not change `a` afterwards.
+   */
+  addBehind(name: string, a: Typed): void {
+    if (!this.background || !BackgroundWrites.canWrite(a)) return this.add(name, a)
+    if (this.fd === null) throw new Error('index already finished')
+    if (name in this.entries) throw new Error(`index array ${name} written twice`)
+    this.background.write(this.fd, a, PREAMBLE + this.offset)
+    this.entries[name] = {type: typeOf(a), offset: this.offset, length: a.length}
+    this.offset = align8(this.offset + a.byteLength)
+  }
+
   finish(meta: unknown): void {
     if (this.fd === null) throw new Error('index already finished')
     const fd = this.fd
     try {
+      this.written(() => this.background?.drain())
       const header: Header = {formatVersion: INDEX_FORMAT_VERSION, meta, arrays: this.entries}
       const json = Buffer.from(JSON.stringify(header), 'utf8')
       const at = PREAMBLE + this.offset
-      writeAll(fd, json, at)
+      this.written(() => writeAll(fd, json, at))
       const pre = Buffer.alloc(PREAMBLE)
       pre.write(MAGIC, 0, 'latin1')
       pre.writeUInt32LE(INDEX_FORMAT_VERSION, 8)
       pre.writeUInt32LE(json.length, 12)
       pre.writeUInt32LE(at % 2 ** 32, 16)
       pre.writeUInt32LE(Math.floor(at / 2 ** 32), 20)
-      writeAll(fd, pre, 0)
+      this.written(() => writeAll(fd, pre, 0))
       fs.ftruncateSync(fd, at + json.length)
     } finally {
       this.fd = null
       fs.closeSync(fd)
     }
     fs.renameSync(this.tmp, this.path)
+    this.finished = true
+  }
+
+  /** Runs a write; its failure (a full disk) is the user's to act on, said in one line. */
+  private written(write: () => void): void {
+    try {
+      write()
+    } catch (e) {
+      throw new TomaError(`${this.path}: cannot write the index: ${e instanceof Error ? e.message : String(e)}`)
+    }
   }
 
   /** Drops the half-written file (an analysis that failed). */
   abandon(): void {
-    if (this.fd === null) return
-    fs.closeSync(this.fd)
-    this.fd = null
+    if (this.finished) return
+    if (this.fd !== null) {
+      try {
+        this.background?.drain() // before the file is closed under the writer thread
+      } catch {
+        // the analysis failed already; the file goes
+      }
+      fs.closeSync(this.fd)
+      this.fd = null
+    }
     fs.rmSync(this.tmp, {force: true})
   }
 }

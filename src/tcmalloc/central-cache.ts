@@ -31,12 +31,14 @@ export function readCentralCounters(memory: AddressSpace, centralCache: number, 
 export function markSpanFreeLists(memory: AddressSpace, spans: SpanTable, marker: StateMarker, counters: CentralCounters, warnings: Warnings): void {
   const freeByClass = new Float64Array(counters.counter.length)
   const spansByClass = new Float64Array(counters.counter.length)
-  for (let s = 0; s < spans.count; s++) {
+  let s = 0
+  // Made only for a warning: formatting it for each of the heap's spans costs more than the walks.
+  const list = () => `span ${hex(spans.record[s]!)} free list`
+  for (; s < spans.count; s++) {
     const cl = spans.sizeClass[s]!
     if (spans.location[s] !== IN_USE || cl === 0) continue
     spansByClass[cl]!++
     const capacity = spans.objectCount[s]!
-    const list = `span ${hex(spans.record[s]!)} free list`
     let p = spans.freeHead[s]!
     let n = 0
     while (p !== 0 && n <= capacity) {
@@ -44,7 +46,7 @@ export function markSpanFreeLists(memory: AddressSpace, spans: SpanTable, marker
       n++
       const next = memory.readU64(p)
       if (next === undefined) {
-        warnings.add('free-list', `${list}: object ${hex(p)} is not in the core`, spans.record[s]!, p)
+        warnings.add('free-list', `${list()}: object ${hex(p)} is not in the core`, spans.record[s]!, p)
         break
       }
       p = next

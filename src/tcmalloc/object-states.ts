@@ -48,18 +48,23 @@ export class StateMarker {
     return Number.isInteger(k) && k < this.spans.objectCount[s]! && this.state[this.spans.firstObject[s]! + k] === LIVE
   }
 
-  /** The same for an entry that must lie in span s (a span's own free list): no lookup needed. */
-  markInSpan(s: number, addr: number, to: number, list: string, listAddr: number): number {
+  /**
+   * The same for an entry that must lie in span s (a span's own free list): no lookup needed.
+   * `list` names the list in a warning; a function for a name that costs a string to make (this
+   * runs for every free object of the heap, the names only for the rare warning).
+   */
+  markInSpan(s: number, addr: number, to: number, list: string | (() => string), listAddr: number): number {
     const offset = addr - this.spans.start[s]!
     const size = this.spans.objectSize[s]!
     const k = offset / size
+    const name = () => (typeof list === 'string' ? list : list())
     if (!Number.isInteger(k) || k < 0 || k >= this.spans.objectCount[s]!) {
-      this.warnings.add('free-list', `${list}: entry ${hex(addr)} is not the start of an object of span ${hex(this.spans.record[s]!)}`, listAddr, addr)
+      this.warnings.add('free-list', `${name()}: entry ${hex(addr)} is not the start of an object of span ${hex(this.spans.record[s]!)}`, listAddr, addr)
       return -1
     }
     const index = this.spans.firstObject[s]! + k
     if (this.state[index] !== LIVE) {
-      this.warnings.add('free-list', `${list}: object ${hex(addr)} is already ${STATE_NAMES[this.state[index]!]} (on two lists, or the list has a cycle)`, listAddr, addr)
+      this.warnings.add('free-list', `${name()}: object ${hex(addr)} is already ${STATE_NAMES[this.state[index]!]} (on two lists, or the list has a cycle)`, listAddr, addr)
       return -1
     }
     this.state[index] = to

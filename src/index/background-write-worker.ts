@@ -1,0 +1,25 @@
+/**
+ * Worker thread body of background-writes.ts: writes each array it is handed at its position,
+ * in the order handed, counting every write done (and flagging a failed one) in the signal the
+ * handing thread waits on.
+ */
+import fs from 'node:fs'
+import {workerData, type MessagePort} from 'node:worker_threads'
+import {STARTED, WRITE_FAILED, WRITES_DONE, type BackgroundWrite} from './background-writes.js'
+
+const {port, signal} = workerData as {port: MessagePort; signal: Int32Array}
+const CHUNK = 1 << 28
+Atomics.store(signal, STARTED, 1)
+let failed = false
+port.on('message', ({fd, bytes, position}: BackgroundWrite) => {
+  try {
+    // After a failure the rest are only counted: the index is abandoned anyway.
+    for (let at = 0; !failed && at < bytes.length; at += CHUNK) fs.writeSync(fd, bytes, at, Math.min(CHUNK, bytes.length - at), position + at)
+  } catch (e) {
+    if (!failed) port.postMessage({error: e instanceof Error ? e.message : String(e)})
+    failed = true
+    Atomics.store(signal, WRITE_FAILED, 1)
+  }
+  Atomics.add(signal, WRITES_DONE, 1)
+  Atomics.notify(signal, WRITES_DONE)
+})

@@ -1,0 +1,79 @@
+import fs from 'node:fs'
+import {fileURLToPath} from 'node:url'
+import {MessageChannel, type MessagePort, Worker, receiveMessageOnPort} from 'node:worker_threads'
+import {isShared} from '../util/shared-arrays.js'
+
+/** A write the writer thread is handed: bytes of a shared array and where they go in the file. */
+export interface BackgroundWrite {
+  fd: number
+  bytes: Uint8Array
+  position: number
+}
+
+/** Signal words: [0] writes done (failed ones too), [1] 1 once a write failed, [2] 1 once the thread runs. */
+export const WRITES_DONE = 0
+export const WRITE_FAILED = 1
+export const STARTED = 2
+
+/** How long a writer thread may take to start before the writes count as failed. */
+const START_TIMEOUT_MS = 30_000
+
+/**
+ * Writes of shared arrays to a file on a worker thread, so that the thread that computed them goes
+ * on with its next phase while the kernel copies them (on a big core the index's last arrays are
+ * hundreds of MB: a write costs about as much as the phase that follows it). The caller must not
+ * change an array once handed over, and must `drain` before closing the file.
+ */
+export class BackgroundWrites {
+  private posted = 0
+
+  private constructor(
+    private readonly worker: Worker,
+    private readonly port: MessagePort,
+    private readonly signal: Int32Array,
+  ) {}
+
+  /** The writer thread, or null where its compiled file is not there (sources run by the test runner). */
+  static start(): BackgroundWrites | null {
+    const script = new URL('./background-write-worker.js', import.meta.url)
+    if (!fs.existsSync(fileURLToPath(script))) return null
+    const {port1, port2} = new MessageChannel()
+    const signal = new Int32Array(new SharedArrayBuffer(12))
+    const worker = new Worker(script, {workerData: {port: port2, signal}, transferList: [port2]})
+    worker.unref()
+    return new BackgroundWrites(worker, port1, signal)
+  }
+
+  /** Whether `a` can be written here (else the caller writes it itself). */
+  static canWrite(a: ArrayBufferView): boolean {
+    return isShared(a)
+  }
+
+  write(fd: number, a: ArrayBufferView, position: number): void {
+    if (!isShared(a)) throw new Error('background write of an unshared array')
+    const write: BackgroundWrite = {fd, bytes: new Uint8Array(a.buffer, a.byteOffset, a.byteLength), position}
+    this.port.postMessage(write)
+    this.posted++
+  }
+
+  /** Waits until every write handed over is done; throws the first failure's message. */
+  drain(): void {
+    const since = Date.now()
+    for (let done = Atomics.load(this.signal, WRITES_DONE); done < this.posted; done = Atomics.load(this.signal, WRITES_DONE)) {
+      // A thread that never started (it could not be created or load its module) would leave
+      // this waiting for ever: once it runs, every write it is handed is counted, failed or not.
+      if (Atomics.load(this.signal, STARTED) === 0 && Date.now() - since > START_TIMEOUT_MS) throw new Error('the writer thread did not start')
+      Atomics.wait(this.signal, WRITES_DONE, done, 1000)
+    }
+    if (Atomics.load(this.signal, WRITE_FAILED) === 1) {
+      const failure = receiveMessageOnPort(this.port)?.message as {error?: string} | undefined
+      throw new Error(failure?.error ?? 'a write on the writer thread failed')
+    }
+  }
+
+  /** Ends the thread (after `drain`). */
+  close(): void {
+    this.port.close()
+    void this.worker.terminate()
+  }
+}
