@@ -37,6 +37,8 @@ export interface Analysis {
   threadsUsed: number
   /** Threads the object scan ran on. */
   scanThreads: number
+  /** Threads the reverse edges were built on. */
+  reverseThreads: number
 }
 
 type Progress = ProgressUpdate
@@ -75,7 +77,7 @@ export function analyzeCore(corePath: string, options: AnalysisOptions, progress
   program.core.dropReadCache()
   const writer = new IndexWriter(indexPath)
   try {
-    const {pending, types, reachable, summary, regions, scanThreads} = graphPhases(program, heap, writer, workers, run, rootKinds, progress)
+    const {pending, types, reachable, summary, regions, scanThreads, reverseThreads} = graphPhases(program, heap, writer, workers, run, rootKinds, progress)
     // The graph's arrays are garbage on this thread now (the dominator worker drops its references
     // once its pass is done): freed before the retained sizes allocate.
     collectGarbage()
@@ -117,7 +119,7 @@ export function analyzeCore(corePath: string, options: AnalysisOptions, progress
       sightingFrames: sightings.frames,
     }
     writer.finish(meta)
-    return {program, heap, types, summary, indexPath, threadsUsed: Math.max(scanThreads, pending?.parallel ? 2 : 1), scanThreads}
+    return {program, heap, types, summary, indexPath, threadsUsed: Math.max(scanThreads, reverseThreads, pending?.parallel ? 2 : 1), scanThreads, reverseThreads}
   } catch (e) {
     writer.abandon()
     throw e
@@ -154,7 +156,7 @@ function graphPhases(program: Program, heap: TcmallocHeap, writer: IndexWriter, 
   markAllocatorInternal(ownObjects, reachable, graph.outStart, graph.outTo)
   progress?.('summary', 0, 1)
   const summary = heapSummary(program, heap, graph, types, reachable)
-  return {pending, types, reachable, summary, regions: rootRegions(graph), scanThreads: graph.scanThreads}
+  return {pending, types, reachable, summary, regions: rootRegions(graph), scanThreads: graph.scanThreads, reverseThreads: graph.reverseThreads}
 }
 
 /**
