@@ -48,13 +48,13 @@ const MAX_THREADS = 256
  * into blocks of consecutive ids dealt out in turn, so that every thread meets the same mix of
  * much and little referenced objects (the first objects of the heap cost about twice as much per
  * edge as the last at scale 8: cutting the ids in two halves of equal edge counts left one thread
- * with nearly twice the other's work). Every thread walks all the edges (sequential reads) but counts and
- * files only those into its blocks, so the random writes, the pass's real cost, are split between
- * the threads. A block's lists start after the incoming edges of the blocks before it: the threads
- * publish their blocks' totals and wait for each other once before filling. The arrays are the
- * same, byte for byte, whatever the number of threads (the same functions fill them). Where the
- * worker's compiled file is not there (sources run by the test runner) or one thread is asked for,
- * this thread builds every block.
+ * with nearly twice the other's work). Every thread walks all the edges (sequential reads) but
+ * counts and files only those into its blocks, so the random writes, the pass's real cost, are
+ * split between the threads. A block's lists start after the incoming edges of the blocks before
+ * it: the threads publish their blocks' totals and wait for each other once before filling. The
+ * arrays are the same, byte for byte, whatever the number of threads (the same functions fill
+ * them). Where the worker's compiled file is not there (sources run by the test runner) or one
+ * thread is asked for, this thread builds every block.
  */
 export function buildReverse(objectCount: number, outStart: Uint32Array, outTo: Uint32Array, edgeCount: number, threads: number): ReverseEdges {
   const script = new URL('./reverse-worker.js', import.meta.url)
