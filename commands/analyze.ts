@@ -40,7 +40,7 @@ export default class Analyze extends TomaCommand {
       progress.done()
       if (!this.jsonEnabled()) this.log(analyzeText(analysis.summary, analysis.indexPath))
       if (strict && !analysis.summary.warnings.consistent) process.exitCode = EXIT_STRICT_WARNINGS
-      return {...analysis.summary, index: analysis.indexPath, threads: analysis.threadsUsed, scanThreads: analysis.scanThreads}
+      return {...analysis.summary, index: analysis.indexPath, threads: analysis.threadsUsed, scanThreads: analysis.scanThreads, reverseThreads: analysis.reverseThreads}
     } finally {
       progress.done()
     }

@@ -40,6 +40,8 @@ export interface Analysis {
   threadsUsed: number
   /** Threads the object scan ran on. */
   scanThreads: number
+  /** Threads the reverse edges were built on. */
+  reverseThreads: number
 }
 
 type Progress = ProgressUpdate
@@ -80,7 +82,7 @@ export function analyzeCore(corePath: string, options: AnalysisOptions, progress
   const background = workers > 1 && run.retention !== false ? BackgroundWrites.start() : null
   const writer = new IndexWriter(indexPath, background)
   try {
-    const {pending, types, reachable, summary, regions, scanThreads} = graphPhases(program, heap, writer, workers, run, rootKinds, progress)
+    const {pending, types, reachable, summary, regions, scanThreads, reverseThreads} = graphPhases(program, heap, writer, workers, run, rootKinds, progress)
     // The graph's arrays are garbage on this thread now (the dominator worker drops its references
     // once its pass is done): freed before the retained sizes allocate.
     collectGarbage()
@@ -128,7 +130,7 @@ export function analyzeCore(corePath: string, options: AnalysisOptions, progress
       sightingFrames: sightings.frames,
     }
     writer.finish(meta)
-    return {program, heap, types, summary, indexPath, threadsUsed: Math.max(scanThreads, pending?.parallel ? 2 : 1), scanThreads}
+    return {program, heap, types, summary, indexPath, threadsUsed: Math.max(scanThreads, reverseThreads, pending?.parallel ? 2 : 1), scanThreads, reverseThreads}
   } catch (e) {
     writer.abandon()
     throw e
@@ -185,7 +187,7 @@ function graphPhases(program: Program, heap: TcmallocHeap, writer: IndexWriter, 
   markAllocatorInternal(ownObjects, reachable, graph.outStart, graph.outTo)
   progress?.('summary', 0, 1)
   const summary = heapSummary(program, heap, graph, types, reachable)
-  return {pending, types, reachable, summary, regions: rootRegions(graph), scanThreads: graph.scanThreads}
+  return {pending, types, reachable, summary, regions: rootRegions(graph), scanThreads: graph.scanThreads, reverseThreads: graph.reverseThreads}
 }
 
 /** What the analysis drops before the rest of the graph: the objects' first words, the reverse graph. */

@@ -102,34 +102,90 @@ function lowerBound(a: Uint32Array, n: number, v: number): number {
 }
 
 /**
- * Reverse CSR by counting sort: in-lists ordered by edge index, hence by source object. The
- * starts double as the fill cursors (each ends at the next list's start, then all shift back by
- * one), so no second objectCount-long array is needed.
+ * The reverse CSR is a counting sort of the edges by target, which threads share (reverse-job.ts)
+ * by targets: the targets are cut into blocks of consecutive ids, each block's in-lists built by
+ * one thread. In-lists are ordered by edge index, hence by source object, and follow one another
+ * in target order, so the arrays are the same however the blocks are dealt. Between the steps
+ * inStart[t] holds t's incoming-edge count; during the fill it is t's cursor, and it ends at t's
+ * list end (shifted into place by finishReverse), so no second objectCount-long array is needed.
  */
-export function buildReverse(
+
+/**
+ * Targets per block, 2^12: small enough for the blocks to deal out evenly between threads, large
+ * enough that threads rarely write to the same cache line.
+ */
+const REVERSE_BLOCK_SHIFT = 12
+const REVERSE_BLOCK = 2 ** REVERSE_BLOCK_SHIFT
+
+/** The blocks of targets one thread builds the in-lists of. */
+export interface ReverseShare {
+  /** The thread of each block of 2^REVERSE_BLOCK_SHIFT consecutive targets. */
+  blockThread: Uint8Array
+  thread: number
+}
+
+/** Blocks of targets among objectCount objects. */
+export function reverseBlockCount(objectCount: number): number {
+  return Math.ceil(objectCount / REVERSE_BLOCK)
+}
+
+/**
+ * Counts the incoming edges of the share's targets into inStart[t], and each of its blocks'
+ * total into blockTotals.
+ */
+export function countReverseShare(outTo: Uint32Array, edgeCount: number, objectCount: number, share: ReverseShare, inStart: Uint32Array, blockTotals: Float64Array): void {
+  const {blockThread, thread} = share
+  for (let e = 0; e < edgeCount; e++) {
+    const t = outTo[e]!
+    if (blockThread[t >>> REVERSE_BLOCK_SHIFT] !== thread) continue
+    inStart[t]!++
+  }
+  for (let b = 0; b < blockThread.length; b++) {
+    if (blockThread[b] !== thread) continue
+    let total = 0
+    for (let t = b * REVERSE_BLOCK, end = Math.min(objectCount, t + REVERSE_BLOCK); t < end; t++) total += inStart[t]!
+    blockTotals[b] = total
+  }
+}
+
+/**
+ * Once every block is counted: turns the share's counts into list starts (a block's lists start
+ * after the incoming edges of all the blocks before it), then files each edge into its target's
+ * list, walking the edges in order (object by object: the source of each edge comes free).
+ */
+export function fillReverseShare(
   objectCount: number,
   outStart: Uint32Array,
   outTo: Uint32Array,
-  edgeCount: number,
-): {inStart: Uint32Array; inEdge: Uint32Array; inFrom: Uint32Array} {
-  // inStart and inFrom are shared: the dominator worker reads them.
-  const inStart = sharedUint32(objectCount + 1)
-  for (let e = 0; e < edgeCount; e++) inStart[outTo[e]! + 1]!++
-  for (let o = 0; o < objectCount; o++) inStart[o + 1]! += inStart[o]!
-  const inEdge = new Uint32Array(edgeCount)
-  // The source of each incoming edge comes free while walking the edges object by object.
-  const inFrom = sharedUint32(edgeCount)
+  share: ReverseShare,
+  blockTotals: Float64Array,
+  into: {inStart: Uint32Array; inEdge: Uint32Array; inFrom: Uint32Array},
+): void {
+  const {inStart, inEdge, inFrom} = into
+  const {blockThread, thread} = share
+  for (let b = 0, base = 0; b < blockThread.length; base += blockTotals[b]!, b++) {
+    if (blockThread[b] !== thread) continue
+    for (let t = b * REVERSE_BLOCK, end = Math.min(objectCount, t + REVERSE_BLOCK), at = base; t < end; t++) {
+      const count = inStart[t]!
+      inStart[t] = at
+      at += count
+    }
+  }
   for (let o = 0; o < objectCount; o++) {
     for (let e = outStart[o]!, end = outStart[o + 1]!; e < end; e++) {
-      const at = inStart[outTo[e]!]!++
+      const t = outTo[e]!
+      if (blockThread[t >>> REVERSE_BLOCK_SHIFT] !== thread) continue
+      const at = inStart[t]!++
       inEdge[at] = e
       inFrom[at] = o
     }
   }
-  // inStart[t] is now where t's list ends, i.e. where t + 1's starts.
+}
+
+/** After every block is filled inStart[t] is where t's list ends, i.e. where t + 1's starts. */
+export function finishReverse(inStart: Uint32Array, objectCount: number): void {
   inStart.copyWithin(1, 0, objectCount)
   inStart[0] = 0
-  return {inStart, inEdge, inFrom}
 }
 
 /** Roots collected during the scan, in discovery order. */

@@ -3,10 +3,11 @@ import {REGISTER_NAMES} from '../core/threads.js'
 import type {Program} from '../program/program.js'
 import type {TcmallocHeap} from '../tcmalloc/heap.js'
 import {Warnings} from '../tcmalloc/warnings.js'
-import {buildReverse, ROOT_KIND_NAMES, ROOT_REGISTER, RootBuilder, type HeapGraph} from './csr.js'
+import {ROOT_KIND_NAMES, ROOT_REGISTER, RootBuilder, type HeapGraph} from './csr.js'
 import {concatBlocks} from './edge-blocks.js'
 import {buildLiveLookup, LiveResolver, type LiveLookup} from './live-lookup.js'
 import {CHUNK, CORE_PAGE, type ScanTables} from './object-scan.js'
+import {buildReverse} from './reverse-job.js'
 import {rootRanges, type RootRange, type RootSet} from './roots.js'
 import {scanForward} from './scan-job.js'
 import {collectGarbage} from '../util/collect-garbage.js'
@@ -21,7 +22,7 @@ export interface ScanOptions {
   progress?: ProgressUpdate
   /** Root kinds to scan (ROOT_* of csr.ts); all when absent. */
   rootKinds?: ReadonlySet<number>
-  /** Threads for the object scan (this one and workers); 1 when absent. */
+  /** Threads for the object scan and the reverse edges (this one and workers); 1 when absent. */
   threads?: number
   /**
    * Takes each index-only array as soon as it exists (the edge offsets when the objects are
@@ -52,6 +53,8 @@ export interface ScannedGraph extends HeapGraph {
   roots: RootSet & {kinds: ReadonlySet<number>}
   /** Threads the object scan ran on. */
   scanThreads: number
+  /** Threads the reverse edges were built on. */
+  reverseThreads: number
 }
 
 /**
@@ -88,7 +91,7 @@ export function scanHeapGraph(program: Program, heap: TcmallocHeap, options: Sca
     outToOffset = concatBlocks([toOffsetBlocks], edges.edgeCount, false)
   }
   options.progress?.('reverse edges', 0, 1)
-  const reverse = buildReverse(heap.spans.totalObjects, edges.outStart, edges.outTo, edges.edgeCount)
+  const reverse = buildReverse(heap.spans.totalObjects, edges.outStart, edges.outTo, edges.edgeCount, options.threads ?? 1)
   let inEdge: Uint32Array = reverse.inEdge
   if (handOff) {
     handOff('edge.inEdge', [inEdge])
@@ -112,6 +115,7 @@ export function scanHeapGraph(program: Program, heap: TcmallocHeap, options: Sca
     warnings,
     roots: {...rootSet, kinds: rootKinds},
     scanThreads,
+    reverseThreads: reverse.threads,
   }
 }
 

@@ -2,7 +2,7 @@ import {beforeAll, describe, expect, it} from 'vitest'
 import {analyzeHeap, objectAt, type TcmallocHeap} from '../../src/tcmalloc/heap.js'
 import {LIVE} from '../../src/tcmalloc/object-states.js'
 import {edgeSource, inEdges, outEdges, rootsOf, scanHeapGraph, type ScannedGraph} from '../../src/graph/scan.js'
-import {ROOT_GLOBAL, ROOT_KIND_NAMES, ROOT_REGISTER, ROOT_STACK, ROOT_TLS} from '../../src/graph/csr.js'
+import {countReverseShare, fillReverseShare, finishReverse, reverseBlockCount, ROOT_GLOBAL, ROOT_KIND_NAMES, ROOT_REGISTER, ROOT_STACK, ROOT_TLS} from '../../src/graph/csr.js'
 import {RED_ZONE, writableSegments} from '../../src/graph/roots.js'
 import {REGISTER_NAMES} from '../../src/core/threads.js'
 import type {Program} from '../../src/program/program.js'
@@ -131,6 +131,25 @@ describe.skipIf(fixtures.length === 0)('scanHeapGraph on fixture cores', () => {
           }
         }
         expect(seen.every(n => n === 1)).toBe(true)
+      })
+
+      // The test runner runs sources, so the reverse pass is on one thread here: dealing its
+      // blocks to three threads, run one after the other, checks that the shares fit together
+      // (each block's lists after those of every block before it, whichever thread has them).
+      it('reverse CSR is the same, byte for byte, with its blocks of targets dealt to three threads', () => {
+        const threads = 3
+        const blocks = reverseBlockCount(g.objectCount)
+        expect(blocks, 'every thread has a block').toBeGreaterThanOrEqual(threads)
+        const blockThread = Uint8Array.from({length: blocks}, (_, b) => b % threads)
+        const blockTotals = new Float64Array(blocks)
+        const into = {inStart: new Uint32Array(g.objectCount + 1), inEdge: new Uint32Array(g.edgeCount), inFrom: new Uint32Array(g.edgeCount)}
+        for (let thread = 0; thread < threads; thread++) countReverseShare(g.outTo, g.edgeCount, g.objectCount, {blockThread, thread}, into.inStart, blockTotals)
+        for (let thread = 0; thread < threads; thread++) fillReverseShare(g.objectCount, g.outStart, g.outTo, {blockThread, thread}, blockTotals, into)
+        finishReverse(into.inStart, g.objectCount)
+        const bytes = (a: Uint32Array) => Buffer.from(a.buffer, a.byteOffset, a.byteLength)
+        expect(bytes(into.inStart).equals(bytes(g.inStart))).toBe(true)
+        expect(bytes(into.inEdge).equals(bytes(g.inEdge))).toBe(true)
+        expect(bytes(into.inFrom).equals(bytes(g.inFrom))).toBe(true)
       })
 
       it('objects held by a stack have a stack root from that thread and no incoming edge', () => {
