@@ -1,7 +1,7 @@
-// Bundles each command's fast path into one file, dist/fast/<command>.js (run by `npm run build`,
-// `prepare` and `npm test` after tsc and the manifest). Node 20 loads ES modules at about 0.6 ms
-// each and a query loads some 70 of toma's: one file instead cuts most of that from every call
-// (issue 13). bin/run.js uses a bundle only on the fast path and only while it is newer than its
+// Bundles each command's fast path, dist/fast/<command>.js (run by `npm run build`, `prepare` and
+// `npm test` after tsc and the manifest). Node 20 loads ES modules at about 0.6 ms each and a
+// query loads some 70 of toma's: a bundle of three files instead cuts most of that from every
+// call (issue 13). bin/run.js uses a bundle only on the fast path and only while it is newer than its
 // compiled command (src/cli/launch.ts); nothing else imports one.
 //
 // Two things keep the bundled code behaving as the compiled modules do:
@@ -59,16 +59,29 @@ const moduleUrls = {
 }
 
 fs.rmSync(outdir, {recursive: true, force: true})
-await esbuild.build({
-  entryPoints: Object.fromEntries(commands.map(c => [c, `fast-entry:${c}`])),
-  outdir,
-  bundle: true,
-  format: 'esm',
-  platform: 'node',
-  target: 'node20',
-  external,
-  plugins: [entries, moduleUrls],
-  logLevel: 'warning',
-  minifyWhitespace: true,
-  minifySyntax: true,
-})
+// One build a command, each split at its dynamic imports: the analysis a query runs only when its
+// index is missing or stale goes to chunks of that command's own (dist/fast/<command>.<hash>.js),
+// with the built-in modules only it imports (worker_threads, v8, vm), so an answer from the index
+// compiles and loads only what it runs: the command's file and the one chunk it shares with the
+// analysis. (One build for all commands would share chunks between them: some 16 files a query.)
+await Promise.all(
+  commands.map(c =>
+    esbuild.build({
+      entryPoints: {[c]: `fast-entry:${c}`},
+      outdir,
+      // Beside the entries, in the one folder whose place import.meta.url is rewritten against.
+      chunkNames: `${c}.[hash]`,
+      bundle: true,
+      splitting: true,
+      format: 'esm',
+      platform: 'node',
+      target: 'node20',
+      external,
+      plugins: [entries, moduleUrls],
+      logLevel: 'warning',
+      // Less text to compile on each call; names are kept, so a stack trace still reads.
+      minifyWhitespace: true,
+      minifySyntax: true,
+    }),
+  ),
+)
