@@ -2,7 +2,7 @@
 import fs from 'node:fs'
 import {fileURLToPath} from 'node:url'
 import {MANIFEST, refreshStaleManifest} from '../dist/src/cli/command-manifest.js'
-import {fastLaunch, userAgent} from '../dist/src/cli/fast-command.js'
+import {fastBundle, userAgent} from '../dist/src/cli/launch.js'
 
 const root = new URL('..', import.meta.url)
 await refreshStaleManifest(root)
@@ -19,8 +19,18 @@ const command = fastCommand()
 if (args[0] === '--version' && agent) {
   console.log(agent)
 } else if (command) {
-  fastLaunch.active = true
-  const {default: Command} = await import(new URL(command.relativePath.join('/'), root).href)
+  // One bundled file when the build made one (scripts/bundle-fast-path.js: it switches its own
+  // fast path on), else the compiled modules, some 70 of them.
+  const compiled = command.relativePath.join('/')
+  const bundle = fastBundle(root, command.id, compiled)
+  let Command
+  if (bundle) {
+    Command = (await import(bundle.href)).default
+  } else {
+    const {fastLaunch} = await import('../dist/src/cli/fast-command.js')
+    fastLaunch.active = true
+    Command = (await import(new URL(compiled, root).href)).default
+  }
   Command.id = command.id
   const config = {
     bin: pjson.oclif.bin,

@@ -1,5 +1,3 @@
-import fs from 'node:fs'
-import os from 'node:os'
 import {format, inspect} from 'node:util'
 import {jsonFlag} from './flags.js'
 
@@ -49,24 +47,6 @@ interface ParseOptions {
 
 /** Flag properties the fast parse does not handle (oclif's parser does). */
 const UNHANDLED = ['aliases', 'charAliases', 'env', 'dependsOn', 'relationships', 'combinable', 'exactlyOne', 'atLeastOne', 'deprecated', 'deprecateAliases', 'allowStdin', 'delimiter', 'defaultHelp']
-
-/**
- * The user agent oclif prints for --version, or null where oclif's platform detection is needed:
- * on what may be WSL (a Microsoft kernel, as is-wsl looks for it), which it names `wsl`.
- */
-export function userAgent(pjson: {name: string; version: string}): string | null {
-  if (process.platform === 'linux' && (os.release().toLowerCase().includes('microsoft') || procVersion().includes('microsoft'))) return null
-  const arch = os.arch() === 'ia32' ? 'x86' : os.arch()
-  return `${pjson.name}/${pjson.version} ${os.platform()}-${arch} node-${process.version}`
-}
-
-function procVersion(): string {
-  try {
-    return fs.readFileSync('/proc/version', 'utf8').toLowerCase()
-  } catch {
-    return ''
-  }
-}
 
 /**
  * What of oclif's Command the commands use (run, parse, log, jsonEnabled, init, catch), for the fast

@@ -3,11 +3,13 @@ import fs from 'node:fs'
 import path from 'node:path'
 import {fileURLToPath} from 'node:url'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+import {fastBundle} from '../../src/cli/launch.js'
 import {fixtureCorePath, fixtureFlags, fixtureIndex, FIXTURES, type Truth} from '../helpers/fixture-core.js'
 import {runToma} from '../helpers/run-toma.js'
 import {testTemp} from '../helpers/test-temp.js'
 
-const BIN = fileURLToPath(new URL('../../bin/run.js', import.meta.url))
+const ROOT = new URL('../../', import.meta.url)
+const BIN = fileURLToPath(new URL('bin/run.js', ROOT))
 
 /**
  * Runs toma and says whether oclif's configuration code was loaded (CommonJS modules required by
@@ -84,5 +86,46 @@ describe('the fast path answers as oclif does', () => {
     expect((await runProbed(['find-object', address(), 'core'], work, {TOMA_OCLIF: '1'})).oclif).toBe(true)
     expect((await runProbed(['find-object', '--help'], work)).oclif).toBe(true)
     expect((await runProbed(['find-object', address(), 'core', '--json'], work)).oclif).toBe(true)
+  })
+})
+
+// npm test bundles each command's fast path (scripts/bundle-fast-path.js); bin/run.js runs a
+// bundle whenever it is there and newer than the compiled command, so the comparisons above run
+// the bundles. They must all be there: else those comparisons ran the compiled modules only.
+describe('the bundled fast path', () => {
+  it('has a current bundle for every command of the manifest', () => {
+    const manifest = JSON.parse(fs.readFileSync(new URL('oclif.manifest.json', ROOT), 'utf8')) as {commands: Record<string, {relativePath: string[]}>}
+    const ids = Object.keys(manifest.commands)
+    expect(ids).toContain('find-object')
+    const missing = ids.filter(id => !fastBundle(ROOT, id, manifest.commands[id]!.relativePath.join('/')))
+    expect(missing).toEqual([])
+  })
+
+  // A bundle is one file elsewhere than the modules it holds: the worker scripts, found next to
+  // their modules' compiled files, must still be found, or the scan would quietly run on one thread.
+  it('analyses a core first with its worker threads, as oclif does', async () => {
+    const entry = fixtureIndex().find(f => f.id === 'v2.10-shared')!
+    const truth = JSON.parse(fs.readFileSync(path.join(FIXTURES, entry.id, 'truth.json'), 'utf8')) as Truth
+    const f = fixtureFlags(entry)
+    const argv = ['find-object', truth.objects[0]!.address, 'core', '--exe', f.exe, ...(f.tcmalloc ? ['--tcmalloc', f.tcmalloc] : [])]
+    const work = testTemp('toma-bundle-')
+    try {
+      fs.copyFileSync(await fixtureCorePath(entry.id), path.join(work, 'core'))
+      const runs = []
+      for (const env of [{NODE_DEBUG: 'worker'}, {TOMA_OCLIF: '1'}] as Record<string, string>[]) {
+        fs.rmSync(path.join(work, 'core.toma-index'), {force: true})
+        runs.push(await runToma(argv, {cwd: work, env}))
+      }
+      const [bundled, oclif] = runs
+      expect(bundled!.stderr).toContain('analysing it first')
+      for (const worker of ['graph/scan-worker.js', 'graph/dominator-worker.js']) {
+        expect(bundled!.stderr).toContain(`instantiating Worker. url: ${new URL(`dist/src/${worker}`, ROOT).href}`)
+      }
+      expect(bundled!.status).toBe(0)
+      expect(bundled!.stdout).toBe(oclif!.stdout)
+      expect(bundled!.stderr.split('\n').filter(line => line.startsWith('toma:'))).toEqual(oclif!.stderr.split('\n').filter(line => line.startsWith('toma:')))
+    } finally {
+      fs.rmSync(work, {recursive: true, force: true})
+    }
   })
 })
