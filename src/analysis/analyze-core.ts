@@ -68,8 +68,9 @@ export function defaultWorkers(): number {
  * The index is written as the phases finish, so each phase can drop what only the index needs
  * before the next one grows (peak memory is what big cores run out of): the edge offsets go to
  * disk before the reverse pass allocates, the reverse edge ids before the dominator pass does;
- * the rest is written by the main thread while the dominator pass runs on a worker. The object
- * scan runs on `workers` threads.
+ * the graph and the rest are written by the main thread while the dominator pass runs on a worker,
+ * and the pass's results by a writer thread while the main thread walks the dominator tree. The
+ * object scan and the reverse edges run on `workers` threads.
  */
 export function analyzeCore(corePath: string, options: AnalysisOptions, progress?: Progress, indexPath = defaultIndexPath(corePath), opened?: Program, run: RunOptions = {}): Analysis {
   const program = opened ?? openProgram(corePath, options)
