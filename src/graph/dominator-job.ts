@@ -1,6 +1,7 @@
 import fs from 'node:fs'
 import {fileURLToPath} from 'node:url'
 import {MessageChannel, Worker, receiveMessageOnPort, type MessagePort} from 'node:worker_threads'
+import {awaitSignal} from '../util/await-signal.js'
 import {isShared, sharedCopy} from '../util/shared-arrays.js'
 import {dominatorChildren, type DominatorChildren} from './dominator-children.js'
 import {dominatorTree, type DominatorInput, type DominatorTree} from './dominators.js'
@@ -18,8 +19,6 @@ export const POSTED_TREE = 1
 export const POSTED_CHILDREN = 2
 /** Index of the signal word the worker sets to 1 when its body starts. */
 export const STARTED_WORD = 1
-/** How long the worker may take to start before the pass counts as failed. */
-const START_TIMEOUT_MS = 30_000
 
 /**
  * Starts the dominator pass. With more than one worker allowed it runs on a worker thread over
@@ -82,13 +81,7 @@ export function dominatorPassOnWorker(input: Pick<DominatorInput, 'forward' | 'r
 
 /** Sleeps until the worker has posted `stage` (the main thread has nothing else to do by then); its message. */
 function awaitPosted<T>(signal: Int32Array, stage: number, port: MessagePort): T & {error?: string} {
-  const since = Date.now()
-  for (let now = Atomics.load(signal, 0); now < stage; now = Atomics.load(signal, 0)) {
-    // A worker that never ran its body (it could not be created or load its modules) would leave
-    // this waiting for ever; once it runs, it always posts (a result or its error).
-    if (Atomics.load(signal, STARTED_WORD) === 0 && Date.now() - since > START_TIMEOUT_MS) return {error: 'the worker thread did not start'} as T & {error?: string}
-    Atomics.wait(signal, 0, now, 1000)
-  }
+  if (!awaitSignal(signal, 0, stage, STARTED_WORD)) return {error: 'the worker thread did not start'} as T & {error?: string}
   return (receiveMessageOnPort(port)?.message ?? {}) as T & {error?: string}
 }
 

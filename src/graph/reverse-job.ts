@@ -2,6 +2,7 @@ import fs from 'node:fs'
 import {fileURLToPath} from 'node:url'
 import {MessageChannel, type MessagePort, Worker, receiveMessageOnPort} from 'node:worker_threads'
 import {countReverseShare, fillReverseShare, finishReverse, reverseBlockCount} from './csr.js'
+import {awaitSignal} from '../util/await-signal.js'
 import {sharedFloat64, sharedUint32, sharedUint8} from '../util/shared-arrays.js'
 
 /** The reverse edges: incoming edges of object o are inEdge/inFrom[inStart[o] .. inStart[o+1]). */
@@ -91,7 +92,7 @@ export function buildReverse(objectCount: number, outStart: Uint32Array, outTo: 
     // This thread counts its blocks while the workers start.
     countReverse(shared, 0)
     fillReverse(shared, 0)
-    awaitAtLeast(shared.finished, helpers)
+    awaitSignal(shared.finished, 0, helpers)
     for (const port of ports) {
       const message = receiveMessageOnPort(port)?.message as {error: string} | undefined
       if (message) throw new Error(`reverse edge worker failed: ${message.error}`)
@@ -113,11 +114,7 @@ export function countReverse(s: ReverseShared, thread: number): void {
 
 /** Once every thread has counted, fills the lists of `thread`'s blocks. */
 export function fillReverse(s: ReverseShared, thread: number): void {
-  awaitAtLeast(s.counted, s.threads)
+  awaitSignal(s.counted, 0, s.threads)
   fillReverseShare(s.objectCount, s.outStart, s.outTo, {blockThread: s.blockThread, thread}, s.blockTotals, s)
 }
 
-/** Sleeps until a shared counter reaches n (this thread has nothing else to do meanwhile). */
-function awaitAtLeast(counter: Int32Array, n: number): void {
-  for (let now; (now = Atomics.load(counter, 0)) < n; ) Atomics.wait(counter, 0, now, 1000)
-}

@@ -8,6 +8,7 @@ import type {Warnings} from '../tcmalloc/warnings.js'
 import {checkIdWidth} from './csr.js'
 import {concatBlocks} from './edge-blocks.js'
 import {rangeSlots, scanBuffer, scanSpanRange, type RangeScan, type ScanTables, type SpanRange} from './object-scan.js'
+import {awaitSignal} from '../util/await-signal.js'
 import {sharedFloat64, sharedUint32} from '../util/shared-arrays.js'
 import type {ProgressUpdate} from '../util/terminal-progress.js'
 
@@ -99,7 +100,7 @@ export function scanForward(
       results[r] = scanSpanRange(memory, tables, ranges[r]!, outStart, firstWords, buf)
     }
     // This thread has nothing else to do: sleep until every worker has finished.
-    for (let done; (done = Atomics.load(counters, 1)) < workers.length; ) Atomics.wait(counters, 1, done, 1000)
+    awaitSignal(counters, 1, workers.length)
     for (const port of ports) {
       for (let m; (m = receiveMessageOnPort(port)); ) {
         const message = m.message as ScanWorkerMessage

@@ -1,6 +1,7 @@
 import fs from 'node:fs'
 import {fileURLToPath} from 'node:url'
 import {MessageChannel, type MessagePort, Worker, receiveMessageOnPort} from 'node:worker_threads'
+import {awaitSignal} from '../util/await-signal.js'
 import {isShared} from '../util/shared-arrays.js'
 
 /** A write the writer thread is handed: bytes of a shared array and where they go in the file. */
@@ -14,9 +15,6 @@ export interface BackgroundWrite {
 export const WRITES_DONE = 0
 export const WRITE_FAILED = 1
 export const STARTED = 2
-
-/** How long a writer thread may take to start before the writes count as failed. */
-const START_TIMEOUT_MS = 30_000
 
 /**
  * Writes of shared arrays to a file on a worker thread, so that the thread that computed them goes
@@ -58,13 +56,8 @@ export class BackgroundWrites {
 
   /** Waits until every write handed over is done; throws the first failure's message. */
   drain(): void {
-    const since = Date.now()
-    for (let done = Atomics.load(this.signal, WRITES_DONE); done < this.posted; done = Atomics.load(this.signal, WRITES_DONE)) {
-      // A thread that never started (it could not be created or load its module) would leave
-      // this waiting for ever: once it runs, every write it is handed is counted, failed or not.
-      if (Atomics.load(this.signal, STARTED) === 0 && Date.now() - since > START_TIMEOUT_MS) throw new Error('the writer thread did not start')
-      Atomics.wait(this.signal, WRITES_DONE, done, 1000)
-    }
+    // Once the thread runs, every write it is handed is counted, failed or not.
+    if (!awaitSignal(this.signal, WRITES_DONE, this.posted, STARTED)) throw new Error('the writer thread did not start')
     if (Atomics.load(this.signal, WRITE_FAILED) === 1) {
       const failure = receiveMessageOnPort(this.port)?.message as {error?: string} | undefined
       throw new Error(failure?.error ?? 'a write on the writer thread failed')
