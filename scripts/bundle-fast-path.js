@@ -8,8 +8,9 @@
 // - Module state: the bundle holds its own copy of toma's modules, so it must never meet the
 //   compiled ones in one process. Its entry switches its own copy of the fast path on before the
 //   command's code runs, and bin/run.js loads no compiled module the command also loads. Packages
-//   stay outside, loaded once from node_modules, but for two that every query loads and only
-//   toma's own code uses: chalk (whose colour level toma sets) and the demangler's glue.
+//   stay outside, loaded once from node_modules, but for three that every query loads and only
+//   toma's own code uses: chalk (whose colour level toma sets), the demangler's glue, and elfy
+//   (CommonJS: outside, it would start Node's CommonJS loader on every call, some 6 ms).
 // - Files found next to a module (worker scripts, the demangler's wasm, `require` of CommonJS
 //   packages): each module's `import.meta.url` is rewritten to its compiled file's URL, so
 //   `new URL('./scan-worker.js', import.meta.url)` still names dist/src/graph/scan-worker.js.
@@ -28,7 +29,7 @@ const commands = fs
   .map(f => f.slice(0, -3))
 
 const pjson = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8'))
-const BUNDLED_PACKAGES = ['chalk', 'gecko-profiler-demangle']
+const BUNDLED_PACKAGES = ['chalk', 'gecko-profiler-demangle', 'elfy']
 const external = Object.keys(pjson.dependencies)
   .filter(name => !BUNDLED_PACKAGES.includes(name))
   .flatMap(name => [name, `${name}/*`])
@@ -78,6 +79,9 @@ await Promise.all(
       target: 'node20',
       external,
       plugins: [entries, moduleUrls],
+      // A bundled CommonJS package (elfy) requires built-in modules (assert): an ES module has no
+      // `require` of its own.
+      banner: {js: "import {createRequire as __toma_createRequire} from 'node:module';const require=__toma_createRequire(import.meta.url);"},
       logLevel: 'warning',
       // Less text to compile on each call; names are kept, so a stack trace still reads.
       minifyWhitespace: true,

@@ -1,4 +1,5 @@
 import path from 'node:path'
+import {fileIdentity, type KnownFile, type KnownFiles} from '../elf/file-identity.js'
 import type {IndexInputs} from '../index/index-meta.js'
 import {absoluteModuleFlags, type ModuleFlagValues} from '../program/open-program.js'
 import type {Program} from '../program/program.js'
@@ -23,7 +24,12 @@ export function analysisInputs(program: Program, options: AnalysisOptions): Inde
     core: program.compressed
       ? {...identity(program.compressed), compressed: {format: program.compressed.format, uncompressedPath: program.compressed.uncompressedPath}}
       : identity(core),
-    modules: program.modules.map(m => ({module: m.module.path, file: m.file ? path.resolve(m.file.path) : null, buildId: m.file?.buildId ?? null})),
+    modules: program.modules.map(m => ({
+      module: m.module.path,
+      file: m.file ? path.resolve(m.file.path) : null,
+      buildId: m.file?.buildId ?? null,
+      identity: m.file ? fileIdentity(m.file.path) : null,
+    })),
     // --exe and --tcmalloc as the files they resolved to (a bare name is found among the core's
     // module paths, --sysroot, --solib-search-path), so the index can be reopened from anywhere.
     options: normalOptions({...options, exe: program.flagFiles.exe ?? options.exe, tcmalloc: program.flagFiles.tcmalloc ?? options.tcmalloc}),
@@ -31,3 +37,13 @@ export function analysisInputs(program: Program, options: AnalysisOptions): Inde
 }
 
 const identity = (file: {path: string; size: number; mtimeMs: number}) => ({path: path.resolve(file.path), size: file.size, mtimeMs: file.mtimeMs})
+
+/**
+ * The module files an index was made from, by path, as Program.load takes them: a query finds the
+ * same files again by their identity without reading them.
+ */
+export function knownModuleFiles(inputs: IndexInputs): KnownFiles {
+  const known = new Map<string, KnownFile>()
+  for (const m of inputs.modules) if (m.file !== null && m.identity) known.set(m.file, {...m.identity, buildId: m.buildId})
+  return known
+}

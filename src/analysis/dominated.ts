@@ -1,5 +1,5 @@
 import type {HeapIndex} from '../index/heap-index.js'
-import {largestPositions} from '../graph/retention.js'
+import {largestPositions} from '../util/largest-positions.js'
 import type {RetentionIndex} from '../index/retention-index.js'
 import {objectBrief, type ObjectBrief} from './object-brief.js'
 

@@ -1,5 +1,5 @@
 import {hex} from '../errors.js'
-import type {HeapIndex} from '../index/heap-index.js'
+import type {HeapIndex, SpanEntry} from '../index/heap-index.js'
 import {describeAddress, placeLabel, type AddressPlace} from '../program/describe-address.js'
 import type {Program} from '../program/program.js'
 import {publicIdsOf} from './object-ids.js'
@@ -70,7 +70,7 @@ export function objectInfo(program: Program, index: HeapIndex, address: number, 
           : null,
       // Not a root: where a returned call's frame still points at it (who last handled it).
       lastSeen: storedSightings(index).get(obj.index) ?? [],
-      span: {record: hex(index.spanRecord[span]!), start: hex(index.spanStart[span]!), pages: index.spanPages[span]!},
+      span: spanBrief(index.span(span)),
       // TCMalloc sampled it (TCMALLOC_SAMPLE_PARAMETER): the size asked for and its allocation stack.
       allocation: allocationOfSpan(program, index, span),
       bytes: bytes
@@ -135,4 +135,8 @@ function pointingWords(program: Program, index: HeapIndex, bytes: Buffer, from: 
 function placeOut(p: AddressPlace) {
   if (p.kind === 'stack' || p.kind === 'anonymous') return {...p, mapping: p.mapping.map(a => hex(a))}
   return p
+}
+
+function spanBrief(span: SpanEntry) {
+  return {record: hex(span.record), start: hex(span.start), pages: span.pages}
 }

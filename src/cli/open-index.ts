@@ -1,6 +1,6 @@
 import fs from 'node:fs'
 import path from 'node:path'
-import {analysisInputs, type AnalysisOptions} from '../analysis/analysis-inputs.js'
+import {analysisInputs, knownModuleFiles, type AnalysisOptions} from '../analysis/analysis-inputs.js'
 import {TomaError} from '../errors.js'
 import {HeapIndex} from '../index/heap-index.js'
 import {DamagedIndexError, INDEX_MAGIC} from '../index/index-file.js'
@@ -73,7 +73,7 @@ async function openIndexNow(coreArg: string | undefined, flags: Record<string, u
     }
   }
   const options: AnalysisOptions = {...(index?.meta.inputs.options ?? {}), ...given}
-  const program = openProgram(corePath, options)
+  const program = openProgram(corePath, options, index ? knownModuleFiles(index.meta.inputs) : undefined)
   if (index) {
     const change = inputChange(index.meta.inputs, analysisInputs(program, options))
     if (change) {

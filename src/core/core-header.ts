@@ -1,26 +1,10 @@
-import {createRequire} from 'node:module'
+import elfy from 'elfy'
 import {TomaError} from '../errors.js'
 import type {FileReader} from './file-reader.js'
 
-const require = createRequire(import.meta.url)
-// elfy is CommonJS; its Parser names the machine of an ELF header (for the message of a foreign
-// core). Program headers are read here: elfy wants them at their file offset in one buffer, and
-// knows nothing of PN_XNUM.
-const elfy = require('elfy') as {
-  Parser: new () => {
-    parseHeader(buf: Buffer): ElfyHeader
-  }
-}
-
-interface ElfyHeader {
-  class: string
-  endian: string
-  type: string
-  machine: string
-  phoff: number
-  phentsize: number
-  phnum: number
-}
+// elfy's Parser names the machine of an ELF header (for the message of a foreign core). Program
+// headers are read here: elfy wants them at their file offset in one buffer, and knows nothing
+// of PN_XNUM.
 
 export const PT_LOAD = 1
 export const PT_NOTE = 4

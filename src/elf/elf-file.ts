@@ -1,4 +1,5 @@
-import {closeSync, openSync, readFileSync, readSync} from 'node:fs'
+import {closeSync, fstatSync, openSync, readSync} from 'node:fs'
+import {resolve} from 'node:path'
 import {TomaError} from '../errors.js'
 import {
   DT_SONAME, DT_STRSZ, DT_STRTAB, ET_CORE, ET_DYN, ET_EXEC, ET_REL, PT_DYNAMIC, PT_LOAD, PT_NOTE,
@@ -7,7 +8,9 @@ import {
 } from './constants.js'
 import {parseDebugLink} from './debuglink.js'
 import {parseDynamic, type DynamicEntry} from './dynamic.js'
-import {cString, parseHeaders, type ElfSection, type ElfSegment} from './headers.js'
+import {FileBytes} from './file-bytes.js'
+import {fileIdentity, sameFile, type KnownFile, type KnownFiles} from './file-identity.js'
+import {cString, parseHeaders, readU64, type ElfSection, type ElfSegment} from './headers.js'
 import {buildIdFromNotes, parseNotes} from './notes.js'
 import {parseRela} from './relocations.js'
 import {readSymbolParts} from './symbol-parts.js'
@@ -17,64 +20,123 @@ export type {ElfSection, ElfSegment} from './headers.js'
 export type {ElfSymbol} from './symbols.js'
 
 /**
- * An executable or shared library on disk (never a core), read whole into memory. All addresses
+ * An executable or shared library on disk (never a core), read by range as its parts are used
+ * (FileBytes: opening one reads its headers, notes and dynamic section). All addresses
  * are link-time virtual addresses (for a shared library, add the load bias to get the address in
  * the process). Lookups build their indexes on first use.
  */
 export class ElfFile {
-  readonly type: number
-  readonly entry: number
-  readonly segments: ElfSegment[]
-  readonly sections: ElfSection[]
-  readonly buildId: string | null
-  readonly debugLink: {file: string; crc: number} | null
-  readonly soname: string | null
-  readonly dynamic: DynamicEntry[]
   /** The separate debug file whose .symtab names this file's addresses too (see useDebugFile). */
-  debugFile: ElfFile | null = null
+  private debugFile: ElfFile | null = null
+  /** Finds it, once, when first needed (useDebugFileWhenNeeded). */
+  private findDebugFile: (() => ElfFile | null) | null = null
   private symbolIndex?: SymbolIndex
+  private fileBytes: FileBytes | null
+  private parsed?: ParsedHeaders
 
-  private constructor(readonly path: string, private readonly buf: Buffer) {
-    refuseCore(buf, path)
-    const h = parseHeaders(buf, path)
-    if (h.type === ET_REL) throw new TomaError(`${path} is a relocatable object (.o), not a linked module`)
-    if (h.type !== ET_EXEC && h.type !== ET_DYN) throw new TomaError(`${path} has ELF type ${h.type}, not an executable or shared library`)
-    this.type = h.type
-    this.entry = h.entry
-    this.segments = h.segments
-    this.sections = h.sections
-    this.buildId = this.readBuildId()
-    const link = this.section('.gnu_debuglink')
-    this.debugLink = link ? parseDebugLink(this.sectionData(link)) : null
-    this.dynamic = this.readDynamic()
-    this.soname = this.readSoname()
+  /**
+   * @param known the identity and build-id of this very file as an index recorded them (see
+   *   `known`): the file is then not read until something beyond its build-id is asked for.
+   */
+  private constructor(
+    readonly path: string,
+    bytes: FileBytes | null,
+    private readonly known?: KnownFile,
+  ) {
+    this.fileBytes = bytes
+    if (bytes) this.parsed = this.parse()
   }
 
   /**
-   * Reads and parses a module file; every problem with the file is a one-line TomaError. The
-   * first 64 bytes are checked before the whole file is read, so a multi-gigabyte core given by
-   * mistake is refused without reading it.
+   * Opens and parses a module file; every problem with the file is a one-line TomaError. The
+   * first 64 bytes are checked before anything else is read, so a multi-gigabyte core given by
+   * mistake is refused without reading it; the rest is read as it is used.
    */
   static load(path: string): ElfFile {
-    let buf: Buffer
-    try {
-      const head = Buffer.alloc(64)
-      const fd = openSync(path, 'r')
-      try {
-        refuseCore(head.subarray(0, readSync(fd, head, 0, 64, 0)), path)
-      } finally {
-        closeSync(fd)
+    return new ElfFile(path, openFileBytes(path))
+  }
+
+  /**
+   * A module file an index was made with, when it is still the same file (path, size, mtime and
+   * inode as `known` records them): its build-id is taken from the record, and the file is read
+   * only when something else is asked of it. Every query checks the files its index was made
+   * from, and most never need more than that (issue 13: start-up). Otherwise `load`.
+   */
+  static loadKnown(path: string, known: KnownFiles | undefined): ElfFile {
+    const record = known?.get(resolve(path))
+    if (record && sameFile(fileIdentity(path), record)) return new ElfFile(path, null, record)
+    return ElfFile.load(path)
+  }
+
+  /** Whether this file is one an index was made with (loadKnown): what the analysis checked of it holds. */
+  get checkedBefore(): boolean {
+    return this.known !== undefined
+  }
+
+  get type(): number {
+    return this.headers.type
+  }
+
+  get entry(): number {
+    return this.headers.entry
+  }
+
+  get segments(): ElfSegment[] {
+    return this.headers.segments
+  }
+
+  get sections(): ElfSection[] {
+    return this.headers.sections
+  }
+
+  get buildId(): string | null {
+    return this.parsed || !this.known ? this.headers.buildId : this.known.buildId
+  }
+
+  get debugLink(): {file: string; crc: number} | null {
+    return this.headers.debugLink
+  }
+
+  get soname(): string | null {
+    return this.headers.soname
+  }
+
+  get dynamic(): DynamicEntry[] {
+    return this.headers.dynamic
+  }
+
+  private get bytes(): FileBytes {
+    return (this.fileBytes ??= openFileBytes(this.path))
+  }
+
+  private get headers(): ParsedHeaders {
+    if (!this.parsed) {
+      const parsed = this.parse()
+      // A known file read later must still be the build the index recorded.
+      if (this.known && parsed.buildId !== this.known.buildId) {
+        throw new TomaError(`${this.path} changed while toma was using it (build-id ${parsed.buildId ?? 'none'}, was ${this.known.buildId ?? 'none'}); run the command again`)
       }
-      buf = readFileSync(path)
-    } catch (err) {
-      if (err instanceof TomaError) throw err
-      const code = (err as NodeJS.ErrnoException).code
-      if (code === 'ENOENT') throw new TomaError(`cannot open ${path}: no such file`)
-      if (code === 'EISDIR') throw new TomaError(`${path} is a directory, not an ELF file`)
-      if (code === 'EACCES') throw new TomaError(`cannot read ${path}: permission denied`)
-      throw new TomaError(`cannot read ${path}: ${(err as Error).message.split('\n')[0]}`)
+      this.parsed = parsed
     }
-    return ElfFile.fromBuffer(buf, path)
+    return this.parsed
+  }
+
+  private parse(): ParsedHeaders {
+    const bytes = this.bytes
+    refuseCore(bytes.buf, this.path)
+    readHeaderParts(bytes)
+    const h = parseHeaders(bytes.buf, this.path)
+    if (h.type === ET_REL) throw new TomaError(`${this.path} is a relocatable object (.o), not a linked module`)
+    if (h.type !== ET_EXEC && h.type !== ET_DYN) throw new TomaError(`${this.path} has ELF type ${h.type}, not an executable or shared library`)
+    const link = h.sections.find(s => s.name === '.gnu_debuglink')
+    const dynamic = readDynamic(bytes, h.segments, h.sections)
+    const partial = {...h, dynamic}
+    return {
+      ...partial,
+      buildId: readBuildId(bytes, h.segments, h.sections),
+      debugLink: link ? parseDebugLink(sectionBytes(bytes, link)) : null,
+      soname: this.readSoname(partial),
+    }
   }
 
   /**
@@ -87,7 +149,7 @@ export class ElfFile {
 
   /** Parses a whole module file already in memory; `path` is only used in messages. */
   static fromBuffer(buf: Buffer, path: string): ElfFile {
-    return new ElfFile(path, buf)
+    return new ElfFile(path, FileBytes.of(buf, path))
   }
 
   /** True when there is no .symtab (only .dynsym, if that, is left). */
@@ -101,8 +163,27 @@ export class ElfFile {
    * from this file (a debug file has none for code and data).
    */
   useDebugFile(debug: ElfFile): void {
-    this.debugFile = debug
+    this.useDebugFileWhenNeeded(() => debug)
+  }
+
+  /** useDebugFile with the file `find` gives (or none), found only when symbols or sections are first needed. */
+  useDebugFileWhenNeeded(find: () => ElfFile | null): void {
+    this.findDebugFile = find
+    this.debugFile = null
     this.symbolIndex = undefined
+  }
+
+  /**
+   * The separate debug file, looked for on first use: finding it (a look in each debug folder,
+   * its headers read) is work most queries, which name no symbol, do not need.
+   */
+  private debug(): ElfFile | null {
+    const find = this.findDebugFile
+    if (find) {
+      this.findDebugFile = null
+      this.debugFile = find()
+    }
+    return this.debugFile
   }
 
   /** The first section with this name. */
@@ -112,8 +193,7 @@ export class ElfFile {
 
   /** A section's bytes in the file (empty for SHT_NOBITS). A view, not a copy: do not modify. */
   sectionData(section: ElfSection): Buffer {
-    if (section.type === SHT_NOBITS) return Buffer.alloc(0)
-    return this.buf.subarray(section.offset, section.offset + section.size)
+    return sectionBytes(this.bytes, section)
   }
 
   /**
@@ -153,7 +233,8 @@ export class ElfFile {
    * debug file's section headers when this file has none left, as after `sstrip`).
    */
   sectionAt(vaddr: number): {section: ElfSection; offset: number} | undefined {
-    const sections = this.sections.length > 1 || !this.debugFile ? this.sections : this.debugFile.sections
+    const debug = this.sections.length > 1 ? null : this.debug()
+    const sections = debug ? debug.sections : this.sections
     for (let i = 1; i < sections.length; i++) {
       const s = sections[i]
       if (s.addr !== 0 && (s.flags & SHF_ALLOC) !== 0 && (s.flags & SHF_TLS) === 0 && vaddr >= s.addr && vaddr < s.addr + s.size) {
@@ -173,9 +254,9 @@ export class ElfFile {
     for (const seg of this.segments) {
       if (seg.type !== PT_LOAD || vaddr < seg.vaddr || vaddr + length > seg.vaddr + seg.memsz) continue
       const rel = vaddr - seg.vaddr
-      if (rel + length <= seg.filesz) return this.buf.subarray(seg.offset + rel, seg.offset + rel + length)
+      if (rel + length <= seg.filesz) return this.bytes.range(seg.offset + rel, length)
       const out = Buffer.alloc(length)
-      if (rel < seg.filesz) this.buf.copy(out, 0, seg.offset + rel, seg.offset + seg.filesz)
+      if (rel < seg.filesz) this.bytes.range(seg.offset + rel, seg.filesz - rel).copy(out)
       return out
     }
     return undefined
@@ -183,10 +264,15 @@ export class ElfFile {
 
   /** A NUL-terminated string at a link-time address (at most `max` bytes), or undefined if unmapped. */
   readCString(vaddr: number, max = 4096): string | undefined {
-    for (const seg of this.segments) {
+    return this.cStringIn(this.segments, vaddr, max)
+  }
+
+  private cStringIn(segments: ElfSegment[], vaddr: number, max: number): string | undefined {
+    for (const seg of segments) {
       if (seg.type !== PT_LOAD || vaddr < seg.vaddr || vaddr >= seg.vaddr + seg.filesz) continue
       const start = seg.offset + (vaddr - seg.vaddr)
-      return cString(this.buf, start, Math.min(seg.offset + seg.filesz, start + max))
+      const end = Math.min(seg.offset + seg.filesz, start + max)
+      return cString(this.bytes.ensure(start, end - start), start, end)
     }
     return undefined
   }
@@ -210,7 +296,7 @@ export class ElfFile {
     const hits: number[] = []
     if (needle.length === 0) return hits
     for (const r of ranges) {
-      const area = this.buf.subarray(r.offset, r.offset + r.size)
+      const area = this.bytes.range(r.offset, r.size)
       for (let at = area.indexOf(needle); at >= 0; at = area.indexOf(needle, at + 1)) hits.push(r.vaddr + at)
     }
     return hits.sort((a, b) => a - b)
@@ -227,7 +313,7 @@ export class ElfFile {
     let symIndex = -1
     if (dynsymIndex >= 0) {
       const dynsym = this.sections[dynsymIndex]
-      const list = readSymbolTable(this.buf, dynsym, this.sections[dynsym.link])
+      const list = readSymbolTable(this.tableBytes(dynsym, this.sections[dynsym.link]), dynsym, this.sections[dynsym.link])
       const i = list.findIndex(e => e.sym.name === symbolName)
       if (i >= 0) symIndex = i + 1 // readSymbolTable skips the null entry 0
     }
@@ -247,7 +333,7 @@ export class ElfFile {
   private symbols(): SymbolIndex {
     if (!this.symbolIndex) {
       const own = this.symbolTables([SHT_SYMTAB, SHT_DYNSYM])
-      this.symbolIndex = new SymbolIndex([...(this.debugFile?.symbolTables([SHT_SYMTAB]) ?? []), ...own])
+      this.symbolIndex = new SymbolIndex([...(this.debug()?.symbolTables([SHT_SYMTAB]) ?? []), ...own])
     }
     return this.symbolIndex
   }
@@ -259,40 +345,105 @@ export class ElfFile {
       const table = this.sections.find(s => s.type === type)
       if (!table || table.type === SHT_NOBITS) continue
       const versym = type === SHT_DYNSYM ? this.sections.find(s => s.type === SHT_GNU_VERSYM) : undefined
-      tables.push(readSymbolTable(this.buf, table, this.sections[table.link], versym))
+      tables.push(readSymbolTable(this.tableBytes(table, this.sections[table.link], versym), table, this.sections[table.link], versym))
     }
     return tables
   }
 
-  private readBuildId(): string | null {
-    for (const seg of this.segments) {
-      if (seg.type !== PT_NOTE) continue
-      const id = buildIdFromNotes(parseNotes(this.buf.subarray(seg.offset, seg.offset + seg.filesz), seg.align))
-      if (id) return id
-    }
-    for (const sec of this.sections) {
-      if (sec.type !== SHT_NOTE) continue
-      const id = buildIdFromNotes(parseNotes(this.sectionData(sec), sec.name === '.note.gnu.property' ? 8 : 4))
-      if (id) return id
-    }
-    return null
+  /** The file's buffer with these sections' bytes read (a symbol table, its strings, its versions). */
+  private tableBytes(...sections: Array<ElfSection | undefined>): Buffer {
+    for (const s of sections) if (s && s.type !== SHT_NOBITS) this.bytes.ensure(s.offset, s.size)
+    return this.bytes.buf
   }
 
-  private readDynamic(): DynamicEntry[] {
-    const seg = this.segments.find(s => s.type === PT_DYNAMIC)
-    if (seg) return parseDynamic(this.buf.subarray(seg.offset, seg.offset + seg.filesz))
-    const sec = this.sections.find(s => s.type === SHT_DYNAMIC)
-    return sec ? parseDynamic(this.sectionData(sec)) : []
-  }
-
-  private readSoname(): string | null {
-    const soname = this.dynamic.find(d => d.tag === DT_SONAME)
-    const strtab = this.dynamic.find(d => d.tag === DT_STRTAB)
+  private readSoname(h: {segments: ElfSegment[]; dynamic: DynamicEntry[]}): string | null {
+    const soname = h.dynamic.find(d => d.tag === DT_SONAME)
+    const strtab = h.dynamic.find(d => d.tag === DT_STRTAB)
     if (!soname || !strtab) return null
-    const strsz = this.dynamic.find(d => d.tag === DT_STRSZ)?.value ?? 4096
+    const strsz = h.dynamic.find(d => d.tag === DT_STRSZ)?.value ?? 4096
     if (soname.value >= strsz) return null
-    return this.readCString(strtab.value + soname.value, strsz - soname.value) ?? null
+    return this.cStringIn(h.segments, strtab.value + soname.value, strsz - soname.value) ?? null
   }
+}
+
+/** What the headers of a module file say, parsed once. */
+interface ParsedHeaders {
+  type: number
+  entry: number
+  segments: ElfSegment[]
+  sections: ElfSection[]
+  buildId: string | null
+  debugLink: {file: string; crc: number} | null
+  soname: string | null
+  dynamic: DynamicEntry[]
+}
+
+/** A section's bytes in the file (empty for SHT_NOBITS). */
+function sectionBytes(bytes: FileBytes, section: ElfSection): Buffer {
+  if (section.type === SHT_NOBITS) return Buffer.alloc(0)
+  return bytes.range(section.offset, section.size)
+}
+
+function readBuildId(bytes: FileBytes, segments: ElfSegment[], sections: ElfSection[]): string | null {
+  for (const seg of segments) {
+    if (seg.type !== PT_NOTE) continue
+    const id = buildIdFromNotes(parseNotes(bytes.range(seg.offset, seg.filesz), seg.align))
+    if (id) return id
+  }
+  for (const sec of sections) {
+    if (sec.type !== SHT_NOTE) continue
+    const id = buildIdFromNotes(parseNotes(sectionBytes(bytes, sec), sec.name === '.note.gnu.property' ? 8 : 4))
+    if (id) return id
+  }
+  return null
+}
+
+function readDynamic(bytes: FileBytes, segments: ElfSegment[], sections: ElfSection[]): DynamicEntry[] {
+  const seg = segments.find(s => s.type === PT_DYNAMIC)
+  if (seg) return parseDynamic(bytes.range(seg.offset, seg.filesz))
+  const sec = sections.find(s => s.type === SHT_DYNAMIC)
+  return sec ? parseDynamic(sectionBytes(bytes, sec)) : []
+}
+
+/**
+ * A module file's bytes, to be read as they are used; every problem opening it is a one-line
+ * TomaError. A core given by mistake is refused from its first 64 bytes.
+ */
+function openFileBytes(path: string): FileBytes {
+  try {
+    const head = Buffer.alloc(64)
+    const fd = openSync(path, 'r')
+    try {
+      const got = head.subarray(0, readSync(fd, head, 0, 64, 0))
+      refuseCore(got, path)
+      return FileBytes.open(path, got, fstatSync(fd).size)
+    } finally {
+      closeSync(fd)
+    }
+  } catch (err) {
+    if (err instanceof TomaError) throw err
+    const code = (err as NodeJS.ErrnoException).code
+    if (code === 'ENOENT') throw new TomaError(`cannot open ${path}: no such file`)
+    if (code === 'EISDIR') throw new TomaError(`${path} is a directory, not an ELF file`)
+    if (code === 'EACCES') throw new TomaError(`cannot read ${path}: permission denied`)
+    throw new TomaError(`cannot read ${path}: ${(err as Error).message.split('\n')[0]}`)
+  }
+}
+
+/**
+ * Reads the parts parseHeaders reads: program and section headers and the section-name table,
+ * at the places the ELF header says (clipped to the file: parseHeaders then says what is wrong).
+ */
+function readHeaderParts(bytes: FileBytes): void {
+  const b = bytes.buf
+  if (b.length < 64 || b.readUInt32BE(0) !== 0x7f454c46) return
+  const phoff = readU64(b, 32), shoff = readU64(b, 40)
+  const phentsize = b.readUInt16LE(54), phnum = b.readUInt16LE(56)
+  const shentsize = b.readUInt16LE(58), shnum = b.readUInt16LE(60), shstrndx = b.readUInt16LE(62)
+  bytes.ensure(phoff, phnum * phentsize)
+  bytes.ensure(shoff, shnum * shentsize)
+  const at = shoff + shstrndx * shentsize
+  if (shstrndx < shnum && shentsize >= 64 && at + 64 <= b.length) bytes.ensure(readU64(b, at + 24), readU64(b, at + 32))
 }
 
 /** A core is refused as soon as its e_type is visible, before any other complaint about it. */

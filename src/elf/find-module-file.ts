@@ -19,6 +19,8 @@ export interface ModuleSearchOptions {
   explicit?: Map<string, string>
   /** How an explicit file is opened (default ElfFile.load): Program.load reuses the ones it opened to check them. */
   openExplicit?: (path: string) => ElfFile
+  /** How a searched file is opened (default ElfFile.load): Program.load takes known files' build-ids from the index. */
+  open?: (path: string) => ElfFile
 }
 
 export type ModuleFileResult =
@@ -76,7 +78,7 @@ export function findModuleFile(q: ModuleFileQuery, opts: ModuleSearchOptions): M
     }
     let file: ElfFile
     try {
-      file = ElfFile.load(c.path)
+      file = (opts.open ?? ElfFile.load)(c.path)
     } catch (err) {
       if (!(err instanceof TomaError)) throw err
       tried.push(`${c.path}: ${err.message}`)

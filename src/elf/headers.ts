@@ -1,4 +1,4 @@
-import {createRequire} from 'node:module'
+import elfy from 'elfy'
 import {TomaError} from '../errors.js'
 import {hex} from '../errors.js'
 import {
@@ -20,19 +20,6 @@ export interface ElfHeaders {
   segments: ElfSegment[]
   sections: ElfSection[]
 }
-
-// elfy ships no types; load it through require so no ambient `declare module` can collide with
-// anyone else's.
-interface ElfyProgram { offset: number; vaddr: number; filesz: number; memsz: number; align: number }
-interface ElfySection { name: number; addr: number; off: number; size: number; link: number; info: number }
-interface ElfyHeader { phoff: number; shoff: number; entry: number; phnum: number; shnum: number; shstrndx: number }
-interface ElfyParser {
-  parseHeader(buf: Buffer): ElfyHeader
-  parsePrograms(buf: Buffer, header: ElfyHeader): ElfyProgram[]
-  parseSections(buf: Buffer, header: ElfyHeader): ElfySection[]
-}
-const require = createRequire(import.meta.url)
-const elfy = require('elfy') as {Parser: new () => ElfyParser}
 
 /**
  * Parses the ELF header, program headers and section headers of a whole module file.

@@ -42,11 +42,6 @@ export class BackgroundWrites {
     return new BackgroundWrites(worker, port1, signal)
   }
 
-  /** Whether `a` can be written here (else the caller writes it itself). */
-  static canWrite(a: ArrayBufferView): boolean {
-    return isShared(a)
-  }
-
   write(fd: number, a: ArrayBufferView, position: number): void {
     if (!isShared(a)) throw new Error('background write of an unshared array')
     const write: BackgroundWrite = {fd, bytes: new Uint8Array(a.buffer, a.byteOffset, a.byteLength), position}

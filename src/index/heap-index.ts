@@ -1,6 +1,7 @@
 import {STATE_NAMES, type StateName} from '../tcmalloc/object-states.js'
 import {HeapObjects, type ObjectRef} from '../tcmalloc/heap-objects.js'
 import {DamagedIndexError, IndexFile} from './index-file.js'
+import {IndexColumn} from './index-column.js'
 import {metaProblem, type IndexMeta} from './index-meta.js'
 import {firstAtOrAbove} from '../util/search.js'
 import {SIGHTING_ARRAYS} from './sighting-index.js'
@@ -36,28 +37,46 @@ const SAME_LENGTH = [
 ]
 
 /**
- * Queries over an index without re-reading the core: the span table (small) is loaded whole,
- * per-object facts and edge lists are ranged reads of the arrays they live in.
+ * Queries over an index without re-reading the core: per-object facts and edge lists are ranged
+ * reads of the arrays they live in; the span table is read by block where a lookup touches it,
+ * and whole (then checked whole) the first time something walks it.
  */
 /** Slots per entry of object.liveBefore (analysis/object-ids.ts counts public ids by it). */
 export const PUBLIC_ID_BLOCK = 4096
 
+/** One span's entry in the span table. */
+export interface SpanEntry {
+  record: number
+  start: number
+  pages: number
+  sizeClass: number
+  location: number
+  objectSize: number
+  firstObject: number
+  objectCount: number
+}
+
+/** The span table whole, as walks over every object want it. */
+interface WholeSpans {
+  start: Float64Array
+  pages: Float64Array
+  objectSize: Float64Array
+  firstObject: Float64Array
+  objectCount: Float64Array
+  sizeClass: Uint8Array
+  location: Uint8Array
+  record: Float64Array
+  objects: HeapObjects
+}
+
 export class HeapIndex {
   readonly meta: IndexMeta
-  readonly spanStart: Float64Array
-  readonly spanPages: Float64Array
-  readonly spanObjectSize: Float64Array
-  readonly spanFirstObject: Float64Array
-  readonly spanObjectCount: Float64Array
-  readonly spanSizeClass: Uint8Array
-  readonly spanLocation: Uint8Array
-  readonly spanRecord: Float64Array
   readonly pageSize: number
-  /** Every object slot and the slot at an address, through the same API as the in-memory model. */
-  readonly objects: HeapObjects
   private tcObjects?: Float64Array
   private tcOwner?: Uint16Array
   private roots?: {kind: Uint8Array; thread: Int32Array; address: Float64Array; to: Uint32Array; toOffset: Uint32Array}
+  private readonly spanColumns: Record<keyof SpanEntry, IndexColumn>
+  private whole?: WholeSpans
 
   /** Opens and checks an index file; null when it is from another format version. */
   static open(path: string): HeapIndex | null {
@@ -77,21 +96,85 @@ export class HeapIndex {
     if (problem) throw new DamagedIndexError(file.path, problem)
     this.meta = file.meta as IndexMeta
     this.pageSize = this.meta.pageSize
-    this.spanStart = file.array('span.start')
-    this.spanPages = file.array('span.pages')
-    this.spanObjectSize = file.array('span.objectSize')
-    this.spanFirstObject = file.array('span.firstObject')
-    this.spanObjectCount = file.array('span.objectCount')
-    this.spanSizeClass = file.array('span.sizeClass')
-    this.spanLocation = file.array('span.location')
-    this.spanRecord = file.array('span.record')
-    const spanProblem = this.spanTableProblem()
-    if (spanProblem) throw new DamagedIndexError(file.path, spanProblem)
-    this.objects = new HeapObjects(
-      {start: this.spanStart, pages: this.spanPages, objectSize: this.spanObjectSize, firstObject: this.spanFirstObject, objectCount: this.spanObjectCount},
-      this.pageSize,
-      () => file.array<Uint8Array>('object.state'),
-    )
+    const column = (name: string) => new IndexColumn(file, name)
+    this.spanColumns = {
+      record: column('span.record'),
+      start: column('span.start'),
+      pages: column('span.pages'),
+      sizeClass: column('span.sizeClass'),
+      location: column('span.location'),
+      objectSize: column('span.objectSize'),
+      firstObject: column('span.firstObject'),
+      objectCount: column('span.objectCount'),
+    }
+  }
+
+  /** Every object slot and the slot at an address, through the same API as the in-memory model (reads the span table whole). */
+  get objects(): HeapObjects {
+    return this.wholeSpans().objects
+  }
+
+  get spanStart(): Float64Array {
+    return this.wholeSpans().start
+  }
+
+  get spanPages(): Float64Array {
+    return this.wholeSpans().pages
+  }
+
+  get spanObjectSize(): Float64Array {
+    return this.wholeSpans().objectSize
+  }
+
+  get spanFirstObject(): Float64Array {
+    return this.wholeSpans().firstObject
+  }
+
+  get spanObjectCount(): Float64Array {
+    return this.wholeSpans().objectCount
+  }
+
+  get spanSizeClass(): Uint8Array {
+    return this.wholeSpans().sizeClass
+  }
+
+  get spanLocation(): Uint8Array {
+    return this.wholeSpans().location
+  }
+
+  get spanRecord(): Float64Array {
+    return this.wholeSpans().record
+  }
+
+  /** One span's entry (read by block; checked against its neighbours before it is used). */
+  span(s: number): SpanEntry {
+    this.checkSpan(s)
+    const c = this.spanColumns
+    return {
+      record: c.record.get(s), start: c.start.get(s), pages: c.pages.get(s), sizeClass: c.sizeClass.get(s),
+      location: c.location.get(s), objectSize: c.objectSize.get(s), firstObject: c.firstObject.get(s), objectCount: c.objectCount.get(s),
+    }
+  }
+
+  /** The span table read whole and checked, once. */
+  private wholeSpans(): WholeSpans {
+    if (!this.whole) {
+      const f = this.file
+      const spans = {
+        start: f.array<Float64Array>('span.start'),
+        pages: f.array<Float64Array>('span.pages'),
+        objectSize: f.array<Float64Array>('span.objectSize'),
+        firstObject: f.array<Float64Array>('span.firstObject'),
+        objectCount: f.array<Float64Array>('span.objectCount'),
+        sizeClass: f.array<Uint8Array>('span.sizeClass'),
+        location: f.array<Uint8Array>('span.location'),
+        record: f.array<Float64Array>('span.record'),
+      }
+      const problem = spanTableProblem(spans, this.objectCount)
+      if (problem) throw this.damaged(problem)
+      this.whole = {...spans, objects: new HeapObjects(spans, this.pageSize, () => f.array<Uint8Array>('object.state'))}
+    }
+    return this.whole
   }
 
   private arraysProblem(): string | null {
@@ -109,34 +192,54 @@ export class HeapIndex {
     return null
   }
 
-  /** Spans in address order, each span's slots within the object arrays, in order. */
-  private spanTableProblem(): string | null {
-    let next = 0
-    for (let s = 0; s < this.spanCount; s++) {
-      if (s > 0 && !(this.spanStart[s]! > this.spanStart[s - 1]!)) return `span ${s} is out of address order`
-      if (this.spanFirstObject[s] !== next || !(this.spanObjectSize[s]! > 0)) return `span ${s} has bad object slots`
-      next += this.spanObjectCount[s]!
-    }
-    return next === this.objectCount ? null : 'the span table does not cover the object arrays'
-  }
-
   get objectCount(): number {
     return this.file.length('object.state')
   }
 
   get spanCount(): number {
-    return this.spanStart.length
+    return this.spanColumns.start.length
   }
 
-  /** The object slot holding addr, or undefined outside the heap's spans (or in a span's tail waste). */
+  /**
+   * The object slot holding addr, or undefined outside the heap's spans (or in a span's tail
+   * waste). Found in the span table by block reads unless it is read whole already.
+   */
   objectAt(addr: number): ObjectRef | undefined {
-    return this.objects.findObject(addr)
+    if (this.whole) return this.whole.objects.findObject(addr)
+    const s = this.spanColumns.start.lastAtOrBelow(addr)
+    if (s < 0) return undefined
+    const span = this.span(s)
+    if (addr >= span.start + span.pages * this.pageSize) return undefined
+    const k = Math.floor((addr - span.start) / span.objectSize)
+    if (k >= span.objectCount) return undefined
+    return {index: span.firstObject + k, start: span.start + k * span.objectSize, size: span.objectSize, span: s}
   }
 
   /** The object of a slot index (ids come from the index's own edges and roots: checked, not trusted). */
   object(index: number): ObjectRef {
     if (!(Number.isInteger(index) && index >= 0 && index < this.objectCount)) throw this.damaged(`object id ${index} is out of range`)
-    return this.objects.object(index)
+    if (this.whole) return this.whole.objects.object(index)
+    const s = this.spanColumns.firstObject.lastAtOrBelow(index)
+    const span = this.span(s)
+    return {index, start: span.start + (index - span.firstObject) * span.objectSize, size: span.objectSize, span: s}
+  }
+
+  /**
+   * Checks span s against its neighbours as the whole table's check would (spanTableProblem):
+   * in address order, its slots right after the previous span's and right before the next's.
+   */
+  private checkSpan(s: number): void {
+    const c = this.spanColumns
+    const n = c.start.length
+    if (!(Number.isInteger(s) && s >= 0 && s < n)) throw this.damaged(`span ${s} is out of range`)
+    const start = c.start.get(s)
+    const first = c.firstObject.get(s)
+    const end = first + c.objectCount.get(s)
+    if (s > 0 && !(start > c.start.get(s - 1))) throw this.damaged(`span ${s} is out of address order`)
+    if (s + 1 < n && !(c.start.get(s + 1) > start)) throw this.damaged(`span ${s + 1} is out of address order`)
+    if (!(c.objectSize.get(s) > 0)) throw this.damaged(`span ${s} has bad object slots`)
+    if (s === 0 ? first !== 0 : c.firstObject.get(s - 1) + c.objectCount.get(s - 1) !== first) throw this.damaged(`span ${s} has bad object slots`)
+    if (s + 1 < n ? c.firstObject.get(s + 1) !== end : end !== this.objectCount) throw this.damaged(s + 1 < n ? `span ${s + 1} has bad object slots` : 'the span table does not cover the object arrays')
   }
 
   state(index: number): StateName {
@@ -161,7 +264,7 @@ export class HeapIndex {
   }
 
   sizeClass(obj: ObjectRef): number {
-    return this.spanSizeClass[obj.span]!
+    return this.whole ? this.whole.sizeClass[obj.span]! : this.span(obj.span).sizeClass
   }
 
   /** For a thread-cache object: the thread whose cache holds it (null when unattributed). */
@@ -245,4 +348,15 @@ export class HeapIndex {
     }
     return out
   }
+}
+
+/** Spans in address order, each span's slots within the object arrays, in order (checked whole). */
+function spanTableProblem(spans: Pick<WholeSpans, 'start' | 'firstObject' | 'objectSize' | 'objectCount'>, objectCount: number): string | null {
+  let next = 0
+  for (let s = 0; s < spans.start.length; s++) {
+    if (s > 0 && !(spans.start[s]! > spans.start[s - 1]!)) return `span ${s} is out of address order`
+    if (spans.firstObject[s] !== next || !(spans.objectSize[s]! > 0)) return `span ${s} has bad object slots`
+    next += spans.objectCount[s]!
+  }
+  return next === objectCount ? null : 'the span table does not cover the object arrays'
 }

@@ -1,6 +1,8 @@
 import fs from 'node:fs'
 import {TomaError} from '../errors.js'
-import {BackgroundWrites} from './background-writes.js'
+import {isShared} from '../util/shared-arrays.js'
+// A type only: the writer thread's module (and node:worker_threads) stays out of a query's start.
+import type {BackgroundWrites} from './background-writes.js'
 
 export const INDEX_MAGIC = 'TOMAIDX\0'
 const MAGIC = INDEX_MAGIC
@@ -122,7 +124,7 @@ export class IndexWriter {
    * goes on at once with its next phase, and must not change `a` afterwards.
    */
   addBehind(name: string, a: Typed): void {
-    if (!this.background || !BackgroundWrites.canWrite(a)) return this.add(name, a)
+    if (!this.background || !isShared(a)) return this.add(name, a)
     if (this.fd === null) throw new Error('index already finished')
     if (name in this.entries) throw new Error(`index array ${name} written twice`)
     this.background.write(this.fd, a, PREAMBLE + this.offset)

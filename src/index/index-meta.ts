@@ -1,6 +1,7 @@
 import type {Accumulation} from '../graph/accumulation.js'
 import type {RootRegion} from '../graph/root-regions.js'
 import type {SightingFrame} from './sighting-index.js'
+import type {FileIdentity} from '../elf/file-identity.js'
 /**
  * Everything an analysis depended on: if any of it differs for a query, the index does not answer
  * that query and the core is analysed again.
@@ -27,6 +28,11 @@ export interface ModuleInput {
   file: string | null
   /** The file's GNU build-id (null: no file, or the file has none). */
   buildId: string | null
+  /**
+   * The file's size, mtime and inode when the index was made: a query finds the same file by them
+   * and takes its build-id from here instead of reading it (absent in older indexes).
+   */
+  identity?: FileIdentity | null
 }
 
 /** A warning kept in the index for queries to repeat (a module file missing, say). */
@@ -62,6 +68,7 @@ export interface IndexMeta {
 const isNum = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v)
 const isStr = (v: unknown): v is string => typeof v === 'string'
 const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v)
+const identityOk = (v: unknown): boolean => v === undefined || v === null || (isObj(v) && isNum(v.size) && isNum(v.mtimeMs) && isNum(v.ino))
 const every = (v: unknown, ok: (x: unknown) => boolean) => Array.isArray(v) && v.every(ok)
 
 /** Why a parsed header's meta is not an IndexMeta, or null when its shape is right. */
@@ -70,7 +77,7 @@ export function metaProblem(meta: unknown): string | null {
   const inputs = meta.inputs
   if (!isObj(inputs) || !isObj(inputs.core) || !isStr(inputs.core.path) || !isNum(inputs.core.size) || !isNum(inputs.core.mtimeMs)) return 'no core identity'
   if (inputs.core.compressed !== undefined && !(isObj(inputs.core.compressed) && isStr(inputs.core.compressed.format) && isStr(inputs.core.compressed.uncompressedPath))) return 'bad compressed core'
-  if (!every(inputs.modules, m => isObj(m) && isStr(m.module) && (m.file === null || isStr(m.file)) && (m.buildId === null || isStr(m.buildId)))) return 'bad module list'
+  if (!every(inputs.modules, m => isObj(m) && isStr(m.module) && (m.file === null || isStr(m.file)) && (m.buildId === null || isStr(m.buildId)) && identityOk(m.identity))) return 'bad module list'
   if (!isObj(inputs.options) || !Object.values(inputs.options).every(v => ['string', 'boolean', 'number'].includes(typeof v))) return 'bad options'
   if (!isNum(meta.pageSize) || meta.pageSize <= 0) return 'bad page size'
   if (!isObj(meta.summary) || !isObj(meta.summary.allocator)) return 'no summary'

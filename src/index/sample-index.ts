@@ -69,10 +69,11 @@ export class SampleIndex {
 
   sample(i: number): StoredSample {
     const span = this.span[i]!
+    const entry = this.index.span(span)
     return {
       span,
-      object: this.index.spanFirstObject[span]!,
-      address: this.index.spanStart[span]!,
+      object: entry.firstObject,
+      address: entry.start,
       requestedSize: this.requestedSize[i]!,
       stack: Array.from(this.pc.subarray(this.stackStart[i]!, this.stackStart[i + 1]!)),
     }

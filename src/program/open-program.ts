@@ -1,5 +1,6 @@
 import path from 'node:path'
 import {Core} from '../core/core.js'
+import type {KnownFiles} from '../elf/file-identity.js'
 import {TomaError} from '../errors.js'
 import {uncompressedCore} from '../input/uncompressed-core.js'
 import {Program} from './program.js'
@@ -15,9 +16,10 @@ export interface ModuleFlagValues {
 
 /**
  * Opens a core and its module files as the module flags say. A compressed core (zstd, xz, lz4,
- * gzip) is opened through its decompressed copy, made once in the cache folder.
+ * gzip) is opened through its decompressed copy, made once in the cache folder. `knownFiles`: the
+ * module files an index was made from, found again by identity without reading them.
  */
-export function openProgram(corePath: string, flags: ModuleFlagValues): Program {
+export function openProgram(corePath: string, flags: ModuleFlagValues, knownFiles?: KnownFiles): Program {
   const compressed = uncompressedCore(corePath)
   const core = compressed ? openDecompressed(corePath, compressed.uncompressedPath) : Core.open(corePath)
   return Program.load(core, {
@@ -27,6 +29,7 @@ export function openProgram(corePath: string, flags: ModuleFlagValues): Program 
     sysroot: flags.sysroot,
     solibSearchPath: flags['solib-search-path']?.split(':').filter(Boolean),
     debugDirectories: flags['debug-file-directory']?.split(':').filter(Boolean),
+    knownFiles,
   })
 }
 

@@ -5,12 +5,15 @@ import type {Module} from '../core/modules.js'
 import {SHF_EXECINSTR} from '../elf/constants.js'
 import {demangle} from '../elf/demangle.js'
 import {ElfFile, type ElfSymbol} from '../elf/elf-file.js'
+import type {KnownFiles} from '../elf/file-identity.js'
 import {findDebugFile} from '../elf/find-debug-file.js'
 import {findModuleFile} from '../elf/find-module-file.js'
 import {resolveModuleName} from '../elf/resolve-module-name.js'
 import type {CompressedCore} from '../input/uncompressed-core.js'
 
 const AT_ENTRY = 9
+/** Most anonymous mappings walked back over to find the module a .bss address belongs to. */
+const MAX_BSS_MAPPINGS = 16
 
 export interface ProgramOptions {
   exe?: string
@@ -21,6 +24,8 @@ export interface ProgramOptions {
   debugDirectories?: string[]
   /** The compressed file the core was decompressed from, when it was. */
   compressed?: CompressedCore | null
+  /** Module files an index was made from: found again by identity, their build-ids not read (ElfFile.loadKnown). */
+  knownFiles?: KnownFiles
 }
 
 /** A module of the core together with its file on disk, when found. */
@@ -69,15 +74,30 @@ export class Program {
   }
 
   static load(core: Core, options: ProgramOptions = {}): Program {
-    const explicit = explicitFiles(core, options)
+    const open = (file: string) => ElfFile.loadKnown(file, options.knownFiles)
+    const explicit = explicitFiles(core, options, open)
     const modules: LoadedModule[] = core.modules.map(module => {
       const found = findModuleFile(
         {corePath: module.path, buildId: module.buildId},
         // The files --exe and --tcmalloc name were opened (and parsed) to map them: not twice.
-        {sysroot: options.sysroot, solibSearchPath: options.solibSearchPath, explicit: explicit.byModulePath, openExplicit: p => explicit.opened.get(p) ?? ElfFile.load(p)},
+        {
+          sysroot: options.sysroot,
+          solibSearchPath: options.solibSearchPath,
+          explicit: explicit.byModulePath,
+          openExplicit: p => explicit.opened.get(p) ?? open(p),
+          open,
+        },
       )
       if (!found.file) return {module, file: null, how: found.reason, verified: false, debug: null}
-      return {module, file: found.file, how: found.how, verified: found.verified, debug: attachDebugFile(found.file, module.path, options)}
+      const debug = debugFileOnce(found.file, module.path, options)
+      found.file.useDebugFileWhenNeeded(() => debug()?.file ?? null)
+      return {
+        module, file: found.file, how: found.how, verified: found.verified,
+        get debug() {
+          const d = debug()
+          return d && {path: d.path, how: d.how}
+        },
+      }
     })
     return new Program(core, modules, explicit.flagFiles, options.compressed ?? null)
   }
@@ -94,7 +114,7 @@ export class Program {
    * mapping in the core). Undefined when no module's image holds the address.
    */
   symbolize(addr: number): SymbolicAddress | undefined {
-    const loaded = this.moduleAt(addr) ?? this.modules.find(m => m.file?.readVirtual(addr - m.module.loadBias, 1) !== undefined)
+    const loaded = this.moduleAt(addr) ?? this.moduleImageAt(addr)
     if (!loaded) return undefined
     const vaddr = addr - loaded.module.loadBias
     const hit = loaded.file?.symbolAt(vaddr)
@@ -104,6 +124,29 @@ export class Program {
       return {module: loaded, symbol: null, section: inSection.section.name, offset: inSection.offset}
     }
     return {module: loaded, symbol: null, section: null, offset: addr - loaded.module.base}
+  }
+
+  /**
+   * The module whose image holds an address past its file-backed pages: its .bss, in the
+   * anonymous mappings that follow its last file mapping. Only modules whose file mappings end
+   * where that run of mappings starts are asked (asking one reads its file's headers); for an
+   * address outside every mapping, all are.
+   */
+  private moduleImageAt(addr: number): LoadedModule | undefined {
+    const memory = this.core.memory
+    let seg = memory.segmentAt(addr)
+    let candidates = this.modules
+    if (seg) {
+      const endsAt = (at: number) => this.modules.filter(m => m.module.mappings.some(f => f.end === at))
+      // Back over the run of anonymous mappings the address is in (a .bss split by mprotect).
+      for (let steps = 0; steps < MAX_BSS_MAPPINGS && endsAt(seg.start).length === 0; steps++) {
+        const before = memory.segmentAt(seg.start - 1)
+        if (!before || before.end !== seg.start || this.core.moduleAt(before.start)) break
+        seg = before
+      }
+      candidates = endsAt(seg.start)
+    }
+    return candidates.find(m => m.file?.readVirtual(addr - m.module.loadBias, 1) !== undefined)
   }
 
   /** Process address of a defined symbol, searched in the given modules (default: all). */
@@ -129,13 +172,19 @@ export function describeSymbolic(s: SymbolicAddress | undefined): string {
   return `${mod}${off}`
 }
 
-/** Gives a stripped module file the symbols of its separate debug file, when one is installed. */
-function attachDebugFile(file: ElfFile, modulePath: string, options: ProgramOptions): LoadedModule['debug'] {
-  if (!file.isStripped) return null
-  const found = findDebugFile(file, modulePath, {sysroot: options.sysroot, debugDirectories: options.debugDirectories})
-  if (!found.file) return null
-  file.useDebugFile(found.file)
-  return {path: found.path, how: found.how}
+/**
+ * The separate debug file of a stripped module file, when one is installed: looked for once, on
+ * the first call (by the file when it first needs symbols, or by whoever asks what was found).
+ */
+function debugFileOnce(file: ElfFile, modulePath: string, options: ProgramOptions): () => {file: ElfFile; path: string; how: 'build-id' | 'debuglink'} | null {
+  let found: {file: ElfFile; path: string; how: 'build-id' | 'debuglink'} | null | undefined
+  return () => {
+    if (found === undefined) {
+      const got = file.isStripped ? findDebugFile(file, modulePath, {sysroot: options.sysroot, debugDirectories: options.debugDirectories}) : null
+      found = got?.file ? {file: got.file, path: got.path, how: got.how} : null
+    }
+    return found
+  }
 }
 
 /**
@@ -156,21 +205,22 @@ function executableModule(core: Core): Module | undefined {
  * A --tcmalloc file must hold TCMalloc (define its C entry point tc_malloc). Anything else is a
  * one-line error saying which.
  */
-function explicitFiles(core: Core, options: ProgramOptions): {byModulePath: Map<string, string>; opened: Map<string, ElfFile>; flagFiles: {exe?: string; tcmalloc?: string}} {
+function explicitFiles(core: Core, options: ProgramOptions, open: (file: string) => ElfFile): {byModulePath: Map<string, string>; opened: Map<string, ElfFile>; flagFiles: {exe?: string; tcmalloc?: string}} {
   const explicit = new Map<string, string>()
   const opened = new Map<string, ElfFile>()
   const flagFiles: {exe?: string; tcmalloc?: string} = {}
   const search = {sysroot: options.sysroot, solibSearchPath: options.solibSearchPath}
   if (options.exe) {
-    const file = ElfFile.load(resolveModuleName('--exe', options.exe, core.modules, search))
+    const file = open(resolveModuleName('--exe', options.exe, core.modules, search))
     const exe = mappedModule(core, '--exe', file, executableModule(core))
     explicit.set(exe.path, file.path)
     opened.set(file.path, file)
     flagFiles.exe = path.resolve(file.path)
   }
   if (options.tcmalloc) {
-    const file = ElfFile.load(resolveModuleName('--tcmalloc', options.tcmalloc, core.modules, search))
-    if (!file.definesSymbol('tc_malloc')) {
+    const file = open(resolveModuleName('--tcmalloc', options.tcmalloc, core.modules, search))
+    // A file the index was made with passed this check then.
+    if (!file.checkedBefore && !file.definesSymbol('tc_malloc')) {
       throw new TomaError(`--tcmalloc ${file.path}: no TCMalloc in this file (it does not define tc_malloc)`)
     }
     const lib = mappedModule(core, '--tcmalloc', file, core.modules.find(m => /^libtcmalloc/.test(path.basename(m.path))))

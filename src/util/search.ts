@@ -15,6 +15,21 @@ export function lastAtOrBelow(sorted: ArrayLike<number>, value: number): number 
   return lo - 1
 }
 
+/**
+ * lastAtOrBelow over values read through `at` (an array read in blocks on demand). Apart from
+ * lastAtOrBelow, whose direct element reads are what the hot paths need.
+ */
+export function lastAtOrBelowBy(length: number, at: (i: number) => number, value: number): number {
+  let lo = 0
+  let hi = length
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1
+    if (at(mid) <= value) lo = mid + 1
+    else hi = mid
+  }
+  return lo - 1
+}
+
 /** Index of the first element ≥ value (sorted.length when there is none). */
 export function firstAtOrAbove(sorted: ArrayLike<number>, value: number): number {
   let lo = 0

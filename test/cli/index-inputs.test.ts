@@ -111,6 +111,27 @@ describe('an index that knows its inputs', () => {
     expect(r.stderr.trim().split('\n').filter(l => !l.startsWith('toma: warning:'))).toEqual([
       `toma: ${index}: damaged toma index (type id 4294967295 is out of range); run toma analyze on its core again`,
     ])
+
+    // A damaged span entry: a query that looks up one object reads only the spans it touches
+    // (issue 13: start-up), and still checks the span it uses against its neighbours; a command
+    // that walks every object checks the whole table. Both say the same one line.
+    const start = header.arrays['span.start']
+    const firstObject = header.arrays['span.firstObject']
+    const address = Number(truth.objects[0]!.address)
+    let span = -1
+    for (let s = 0; s < start.length && good.readDoubleLE(dataStart + start.offset + s * 8) <= address; s++) span = s
+    expect(span).toBeGreaterThan(0)
+    const slots = Buffer.from(good)
+    const at = dataStart + firstObject.offset + span * 8
+    slots.writeDoubleLE(slots.readDoubleLE(at) + 1, at)
+    fs.writeFileSync(index, slots)
+    for (const args of [['find-object', truth.objects[0]!.address, index], ['classes', index]]) {
+      const q = await runToma(args, {cwd: dir})
+      expect(q.status, args[0]).toBe(2)
+      expect(q.stderr.trim().split('\n').filter(l => !l.startsWith('toma: warning:')), args[0]).toEqual([
+        `toma: ${index}: damaged toma index (span ${span} has bad object slots); run toma analyze on its core again`,
+      ])
+    }
   })
 })
 

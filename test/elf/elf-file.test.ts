@@ -1,8 +1,9 @@
-import {copyFileSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
+import {copyFileSync, readFileSync, rmSync, utimesSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 import zlib from 'node:zlib'
 import {afterAll, describe, expect, test} from 'vitest'
 import {ElfFile} from '../../src/elf/elf-file.js'
+import {fileIdentity} from '../../src/elf/file-identity.js'
 import {ET_DYN, PT_LOAD, STT_FUNC} from '../../src/elf/constants.js'
 import {TomaError} from '../../src/errors.js'
 import {
@@ -228,5 +229,35 @@ describe('errors are one-line TomaErrors', () => {
     expect(failure(() => ElfFile.load(p)).message).toMatch(/is truncated/)
     // section headers sit at the end: half the file loses them
     expect(failure(() => ElfFile.fromBuffer(whole.subarray(0, whole.length >> 1), 'half')).message).toMatch(/^half is truncated: /)
+  })
+})
+
+describe.skipIf(!exists(LIBC))('a module file known from an index (ElfFile.loadKnown, issue 13: start-up)', () => {
+  test('the same file (size, mtime, inode) is not read for its build-id; a changed one is read again', () => {
+    const file = path.join(tmp, 'known-libc.so.6')
+    copyFileSync(LIBC, file)
+    const real = ElfFile.load(file)
+    const identity = fileIdentity(file)!
+    // A record whose build-id is not the file's: taken as it is, which shows the file was not read for it…
+    const recorded = 'ab'.repeat(20)
+    const known = new Map([[file, {...identity, buildId: recorded}]])
+    const lazy = ElfFile.loadKnown(file, known)
+    expect(lazy.checkedBefore).toBe(true)
+    expect(lazy.buildId).toBe(recorded)
+    // …and reading anything more of it checks that the file is still the build recorded.
+    expect(() => lazy.sections).toThrow(TomaError)
+    expect(() => lazy.sections).toThrow(/changed while toma was using it \(build-id [0-9a-f]{40}, was abab/)
+    // With the right build-id recorded, the lazily read file is the file.
+    const right = ElfFile.loadKnown(file, new Map([[file, {...identity, buildId: real.buildId}]]))
+    expect(right.buildId).toBe(real.buildId)
+    expect(right.soname).toBe(real.soname)
+    expect(right.sections).toEqual(real.sections)
+    expect(right.symbolAt(real.symbolByName('malloc')!.value + 3)).toEqual(real.symbolAt(real.symbolByName('malloc')!.value + 3))
+    // Another mtime: not the file recorded, so it is read (its own build-id).
+    const later = new Date(identity.mtimeMs + 5000)
+    utimesSync(file, later, later)
+    const reread = ElfFile.loadKnown(file, known)
+    expect(reread.checkedBefore).toBe(false)
+    expect(reread.buildId).toBe(real.buildId)
   })
 })
