@@ -12,8 +12,6 @@ import {resolveModuleName} from '../elf/resolve-module-name.js'
 import type {CompressedCore} from '../input/uncompressed-core.js'
 
 const AT_ENTRY = 9
-/** Most anonymous mappings walked back over to find the module a .bss address belongs to. */
-const MAX_BSS_MAPPINGS = 16
 
 export interface ProgramOptions {
   exe?: string
@@ -127,26 +125,15 @@ export class Program {
   }
 
   /**
-   * The module whose image holds an address past its file-backed pages: its .bss, in the
-   * anonymous mappings that follow its last file mapping. Only modules whose file mappings end
-   * where that run of mappings starts are asked (asking one reads its file's headers); for an
-   * address outside every mapping, all are.
+   * The module whose image holds an address past its file-backed pages (its .bss, in the
+   * anonymous mappings after them, or not dumped at all). Images do not overlap and each starts
+   * at its module's base, so only the module with the highest base at or below the address can
+   * hold it: only that one is asked (asking reads its file's headers).
    */
   private moduleImageAt(addr: number): LoadedModule | undefined {
-    const memory = this.core.memory
-    let seg = memory.segmentAt(addr)
-    let candidates = this.modules
-    if (seg) {
-      const endsAt = (at: number) => this.modules.filter(m => m.module.mappings.some(f => f.end === at))
-      // Back over the run of anonymous mappings the address is in (a .bss split by mprotect).
-      for (let steps = 0; steps < MAX_BSS_MAPPINGS && endsAt(seg.start).length === 0; steps++) {
-        const before = memory.segmentAt(seg.start - 1)
-        if (!before || before.end !== seg.start || this.core.moduleAt(before.start)) break
-        seg = before
-      }
-      candidates = endsAt(seg.start)
-    }
-    return candidates.find(m => m.file?.readVirtual(addr - m.module.loadBias, 1) !== undefined)
+    let below: LoadedModule | undefined
+    for (const m of this.modules) if (m.module.base <= addr && (!below || m.module.base > below.module.base)) below = m
+    return below?.file?.readVirtual(addr - below.module.loadBias, 1) !== undefined ? below : undefined
   }
 
   /** Process address of a defined symbol, searched in the given modules (default: all). */
