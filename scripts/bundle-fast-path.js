@@ -59,6 +59,20 @@ const moduleUrls = {
   },
 }
 
+// elfy's parser requires node:assert at load for one check in Parser.parse, which toma never calls
+// (src/elf/headers.ts runs its steps itself); loading assert cost every query some 2 ms. In the
+// bundle elfy gets an object that loads the real one on first use.
+const lazyAssert = {
+  name: 'lazy-assert-for-elfy',
+  setup(build) {
+    build.onResolve({filter: /^assert$/}, args => (args.importer.includes(`${path.sep}elfy${path.sep}`) ? {path: 'assert', namespace: 'lazy-assert'} : undefined))
+    build.onLoad({filter: /.*/, namespace: 'lazy-assert'}, () => ({
+      contents: "module.exports = new Proxy({}, {get: (_, key) => require('node:assert')[key]})",
+      loader: 'js',
+    }))
+  },
+}
+
 fs.rmSync(outdir, {recursive: true, force: true})
 // One build a command, each split at its dynamic imports: the analysis a query runs only when its
 // index is missing or stale goes to chunks of that command's own (dist/fast/<command>.<hash>.js),
@@ -78,7 +92,7 @@ await Promise.all(
       platform: 'node',
       target: 'node20',
       external,
-      plugins: [entries, moduleUrls],
+      plugins: [entries, moduleUrls, lazyAssert],
       // A bundled CommonJS package (elfy) requires built-in modules (assert): an ES module has no
       // `require` of its own.
       banner: {js: "import {createRequire as __toma_createRequire} from 'node:module';const require=__toma_createRequire(import.meta.url);"},

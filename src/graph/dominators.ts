@@ -16,17 +16,9 @@ import {firstAtOrAbove} from '../util/search.js'
 import {collectGarbage} from '../util/collect-garbage.js'
 import {sharedUint32} from '../util/shared-arrays.js'
 
-/** idom value of a vertex dominated only by the virtual root (a root target, a leak start). */
-export const BY_VIRTUAL_ROOT = 0xffff_fffe
-/** idom value of an object outside the tree (free slots). */
-export const NOT_IN_TREE = 0xffff_ffff
-/** idom value of an object that only root group g (one thread's registers, stack and TLS) reaches: BY_GROUP − g. */
-export const BY_GROUP = 0xffff_fffd
+import {BY_GROUP, BY_VIRTUAL_ROOT, NOT_IN_TREE, groupOfIdom} from './dominator-ids.js'
 
-/** The root group an idom value names, or −1 when it names an object or the virtual root. */
-export function groupOfIdom(idom: number, objectCount: number, groupCount: number): number {
-  return idom >= objectCount && idom <= BY_GROUP && BY_GROUP - idom < groupCount ? BY_GROUP - idom : -1
-}
+export {BY_GROUP, BY_VIRTUAL_ROOT, NOT_IN_TREE, groupOfIdom}
 
 /** The CSR: targets of the edges of o are outTo[outStart[o] .. outStart[o+1]). */
 export interface ForwardEdges {
