@@ -49,10 +49,6 @@ export class FileBytes {
     return file
   }
 
-  get length(): number {
-    return this.buf.length
-  }
-
   /** Makes sure [offset, offset + length) (clipped to the file) is read; returns the whole buffer. */
   ensure(offset: number, length: number): Buffer {
     if (this.whole) return this.buf
@@ -77,11 +73,6 @@ export class FileBytes {
   range(offset: number, length: number): Buffer {
     const end = Math.min(offset + length, this.buf.length)
     return this.ensure(offset, length).subarray(offset, Math.max(offset, end))
-  }
-
-  /** Every byte of the file (reads the rest now). */
-  all(): Buffer {
-    return this.ensure(0, this.buf.length)
   }
 
   private read(offset: number, length: number): void {
