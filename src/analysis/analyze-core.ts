@@ -165,23 +165,30 @@ function graphPhases(program: Program, heap: TcmallocHeap, writer: IndexWriter, 
   // On this thread it runs after types, once the first words are gone.
   const onWorker = retention && dominatorPassOnWorker({forward: {edges: graph}, reverse}, workers)
   let pending: PendingRetention | null = null
+  // Raised once this thread is done with the reverse graph: the pass may then reuse its memory.
+  const reverseReleased = new Int32Array(new SharedArrayBuffer(4))
   if (onWorker) {
     collectGarbage() // what the scan released, before the pass allocates
-    pending = startRetention({graph, reverse, live, threads}, workers, progress)
+    pending = startRetention({graph, reverse, reverseReleased, live, threads}, workers, progress)
   }
   // The reverse graph goes to the index now. Beside a worker this thread's hold on it ends here (the
   // pass frees it too once it has its own copy of the predecessor lists); a pass on this thread
   // takes it over and releases it as it goes.
   writeReverseEdges(writer, reverse, progress)
   if (!retention || onWorker) reverse.edges = null
+  Atomics.store(reverseReleased, 0, 1)
   const types = nameObjects(scanned.firstWords!, new TypeNamer(program), progress)
   const ownObjects = allocatorObjects(heap, scanned.firstWords!, types)
+  // The first words are read no more. Their memory (8 bytes a slot, shared) takes the shortest-path
+  // search's parents and queue rather than fresh memory (a page fault per 4 KiB on first write),
+  // except where the dominator pass runs on this thread next: they are freed before it allocates.
+  const searchMemory = onWorker || !retention ? scanned.firstWords!.buffer : undefined
   scanned.firstWords = null
-  collectGarbage() // the first words (and this thread's hold on the reverse graph), before the next phase allocates
-  if (retention && !onWorker) pending = startRetention({graph, reverse, live, threads}, workers, progress)
+  collectGarbage() // this thread's hold on the reverse graph (and the first words), before the next phase allocates
+  if (retention && !onWorker) pending = startRetention({graph, reverse, reverseReleased, live, threads}, workers, progress)
   // The shortest paths before the graph's index arrays: their queue and parents (8 bytes a slot,
   // for a second) are then gone before the dominator pass's DFS ends and its larger steps allocate.
-  const reachable = retention ? writeShortestPaths(writer, graph, progress) : reachability(graph, progress)
+  const reachable = retention ? writeShortestPaths(writer, graph, searchMemory, progress) : reachability(graph, searchMemory, progress)
   collectGarbage() // the search's arrays, while the dominator pass is still allocating
   writeHeapAndGraph(writer, heap, graph, progress)
   // TCMalloc's own unreferenced allocations (the MallocExtension singleton) are not the program's leak.
@@ -254,17 +261,18 @@ function writeHeapAndGraph(writer: IndexWriter, heap: TcmallocHeap, graph: Analy
  * Shortest-path parents from the roots, written to the index at once and dropped (queries read
  * them from there; no later phase needs them); returns reachability.
  */
-function writeShortestPaths(writer: IndexWriter, graph: AnalysedGraph, progress?: Progress): Uint8Array {
+function writeShortestPaths(writer: IndexWriter, graph: AnalysedGraph, memory: ArrayBufferLike | undefined, progress?: Progress): Uint8Array {
   progress?.('paths from roots', 0, 1)
-  const parent = shortestPathParents(graph.objectCount, graph.outStart, graph.outTo, graph.rootTo)
-  writer.add('object.parent', parent)
+  // In shared memory the index writer's thread writes the parents while this one goes on.
+  const parent = shortestPathParents(graph.objectCount, graph.outStart, graph.outTo, graph.rootTo, memory ?? new SharedArrayBuffer(8 * graph.objectCount))
+  writer.addBehind('object.parent', parent)
   return reachableFromParents(parent)
 }
 
 /** Reachability alone (the bench's analysis without retention). */
-function reachability(graph: AnalysedGraph, progress?: Progress): Uint8Array {
+function reachability(graph: AnalysedGraph, memory: ArrayBufferLike | undefined, progress?: Progress): Uint8Array {
   progress?.('reachability', 0, 1)
-  return reachableFromRoots(graph.objectCount, graph.outStart, graph.outTo, graph.rootTo)
+  return reachableFromRoots(graph.objectCount, graph.outStart, graph.outTo, graph.rootTo, memory)
 }
 
 /** 1 for each live slot (shared: the dominator worker reads it). */

@@ -7,24 +7,37 @@ export interface DominatorChildren {
   child: Uint32Array
 }
 
-/** Child lists by counting sort over idom (children ascending); the root groups' children count as the virtual root's. */
-export function dominatorChildren(idom: Uint32Array, n: number): DominatorChildren {
-  // Shared: the thread that built them and the one that reorders and writes them both see them.
-  const childStart = sharedUint32(n + 2)
+/**
+ * Child lists by counting sort over idom (children ascending); the root groups' children count as
+ * the virtual root's. The counts become each list's end, and the lists are filled backwards from
+ * there (objects in decreasing order, so each list comes out ascending), which leaves each count at
+ * its list's start: no second array of cursors (4 bytes an object slot, all of it freshly touched).
+ * The lists go into arrays of `spare` (the dominator pass's, free now) where one is large enough,
+ * else into new ones: shared either way when the thread that built them is not the one that
+ * reorders and writes them.
+ */
+export function dominatorChildren(idom: Uint32Array, n: number, spare: Uint32Array[] = []): DominatorChildren {
+  const childStart = reused(spare, n + 2)?.fill(0) ?? sharedUint32(n + 2)
   let inTree = 0
   for (let o = 0; o < n; o++) {
     const d = idom[o]!
     if (d === NOT_IN_TREE) continue
-    childStart[(d >= n ? n : d) + 1]!++
+    childStart[d >= n ? n : d]!++
     inTree++
   }
-  for (let i = 0; i <= n; i++) childStart[i + 1]! += childStart[i]!
-  const child = sharedUint32(inTree)
-  const fill = childStart.slice(0, n + 1)
-  for (let o = 0; o < n; o++) {
+  for (let i = 1; i <= n; i++) childStart[i]! += childStart[i - 1]!
+  childStart[n + 1] = inTree
+  const child = reused(spare, inTree) ?? sharedUint32(inTree)
+  for (let o = n - 1; o >= 0; o--) {
     const d = idom[o]!
     if (d === NOT_IN_TREE) continue
-    child[fill[d >= n ? n : d]!++] = o
+    child[--childStart[d >= n ? n : d]!] = o
   }
   return {childStart, child}
+}
+
+/** The first `length` entries of the first array of `spare` that has them, taken out of `spare`. */
+function reused(spare: Uint32Array[], length: number): Uint32Array | undefined {
+  const i = spare.findIndex(a => a.length >= length)
+  return i < 0 ? undefined : spare.splice(i, 1)[0]!.subarray(0, length)
 }

@@ -8,15 +8,22 @@ import {dominatorTree, type DominatorInput, type DominatorTree} from './dominato
 
 /** A dominator tree being computed: `join` waits for it, `children` then for its child lists. */
 export interface DominatorJob {
+  /**
+   * Returns once the pass is past its largest memory (its predecessor copy made and the reverse
+   * graph released) or done: what the caller allocates while it waits then does not add to the
+   * pass's peak.
+   */
+  awaitPastPeak(): void
   join(): DominatorTree
   children(): DominatorChildren
   /** Whether it runs on a worker thread (beside the main thread's next phases). */
   readonly parallel: boolean
 }
 
-/** What the worker has posted so far (the signal's word 0): the tree, then the child lists. */
-export const POSTED_TREE = 1
-export const POSTED_CHILDREN = 2
+/** How far the worker is (the signal's word 0): past its peak memory, the tree posted, then the child lists. */
+export const PAST_PEAK = 1
+export const POSTED_TREE = 2
+export const POSTED_CHILDREN = 3
 /** Index of the signal word the worker sets to 1 when its body starts. */
 export const STARTED_WORD = 1
 
@@ -30,10 +37,11 @@ export const STARTED_WORD = 1
  */
 export function startDominatorTree(input: DominatorInput, workers: number): DominatorJob {
   if (!dominatorPassOnWorker(input, workers)) {
-    const tree = dominatorTree(input)
-    // Not `input.objectCount` in the closure: that would keep the graph's arrays alive.
-    const objectCount = input.objectCount
-    return {join: () => tree, children: () => dominatorChildren(tree.idom, objectCount), parallel: false}
+    const spare: Uint32Array[] = []
+    const tree = dominatorTree(input, false, spare)
+    // At once, into the pass's spare arrays: they are not kept beside the retained sizes.
+    const children = dominatorChildren(tree.idom, input.objectCount, spare)
+    return {awaitPastPeak: () => {}, join: () => tree, children: () => children, parallel: false}
   }
   // The small arrays are copied.
   const shared: DominatorInput = {
@@ -51,10 +59,15 @@ export function startDominatorTree(input: DominatorInput, workers: number): Domi
     port1.close()
     void worker.terminate()
   }
+  let neverStarted = false
   return {
     parallel: true,
+    awaitPastPeak(): void {
+      // A worker that never started: join() says so at once, not after a second wait.
+      if (!awaitSignal(signal, 0, PAST_PEAK, STARTED_WORD)) neverStarted = true
+    },
     join(): DominatorTree {
-      const got = awaitPosted<{tree?: DominatorTree}>(signal, POSTED_TREE, port1)
+      const got: {tree?: DominatorTree; error?: string} = neverStarted ? NEVER_STARTED : awaitPosted<{tree?: DominatorTree}>(signal, POSTED_TREE, port1)
       if (!got.tree) done()
       return got.tree ?? failed(got)
     },
@@ -79,9 +92,11 @@ export function dominatorPassOnWorker(input: Pick<DominatorInput, 'forward' | 'r
   return workers >= 2 && shareable && fs.existsSync(fileURLToPath(WORKER_SCRIPT))
 }
 
+const NEVER_STARTED = {error: 'the worker thread did not start'}
+
 /** Sleeps until the worker has posted `stage` (the main thread has nothing else to do by then); its message. */
 function awaitPosted<T>(signal: Int32Array, stage: number, port: MessagePort): T & {error?: string} {
-  if (!awaitSignal(signal, 0, stage, STARTED_WORD)) return {error: 'the worker thread did not start'} as T & {error?: string}
+  if (!awaitSignal(signal, 0, stage, STARTED_WORD)) return NEVER_STARTED as T & {error?: string}
   return (receiveMessageOnPort(port)?.message ?? {}) as T & {error?: string}
 }
 

@@ -6,7 +6,7 @@
 import {parentPort, workerData} from 'node:worker_threads'
 import {collectGarbage} from '../util/collect-garbage.js'
 import {dominatorChildren} from './dominator-children.js'
-import {POSTED_CHILDREN, POSTED_TREE, STARTED_WORD} from './dominator-job.js'
+import {PAST_PEAK, POSTED_CHILDREN, POSTED_TREE, STARTED_WORD} from './dominator-job.js'
 import {dominatorTree, type DominatorInput} from './dominators.js'
 
 const data = workerData as {input: DominatorInput | null; port: MessagePort; signal: Int32Array}
@@ -21,14 +21,15 @@ try {
   // The pass takes the edges out of data.input (and collects them) as soon as it has read them:
   // they are shared with the main thread, which drops them too, and this thread's references
   // must not keep them alive through the rest of the pass.
-  const tree = dominatorTree(data.input!, true)
+  const spare: Uint32Array[] = []
+  const tree = dominatorTree(data.input!, true, spare, () => raise(PAST_PEAK))
   data.input = null
   port.postMessage({tree}, [tree.preorder.buffer as ArrayBuffer, tree.leakStarts.buffer as ArrayBuffer])
   raise(POSTED_TREE)
-  // The pass's working arrays are garbage now: free them before the child lists are allocated
-  // (nothing else would collect this thread's heap in time, and the main thread is at its peak).
+  // The pass's other working arrays are garbage now: free them before the child lists are built
+  // (nothing else would collect this thread's heap in time). The lists reuse the spare ones.
   collectGarbage()
-  const children = dominatorChildren(tree.idom, objectCount)
+  const children = dominatorChildren(tree.idom, objectCount, spare)
   port.postMessage({children}) // shared arrays: nothing to transfer
 } catch (e) {
   port.postMessage({error: e instanceof Error ? e.message : String(e)})

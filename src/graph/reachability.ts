@@ -9,11 +9,15 @@ export const UNREACHED = 0xffff_ffff
  * parents from any object gives a shortest chain of pointers from a root to it, so a path query
  * costs only the path's length. A live object no root reaches is leaked (nothing in the process
  * can free it). Works on the CSR arrays alone, so it runs at analysis time and from an index alike.
+ *
+ * `memory`: where the parents and the queue go (8 bytes an object, any content; the parents are
+ * shared if it is), instead of new memory: at analysis time an array the caller reads no more.
  */
-export function shortestPathParents(objectCount: number, outStart: Uint32Array, outTo: Uint32Array, rootTo: Uint32Array): Uint32Array {
+export function shortestPathParents(objectCount: number, outStart: Uint32Array, outTo: Uint32Array, rootTo: Uint32Array, memory?: ArrayBufferLike): Uint32Array {
   if (objectCount >= FROM_ROOT) throw new RangeError(`${objectCount} objects: too many for 32-bit object ids`)
-  const parent = new Uint32Array(objectCount).fill(UNREACHED)
-  const queue = new Uint32Array(objectCount)
+  const usable = memory && memory.byteLength >= 8 * objectCount ? memory : undefined
+  const parent = (usable ? new Uint32Array(usable, 0, objectCount) : new Uint32Array(objectCount)).fill(UNREACHED)
+  const queue = usable ? new Uint32Array(usable, 4 * objectCount, objectCount) : new Uint32Array(objectCount)
   // "Reached yet?" is asked of a bitmap, one bit an object, instead of parent[]: the question
   // comes once an edge at a random object, and the bitmap stays in the cache where parent[]
   // (32 times larger) costs a memory read each time; parent[] is written once an object.
@@ -50,6 +54,6 @@ export function reachableFromParents(parent: Uint32Array): Uint8Array {
   return reached
 }
 
-export function reachableFromRoots(objectCount: number, outStart: Uint32Array, outTo: Uint32Array, rootTo: Uint32Array): Uint8Array {
-  return reachableFromParents(shortestPathParents(objectCount, outStart, outTo, rootTo))
+export function reachableFromRoots(objectCount: number, outStart: Uint32Array, outTo: Uint32Array, rootTo: Uint32Array, memory?: ArrayBufferLike): Uint8Array {
+  return reachableFromParents(shortestPathParents(objectCount, outStart, outTo, rootTo, memory))
 }

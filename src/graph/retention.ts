@@ -2,6 +2,7 @@ import type {HeapGraph} from './csr.js'
 import {startDominatorTree} from './dominator-job.js'
 import {retainedSizes, type DominatorInput} from './dominators.js'
 import {largestPositions} from '../util/largest-positions.js'
+import {sharedUint32} from '../util/shared-arrays.js'
 import {ACCUMULATED_GROUPS, ACCUMULATION_MIN_SHARE, accumulationPoints, GroupTally, type Accumulation} from './accumulation.js'
 
 /**
@@ -40,6 +41,8 @@ export interface RetentionInput {
    * the predecessor lists (dominators.ts): the caller holds it through the holder alone.
    */
   reverse: DominatorInput['reverse']
+  /** Set once the caller reads the reverse graph no more (dominators.ts). */
+  reverseReleased?: Int32Array
   /** 1 for live objects. */
   live: Uint8Array
   /** The threads of the core by tid: each one's roots form a group, so what only it holds is known. */
@@ -59,8 +62,10 @@ export interface PendingRetention {
   /** The dominator pass runs on a worker thread. */
   parallel: boolean
   /**
-   * Joins the dominator pass, then sums retained sizes. `sizes` is called once the pass is done,
-   * so that the shallow sizes (8 bytes per object slot) are not allocated beside it. `handOff`
+   * Joins the dominator pass, then sums retained sizes. `sizes` is called while a worker thread
+   * still runs the pass (this thread would only wait), once the pass is past its peak memory;
+   * else once the pass is done, so that the shallow sizes (8 bytes per object slot) are not
+   * allocated beside its arrays on the same thread. `handOff`
    * gets each per-object array once it is final (the caller may write it while the rest is computed).
    */
   finish(sizes: () => RetentionSizes, progress?: Progress, handOff?: (arrays: Partial<RetentionArrays>) => void): Retention
@@ -86,6 +91,7 @@ export function startRetention(input: RetentionInput, workers: number, progress?
     // A holder of its own: the pass empties it, the caller's graph keeps its arrays.
     forward: {edges: {outStart: g.outStart, outTo: g.outTo}},
     reverse: input.reverse,
+    reverseReleased: input.reverseReleased,
     rootTo: g.rootTo,
     live: input.live,
     rootGroup,
@@ -95,15 +101,22 @@ export function startRetention(input: RetentionInput, workers: number, progress?
   const job = startDominatorTree(dominatorInput, workers)
   return {
     parallel: job.parallel,
-    finish(sizesOnceJoined: () => RetentionSizes, finishProgress = progress, handOff = (_arrays: Partial<RetentionArrays>): void => {}): Retention {
+    finish(shallowSizes: () => RetentionSizes, finishProgress = progress, handOff = (_arrays: Partial<RetentionArrays>): void => {}): Retention {
       if (job.parallel) finishProgress?.('dominators (rest)', 0, 1)
+      // While a worker runs the pass, this thread would only wait: it computes the shallow sizes
+      // then, and writes the memory of the retained object counts once (its page faults, some
+      // 0.25 s on a VM at 24 M object slots), so that only the sums are left after the join; but
+      // only once the pass is past its peak memory, not to add to it.
+      job.awaitPastPeak()
+      let sizes = job.parallel ? shallowSizes() : null
+      const objectCounts = job.parallel ? sharedUint32(n).fill(0) : undefined
       const tree = job.join()
       handOff({idom: tree.idom})
       finishProgress?.('retained sizes', 0, 1)
-      const sizes = sizesOnceJoined()
+      sizes ??= shallowSizes()
       const retainedBytes = sizes.shallowBytes
       // The worker (if any) sorts out the child lists meanwhile.
-      const {objects: retainedObjects, groupBytes: threadRetainedBytes, groupObjects: threadRetainedObjects} = retainedSizes(tree, retainedBytes)
+      const {objects: retainedObjects, groupBytes: threadRetainedBytes, groupObjects: threadRetainedObjects} = retainedSizes(tree, retainedBytes, objectCounts)
       handOff({retainedBytes, retainedObjects})
       const {childStart, child} = job.children()
       largestChildFirst(childStart, child, retainedBytes)
