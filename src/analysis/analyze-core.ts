@@ -152,7 +152,7 @@ function graphPhases(program: Program, heap: TcmallocHeap, writer: IndexWriter, 
     progress?.('writing index', 0, 1)
     writer.addPieces(name, pieces)
   }
-  const scanned: Scanned = {firstWords: null, reverse: {edges: null}}
+  const scanned: Scanned = {firstWords: null, reverse: {edges: null}, spare: null}
   const graph = analysedGraph(scanHeapGraph(program, heap, {progress, rootKinds, threads: workers, handOff}), scanned)
   const reverse = scanned.reverse
   const live = liveSlots(heap)
@@ -169,8 +169,9 @@ function graphPhases(program: Program, heap: TcmallocHeap, writer: IndexWriter, 
   const reverseReleased = new Int32Array(new SharedArrayBuffer(4))
   if (onWorker) {
     collectGarbage() // what the scan released, before the pass allocates
-    pending = startRetention({graph, reverse, reverseReleased, live, threads}, workers, progress)
+    pending = startRetention({graph, reverse, reverseReleased, live, threads, memory: scanned.spare ?? undefined}, workers, progress)
   }
+  scanned.spare = null
   // The reverse graph goes to the index now. Beside a worker this thread's hold on it ends here (the
   // pass frees it too once it has its own copy of the predecessor lists); a pass on this thread
   // takes it over and releases it as it goes.
@@ -202,6 +203,8 @@ function graphPhases(program: Program, heap: TcmallocHeap, writer: IndexWriter, 
 interface Scanned {
   firstWords: Float64Array | null
   reverse: {edges: ReverseEdges | null}
+  /** Memory free for the dominator pass's DFS arrays (scan.ts: ScannedGraph.spare). */
+  spare: Uint32Array | null
 }
 
 /**
@@ -211,9 +214,10 @@ interface Scanned {
  * (the graph object itself goes on to the dominator pass and to the caller).
  */
 function analysedGraph(graph: ScannedGraph, scanned: Scanned): AnalysedGraph {
-  const {outOffset: _offset, outToOffset: _toOffset, inEdge: _inEdge, firstWords, inStart, inFrom, ...rest} = graph
+  const {outOffset: _offset, outToOffset: _toOffset, inEdge: _inEdge, firstWords, inStart, inFrom, spare, ...rest} = graph
   scanned.firstWords = firstWords
   scanned.reverse.edges = {inStart, inFrom}
+  scanned.spare = spare
   return rest
 }
 

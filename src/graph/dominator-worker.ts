@@ -24,7 +24,9 @@ try {
   const spare: Uint32Array[] = []
   const tree = dominatorTree(data.input!, true, spare, () => raise(PAST_PEAK))
   data.input = null
-  port.postMessage({tree}, [tree.preorder.buffer as ArrayBuffer, tree.leakStarts.buffer as ArrayBuffer])
+  // Its own buffers move to the main thread; one in shared memory (the DFS's, given) is seen there already.
+  const moved = [tree.preorder.buffer, tree.leakStarts.buffer].filter((b): b is ArrayBuffer => !(b instanceof SharedArrayBuffer))
+  port.postMessage({tree}, moved)
   raise(POSTED_TREE)
   // The pass's other working arrays are garbage now: free them before the child lists are built
   // (nothing else would collect this thread's heap in time). The lists reuse the spare ones.
