@@ -1,4 +1,4 @@
-// npm run bench [-- --scale 20] [--no-compare] [--keep]: builds fixtures/programs/bench.cpp against the system's
+// npm run bench [-- --scale 20] [--pairs 3] [--no-compare] [--keep]: builds fixtures/programs/bench.cpp against the system's
 // libtcmalloc, runs it with SCALE million objects, dumps it with gcore, and measures toma on it
 // next to the time of reading the core once. Appends the figures to BENCHMARKS.md.
 // Needs g++, gdb (gcore) and libgoogle-perftools-dev; uses .toma/bench/ (git-ignored) for files.
@@ -80,16 +80,30 @@ log('analyze')
 const analyze = run('analyze', core, index)
 log(`analyze ${analyze.totalMs} ms, peak RSS ${analyze.maxRssMiB} MiB`)
 // What the retention analysis (paths, dominators, retained sizes) adds, measured on the same core
-// and at the same thread count: each analysis again with reachability alone (no retention), and the
-// pair again on one thread, to throwaway indexes. `--no-compare` (the largest cores) skips them.
+// and at the same thread count: `--pairs` pairs of analyses (default 3) with reachability alone (no
+// retention) and with retention, run back to back (each pair in the other order from the last),
+// to throwaway indexes; then one pair on one thread. On a shared VM one analysis can take a third
+// longer than the one before it, so the added time is each pair's own and the figure is their
+// median. `--no-compare` (the largest cores) skips them.
 const compare = !process.argv.includes('--no-compare')
+const pairCount = Math.max(1, Math.floor(Number(arg('pairs') ?? 3)))
 let oneThread = null
-let noRetention = null
 let noRetentionOneThread = null
+const pairs = []
 if (compare) {
   const scratch = index + '.compare'
-  log('analyze without retention (reachability only)')
-  noRetention = run('analyze', core, scratch, '--no-retention')
+  for (let k = 0; k < pairCount; k++) {
+    log(`pair ${k + 1} of ${pairCount}: analyze without retention (reachability only) and with it`)
+    const without = () => run('analyze', core, scratch, '--no-retention')
+    const withRetention = () => run('analyze', core, scratch)
+    if (k % 2 === 0) {
+      const a = without()
+      pairs.push({without: a, with: withRetention()})
+    } else {
+      const b = withRetention()
+      pairs.push({without: without(), with: b})
+    }
+  }
   log('analyze --workers 1')
   oneThread = run('analyze', core, scratch, '--workers', '1')
   log('analyze --workers 1 without retention')
@@ -121,6 +135,8 @@ log('start-up')
 const startup = startupTimes(core, query.example, 10)
 log(`start-up (median of ${startup.runs}, wall / CPU, load ${startup.load}): node -e 0 ${startup.nodeMs} / ${startup.nodeCpuMs} ms, toma --version ${startup.versionMs} / ${startup.versionCpuMs} ms, find-object ${startup.findObjectMs} / ${startup.findObjectCpuMs} ms`)
 
+const brief = r => ({totalMs: r.totalMs, maxRssMiB: r.maxRssMiB, threads: r.threads})
+const median = xs => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]
 const cpu = /model name\s*:\s*(.*)/.exec(fs.readFileSync('/proc/cpuinfo', 'utf8'))?.[1] ?? '?'
 const result = {
   date: new Date().toISOString(),
@@ -135,7 +151,12 @@ const result = {
   catWarmMs,
   ddWriteMs,
   analyze,
-  comparison: compare ? Object.fromEntries(Object.entries({oneThread, noRetention, noRetentionOneThread}).map(([k, r]) => [k, {totalMs: r.totalMs, maxRssMiB: r.maxRssMiB, threads: r.threads}])) : null,
+  comparison: compare
+    ? {
+        pairs: pairs.map(p => ({without: brief(p.without), with: brief(p.with)})),
+        ...Object.fromEntries(Object.entries({oneThread, noRetentionOneThread}).map(([k, r]) => [k, brief(r)])),
+      }
+    : null,
   indexBytes,
   query,
   cliWallMs: cli,
@@ -167,7 +188,8 @@ ${compare ? `What the retention analysis (paths from roots, dominators, retained
 
 | threads | reachability only (no retention) | with retention | added time | added peak RSS |
 |---|---|---|---|---|
-| ${analyze.threads} (default) | ${noRetention.totalMs} ms, ${noRetention.maxRssMiB} MiB | ${analyze.totalMs} ms, ${analyze.maxRssMiB} MiB | ${pct(analyze.totalMs, noRetention.totalMs)} | ${perSlot(analyze.maxRssMiB - noRetention.maxRssMiB)} |
+${pairs.map((p, k) => `| ${p.with.threads} (default), pair ${k + 1} | ${p.without.totalMs} ms, ${p.without.maxRssMiB} MiB | ${p.with.totalMs} ms, ${p.with.maxRssMiB} MiB | ${pct(p.with.totalMs, p.without.totalMs)} | ${perSlot(p.with.maxRssMiB - p.without.maxRssMiB)} |`).join('\n')}
+| ${pairs[0].with.threads} (default), median of the ${pairs.length} pairs | ${median(pairs.map(p => p.without.totalMs))} ms, ${median(pairs.map(p => p.without.maxRssMiB))} MiB | ${median(pairs.map(p => p.with.totalMs))} ms, ${median(pairs.map(p => p.with.maxRssMiB))} MiB | ${pct(1 + median(pairs.map(p => p.with.totalMs / p.without.totalMs - 1)), 1)} | ${perSlot(median(pairs.map(p => p.with.maxRssMiB - p.without.maxRssMiB)))} |
 | 1 (\`--workers 1\`) | ${noRetentionOneThread.totalMs} ms, ${noRetentionOneThread.maxRssMiB} MiB | ${oneThread.totalMs} ms, ${oneThread.maxRssMiB} MiB | ${pct(oneThread.totalMs, noRetentionOneThread.totalMs)} | ${perSlot(oneThread.maxRssMiB - noRetentionOneThread.maxRssMiB)} |
 ` : '(Run with `--no-compare`: the analyses without retention and on one thread were not run.)\n'}
 Queries from the index (in-process, ${query.sample} random live objects; opening index + module files once: ${query.openMs} ms):
