@@ -14,7 +14,7 @@
 
 import {firstAtOrAbove} from '../util/search.js'
 import {collectGarbage} from '../util/collect-garbage.js'
-import {sharedUint32} from '../util/shared-arrays.js'
+import {newUint32, sharedUint32} from '../util/shared-arrays.js'
 
 import {BY_GROUP, BY_VIRTUAL_ROOT, NOT_IN_TREE, groupOfIdom} from './dominator-ids.js'
 
@@ -145,10 +145,6 @@ export function dominatorTree(g: DominatorInput, shared = false, spare: Uint32Ar
   for (let w = 1; w < count; w++) if (vertex[w]! < n0) vertex[objects++] = vertex[w]!
   spare.push(numbering.parent, forest)
   return {idom, leakStarts: numbering.leakStarts, preorder: vertex.subarray(0, objects), groupCount: groups}
-}
-
-function newUint32(length: number, shared: boolean): Uint32Array {
-  return shared ? sharedUint32(length) : new Uint32Array(length)
 }
 
 /** The edges out of their holder, so that the pass's reference is their last. */

@@ -1,5 +1,5 @@
 import {checkIdWidth} from './csr.js'
-import {sharedUint32} from '../util/shared-arrays.js'
+import {newUint32} from '../util/shared-arrays.js'
 
 /**
  * Edges per block: 256 KiB per array. Small enough that a range's last, partly filled block wastes
@@ -63,7 +63,7 @@ export class EdgeBlocks {
  * emptying each list as it goes so that a copied block can be freed before the next is copied.
  */
 export function concatBlocks(lists: Uint32Array[][], total: number, shared: boolean): Uint32Array {
-  const out = shared ? sharedUint32(total) : new Uint32Array(total)
+  const out = newUint32(total, shared)
   let at = 0
   for (const blocks of lists) {
     for (let i = 0; i < blocks.length; i++) {

@@ -8,6 +8,11 @@ export function sharedUint32(length: number): Uint32Array {
   return new Uint32Array(new SharedArrayBuffer(length * 4))
 }
 
+/** A new Uint32Array, over shared memory when `shared`. */
+export function newUint32(length: number, shared: boolean): Uint32Array {
+  return shared ? sharedUint32(length) : new Uint32Array(length)
+}
+
 export function sharedFloat64(length: number): Float64Array {
   return new Float64Array(new SharedArrayBuffer(length * 8))
 }
