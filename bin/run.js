@@ -7,6 +7,13 @@ import {fastBundle, userAgent} from '../dist/src/cli/launch.js'
 const root = new URL('..', import.meta.url)
 await refreshStaleManifest(root)
 const args = process.argv.slice(2)
+// The analysis runs again in a second process with malloc tuned for its arrays (huge pages):
+// src/cli/malloc-tuning.ts says why. A child that cannot start leaves it to this process.
+if (args[0] === 'analyze' && !args.some(a => a === '--help' || a === '-h')) {
+  const {tunedMallocEnvironment, runAgain} = await import('../dist/src/cli/malloc-tuning.js')
+  const env = tunedMallocEnvironment(process.env)
+  if (env) await runAgain(fileURLToPath(import.meta.url), args, env)
+}
 const pjson = JSON.parse(fs.readFileSync(new URL('package.json', root), 'utf8'))
 
 // The fast path: a command of the manifest run without oclif, or the version printed as oclif

@@ -4,6 +4,7 @@ import {TomaCommand} from '../src/cli/base-command.js'
 import {EXIT_STRICT_WARNINGS} from '../src/cli/exit-codes.js'
 import {progressWanted, terminalProgress} from '../src/cli/progress.js'
 import {analysisFlags, requiredCoreArg} from '../src/cli/query-flags.js'
+import {abandonedWithoutParent, mallocTunablesInEffect} from '../src/cli/malloc-tuning.js'
 import {rememberLast} from '../src/index/index-location.js'
 import {analyzeText} from '../src/report/analyze.js'
 import {ROOT_OPTION_NAMES} from '../src/graph/root-kinds.js'
@@ -34,13 +35,14 @@ export default class Analyze extends TomaCommand {
     try {
       // Every other flag is an analysis option (the index records it).
       const {strict, index, workers, quiet: _quiet, json: _json, ...options} = flags as typeof flags & {json?: boolean}
-      const analysis = analyzeCore(args.core, options, progress.update, index, undefined, {workers})
+      // In the second process of a tuned run (bin/run.js), the analysis stops if the first one is gone.
+      const analysis = analyzeCore(args.core, options, abandonedWithoutParent(progress.update), index, undefined, {workers})
       // Only analyze sets the default core; with --index it does not create ./.toma/ for it.
       rememberLast(args.core, analysis.indexPath, {create: index === undefined})
       progress.done()
       if (!this.jsonEnabled()) this.log(analyzeText(analysis.summary, analysis.indexPath))
       if (strict && !analysis.summary.warnings.consistent) process.exitCode = EXIT_STRICT_WARNINGS
-      return {...analysis.summary, index: analysis.indexPath, threads: analysis.threadsUsed, scanThreads: analysis.scanThreads, reverseThreads: analysis.reverseThreads}
+      return {...analysis.summary, index: analysis.indexPath, threads: analysis.threadsUsed, scanThreads: analysis.scanThreads, reverseThreads: analysis.reverseThreads, mallocTunables: mallocTunablesInEffect()}
     } finally {
       progress.done()
     }
