@@ -55,6 +55,8 @@ execFileSync('gcore', ['-o', path.join(work, 'core'), String(pid)], {stdio: 'ign
 const gcoreMs = Date.now() - t
 child.kill('SIGKILL')
 const core = path.join(work, `core.${pid}`)
+// The core's pages go to the disk now, not in the kernel's writeback during the first analysis.
+execFileSync('sync')
 const coreBytes = fs.statSync(core).size
 
 const timeCat = () => {
@@ -70,8 +72,13 @@ const catFirstMs = timeCat()
 const catWarmMs = timeCat()
 log(`core ${(coreBytes / 2 ** 30).toFixed(2)} GiB; cat: ${catFirstMs} ms first, ${catWarmMs} ms warm`)
 
+// Each step runs with malloc tuned as \`toma analyze\` runs (src/cli/malloc-tuning.ts), unless
+// TOMA_MALLOC=system says otherwise, as it does for toma.
+const {tunedMallocEnvironment} = await import(new URL('../dist/src/cli/malloc-tuning.js', import.meta.url).href)
+const runEnv = tunedMallocEnvironment(process.env) ?? process.env
+const mallocTunables = runEnv === process.env ? null : runEnv.GLIBC_TUNABLES
 const run = (...args) => {
-  const r = spawnSync(process.execPath, [path.join(root, 'scripts/bench-run.js'), ...args], {encoding: 'utf8', maxBuffer: 1 << 24})
+  const r = spawnSync(process.execPath, [path.join(root, 'scripts/bench-run.js'), ...args], {encoding: 'utf8', maxBuffer: 1 << 24, env: runEnv})
   if (r.status !== 0) throw new Error(r.stderr)
   return JSON.parse(r.stdout)
 }
@@ -141,6 +148,7 @@ const cpu = /model name\s*:\s*(.*)/.exec(fs.readFileSync('/proc/cpuinfo', 'utf8'
 const result = {
   date: new Date().toISOString(),
   machine: `${os.cpus().length} × ${cpu}, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}`,
+  mallocTunables,
   command: `npm run bench -- --scale ${scale}`,
   scale,
   processRssMiB: Math.round(rssKiB / 1024),
@@ -164,12 +172,14 @@ const result = {
 }
 console.log(JSON.stringify(result, null, 2))
 const gib = b => (b / 2 ** 30).toFixed(2) + ' GiB'
+// One analysis can take a third longer than the one before it on a shared VM: the median of all.
+const withRuns = [analyze, ...pairs.map(p => p.with)]
 const pct = (a, b) => `${a >= b ? '+' : ''}${(((a - b) / b) * 100).toFixed(0)} %`
 const perSlot = mib => `${mib >= 0 ? '+' : ''}${((mib * 2 ** 20) / analyze.objects).toFixed(1)} B per slot`
 const md = `
 ## ${result.date.slice(0, 16).replace('T', ' ')} UTC — scale ${scale} (\`${result.command}\`)
 
-Machine: ${result.machine}. Core: ${gib(coreBytes)} (process RSS ${result.processRssMiB} MiB), ${analyze.objects.toLocaleString('en-US')} object slots,
+Machine: ${result.machine}; malloc: ${mallocTunables ? `GLIBC_TUNABLES=${mallocTunables}, as \`toma analyze\` runs` : `as the environment has it (GLIBC_TUNABLES=${process.env.GLIBC_TUNABLES ?? ''})`}. Core: ${gib(coreBytes)} (process RSS ${result.processRssMiB} MiB), ${analyze.objects.toLocaleString('en-US')} object slots,
 ${analyze.live.toLocaleString('en-US')} live objects (${gib(analyze.liveBytes)}), ${analyze.edges.toLocaleString('en-US')} edges; cross-check with TCMalloc's counters: ${analyze.crossCheckEqual ? 'all equal' : 'DIFFERENT'}, ${analyze.warnings} warnings.
 
 | measure | time | toma analyze ÷ this |
@@ -191,6 +201,8 @@ ${compare ? `What the retention analysis (paths from roots, dominators, retained
 ${pairs.map((p, k) => `| ${p.with.threads} (default), pair ${k + 1} | ${p.without.totalMs} ms, ${p.without.maxRssMiB} MiB | ${p.with.totalMs} ms, ${p.with.maxRssMiB} MiB | ${pct(p.with.totalMs, p.without.totalMs)} | ${perSlot(p.with.maxRssMiB - p.without.maxRssMiB)} |`).join('\n')}
 | ${pairs[0].with.threads} (default), median of the ${pairs.length} pairs | ${median(pairs.map(p => p.without.totalMs))} ms, ${median(pairs.map(p => p.without.maxRssMiB))} MiB | ${median(pairs.map(p => p.with.totalMs))} ms, ${median(pairs.map(p => p.with.maxRssMiB))} MiB | ${pct(1 + median(pairs.map(p => p.with.totalMs / p.without.totalMs - 1)), 1)} | ${perSlot(median(pairs.map(p => p.with.maxRssMiB - p.without.maxRssMiB)))} |
 | 1 (\`--workers 1\`) | ${noRetentionOneThread.totalMs} ms, ${noRetentionOneThread.maxRssMiB} MiB | ${oneThread.totalMs} ms, ${oneThread.maxRssMiB} MiB | ${pct(oneThread.totalMs, noRetentionOneThread.totalMs)} | ${perSlot(oneThread.maxRssMiB - noRetentionOneThread.maxRssMiB)} |
+
+The ${withRuns.length} two-thread analyses with retention of this run (the first above and the pairs'): median ${median(withRuns.map(r => r.totalMs))} ms (${(median(withRuns.map(r => r.totalMs)) / catWarmMs).toFixed(1)}× the warm \`cat\`), peak RSS median ${median(withRuns.map(r => r.maxRssMiB))} MiB, from ${Math.min(...withRuns.map(r => r.maxRssMiB))} to ${Math.max(...withRuns.map(r => r.maxRssMiB))} MiB.
 ` : '(Run with `--no-compare`: the analyses without retention and on one thread were not run.)\n'}
 Queries from the index (in-process, ${query.sample} random live objects; opening index + module files once: ${query.openMs} ms):
 find-object median ${query.findObject.medianMs} ms, p95 ${query.findObject.p95Ms} ms, max ${query.findObject.maxMs} ms;
