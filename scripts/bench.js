@@ -72,7 +72,7 @@ const catFirstMs = timeCat()
 const catWarmMs = timeCat()
 log(`core ${(coreBytes / 2 ** 30).toFixed(2)} GiB; cat: ${catFirstMs} ms first, ${catWarmMs} ms warm`)
 
-// Each step runs with malloc tuned as \`toma analyze\` runs (src/cli/malloc-tuning.ts), unless
+// Each step runs with malloc tuned as `toma analyze` runs (src/cli/malloc-tuning.ts), unless
 // TOMA_MALLOC=system says otherwise, as it does for toma.
 const {tunedMallocEnvironment} = await import(new URL('../dist/src/cli/malloc-tuning.js', import.meta.url).href)
 const runEnv = tunedMallocEnvironment(process.env) ?? process.env

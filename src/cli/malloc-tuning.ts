@@ -12,9 +12,9 @@ import {TomaError} from '../errors.js'
  *   largest block freed, after which smaller blocks (the scan's 256 KiB edge blocks) come from
  *   malloc's heaps, where freed memory can stay resident: with huge pages alone, the peak memory
  *   at scale 24 was 400 MB higher in some runs than in others; with both settings it was steady.
- * A process reads GLIBC_TUNABLES only when it starts, hence the second process. Its own
- * GLIBC_TUNABLES entries for these two keep the user's setting (no second process), the others
- * are kept; TOMA_MALLOC=system runs the analysis in the first process with malloc as it is.
+ * A process reads GLIBC_TUNABLES only when it starts, hence the second process. A user's own
+ * GLIBC_TUNABLES that sets either key is left as it is (no second process); other keys of theirs
+ * are kept after these. TOMA_MALLOC=system runs the analysis in the first process, malloc as it is.
  */
 export const MALLOC_TUNABLES = 'glibc.malloc.hugetlb=1:glibc.malloc.mmap_threshold=131072'
 
@@ -41,20 +41,18 @@ export function mallocTunablesInEffect(env = process.env): string | null {
  */
 export function runAgain(script: string, args: string[], env: NodeJS.ProcessEnv): Promise<void> {
   return new Promise(resolve => {
-    // The handlers come first: a signal that arrives while the child is being started must reach it too.
+    // The handlers come first: once the child exists, a signal must not end this process by its
+    // default action and leave the child running unseen.
     const signals: NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGQUIT']
-    let early: NodeJS.Signals | null = null
-    let child: ChildProcess | null = null
+    let child: ChildProcess | undefined
     const forward = (signal: NodeJS.Signals): void => {
-      if (child) child.kill(signal)
-      else early = signal
+      child?.kill(signal)
     }
     for (const s of signals) process.on(s, forward)
     const stopForwarding = (): void => {
       for (const s of signals) process.off(s, forward)
     }
     child = spawn(process.execPath, [...process.execArgv, script, ...args], {stdio: 'inherit', env})
-    if (early) child.kill(early)
     child.on('error', () => {
       stopForwarding()
       resolve()

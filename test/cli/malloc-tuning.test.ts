@@ -21,7 +21,7 @@ async function analyzeArgs(work: string, name: string): Promise<string[]> {
 }
 
 describe('the environment of the second process', () => {
-  it('adds the tunables before the user own ones, and marks the process that runs again', () => {
+  it("adds the tunables before the user's own ones, and marks the process that runs again", () => {
     expect(tunedMallocEnvironment({PATH: '/bin'}, 'linux', 42)).toEqual({PATH: '/bin', GLIBC_TUNABLES: MALLOC_TUNABLES, TOMA_MALLOC_TUNED_BY: '42'})
     expect(tunedMallocEnvironment({GLIBC_TUNABLES: 'glibc.malloc.arena_max=2'}, 'linux', 42)?.GLIBC_TUNABLES).toBe(`${MALLOC_TUNABLES}:glibc.malloc.arena_max=2`)
   })
@@ -67,8 +67,9 @@ describe.runIf(process.platform === 'linux')('toma analyze in a second process',
 
   it('the second process abandons the analysis once the first one is gone', async () => {
     const work = testTemp('toma-malloc-orphan-')
-    // As if started by a first process that has ended: its parent is not the pid it was given.
-    const r = await runToma(await analyzeArgs(work, 'core.toma-index'), {cwd: work, env: {TOMA_MALLOC_TUNED_BY: '1'}})
+    // As if started by a first process that has ended: its parent is not the pid it was given (one
+    // above Linux's largest pid, so no process has it).
+    const r = await runToma(await analyzeArgs(work, 'core.toma-index'), {cwd: work, env: {TOMA_MALLOC_TUNED_BY: String(2 ** 22 + 1)}})
     expect(r.status).not.toBe(0)
     expect(r.stderr.trim()).toBe('toma: the toma process that started this analysis is gone: analysis abandoned')
     expect(fs.readdirSync(work)).toEqual([])
