@@ -30,7 +30,7 @@ export function refsOf(program: Program, index: HeapIndex, address: number, opti
   const selfEdges = out.filter(e => e.to === self)
   const outgoing = out.filter(e => e.to !== self)
   // Counts are whole whichever direction is listed.
-  const incoming = options.incoming ? referrers(index, self, options.limit) : {count: index.inDegree(self) - selfEdges.length, edges: [] as EdgeRef[]}
+  const incoming = {count: index.inDegree(self) - selfEdges.length, edges: options.incoming ? index.inEdges(self, options.limit, self) : ([] as EdgeRef[])}
   const roots = index.rootsOf(self)
   const deeper: Array<{depth: number; from: EdgeRef}> = []
   let deeperCut = false
@@ -83,26 +83,6 @@ export function refsOf(program: Program, index: HeapIndex, address: number, opti
     /** True when a limit cut the walk up (more referrers exist than `deeper` lists). */
     deeperCut,
   }
-}
-
-/**
- * The incoming edges from objects other than `self` (the first `limit` of them, by source
- * address) and how many there are: the sources are read as one range, the offsets only for the
- * edges listed.
- */
-function referrers(index: HeapIndex, self: number, limit: number): {count: number; edges: EdgeRef[]} {
-  const [a, b] = index.file.slice<Uint32Array>('edge.inStart', self, 2)
-  const from = index.file.slice<Uint32Array>('edge.inFrom', a!, b! - a!)
-  const edges: EdgeRef[] = []
-  let count = 0
-  for (let i = 0; i < from.length; i++) {
-    if (from[i] === self) continue
-    count++
-    if (edges.length >= limit) continue
-    const e = index.file.slice<Uint32Array>('edge.inEdge', a! + i, 1)[0]!
-    edges.push({from: from[i]!, to: self, offset: index.file.slice<Uint32Array>('edge.offset', e, 1)[0]!, toOffset: index.file.slice<Uint32Array>('edge.toOffset', e, 1)[0]!})
-  }
-  return {count, edges}
 }
 
 export type Refs = NonNullable<ReturnType<typeof refsOf>>

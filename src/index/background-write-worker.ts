@@ -5,6 +5,7 @@
  */
 import fs from 'node:fs'
 import {workerData, type MessagePort} from 'node:worker_threads'
+import {collectGarbage} from '../util/collect-garbage.js'
 import {STARTED, WRITE_FAILED, WRITES_DONE, type BackgroundWrite} from './background-writes.js'
 
 const {port, signal} = workerData as {port: MessagePort; signal: Int32Array}
@@ -22,4 +23,9 @@ port.on('message', ({fd, bytes, position}: BackgroundWrite) => {
   }
   Atomics.add(signal, WRITES_DONE, 1)
   Atomics.notify(signal, WRITES_DONE)
+  // This thread's hold on the array written is its last one once the analysis has dropped it,
+  // and this thread allocates too little for V8 to collect by itself: without a collection each
+  // array handed here (the shortest-path parents, 8 bytes an object slot, while the dominator pass
+  // grows) stayed resident until the analysis ended. After the handler, which still holds it.
+  setImmediate(collectGarbage)
 })

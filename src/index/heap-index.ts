@@ -30,11 +30,14 @@ export interface RootRef {
 const SAME_LENGTH = [
   ['span.record', 'span.start', 'span.pages', 'span.sizeClass', 'span.location', 'span.objectSize', 'span.firstObject', 'span.objectCount'],
   ['object.state', 'object.type', 'object.reachable'],
-  ['edge.to', 'edge.offset', 'edge.toOffset', 'edge.inEdge', 'edge.inFrom'],
+  ['edge.to', 'edge.offset', 'edge.toOffset', 'edge.inFrom'],
   ['root.kind', 'root.thread', 'root.address', 'root.to', 'root.toOffset'],
   ['threadCache.objects', 'threadCache.owner'],
   [...SIGHTING_ARRAYS],
 ]
+
+/** Edges read at a time where a list is searched (256 KiB). */
+const EDGE_CHUNK = 1 << 16
 
 /**
  * Queries over an index without re-reading the core: per-object facts and edge lists are ranged
@@ -288,29 +291,30 @@ export class HeapIndex {
   }
 
   /**
-   * The first pointer from one object to another (offsets), without listing every edge of the
-   * source: searched from the smaller side, the source's targets or the target's referrers (a
-   * path step out of a huge array of pointers reads the target's few referrers, not the array's
-   * millions of targets), each in chunks. The target's referrers are in forward edge order (the
-   * reverse pass keeps it), so the first one from `from` is the source's first pointer to `to`.
+   * The first pointer from one object to another (offsets), or undefined. Whether there is one is
+   * asked of the smaller side, the source's targets or the target's referrers (a path step out of
+   * a huge array of pointers reads the target's few referrers, not the array's millions of
+   * targets); where it is in the source is then read from the source's targets up to it, in chunks.
    */
   edgeBetween(from: number, to: number): EdgeRef | undefined {
     const [a, b] = this.file.slice<Uint32Array>('edge.outStart', from, 2)
     const [c, d] = this.file.slice<Uint32Array>('edge.inStart', to, 2)
-    const found = d! - c! < b! - a! ? this.firstIndexOf('edge.inFrom', c!, d!, from) : this.firstIndexOf('edge.to', a!, b!, to)
-    if (found < 0) return undefined
-    const e = d! - c! < b! - a! ? this.file.slice<Uint32Array>('edge.inEdge', found, 1)[0]! : found
-    return {from, to, offset: this.file.slice<Uint32Array>('edge.offset', e, 1)[0]!, toOffset: this.file.slice<Uint32Array>('edge.toOffset', e, 1)[0]!}
+    if (d! - c! < b! - a! && this.firstIndexOf('edge.inFrom', c!, d!, from) < 0) return undefined
+    const e = this.firstIndexOf('edge.to', a!, b!, to)
+    return e < 0 ? undefined : this.edgeRef(e, from, to)
   }
 
   /** The first position in [start, end) of a Uint32 array holding `value`, or -1; read in chunks. */
   private firstIndexOf(name: string, start: number, end: number, value: number): number {
-    const CHUNK = 1 << 16
-    for (let at = start; at < end; at += CHUNK) {
-      const k = this.file.slice<Uint32Array>(name, at, Math.min(CHUNK, end - at)).indexOf(value)
+    for (let at = start; at < end; at += EDGE_CHUNK) {
+      const k = this.file.slice<Uint32Array>(name, at, Math.min(EDGE_CHUNK, end - at)).indexOf(value)
       if (k >= 0) return at + k
     }
     return -1
+  }
+
+  private edgeRef(e: number, from: number, to: number): EdgeRef {
+    return {from, to, offset: this.file.slice<Uint32Array>('edge.offset', e, 1)[0]!, toOffset: this.file.slice<Uint32Array>('edge.toOffset', e, 1)[0]!}
   }
 
   /** Number of incoming edges. */
@@ -319,18 +323,47 @@ export class HeapIndex {
     return b! - a!
   }
 
-  /** Incoming edges, the first `limit` of them (by source address). */
-  inEdges(index: number, limit = Infinity): EdgeRef[] {
+  /** The sources of the first `limit` incoming edges (by source address; a source once per edge). */
+  referrerIds(index: number, limit = Infinity): Uint32Array {
     const [a, b] = this.file.slice<Uint32Array>('edge.inStart', index, 2)
-    const n = Math.min(b! - a!, limit)
-    const edges = this.file.slice<Uint32Array>('edge.inEdge', a!, n)
-    const from = this.file.slice<Uint32Array>('edge.inFrom', a!, n)
-    return Array.from(edges, (e, i) => ({
-      from: from[i]!,
-      to: index,
-      offset: this.file.slice<Uint32Array>('edge.offset', e, 1)[0]!,
-      toOffset: this.file.slice<Uint32Array>('edge.toOffset', e, 1)[0]!,
-    }))
+    return this.file.slice<Uint32Array>('edge.inFrom', a!, Math.min(b! - a!, limit))
+  }
+
+  /**
+   * Incoming edges, the first `limit` of them (by source address), leaving out those from
+   * `exceptFrom`. The index keeps each incoming edge's source, not the edge (4 bytes an edge
+   * less): the sources are in forward edge order, so the j-th time s is listed is s's j-th pointer
+   * to this object, found in s's targets. Each source's targets are read once, in chunks, up to
+   * its last pointer listed.
+   */
+  inEdges(index: number, limit = Infinity, exceptFrom = -1): EdgeRef[] {
+    const [a, b] = this.file.slice<Uint32Array>('edge.inStart', index, 2)
+    const runs: Array<{from: number; count: number}> = []
+    let taken = 0
+    for (let at = a!; at < b! && taken < limit; at += EDGE_CHUNK) {
+      const from = this.file.slice<Uint32Array>('edge.inFrom', at, Math.min(EDGE_CHUNK, b! - at))
+      for (let i = 0; i < from.length && taken < limit; i++) {
+        const s = from[i]!
+        if (s === exceptFrom) continue
+        const last = runs[runs.length - 1]
+        if (last?.from === s) last.count++
+        else runs.push({from: s, count: 1})
+        taken++
+      }
+    }
+    return runs.flatMap(r => this.pointersTo(r.from, index, r.count).map(e => this.edgeRef(e, r.from, index)))
+  }
+
+  /** The forward edge indexes of the first `count` pointers from `from` to `to`. */
+  private pointersTo(from: number, to: number, count: number): number[] {
+    const [a, b] = this.file.slice<Uint32Array>('edge.outStart', from, 2)
+    const found: number[] = []
+    for (let at = a!; at < b! && found.length < count; at += EDGE_CHUNK) {
+      const chunk = this.file.slice<Uint32Array>('edge.to', at, Math.min(EDGE_CHUNK, b! - at))
+      for (let k = chunk.indexOf(to); k >= 0 && found.length < count; k = chunk.indexOf(to, k + 1)) found.push(at + k)
+    }
+    if (found.length < count) throw this.damaged(`object ${to} lists ${count} pointers from object ${from}, which has ${found.length} to it`)
+    return found
   }
 
   /** Roots pointing into the object (roots are few: loaded once, binary-searched by target). */

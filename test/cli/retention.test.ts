@@ -4,7 +4,7 @@ import path from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {pathsTo} from '../../src/analysis/paths.js'
 import {Core} from '../../src/core/core.js'
-import {HeapIndex} from '../../src/index/heap-index.js'
+import {HeapIndex, type EdgeRef} from '../../src/index/heap-index.js'
 import {IndexFile} from '../../src/index/index-file.js'
 import {RetentionIndex} from '../../src/index/retention-index.js'
 import {Program} from '../../src/program/program.js'
@@ -99,6 +99,28 @@ describe.each(chosen.map(f => [f.id, f] as const))('why memory is held, on %s', 
       if (out.length > 0 && out.every(e => e.to !== from)) expect(index.edgeBetween(from, from)).toBeUndefined()
     }
     expect(checked).toBeGreaterThan(1000)
+  })
+
+  it('inEdges gives each incoming edge as the forward edges have it (the index keeps only its source)', () => {
+    // Against the forward edges listed whole: every object's incoming edges, by source, each
+    // source's in its own order; with a limit, and with a source left out.
+    const expected = new Map<number, EdgeRef[]>()
+    for (let from = 0; from < index.objectCount; from++) {
+      for (const e of index.outEdges(from)) expected.set(e.to, [...(expected.get(e.to) ?? []), e])
+    }
+    let checked = 0
+    let repeated = 0
+    for (const [to, edges] of expected) {
+      expect(index.inEdges(to)).toEqual(edges)
+      expect(Array.from(index.referrerIds(to))).toEqual(edges.map(e => e.from))
+      expect(index.inEdges(to, 2)).toEqual(edges.slice(0, 2))
+      const first = edges[0]!.from
+      expect(index.inEdges(to, Infinity, first)).toEqual(edges.filter(e => e.from !== first))
+      if (edges.some((e, i) => i > 0 && edges[i - 1]!.from === e.from)) repeated++
+      checked += edges.length
+    }
+    expect(checked).toBe(index.file.array<Uint32Array>('edge.inFrom').length)
+    expect(repeated, 'objects with several pointers from one source').toBeGreaterThan(0)
   })
 
   it('path --roots: several shortest paths from different roots, through the CLI', async () => {
