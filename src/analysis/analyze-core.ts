@@ -67,7 +67,8 @@ export function defaultWorkers(): number {
  *
  * The index is written as the phases finish, so each phase can drop what only the index needs
  * before the next one grows (peak memory is what big cores run out of): the edge offsets go to
- * disk before the reverse pass allocates; the graph and the rest are written by the main thread while the dominator pass runs on a worker,
+ * disk before the reverse pass allocates, the reverse edge ids before the dominator pass does;
+ * the graph and the rest are written by the main thread while the dominator pass runs on a worker,
  * and the pass's results by a writer thread while the main thread walks the dominator tree. The
  * object scan and the reverse edges run on `workers` threads.
  */
@@ -151,7 +152,7 @@ function graphPhases(program: Program, heap: TcmallocHeap, writer: IndexWriter, 
     progress?.('writing index', 0, 1)
     writer.addPieces(name, pieces)
   }
-  const scanned: Scanned = {firstWords: null, reverse: {edges: null}}
+  const scanned: Scanned = {firstWords: null, reverse: {edges: null}, spare: null}
   const graph = analysedGraph(scanHeapGraph(program, heap, {progress, rootKinds, threads: workers, handOff}), scanned)
   const reverse = scanned.reverse
   const live = liveSlots(heap)
@@ -168,8 +169,9 @@ function graphPhases(program: Program, heap: TcmallocHeap, writer: IndexWriter, 
   const reverseReleased = new Int32Array(new SharedArrayBuffer(4))
   if (onWorker) {
     collectGarbage() // what the scan released, before the pass allocates
-    pending = startRetention({graph, reverse, reverseReleased, live, threads}, workers, progress)
+    pending = startRetention({graph, reverse, reverseReleased, live, threads, memory: scanned.spare ?? undefined}, workers, progress)
   }
+  scanned.spare = null
   // The reverse graph goes to the index now. Beside a worker this thread's hold on it ends here (the
   // pass frees it too once it has its own copy of the predecessor lists); a pass on this thread
   // takes it over and releases it as it goes.
@@ -201,18 +203,21 @@ function graphPhases(program: Program, heap: TcmallocHeap, writer: IndexWriter, 
 interface Scanned {
   firstWords: Float64Array | null
   reverse: {edges: ReverseEdges | null}
+  /** Memory free for the dominator pass's DFS arrays (scan.ts: ScannedGraph.spare). */
+  spare: Uint32Array | null
 }
 
 /**
- * The graph without the arrays the scan handed to the index (the edge offsets), and
+ * The graph without the arrays the scan handed to the index (edge offsets, reverse edge ids), and
  * with the objects' first words and the reverse graph moved to `scanned`, so the caller can drop
  * them once types are named and once the index and the dominator pass have the reverse graph
  * (the graph object itself goes on to the dominator pass and to the caller).
  */
 function analysedGraph(graph: ScannedGraph, scanned: Scanned): AnalysedGraph {
-  const {outOffset: _offset, outToOffset: _toOffset, firstWords, inStart, inFrom, ...rest} = graph
+  const {outOffset: _offset, outToOffset: _toOffset, inEdge: _inEdge, firstWords, inStart, inFrom, spare, ...rest} = graph
   scanned.firstWords = firstWords
   scanned.reverse.edges = {inStart, inFrom}
+  scanned.spare = spare
   return rest
 }
 

@@ -41,13 +41,10 @@ export interface HeapGraph {
   outOffset: Uint32Array
   /** Pointer value minus the target object's start (0 for a pointer to the start). */
   outToOffset: Uint32Array
-  /**
-   * Sources of the incoming edges of object o: inFrom[inStart[o] .. inStart[o+1]), in forward edge
-   * order (ascending by source; a source's edges to o in its own order). The edge index itself is
-   * not kept (4 bytes an edge): the j-th edge from s in o's list is the j-th entry of s's forward
-   * list that points to o (the index's inEdges finds it so).
-   */
+  /** Incoming edges of object o are inEdge[inStart[o] .. inStart[o+1]), edge indexes ascending (= by source). */
   inStart: Uint32Array
+  inEdge: Uint32Array
+  /** Source object of each incoming edge, parallel to inEdge. */
   inFrom: Uint32Array
   /** Roots, sorted by target (then in discovery order: registers, stacks, globals). */
   rootCount: number
@@ -77,7 +74,7 @@ export function outEdges(graph: HeapGraph, obj: number): IndexRange {
   return {start: graph.outStart[obj]!, end: graph.outStart[obj + 1]!}
 }
 
-/** Positions in graph.inFrom of obj's incoming edges. */
+/** Positions in graph.inEdge of obj's incoming edges (graph.inEdge[i] is the edge index). */
 export function inEdges(graph: HeapGraph, obj: number): IndexRange {
   return {start: graph.inStart[obj]!, end: graph.inStart[obj + 1]!}
 }
@@ -154,8 +151,7 @@ export function countReverseShare(outTo: Uint32Array, edgeCount: number, objectC
 /**
  * Once every block is counted: turns the share's counts into list starts (a block's lists start
  * after the incoming edges of all the blocks before it), then files each edge into its target's
- * list, walking the edges in order (object by object: the source of each edge comes free), so
- * each list comes out in forward edge order.
+ * list, walking the edges in order (object by object: the source of each edge comes free).
  */
 export function fillReverseShare(
   objectCount: number,
@@ -163,9 +159,9 @@ export function fillReverseShare(
   outTo: Uint32Array,
   share: ReverseShare,
   blockTotals: Float64Array,
-  into: {inStart: Uint32Array; inFrom: Uint32Array},
+  into: {inStart: Uint32Array; inEdge: Uint32Array; inFrom: Uint32Array},
 ): void {
-  const {inStart, inFrom} = into
+  const {inStart, inEdge, inFrom} = into
   const {blockThread, thread} = share
   for (let b = 0, base = 0; b < blockThread.length; base += blockTotals[b]!, b++) {
     if (blockThread[b] !== thread) continue
@@ -179,7 +175,9 @@ export function fillReverseShare(
     for (let e = outStart[o]!, end = outStart[o + 1]!; e < end; e++) {
       const t = outTo[e]!
       if (blockThread[t >>> REVERSE_BLOCK_SHIFT] !== thread) continue
-      inFrom[inStart[t]!++] = o
+      const at = inStart[t]!++
+      inEdge[at] = e
+      inFrom[at] = o
     }
   }
 }

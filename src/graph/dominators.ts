@@ -53,6 +53,12 @@ export interface DominatorInput {
    * when it fits, instead of into fresh memory. Absent or 0: the pass only reads the reverse graph.
    */
   reverseReleased?: Int32Array
+  /**
+   * Memory no one else reads or writes, for the DFS's vertex[] and parent[] (4 bytes a live
+   * object each) where it has room for both, instead of fresh memory. Shared when the pass runs
+   * on a worker thread.
+   */
+  memory?: Uint32Array
   /** Root targets, sorted ascending (as the graph stores them). */
   rootTo: Uint32Array
   /** 1 for live objects. (Which of them a root reaches, the DFS from the roots finds.) */
@@ -100,7 +106,8 @@ export function dominatorTree(g: DominatorInput, shared = false, spare: Uint32Ar
   const n0 = g.objectCount
   const groups = g.groupCount ?? 0
   if (n0 + groups >= BY_GROUP) throw new RangeError(`${n0} objects: too many for 32-bit dominator ids`)
-  const numbering = depthFirst(taken(g.forward), g, groups, shared)
+  const numbering = depthFirst(taken(g.forward), g, groups, shared, g.memory)
+  g.memory = undefined
   const {vertex, semi, count} = numbering
   let reverse: ReverseEdges | null = taken(g.reverse)
   let predPre: Uint32Array | null = predecessorsByPreorder(reverse, numbering)
@@ -174,7 +181,7 @@ interface Numbering {
   leakStarts: Uint32Array
 }
 
-function depthFirst({outStart, outTo}: ForwardEdges, g: DominatorInput, groups: number, shared: boolean): Numbering {
+function depthFirst({outStart, outTo}: ForwardEdges, g: DominatorInput, groups: number, shared: boolean, memory?: Uint32Array): Numbering {
   const n0 = g.objectCount
   // pre[o]: preorder number of object o (≥ 1), 0 while unvisited, OUTSIDE for an object no DFS may
   // enter. The DFS asks "may I go there" of a bitmap instead (one bit an object: it stays in the
@@ -192,8 +199,9 @@ function depthFirst({outStart, outTo}: ForwardEdges, g: DominatorInput, groups: 
   // Preorder 0 is the virtual root; each root group is a vertex too, numbered when the DFS enters
   // it (so that the numbering stays a true DFS preorder), stored in vertex[] as objectCount + group.
   const size = liveCount + 1 + groups
-  const vertex = new Uint32Array(size)
-  const parent = newUint32(size, shared)
+  const inMemory = memory !== undefined && memory.length >= 2 * size
+  const vertex = inMemory ? memory.subarray(0, size).fill(0) : new Uint32Array(size)
+  const parent = inMemory ? memory.subarray(size, 2 * size).fill(0) : newUint32(size, shared)
   // The DFS needs no stack: its stack is the tree path from the start, which it climbs back
   // through parent[]; semi[] (unused until the predecessor copy) holds each vertex's next edge.
   const semi = new Uint32Array(size + 1)

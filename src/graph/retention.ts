@@ -43,6 +43,8 @@ export interface RetentionInput {
   reverse: DominatorInput['reverse']
   /** Set once the caller reads the reverse graph no more (dominators.ts). */
   reverseReleased?: Int32Array
+  /** Memory the dominator pass may write over (dominators.ts). */
+  memory?: Uint32Array
   /** 1 for live objects. */
   live: Uint8Array
   /** The threads of the core by tid: each one's roots form a group, so what only it holds is known. */
@@ -92,6 +94,7 @@ export function startRetention(input: RetentionInput, workers: number, progress?
     forward: {edges: {outStart: g.outStart, outTo: g.outTo}},
     reverse: input.reverse,
     reverseReleased: input.reverseReleased,
+    memory: input.memory,
     rootTo: g.rootTo,
     live: input.live,
     rootGroup,

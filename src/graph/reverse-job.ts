@@ -5,9 +5,10 @@ import {countReverseShare, fillReverseShare, finishReverse, reverseBlockCount} f
 import {awaitSignal} from '../util/await-signal.js'
 import {sharedFloat64, sharedUint32, sharedUint8} from '../util/shared-arrays.js'
 
-/** The reverse edges: the sources of object o's incoming edges are inFrom[inStart[o] .. inStart[o+1]). */
+/** The reverse edges: incoming edges of object o are inEdge/inFrom[inStart[o] .. inStart[o+1]). */
 export interface ReverseEdges {
   inStart: Uint32Array
+  inEdge: Uint32Array
   inFrom: Uint32Array
   /** Threads that built them (this one and the workers). */
   threads: number
@@ -20,6 +21,7 @@ export interface ReverseShared {
   outStart: Uint32Array
   outTo: Uint32Array
   inStart: Uint32Array
+  inEdge: Uint32Array
   inFrom: Uint32Array
   /** Threads building them. */
   threads: number
@@ -69,6 +71,7 @@ export function buildReverse(objectCount: number, outStart: Uint32Array, outTo: 
     outTo,
     threads: helpers + 1,
     inStart: sharedUint32(objectCount + 1),
+    inEdge: sharedUint32(edgeCount),
     inFrom: sharedUint32(edgeCount),
     blockThread,
     blockTotals: sharedFloat64(blocks),
@@ -99,7 +102,7 @@ export function buildReverse(objectCount: number, outStart: Uint32Array, outTo: 
     for (const w of workers) void w.terminate()
   }
   finishReverse(shared.inStart, objectCount)
-  return {inStart: shared.inStart, inFrom: shared.inFrom, threads: helpers + 1}
+  return {inStart: shared.inStart, inEdge: shared.inEdge, inFrom: shared.inFrom, threads: helpers + 1}
 }
 
 /** Counts the incoming edges of `thread`'s blocks and tells the other threads it has. */

@@ -16,7 +16,7 @@ import type {ProgressUpdate} from '../util/terminal-progress.js'
 export {edgeSource, inEdges, outEdges, rootsOf, ROOT_KIND_NAMES, type HeapGraph, type IndexRange} from './csr.js'
 
 /** The graph arrays only the index needs (queries read them there; no later phase does). */
-export type IndexOnlyEdgeArray = 'edge.offset' | 'edge.toOffset'
+export type IndexOnlyEdgeArray = 'edge.offset' | 'edge.toOffset' | 'edge.inEdge'
 
 export interface ScanOptions {
   progress?: ProgressUpdate
@@ -25,9 +25,10 @@ export interface ScanOptions {
   /** Threads for the object scan and the reverse edges (this one and workers); 1 when absent. */
   threads?: number
   /**
-   * Takes each index-only array (the edge offsets) as soon as the objects are scanned, as
-   * consecutive pieces, so the caller can write it out before the reverse pass allocates; the
-   * returned graph then has empty arrays in their place. Without it the graph keeps them.
+   * Takes each index-only array as soon as it exists (the edge offsets when the objects are
+   * scanned, the reverse edge ids when the reverse pass is done), as consecutive pieces, so the
+   * caller can write it out before the next pass allocates; the returned graph then has empty
+   * arrays in their place. Without it the graph keeps them.
    */
   handOff?: (name: IndexOnlyEdgeArray, pieces: Uint32Array[]) => void
 }
@@ -36,12 +37,12 @@ const TWO32 = 0x1_0000_0000
 const NONE: Uint32Array = new Uint32Array(0)
 
 /**
- * The graph as the phases after the scan use it: without the edge offsets (the index has those),
- * the objects' first words (only type naming reads them, and they are dropped after it) nor the
- * reverse graph (only the index and the dominator pass read it, and each drops it as soon as it
- * can).
+ * The graph as the phases after the scan use it: without the edge offsets and reverse edge ids
+ * (the index has those), the objects' first words (only type naming reads them, and they are
+ * dropped after it) nor the reverse graph (only the index and the dominator pass read it, and
+ * each drops it as soon as it can).
  */
-export type AnalysedGraph = Omit<ScannedGraph, 'outOffset' | 'outToOffset' | 'firstWords' | 'inStart' | 'inFrom'>
+export type AnalysedGraph = Omit<ScannedGraph, 'outOffset' | 'outToOffset' | 'inEdge' | 'firstWords' | 'inStart' | 'inFrom' | 'spare'>
 
 /** The graph with the warnings met while building it (unreadable ranges, stacks not found). */
 export interface ScannedGraph extends HeapGraph {
@@ -54,6 +55,11 @@ export interface ScannedGraph extends HeapGraph {
   scanThreads: number
   /** Threads the reverse edges were built on. */
   reverseThreads: number
+  /**
+   * Memory no one reads any more, for a later phase to write over instead of fresh memory: the
+   * reverse edge ids' once handed off (4 bytes an edge), else empty.
+   */
+  spare: Uint32Array
 }
 
 /**
@@ -91,6 +97,13 @@ export function scanHeapGraph(program: Program, heap: TcmallocHeap, options: Sca
   }
   options.progress?.('reverse edges', 0, 1)
   const reverse = buildReverse(heap.spans.totalObjects, edges.outStart, edges.outTo, edges.edgeCount, options.threads ?? 1)
+  let inEdge: Uint32Array = reverse.inEdge
+  let spare = NONE
+  if (handOff) {
+    handOff('edge.inEdge', [inEdge])
+    spare = inEdge
+    inEdge = NONE
+  }
   options.progress?.('roots', 0, 1)
   const rootKinds = options.rootKinds ?? new Set(ROOT_KIND_NAMES.keys())
   const rootSet = rootRanges(program, heap, warnings)
@@ -102,6 +115,7 @@ export function scanHeapGraph(program: Program, heap: TcmallocHeap, options: Sca
     outOffset,
     outToOffset,
     inStart: reverse.inStart,
+    inEdge,
     inFrom: reverse.inFrom,
     ...roots.finish(),
     offsetOverflows: edges.offsetOverflows + roots.overflows,
@@ -109,6 +123,7 @@ export function scanHeapGraph(program: Program, heap: TcmallocHeap, options: Sca
     roots: {...rootSet, kinds: rootKinds},
     scanThreads,
     reverseThreads: reverse.threads,
+    spare,
   }
 }
 

@@ -30,7 +30,7 @@ export interface RootRef {
 const SAME_LENGTH = [
   ['span.record', 'span.start', 'span.pages', 'span.sizeClass', 'span.location', 'span.objectSize', 'span.firstObject', 'span.objectCount'],
   ['object.state', 'object.type', 'object.reachable'],
-  ['edge.to', 'edge.offset', 'edge.toOffset', 'edge.inFrom'],
+  ['edge.to', 'edge.offset', 'edge.toOffset', 'edge.inEdge', 'edge.inFrom'],
   ['root.kind', 'root.thread', 'root.address', 'root.to', 'root.toOffset'],
   ['threadCache.objects', 'threadCache.owner'],
   [...SIGHTING_ARRAYS],
@@ -291,17 +291,19 @@ export class HeapIndex {
   }
 
   /**
-   * The first pointer from one object to another (offsets), or undefined. Whether there is one is
-   * asked of the smaller side, the source's targets or the target's referrers (a path step out of
-   * a huge array of pointers reads the target's few referrers, not the array's millions of
-   * targets); where it is in the source is then read from the source's targets up to it, in chunks.
+   * The first pointer from one object to another (offsets), without listing every edge of the
+   * source: searched from the smaller side, the source's targets or the target's referrers (a
+   * path step out of a huge array of pointers reads the target's few referrers, not the array's
+   * millions of targets), each in chunks. The target's referrers are in forward edge order (the
+   * reverse pass keeps it), so the first one from `from` is the source's first pointer to `to`.
    */
   edgeBetween(from: number, to: number): EdgeRef | undefined {
     const [a, b] = this.file.slice<Uint32Array>('edge.outStart', from, 2)
     const [c, d] = this.file.slice<Uint32Array>('edge.inStart', to, 2)
-    if (d! - c! < b! - a! && this.firstIndexOf('edge.inFrom', c!, d!, from) < 0) return undefined
-    const e = this.firstIndexOf('edge.to', a!, b!, to)
-    return e < 0 ? undefined : this.edgeRef(e, from, to)
+    const found = d! - c! < b! - a! ? this.firstIndexOf('edge.inFrom', c!, d!, from) : this.firstIndexOf('edge.to', a!, b!, to)
+    if (found < 0) return undefined
+    const e = d! - c! < b! - a! ? this.file.slice<Uint32Array>('edge.inEdge', found, 1)[0]! : found
+    return this.edgeRef(e, from, to)
   }
 
   /** The first position in [start, end) of a Uint32 array holding `value`, or -1; read in chunks. */
@@ -331,39 +333,20 @@ export class HeapIndex {
 
   /**
    * Incoming edges, the first `limit` of them (by source address), leaving out those from
-   * `exceptFrom`. The index keeps each incoming edge's source, not the edge (4 bytes an edge
-   * less): the sources are in forward edge order, so the j-th time s is listed is s's j-th pointer
-   * to this object, found in s's targets. Each source's targets are read once, in chunks, up to
-   * its last pointer listed.
+   * `exceptFrom` (an object's pointers into itself); the sources are read in chunks until
+   * `limit` are found, the offsets only for those.
    */
   inEdges(index: number, limit = Infinity, exceptFrom = -1): EdgeRef[] {
     const [a, b] = this.file.slice<Uint32Array>('edge.inStart', index, 2)
-    const runs: Array<{from: number; count: number}> = []
-    let taken = 0
-    for (let at = a!; at < b! && taken < limit; at += EDGE_CHUNK) {
+    const edges: EdgeRef[] = []
+    for (let at = a!; at < b! && edges.length < limit; at += EDGE_CHUNK) {
       const from = this.file.slice<Uint32Array>('edge.inFrom', at, Math.min(EDGE_CHUNK, b! - at))
-      for (let i = 0; i < from.length && taken < limit; i++) {
-        const s = from[i]!
-        if (s === exceptFrom) continue
-        const last = runs[runs.length - 1]
-        if (last?.from === s) last.count++
-        else runs.push({from: s, count: 1})
-        taken++
+      for (let i = 0; i < from.length && edges.length < limit; i++) {
+        if (from[i] === exceptFrom) continue
+        edges.push(this.edgeRef(this.file.slice<Uint32Array>('edge.inEdge', at + i, 1)[0]!, from[i]!, index))
       }
     }
-    return runs.flatMap(r => this.pointersTo(r.from, index, r.count).map(e => this.edgeRef(e, r.from, index)))
-  }
-
-  /** The forward edge indexes of the first `count` pointers from `from` to `to`. */
-  private pointersTo(from: number, to: number, count: number): number[] {
-    const [a, b] = this.file.slice<Uint32Array>('edge.outStart', from, 2)
-    const found: number[] = []
-    for (let at = a!; at < b! && found.length < count; at += EDGE_CHUNK) {
-      const chunk = this.file.slice<Uint32Array>('edge.to', at, Math.min(EDGE_CHUNK, b! - at))
-      for (let k = chunk.indexOf(to); k >= 0 && found.length < count; k = chunk.indexOf(to, k + 1)) found.push(at + k)
-    }
-    if (found.length < count) throw this.damaged(`object ${to} lists ${count} pointers from object ${from}, which has ${found.length} to it`)
-    return found
+    return edges
   }
 
   /** Roots pointing into the object (roots are few: loaded once, binary-searched by target). */

@@ -101,9 +101,9 @@ describe.each(chosen.map(f => [f.id, f] as const))('why memory is held, on %s', 
     expect(checked).toBeGreaterThan(1000)
   })
 
-  it('inEdges gives each incoming edge as the forward edges have it (the index keeps only its source)', () => {
+  it('inEdges gives each incoming edge as the forward edges have it, by source; with a limit, and with a source left out', () => {
     // Against the forward edges listed whole: every object's incoming edges, by source, each
-    // source's in its own order; with a limit, and with a source left out.
+    // source's in its own order.
     const expected = new Map<number, EdgeRef[]>()
     for (let from = 0; from < index.objectCount; from++) {
       for (const e of index.outEdges(from)) expected.set(e.to, [...(expected.get(e.to) ?? []), e])

@@ -150,12 +150,12 @@ describe.each(fixtureIndex().map(f => [f.id] as const))('dominators on %s', id =
   })
 })
 
-// The pass writes into memory its caller has released (issue 10: fresh pages
+// The pass writes into memory it is given or that its caller has released (issue 10: fresh pages
 // are costly): its results must be those of a pass on fresh memory, whatever that memory held.
 // The fixture cores have fewer edges than twice their live objects, so that an analysis there gives
 // the pass no array large enough to reuse: here the arrays are given large enough, holding garbage.
 describe.each(['v2.10-shared', 'v2.18.1-shared'])('dominators in reused memory on %s', id => {
-  it('the forest over the released reverse graph, the child lists in the spent arrays, the search in given memory: the same results', async () => {
+  it('the DFS in given memory, the forest over the released reverse graph, the child lists in the spent arrays, the search in given memory: the same results', async () => {
     const {program} = await openFixture(id)
     const heap = analyzeHeap(program)
     const g = scanHeapGraph(program, heap)
@@ -172,16 +172,18 @@ describe.each(['v2.10-shared', 'v2.18.1-shared'])('dominators in reused memory o
     const fresh = dominatorTree(input(g.inFrom))
     const freshChildren = dominatorChildren(fresh.idom, n)
 
-    // The reverse graph's sources with room behind them for the forest (8 bytes a vertex), full
-    // of garbage past what the pass reads.
+    // The reverse graph's sources with room behind them for the forest (8 bytes a vertex), and
+    // memory for the DFS's vertex[] and parent[], both full of garbage past what the pass reads.
     const inFrom = new Uint32Array(Math.max(g.inFrom.length, 2 * size)).fill(0xdead_beef)
     inFrom.set(g.inFrom)
+    const memory = new Uint32Array(2 * size).fill(0xdead_beef)
     const spare: Uint32Array[] = []
-    const reused = dominatorTree({...input(inFrom), reverseReleased: Int32Array.of(1)}, false, spare)
+    const reused = dominatorTree({...input(inFrom), reverseReleased: Int32Array.of(1), memory}, false, spare)
     expect(Array.from(reused.idom)).toEqual(Array.from(fresh.idom))
     expect(Array.from(reused.leakStarts)).toEqual(Array.from(fresh.leakStarts))
     expect(Array.from(reused.preorder)).toEqual(Array.from(fresh.preorder))
-    // It did write there: the forest over the sources.
+    // It did write there: the preorder lies in the given memory, the forest over the sources.
+    expect(reused.preorder.buffer).toBe(memory.buffer)
     expect(spare.map(a => a.buffer)).toContain(inFrom.buffer)
     expect(Array.from(inFrom.subarray(0, g.inFrom.length))).not.toEqual(Array.from(g.inFrom))
 
