@@ -165,19 +165,18 @@ function graphPhases(program: Program, heap: TcmallocHeap, writer: IndexWriter, 
   // On this thread it runs after types, once the first words are gone.
   const onWorker = retention && dominatorPassOnWorker({forward: {edges: graph}, reverse}, workers)
   let pending: PendingRetention | null = null
-  // Raised once this thread is done with the reverse graph: the pass may then reuse its memory.
+  // Raised once the reverse graph is written to the index: the pass may then reuse its memory.
   const reverseReleased = new Int32Array(new SharedArrayBuffer(4))
   if (onWorker) {
     collectGarbage() // what the scan released, before the pass allocates
     pending = startRetention({graph, reverse, reverseReleased, live, threads, memory: scanned.spare ?? undefined}, workers, progress)
   }
   scanned.spare = null
-  // The reverse graph goes to the index now. Beside a worker this thread's hold on it ends here (the
-  // pass frees it too once it has its own copy of the predecessor lists); a pass on this thread
-  // takes it over and releases it as it goes.
-  writeReverseEdges(writer, reverse, progress)
+  // The reverse graph goes to the index now, on the writer thread where there is one. Beside a
+  // worker this thread's hold on it ends here (the pass frees it too once it has its own copy of
+  // the predecessor lists); a pass on this thread takes it over and releases it as it goes.
+  writeReverseEdges(writer, reverse, reverseReleased, progress)
   if (!retention || onWorker) reverse.edges = null
-  Atomics.store(reverseReleased, 0, 1)
   const types = nameObjects(scanned.firstWords!, new TypeNamer(program), progress)
   const ownObjects = allocatorObjects(heap, scanned.firstWords!, types)
   // The first words are read no more. Their memory (8 bytes a slot, shared) takes the shortest-path
@@ -191,6 +190,12 @@ function graphPhases(program: Program, heap: TcmallocHeap, writer: IndexWriter, 
   // for a second) are then gone before the dominator pass's DFS ends and its larger steps allocate.
   const reachable = retention ? writeShortestPaths(writer, graph, searchMemory, progress) : reachability(graph, searchMemory, progress)
   collectGarbage() // the search's arrays, while the dominator pass is still allocating
+  // The rest of this thread's phases take less time than the pass's semidominator step: it takes a
+  // share of the pass's step before that one first, the copy of the predecessor lists.
+  if (onWorker) {
+    progress?.('dominators (copy)', 0, 1)
+    pending?.helpWithCopy()
+  }
   writeHeapAndGraph(writer, heap, graph, progress)
   // TCMalloc's own unreferenced allocations (the MallocExtension singleton) are not the program's leak.
   markAllocatorInternal(ownObjects, reachable, graph.outStart, graph.outTo)
@@ -221,10 +226,12 @@ function analysedGraph(graph: ScannedGraph, scanned: Scanned): AnalysedGraph {
   return rest
 }
 
-function writeReverseEdges(writer: IndexWriter, reverse: {edges: ReverseEdges | null}, progress?: Progress): void {
+/** `written` is raised once inFrom is in the index (the dominator pass may then write over it). */
+function writeReverseEdges(writer: IndexWriter, reverse: {edges: ReverseEdges | null}, written: Int32Array, progress?: Progress): void {
   if (!reverse.edges) throw new Error('reverse graph released before it was written')
   progress?.('writing index', 0, 1)
-  writer.addAll({'edge.inStart': reverse.edges.inStart, 'edge.inFrom': reverse.edges.inFrom})
+  writer.addBehind('edge.inStart', reverse.edges.inStart)
+  writer.addBehind('edge.inFrom', reverse.edges.inFrom, written)
 }
 
 /** The heap model and the rest of the graph (written while the dominator pass runs). */

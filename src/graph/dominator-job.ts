@@ -4,14 +4,20 @@ import {MessageChannel, Worker, receiveMessageOnPort, type MessagePort} from 'no
 import {awaitSignal} from '../util/await-signal.js'
 import {isShared, sharedCopy} from '../util/shared-arrays.js'
 import {dominatorChildren, type DominatorChildren} from './dominator-children.js'
-import {dominatorTree, type DominatorInput, type DominatorTree} from './dominators.js'
+import {copyPredecessors, dominatorTree, type DominatorInput, type DominatorTree, type PredecessorCopy} from './dominators.js'
+import {collectGarbage} from '../util/collect-garbage.js'
 
 /** A dominator tree being computed: `join` waits for it, `children` then for its child lists. */
 export interface DominatorJob {
   /**
+   * On a worker: waits until the pass has its DFS numbering, then takes a share of its
+   * predecessor copy (dominators.ts: PredecessorCopy) until none is left. Once; else nothing.
+   */
+  helpWithCopy(): void
+  /**
    * Returns once the pass is past its largest memory (its predecessor copy made and the reverse
    * graph released) or done: what the caller allocates while it waits then does not add to the
-   * pass's peak.
+   * pass's peak. (It helps with the copy first if the caller has not.)
    */
   awaitPastPeak(): void
   join(): DominatorTree
@@ -20,10 +26,14 @@ export interface DominatorJob {
   readonly parallel: boolean
 }
 
-/** How far the worker is (the signal's word 0): past its peak memory, the tree posted, then the child lists. */
-export const PAST_PEAK = 1
-export const POSTED_TREE = 2
-export const POSTED_CHILDREN = 3
+/**
+ * How far the worker is (the signal's word 0): its predecessor copy open to a helper (posted),
+ * past its peak memory, the tree posted, then the child lists.
+ */
+export const COPY_OPEN = 1
+export const PAST_PEAK = 2
+export const POSTED_TREE = 3
+export const POSTED_CHILDREN = 4
 /** Index of the signal word the worker sets to 1 when its body starts. */
 export const STARTED_WORD = 1
 
@@ -41,7 +51,7 @@ export function startDominatorTree(input: DominatorInput, workers: number): Domi
     const tree = dominatorTree(input, false, spare)
     // At once, into the pass's spare arrays: they are not kept beside the retained sizes.
     const children = dominatorChildren(tree.idom, input.objectCount, spare)
-    return {awaitPastPeak: () => {}, join: () => tree, children: () => children, parallel: false}
+    return {helpWithCopy: () => {}, awaitPastPeak: () => {}, join: () => tree, children: () => children, parallel: false}
   }
   // The small arrays are copied.
   const shared: DominatorInput = {
@@ -59,16 +69,33 @@ export function startDominatorTree(input: DominatorInput, workers: number): Domi
     port1.close()
     void worker.terminate()
   }
-  let neverStarted = false
+  // What the worker posted instead of its copy (an error), for join to report.
+  let early: {error?: string} | null = null
+  let helped = false
+  const helpWithCopy = (): void => {
+    if (helped) return
+    helped = true
+    // A worker that never started: join() says so at once, not after a second wait.
+    if (!awaitSignal(signal, 0, COPY_OPEN, STARTED_WORD)) {
+      early = NEVER_STARTED
+      return
+    }
+    const got = receiveMessageOnPort(port1)?.message as {copy?: PredecessorCopy | null; error?: string} | undefined
+    if (got?.copy) copyPredecessors(got.copy, 1)
+    else if (got && got.copy === undefined) early = got
+  }
   return {
     parallel: true,
+    helpWithCopy,
     awaitPastPeak(): void {
-      // A worker that never started: join() says so at once, not after a second wait.
-      if (!awaitSignal(signal, 0, PAST_PEAK, STARTED_WORD)) neverStarted = true
+      helpWithCopy()
+      if (!early) awaitSignal(signal, 0, PAST_PEAK, STARTED_WORD)
     },
     join(): DominatorTree {
-      const got: {tree?: DominatorTree; error?: string} = neverStarted ? NEVER_STARTED : awaitPosted<{tree?: DominatorTree}>(signal, POSTED_TREE, port1)
+      const got: {tree?: DominatorTree; error?: string} = early ?? awaitPosted<{tree?: DominatorTree}>(signal, POSTED_TREE, port1)
       if (!got.tree) done()
+      // This thread's hold on the predecessor copy it helped with, now that the pass is done with it.
+      else collectGarbage()
       return got.tree ?? failed(got)
     },
     children(): DominatorChildren {

@@ -6,8 +6,9 @@
 import {parentPort, workerData} from 'node:worker_threads'
 import {collectGarbage} from '../util/collect-garbage.js'
 import {dominatorChildren} from './dominator-children.js'
-import {PAST_PEAK, POSTED_CHILDREN, POSTED_TREE, STARTED_WORD} from './dominator-job.js'
-import {dominatorTree, type DominatorInput} from './dominators.js'
+import {isShared} from '../util/shared-arrays.js'
+import {COPY_OPEN, PAST_PEAK, POSTED_CHILDREN, POSTED_TREE, STARTED_WORD} from './dominator-job.js'
+import {dominatorTree, type DominatorInput, type PredecessorCopy} from './dominators.js'
 
 const data = workerData as {input: DominatorInput | null; port: MessagePort; signal: Int32Array}
 const {port, signal} = data
@@ -22,7 +23,7 @@ try {
   // they are shared with the main thread, which drops them too, and this thread's references
   // must not keep them alive through the rest of the pass.
   const spare: Uint32Array[] = []
-  const tree = dominatorTree(data.input!, true, spare, () => raise(PAST_PEAK))
+  const tree = dominatorTree(data.input!, true, spare, () => raise(PAST_PEAK), offerCopy)
   data.input = null
   // Its own buffers move to the main thread; one in shared memory (the DFS's, given) is seen there already.
   const moved = [tree.preorder.buffer, tree.leakStarts.buffer].filter((b): b is ArrayBuffer => !(b instanceof SharedArrayBuffer))
@@ -38,4 +39,17 @@ try {
 } finally {
   raise(POSTED_CHILDREN)
   parentPort?.close()
+}
+
+/**
+ * Offers the main thread a share of the predecessor copy: the arrays it reads and the output it
+ * writes, all shared (the pass's own output stays here). Anything unshared would be cloned, not
+ * shared: then no offer.
+ */
+function offerCopy(copy: PredecessorCopy): void {
+  const {outputs, ...rest} = copy
+  const arrays = [...Object.values(rest).filter(v => ArrayBuffer.isView(v)), outputs[1]!]
+  const offer = arrays.every(a => isShared(a as ArrayBufferView)) ? {...rest, outputs: [new Uint32Array(0), outputs[1]!]} : null
+  port.postMessage({copy: offer})
+  raise(COPY_OPEN)
 }

@@ -14,7 +14,8 @@
 
 import {firstAtOrAbove} from '../util/search.js'
 import {collectGarbage} from '../util/collect-garbage.js'
-import {newUint32, sharedUint32} from '../util/shared-arrays.js'
+import {newUint32, sharedUint32, sharedUint8} from '../util/shared-arrays.js'
+import {awaitSignal} from '../util/await-signal.js'
 
 import {BY_GROUP, BY_VIRTUAL_ROOT, NOT_IN_TREE, groupOfIdom} from './dominator-ids.js'
 
@@ -70,6 +71,11 @@ export interface DominatorInput {
    */
   rootGroup?: Int32Array
   groupCount?: number
+  /**
+   * Preorder numbers per piece of the predecessor copy, as a power of two (default 16: 65536).
+   * Tests make it small, so that a fixture's few thousand objects make many pieces.
+   */
+  copyPieceShift?: number
 }
 
 export interface DominatorTree {
@@ -102,7 +108,7 @@ const OUTSIDE = 0xffff_ffff
  * fault per 4 KiB on first write, about 2.7 ms per MB on the VM the benchmarks run on, against some
  * 0.1 ms to clear memory in hand.
  */
-export function dominatorTree(g: DominatorInput, shared = false, spare: Uint32Array[] = [], pastPeak = (): void => {}): DominatorTree {
+export function dominatorTree(g: DominatorInput, shared = false, spare: Uint32Array[] = [], pastPeak = (): void => {}, helper?: (copy: PredecessorCopy) => void): DominatorTree {
   const n0 = g.objectCount
   const groups = g.groupCount ?? 0
   if (n0 + groups >= BY_GROUP) throw new RangeError(`${n0} objects: too many for 32-bit dominator ids`)
@@ -110,7 +116,10 @@ export function dominatorTree(g: DominatorInput, shared = false, spare: Uint32Ar
   g.memory = undefined
   const {vertex, semi, count} = numbering
   let reverse: ReverseEdges | null = taken(g.reverse)
-  let predPre: Uint32Array | null = predecessorsByPreorder(reverse, numbering)
+  let copy: PredecessorCopy | null = predecessorCopy(reverse, numbering, helper ? 2 : 1, shared, g.copyPieceShift)
+  helper?.(copy)
+  copyPredecessors(copy, 0)
+  awaitCopied(copy)
   const forestMemory = g.reverseReleased && Atomics.load(g.reverseReleased, 0) === 1 && reverse.inFrom.length >= 2 * count ? reverse.inFrom.subarray(0, 2 * count) : null
   reverse = null
   // pre[] is read no more; its memory holds idom once the semidominators are known.
@@ -121,8 +130,8 @@ export function dominatorTree(g: DominatorInput, shared = false, spare: Uint32Ar
   // collect in time.
   collectGarbage()
   pastPeak()
-  const forest = semidominators(numbering, predPre, g, groups, forestMemory ?? newUint32(2 * count, shared))
-  predPre = null
+  const forest = semidominators(numbering, copy, g, groups, forestMemory ?? newUint32(2 * count, shared))
+  copy = null
   collectGarbage() // the copy, before the child lists are built
 
   // Immediate dominators: climb from the DFS parent until at or above the semidominator. Written
@@ -200,11 +209,12 @@ function depthFirst({outStart, outTo}: ForwardEdges, g: DominatorInput, groups: 
   // it (so that the numbering stays a true DFS preorder), stored in vertex[] as objectCount + group.
   const size = liveCount + 1 + groups
   const inMemory = memory !== undefined && memory.length >= 2 * size
-  const vertex = inMemory ? memory.subarray(0, size).fill(0) : new Uint32Array(size)
+  // Shared where the pass runs on a worker: the main thread reads vertex[] to help with the predecessor copy.
+  const vertex = inMemory ? memory.subarray(0, size).fill(0) : newUint32(size, shared)
   const parent = inMemory ? memory.subarray(size, 2 * size).fill(0) : newUint32(size, shared)
   // The DFS needs no stack: its stack is the tree path from the start, which it climbs back
   // through parent[]; semi[] (unused until the predecessor copy) holds each vertex's next edge.
-  const semi = new Uint32Array(size + 1)
+  const semi = newUint32(size + 1, shared)
 
   // DFS from the virtual root: each group's root targets, the other roots' targets; what it
   // numbers is what the roots reach. Then the leaked graph (every live object left), whose DFS
@@ -331,41 +341,101 @@ function leakedFinishOrder(n0: number, outStart: Uint32Array, outTo: Uint32Array
  * The semi loop reads every vertex's predecessors by preorder number, in decreasing preorder:
  * read through inStart/inFrom/pre[] that is two random reads an edge, in a dependent chain.
  * So first a copy of the predecessor lists, renumbered and laid out in preorder, which the loop
- * then reads backwards in sequence. It is filled in one pass in preorder, so that it and
- * semi[], vertex[] and parent[] are written and read in sequence. The DFS tree edge is left
- * out of each list (the loop starts from the DFS parent, always a predecessor numbered lower),
- * which makes the copy about half the edges, and a vertex whose one in-edge is its tree edge
- * (most objects) costs no read of inFrom at all. An edge the loop must ignore (from a free
- * slot, or from the leaked graph into the reachable one) is written as `count`. semi[] gets
- * each vertex's first position in the copy, until the loop writes the vertex's semidominator there.
+ * then reads backwards in sequence. The DFS tree edge is left out of each list (the loop starts
+ * from the DFS parent, always a predecessor numbered lower), which makes the copy about half the
+ * edges, and a vertex whose one in-edge is its tree edge (most objects) costs no read of inFrom
+ * at all. An edge the loop must ignore (from a free slot, or from the leaked graph into the
+ * reachable one) is written as `count`. semi[] gets each vertex's first position in the copy,
+ * until the loop writes the vertex's semidominator there.
+ *
+ * The copy is made in pieces of COPY_PIECE consecutive preorder numbers, which the threads at
+ * hand take in turn (an atomic counter): a thread appends each piece it takes to an output array
+ * of its own and records where the piece ends, so no thread needs another's positions, and the
+ * lists come out the same whoever copied them. On a worker thread the main thread, done with its
+ * own phases by then, takes pieces too: the copy is the pass's longest step but one.
  */
-function predecessorsByPreorder({inStart, inFrom}: ReverseEdges, numbering: Numbering): Uint32Array {
+export interface PredecessorCopy {
+  inStart: Uint32Array
+  inFrom: Uint32Array
+  pre: Uint32Array
+  vertex: Uint32Array
+  parent: Uint32Array
+  semi: Uint32Array
+  count: number
+  reachedEnd: number
+  objectCount: number
+  /** One output array per thread (0: the pass's own thread), sized for every edge: what is not written takes no memory. */
+  outputs: Uint32Array[]
+  /** Per piece: the thread whose output holds it, and where its last list ends there. */
+  pieceThread: Uint8Array
+  pieceEnd: Uint32Array
+  /** [0]: the next piece to take; [1]: pieces done. */
+  control: Int32Array
+  /** Preorder numbers per piece: 2^pieceShift. */
+  pieceShift: number
+}
+
+const COPY_PIECE_SHIFT = 16
+
+function predecessorCopy({inStart, inFrom}: ReverseEdges, numbering: Numbering, threads: number, shared: boolean, pieceShift = COPY_PIECE_SHIFT): PredecessorCopy {
   const {vertex, parent, semi, count, reachedEnd} = numbering
   const pre = numbering.pre!
-  const n0 = pre.length
-  // Sized for every edge: each object is one vertex and writes at most its in-edges. What the
-  // copy leaves out (the tree edges, about half) is never touched, so it takes no memory.
-  const predPre = new Uint32Array(inFrom.length)
-  let at = 0
-  semi[0] = 0
-  for (let w = 1; w < count; w++) {
-    semi[w] = at
-    const o = vertex[w]!
-    if (o >= n0) continue // a root group: no edges
-    const p = parent[w]!
-    let treeEdgeLeft = p !== 0 && vertex[p]! < n0
-    const begin = inStart[o]!
-    const end = inStart[o + 1]!
-    if (treeEdgeLeft && end - begin === 1) continue
-    const ceiling = w < reachedEnd ? reachedEnd : count
-    for (let i = begin; i < end; i++) {
-      const pv = pre[inFrom[i]!]!
-      if (treeEdgeLeft && pv === p) treeEdgeLeft = false
-      else predPre[at++] = pv < ceiling ? pv : count
-    }
+  const pieces = Math.ceil(count / 2 ** pieceShift)
+  return {
+    pieceShift,
+    inStart,
+    inFrom,
+    pre,
+    vertex,
+    parent,
+    semi,
+    count,
+    reachedEnd,
+    objectCount: pre.length,
+    // The pass's own output stays on its thread; a helper's is read there.
+    outputs: Array.from({length: threads}, (_, t) => (t === 0 ? new Uint32Array(inFrom.length) : newUint32(inFrom.length, shared))),
+    pieceThread: shared ? sharedUint8(pieces) : new Uint8Array(pieces),
+    pieceEnd: newUint32(pieces, shared),
+    control: new Int32Array(shared ? new SharedArrayBuffer(8) : new ArrayBuffer(8)),
   }
-  semi[count] = at
-  return predPre.subarray(0, at)
+}
+
+/** Copies the predecessor lists of the pieces `thread` can take (at most `most`), into outputs[thread]. */
+export function copyPredecessors(copy: PredecessorCopy, thread: number, most = Infinity): void {
+  const {inStart, inFrom, pre, vertex, parent, semi, count, reachedEnd, objectCount: n0, control, pieceThread, pieceEnd} = copy
+  const out = copy.outputs[thread]!
+  const pieces = pieceEnd.length
+  const piece = 2 ** copy.pieceShift
+  let at = 0
+  for (let taken = 0; taken < most; taken++) {
+    const p = Atomics.add(control, 0, 1)
+    if (p >= pieces) break
+    for (let w = Math.max(1, p * piece), end = Math.min(count, (p + 1) * piece); w < end; w++) {
+      semi[w] = at
+      const o = vertex[w]!
+      if (o >= n0) continue // a root group: no edges
+      const q = parent[w]!
+      let treeEdgeLeft = q !== 0 && vertex[q]! < n0
+      const begin = inStart[o]!
+      const stop = inStart[o + 1]!
+      if (treeEdgeLeft && stop - begin === 1) continue
+      const ceiling = w < reachedEnd ? reachedEnd : count
+      for (let i = begin; i < stop; i++) {
+        const pv = pre[inFrom[i]!]!
+        if (treeEdgeLeft && pv === q) treeEdgeLeft = false
+        else out[at++] = pv < ceiling ? pv : count
+      }
+    }
+    pieceThread[p] = thread
+    pieceEnd[p] = at
+    Atomics.add(control, 1, 1)
+    Atomics.notify(control, 1)
+  }
+}
+
+/** Waits until every piece is copied (the pieces others took included). */
+function awaitCopied(copy: PredecessorCopy): void {
+  awaitSignal(copy.control, 1, copy.pieceEnd.length)
 }
 
 /**
@@ -375,7 +445,7 @@ function predecessorsByPreorder({inStart, inFrom}: ReverseEdges, numbering: Numb
  * ancestor link: forest[2v] = ancestor (NONE for a tree's root), forest[2v+1] = that minimum.
  * One cache line then serves both reads of a step of the path.
  */
-function semidominators(numbering: Numbering, predPre: Uint32Array, g: DominatorInput, groups: number, forestMemory: Uint32Array): Uint32Array {
+function semidominators(numbering: Numbering, copy: PredecessorCopy, g: DominatorInput, groups: number, forestMemory: Uint32Array): Uint32Array {
   const {vertex, parent, semi, count, rootTargets, groupPre} = numbering
   const forest = forestMemory.fill(NONE)
   /**
@@ -406,9 +476,17 @@ function semidominators(numbering: Numbering, predPre: Uint32Array, g: Dominator
     return forest[2 * v + 1]!
   }
   const rootTo = g.rootTo
-  let predEnd = semi[count]!
+  let predPre = copy.outputs[0]!
+  let predEnd = 0
+  const pieceMask = 2 ** copy.pieceShift - 1
   let target = rootTargets.length - 1 // the last root target at or below w
   for (let w = count - 1; w >= 1; w--) {
+    if (w === count - 1 || (w & pieceMask) === pieceMask) {
+      // The last vertex of a piece: its lists lie in the output of the thread that copied it.
+      const p = w >>> copy.pieceShift
+      predPre = copy.outputs[copy.pieceThread[p]!]!
+      predEnd = copy.pieceEnd[p]!
+    }
     const o = vertex[w]!
     // The DFS parent: the virtual root for a root group or a leak start, a group or the virtual
     // root for the root targets it entered first, else the object whose edge the DFS followed.

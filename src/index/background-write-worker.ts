@@ -12,7 +12,7 @@ const {port, signal} = workerData as {port: MessagePort; signal: Int32Array}
 const CHUNK = 1 << 28
 Atomics.store(signal, STARTED, 1)
 let failed = false
-port.on('message', ({fd, bytes, position}: BackgroundWrite) => {
+port.on('message', ({fd, bytes, position, written}: BackgroundWrite) => {
   try {
     // After a failure the rest are only counted: the index is abandoned anyway.
     for (let at = 0; !failed && at < bytes.length; at += CHUNK) fs.writeSync(fd, bytes, at, Math.min(CHUNK, bytes.length - at), position + at)
@@ -20,6 +20,10 @@ port.on('message', ({fd, bytes, position}: BackgroundWrite) => {
     if (!failed) port.postMessage({error: e instanceof Error ? e.message : String(e)})
     failed = true
     Atomics.store(signal, WRITE_FAILED, 1)
+  }
+  if (written) {
+    Atomics.store(written, 0, 1)
+    Atomics.notify(written, 0)
   }
   Atomics.add(signal, WRITES_DONE, 1)
   Atomics.notify(signal, WRITES_DONE)

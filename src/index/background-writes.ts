@@ -9,6 +9,8 @@ export interface BackgroundWrite {
   fd: number
   bytes: Uint8Array
   position: number
+  /** Word 0 set to 1 (and notified) once the bytes are written: the array may then be written over. */
+  written?: Int32Array
 }
 
 /** Signal words: [0] writes done (failed ones too), [1] 1 once a write failed, [2] 1 once the thread runs. */
@@ -42,9 +44,9 @@ export class BackgroundWrites {
     return new BackgroundWrites(worker, port1, signal)
   }
 
-  write(fd: number, a: ArrayBufferView, position: number): void {
+  write(fd: number, a: ArrayBufferView, position: number, written?: Int32Array): void {
     if (!isShared(a)) throw new Error('background write of an unshared array')
-    const write: BackgroundWrite = {fd, bytes: new Uint8Array(a.buffer, a.byteOffset, a.byteLength), position}
+    const write: BackgroundWrite = {fd, bytes: new Uint8Array(a.buffer, a.byteOffset, a.byteLength), position, written}
     this.port.postMessage(write)
     this.posted++
   }

@@ -121,13 +121,18 @@ export class IndexWriter {
 
   /**
    * Like `add`, but written by the writer thread when there is one and `a` is shared: the caller
-   * goes on at once with its next phase, and must not change `a` afterwards.
+   * goes on at once with its next phase, and must not change `a` afterwards, nor let anyone
+   * change it before `written` (word 0 set to 1 once it is written, here or there) says so.
    */
-  addBehind(name: string, a: Typed): void {
-    if (!this.background || !isShared(a)) return this.add(name, a)
+  addBehind(name: string, a: Typed, written?: Int32Array): void {
+    if (!this.background || !isShared(a)) {
+      this.add(name, a)
+      if (written) Atomics.store(written, 0, 1)
+      return
+    }
     if (this.fd === null) throw new Error('index already finished')
     if (name in this.entries) throw new Error(`index array ${name} written twice`)
-    this.background.write(this.fd, a, PREAMBLE + this.offset)
+    this.background.write(this.fd, a, PREAMBLE + this.offset, written)
     this.entries[name] = {type: typeOf(a), offset: this.offset, length: a.length}
     this.offset = align8(this.offset + a.byteLength)
   }

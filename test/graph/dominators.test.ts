@@ -1,5 +1,5 @@
 import {describe, expect, it} from 'vitest'
-import {BY_GROUP, BY_VIRTUAL_ROOT, NOT_IN_TREE, dominatorTree, retainedSizes} from '../../src/graph/dominators.js'
+import {BY_GROUP, BY_VIRTUAL_ROOT, NOT_IN_TREE, copyPredecessors, dominatorTree, retainedSizes, type PredecessorCopy} from '../../src/graph/dominators.js'
 import {dominatorChildren} from '../../src/graph/dominator-children.js'
 import {FROM_ROOT, UNREACHED, reachableFromParents, shortestPathParents} from '../../src/graph/reachability.js'
 import {scanHeapGraph} from '../../src/graph/scan.js'
@@ -150,24 +150,29 @@ describe.each(fixtureIndex().map(f => [f.id] as const))('dominators on %s', id =
   })
 })
 
+/** A fixture's graph and the dominator pass's input over it (with the reverse graph's sources given), threads as root groups. */
+async function passInput(id: string) {
+  const {program} = await openFixture(id)
+  const heap = analyzeHeap(program)
+  const g = scanHeapGraph(program, heap)
+  const n = g.objectCount
+  const live = Uint8Array.from(heap.state, s => (s === LIVE ? 1 : 0))
+  const tids = program.core.threads.map(t => t.tid)
+  const rootGroup = Int32Array.from(g.rootThread, tid => tids.indexOf(tid))
+  const input = (inFrom: Uint32Array) => ({objectCount: n, forward: {edges: {outStart: g.outStart, outTo: g.outTo}}, reverse: {edges: {inStart: g.inStart, inFrom}}, rootTo: g.rootTo, live, rootGroup, groupCount: tids.length})
+  return {program, g, n, live, input}
+}
+
 // The pass writes into memory it is given or that its caller has released (issue 10: fresh pages
 // are costly): its results must be those of a pass on fresh memory, whatever that memory held.
 // The fixture cores have fewer edges than twice their live objects, so that an analysis there gives
 // the pass no array large enough to reuse: here the arrays are given large enough, holding garbage.
 describe.each(['v2.10-shared', 'v2.18.1-shared'])('dominators in reused memory on %s', id => {
   it('the DFS in given memory, the forest over the released reverse graph, the child lists in the spent arrays, the search in given memory: the same results', async () => {
-    const {program} = await openFixture(id)
-    const heap = analyzeHeap(program)
-    const g = scanHeapGraph(program, heap)
-    const n = g.objectCount
-    const live = Uint8Array.from(heap.state, s => (s === LIVE ? 1 : 0))
+    const {program, g, n, live, input} = await passInput(id)
     let liveCount = 0
     for (const l of live) liveCount += l
-    const G = program.core.threads.length
-    const tids = program.core.threads.map(t => t.tid)
-    const rootGroup = Int32Array.from(g.rootThread, tid => tids.indexOf(tid))
-    const size = liveCount + 1 + G
-    const input = (inFrom: Uint32Array) => ({objectCount: n, forward: {edges: {outStart: g.outStart, outTo: g.outTo}}, reverse: {edges: {inStart: g.inStart, inFrom}}, rootTo: g.rootTo, live, rootGroup, groupCount: G})
+    const size = liveCount + 1 + program.core.threads.length
 
     const fresh = dominatorTree(input(g.inFrom))
     const freshChildren = dominatorChildren(fresh.idom, n)
@@ -206,6 +211,31 @@ describe.each(['v2.10-shared', 'v2.18.1-shared'])('dominators in reused memory o
     const parentInMemory = shortestPathParents(n, g.outStart, g.outTo, g.rootTo, searchMemory)
     expect(parentInMemory.buffer).toBe(searchMemory)
     expect(Array.from(parentInMemory)).toEqual(Array.from(shortestPathParents(n, g.outStart, g.outTo, g.rootTo)))
+    program.core.close()
+  })
+})
+
+// The predecessor copy is shared out in pieces between the pass's thread and a helper (the main
+// thread beside a worker): whoever copies which piece, the tree must be the same. Run here one
+// after the other: the helper takes its pieces first, the pass the rest.
+describe.each(['v2.10-shared', 'v2.18.1-shared'])('dominators with the predecessor copy shared out on %s', id => {
+  it('a helper copying some pieces of 16 vertices, or none, or all: the same tree', async () => {
+    const {program, g, input} = await passInput(id)
+    const inPieces = () => ({...input(g.inFrom), copyPieceShift: 4})
+    const fresh = dominatorTree(inPieces())
+    for (const most of [0, 1, 7, Infinity]) {
+      let copied: PredecessorCopy | null = null
+      const split = dominatorTree(inPieces(), false, [], undefined, copy => {
+        copied = copy
+        copyPredecessors(copy, 1, most)
+      })
+      const pieces = Array.from(copied!.pieceThread)
+      expect(pieces.length, 'many pieces').toBeGreaterThan(20)
+      expect(pieces.filter(t => t === 1).length).toBe(Math.min(most, pieces.length))
+      expect(Array.from(split.idom), `helper took ${most}`).toEqual(Array.from(fresh.idom))
+      expect(Array.from(split.preorder)).toEqual(Array.from(fresh.preorder))
+      expect(Array.from(split.leakStarts)).toEqual(Array.from(fresh.leakStarts))
+    }
     program.core.close()
   })
 })
