@@ -190,12 +190,6 @@ function graphPhases(program: Program, heap: TcmallocHeap, writer: IndexWriter, 
   // for a second) are then gone before the dominator pass's DFS ends and its larger steps allocate.
   const reachable = retention ? writeShortestPaths(writer, graph, searchMemory, progress) : reachability(graph, searchMemory, progress)
   collectGarbage() // the search's arrays, while the dominator pass is still allocating
-  // The rest of this thread's phases take less time than the pass's semidominator step: it takes a
-  // share of the pass's step before that one first, the copy of the predecessor lists.
-  if (onWorker) {
-    progress?.('dominators (copy)', 0, 1)
-    pending?.helpWithCopy()
-  }
   writeHeapAndGraph(writer, heap, graph, progress)
   // TCMalloc's own unreferenced allocations (the MallocExtension singleton) are not the program's leak.
   markAllocatorInternal(ownObjects, reachable, graph.outStart, graph.outTo)
@@ -234,11 +228,15 @@ function writeReverseEdges(writer: IndexWriter, reverse: {edges: ReverseEdges | 
   writer.addBehind('edge.inFrom', reverse.edges.inFrom, written)
 }
 
-/** The heap model and the rest of the graph (written while the dominator pass runs). */
+/**
+ * The heap model and the rest of the graph, while the dominator pass runs: the graph's arrays on
+ * the writer thread, so that this thread is done with them sooner (once it drops the graph, their
+ * memory goes as soon as they are written, before the pass's predecessor copy grows).
+ */
 function writeHeapAndGraph(writer: IndexWriter, heap: TcmallocHeap, graph: AnalysedGraph, progress?: Progress): void {
   progress?.('writing index', 0, 1)
   const s = heap.spans
-  writer.addAll({
+  const arrays = {
     'span.record': s.record,
     'span.start': s.start,
     'span.pages': s.pages,
@@ -265,7 +263,8 @@ function writeHeapAndGraph(writer: IndexWriter, heap: TcmallocHeap, graph: Analy
     'sample.stackStart': heap.sampled.stackStart,
     'sample.pc': heap.sampled.pc,
     'sample.order': heap.sampled.order,
-  })
+  }
+  for (const [name, a] of Object.entries(arrays)) writer.addBehind(name, a)
 }
 
 /**

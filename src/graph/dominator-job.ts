@@ -10,14 +10,10 @@ import {collectGarbage} from '../util/collect-garbage.js'
 /** A dominator tree being computed: `join` waits for it, `children` then for its child lists. */
 export interface DominatorJob {
   /**
-   * On a worker: waits until the pass has its DFS numbering, then takes a share of its
-   * predecessor copy (dominators.ts: PredecessorCopy) until none is left. Once; else nothing.
-   */
-  helpWithCopy(): void
-  /**
    * Returns once the pass is past its largest memory (its predecessor copy made and the reverse
    * graph released) or done: what the caller allocates while it waits then does not add to the
-   * pass's peak. (It helps with the copy first if the caller has not.)
+   * pass's peak. On a worker the caller first waits for the pass's DFS numbering, then takes a
+   * share of its predecessor copy (dominators.ts: PredecessorCopy) until none is left.
    */
   awaitPastPeak(): void
   join(): DominatorTree
@@ -51,7 +47,7 @@ export function startDominatorTree(input: DominatorInput, workers: number): Domi
     const tree = dominatorTree(input, false, spare)
     // At once, into the pass's spare arrays: they are not kept beside the retained sizes.
     const children = dominatorChildren(tree.idom, input.objectCount, spare)
-    return {helpWithCopy: () => {}, awaitPastPeak: () => {}, join: () => tree, children: () => children, parallel: false}
+    return {awaitPastPeak: () => {}, join: () => tree, children: () => children, parallel: false}
   }
   // The small arrays are copied.
   const shared: DominatorInput = {
@@ -71,10 +67,7 @@ export function startDominatorTree(input: DominatorInput, workers: number): Domi
   }
   // What the worker posted instead of its copy (an error), for join to report.
   let early: {error?: string} | null = null
-  let helped = false
   const helpWithCopy = (): void => {
-    if (helped) return
-    helped = true
     // A worker that never started: join() says so at once, not after a second wait.
     if (!awaitSignal(signal, 0, COPY_OPEN, STARTED_WORD)) {
       early = NEVER_STARTED
@@ -86,7 +79,6 @@ export function startDominatorTree(input: DominatorInput, workers: number): Domi
   }
   return {
     parallel: true,
-    helpWithCopy,
     awaitPastPeak(): void {
       helpWithCopy()
       if (!early) awaitSignal(signal, 0, PAST_PEAK, STARTED_WORD)

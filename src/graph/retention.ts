@@ -64,12 +64,6 @@ export interface PendingRetention {
   /** The dominator pass runs on a worker thread. */
   parallel: boolean
   /**
-   * Beside a worker: waits for the pass's DFS, then takes a share of its next step, the
-   * predecessor copy (the caller's own phases after this one then run beside the pass's
-   * semidominator step). Else nothing.
-   */
-  helpWithCopy(): void
-  /**
    * Joins the dominator pass, then sums retained sizes. `sizes` is called while a worker thread
    * still runs the pass (this thread would only wait), once the pass is past its peak memory;
    * else once the pass is done, so that the shallow sizes (8 bytes per object slot) are not
@@ -110,7 +104,6 @@ export function startRetention(input: RetentionInput, workers: number, progress?
   const job = startDominatorTree(dominatorInput, workers)
   return {
     parallel: job.parallel,
-    helpWithCopy: () => job.helpWithCopy(),
     finish(shallowSizes: () => RetentionSizes, finishProgress = progress, handOff = (_arrays: Partial<RetentionArrays>): void => {}): Retention {
       if (job.parallel) finishProgress?.('dominators (rest)', 0, 1)
       // While a worker runs the pass, this thread would only wait: it computes the shallow sizes
