@@ -348,10 +348,10 @@ function leakedFinishOrder(n0: number, outStart: Uint32Array, outTo: Uint32Array
  * reachable one) is written as `count`. semi[] gets each vertex's first position in the copy,
  * until the loop writes the vertex's semidominator there.
  *
- * The copy is made in pieces of COPY_PIECE consecutive preorder numbers, which the threads at
- * hand take in turn (an atomic counter): a thread appends each piece it takes to an output array
- * of its own and records where the piece ends, so no thread needs another's positions, and the
- * lists come out the same whoever copied them. On a worker thread the main thread, done with its
+ * The copy is made in pieces of 2^16 consecutive preorder numbers (COPY_PIECE_SHIFT), which the
+ * threads at hand take in turn (an atomic counter): a thread appends each piece it takes to an
+ * output array of its own and records where the piece ends, so no thread needs another's
+ * positions, and the lists come out the same whoever copied them. On a worker thread the main thread, done with its
  * own phases by then, takes pieces too: the copy is the pass's longest step but one.
  */
 export interface PredecessorCopy {
