@@ -82,11 +82,20 @@ export function analyzeCore(corePath: string, options: AnalysisOptions, progress
   // The index's last arrays are written on a thread of their own while the last phases run.
   const background = workers > 1 && run.retention !== false ? BackgroundWrites.start() : null
   const writer = new IndexWriter(indexPath, background)
+  const started: StartedRetention = {retention: null}
   try {
-    const {pending, types, reachable, summary, regions, scanThreads, reverseThreads} = graphPhases(program, heap, writer, workers, run, rootKinds, progress)
+    const {types, reachable, graph} = graphPhases(program, heap, writer, workers, run, rootKinds, started, progress)
+    const pending = started.retention
     // The graph's arrays are garbage on this thread now (the dominator worker drops its references
-    // once its pass is done): freed before the retained sizes allocate.
+    // once its pass is done): freed before the dominator pass's predecessor copy grows.
     collectGarbage()
+    // This thread's share of that copy, before the summary: the copy is on the pass's critical
+    // path, while the summary and the steps below fill the wait for its semidominators.
+    pending?.help()
+    progress?.('summary', 0, 1)
+    const summary = heapSummary(program, heap, graph, types, reachable)
+    const regions = rootRegions(graph)
+    const {scanThreads, reverseThreads} = graph
     // Leads found once here, beside the dominator pass: each needs the threads unwound and libc's
     // thread descriptors, too slow for every query.
     progress?.('returned frames', 0, 1)
@@ -136,17 +145,20 @@ export function analyzeCore(corePath: string, options: AnalysisOptions, progress
     writer.abandon()
     throw e
   } finally {
+    // A worker still waiting for its share of the analysis (an error came first) is let go.
+    started.retention?.release()
     background?.close()
   }
 }
 
 /**
- * The phases that need the reference graph: the scan, types, the start of the retention analysis,
- * the graph's index arrays, shortest paths, reachability and the summary. The graph lives only
- * in here, so that its arrays (24 bytes or more per object slot) are garbage once it returns,
- * before the retention analysis's last phase allocates: the analysis's peak memory.
+ * The phases that need the reference graph's edges: the scan, types, the start of the retention
+ * analysis, the graph's index arrays, shortest paths and reachability. The edges live only in
+ * here, so that their arrays (24 bytes or more per object slot) are garbage once it returns,
+ * before the dominator pass's predecessor copy and the retention analysis's last phase allocate:
+ * the analysis's peak memory.
  */
-function graphPhases(program: Program, heap: TcmallocHeap, writer: IndexWriter, workers: number, run: RunOptions, rootKinds: ReadonlySet<number> | undefined, progress?: Progress) {
+function graphPhases(program: Program, heap: TcmallocHeap, writer: IndexWriter, workers: number, run: RunOptions, rootKinds: ReadonlySet<number> | undefined, started: StartedRetention, progress?: Progress) {
   // The arrays only the index needs go to it as soon as each exists, before the next pass allocates.
   const handOff = (name: IndexOnlyEdgeArray, pieces: Uint32Array[]) => {
     progress?.('writing index', 0, 1)
@@ -164,12 +176,11 @@ function graphPhases(program: Program, heap: TcmallocHeap, writer: IndexWriter, 
   // words, 8 bytes per slot, are dropped once types are named, before its later steps allocate).
   // On this thread it runs after types, once the first words are gone.
   const onWorker = retention && dominatorPassOnWorker({forward: {edges: graph}, reverse}, workers)
-  let pending: PendingRetention | null = null
   // Raised once the reverse graph is written to the index: the pass may then reuse its memory.
   const reverseReleased = new Int32Array(new SharedArrayBuffer(4))
   if (onWorker) {
     collectGarbage() // what the scan released, before the pass allocates
-    pending = startRetention({graph, reverse, reverseReleased, live, threads, memory: scanned.spare ?? undefined}, workers, progress)
+    started.retention = startRetention({graph, reverse, reverseReleased, live, threads, memory: scanned.spare ?? undefined}, workers, progress)
   }
   scanned.spare = null
   // The reverse graph goes to the index now, on the writer thread where there is one. Beside a
@@ -185,17 +196,22 @@ function graphPhases(program: Program, heap: TcmallocHeap, writer: IndexWriter, 
   const searchMemory = onWorker || !retention ? scanned.firstWords!.buffer : undefined
   scanned.firstWords = null
   collectGarbage() // this thread's hold on the reverse graph (and the first words), before the next phase allocates
-  if (retention && !onWorker) pending = startRetention({graph, reverse, reverseReleased, live, threads}, workers, progress)
+  if (retention && !onWorker) started.retention = startRetention({graph, reverse, reverseReleased, live, threads}, workers, progress)
   // The shortest paths before the graph's index arrays: their queue and parents (8 bytes a slot,
   // for a second) are then gone before the dominator pass's DFS ends and its larger steps allocate.
   const reachable = retention ? writeShortestPaths(writer, graph, searchMemory, progress) : reachability(graph, searchMemory, progress)
   collectGarbage() // the search's arrays, while the dominator pass is still allocating
-  writeHeapAndGraph(writer, heap, graph, progress)
   // TCMalloc's own unreferenced allocations (the MallocExtension singleton) are not the program's leak.
   markAllocatorInternal(ownObjects, reachable, graph.outStart, graph.outTo)
-  progress?.('summary', 0, 1)
-  const summary = heapSummary(program, heap, graph, types, reachable)
-  return {pending, types, reachable, summary, regions: rootRegions(graph), scanThreads: graph.scanThreads, reverseThreads: graph.reverseThreads}
+  writeHeapAndGraph(writer, heap, graph, progress)
+  // The edges stay behind: the caller's next step (the dominator pass's copy) grows while they go.
+  const {outStart: _outStart, outTo: _outTo, ...facts} = graph
+  return {types, reachable, graph: facts}
+}
+
+/** The retention analysis once graphPhases has started it (the caller lets its worker go, come what may). */
+interface StartedRetention {
+  retention: PendingRetention | null
 }
 
 /** What the analysis drops before the rest of the graph: the objects' first words, the reverse graph. */

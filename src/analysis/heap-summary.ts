@@ -3,7 +3,7 @@ import type {Program} from '../program/program.js'
 import {STATE_NAMES, LIVE} from '../tcmalloc/object-states.js'
 import {IN_USE, ON_NORMAL_FREELIST, ON_RETURNED_FREELIST} from '../tcmalloc/spans.js'
 import type {TcmallocHeap} from '../tcmalloc/heap.js'
-import type {AnalysedGraph} from '../graph/scan.js'
+import type {GraphFacts} from '../graph/scan.js'
 import type {ObjectTypes} from '../graph/object-types.js'
 import {ROOT_KIND_NAMES, ROOT_REGISTER} from '../graph/csr.js'
 import {missingModuleWarnings} from './missing-modules.js'
@@ -13,7 +13,7 @@ import {REGISTER_NAMES} from '../core/threads.js'
 import {ALLOCATOR_INTERNAL, UNREACHED} from '../graph/allocator-internal.js'
 
 /** The figures `toma analyze` reports, as plain JSON-able data (also stored in the index). */
-export function heapSummary(program: Program, heap: TcmallocHeap, graph: AnalysedGraph, types: ObjectTypes, reachable: Uint8Array, topClasses = 12) {
+export function heapSummary(program: Program, heap: TcmallocHeap, graph: GraphFacts, types: ObjectTypes, reachable: Uint8Array, topClasses = 12) {
   const {globals, spans, state} = heap
   const g = globals
   const ps = heap.pageSize
@@ -116,7 +116,7 @@ export function heapSummary(program: Program, heap: TcmallocHeap, graph: Analyse
 export type HeapSummary = ReturnType<typeof heapSummary>
 
 /** Per root kind: whether it was used (`--roots`), how many roots it gave, how many bytes were scanned for them. */
-function rootKindTotals(program: Program, graph: AnalysedGraph) {
+function rootKindTotals(program: Program, graph: GraphFacts) {
   return ROOT_KIND_NAMES.map((kind, k) => ({
     kind,
     option: ROOT_OPTION_NAMES[k]!,

@@ -6,6 +6,7 @@ import {isShared, sharedCopy} from '../util/shared-arrays.js'
 import {dominatorChildren, type DominatorChildren} from './dominator-children.js'
 import {copyPredecessors, dominatorTree, type DominatorInput, type DominatorTree, type PredecessorCopy} from './dominators.js'
 import {collectGarbage} from '../util/collect-garbage.js'
+import type {TreeWalkInput, TreeWalkSums} from './dominator-walk.js'
 
 /** A dominator tree being computed: `join` waits for it, `children` then for its child lists. */
 export interface DominatorJob {
@@ -16,20 +17,38 @@ export interface DominatorJob {
    * share of its predecessor copy (dominators.ts: PredecessorCopy) until none is left.
    */
   awaitPastPeak(): void
+  /**
+   * On a worker: waits for the pass's DFS numbering, then takes a share of its predecessor copy
+   * until no piece is left. Once: awaitPastPeak helps too when it has not been called.
+   */
+  help(): void
   join(): DominatorTree
   children(): DominatorChildren
+  /**
+   * On a worker: has it walk a part of the dominator tree (dominator-walk.ts) beside the caller's
+   * own part; the function returned waits for its sums. Null where the pass ran on this thread, or
+   * where an array of `part` is not shared (posting would copy it): the caller walks it all.
+   */
+  shareWalk(part: TreeWalkInput): (() => TreeWalkSums) | null
+  /** Lets the worker go (it waits for a walk until then); after the walk's sums, or instead of it. */
+  release(): void
   /** Whether it runs on a worker thread (beside the main thread's next phases). */
   readonly parallel: boolean
 }
 
 /**
  * How far the worker is (the signal's word 0): its predecessor copy open to a helper (posted),
- * past its peak memory, the tree posted, then the child lists.
+ * past its peak memory, the tree posted, the child lists, then its part of the tree walk's sums.
  */
 export const COPY_OPEN = 1
 export const PAST_PEAK = 2
 export const POSTED_TREE = 3
 export const POSTED_CHILDREN = 4
+export const POSTED_WALK = 5
+/** Index of the signal word that tells the worker, once its child lists are posted, to walk (WALK_ASKED) or to end (LET_GO). */
+export const WALK_WORD = 2
+export const WALK_ASKED = 1
+export const LET_GO = 2
 /** Index of the signal word the worker sets to 1 when its body starts. */
 export const STARTED_WORD = 1
 
@@ -37,7 +56,8 @@ export const STARTED_WORD = 1
  * Starts the dominator pass. With more than one worker allowed it runs on a worker thread over
  * the same (shared) graph arrays while the main thread names types, sums up and writes the
  * index, so its time overlaps theirs on a second core; the worker then sorts out the tree's
- * child lists while the main thread sums retained sizes. The results are the same either way
+ * child lists while the main thread sums retained sizes, and walks a part of the tree beside the
+ * main thread (shareWalk). The results are the same either way
  * (the same functions compute them). Without a second worker, or where the worker's compiled
  * file is not there (sources run by the test runner), it all runs on this thread.
  */
@@ -47,7 +67,7 @@ export function startDominatorTree(input: DominatorInput, workers: number): Domi
     const tree = dominatorTree(input, false, spare)
     // At once, into the pass's spare arrays: they are not kept beside the retained sizes.
     const children = dominatorChildren(tree.idom, input.objectCount, spare)
-    return {awaitPastPeak: () => {}, join: () => tree, children: () => children, parallel: false}
+    return {awaitPastPeak: () => {}, help: () => {}, join: () => tree, children: () => children, shareWalk: () => null, release: () => {}, parallel: false}
   }
   // The small arrays are copied.
   const shared: DominatorInput = {
@@ -57,17 +77,25 @@ export function startDominatorTree(input: DominatorInput, workers: number): Domi
     rootGroup: input.rootGroup && sharedCopy(input.rootGroup),
   }
   const {port1, port2} = new MessageChannel()
-  // [0] the stage posted; [1] 1 once the worker's body runs.
-  const signal = new Int32Array(new SharedArrayBuffer(8))
+  // [0] the stage posted; [1] 1 once the worker's body runs; [2] what the worker is to do after the child lists.
+  const signal = new Int32Array(new SharedArrayBuffer(12))
   const worker = new Worker(WORKER_SCRIPT, {workerData: {input: shared, port: port2, signal}, transferList: [port2]})
   worker.unref()
   const done = (): void => {
+    if (Atomics.load(signal, WALK_WORD) === 0) tell(LET_GO)
     port1.close()
     void worker.terminate()
   }
+  const tell = (what: number): void => {
+    Atomics.store(signal, WALK_WORD, what)
+    Atomics.notify(signal, WALK_WORD)
+  }
   // What the worker posted instead of its copy (an error), for join to report.
   let early: {error?: string} | null = null
+  let helped = false
   const helpWithCopy = (): void => {
+    if (helped) return
+    helped = true
     // A worker that never started: join() says so at once, not after a second wait.
     if (!awaitSignal(signal, 0, COPY_OPEN, STARTED_WORD)) {
       early = NEVER_STARTED
@@ -79,6 +107,7 @@ export function startDominatorTree(input: DominatorInput, workers: number): Domi
   }
   return {
     parallel: true,
+    help: helpWithCopy,
     awaitPastPeak(): void {
       helpWithCopy()
       if (!early) awaitSignal(signal, 0, PAST_PEAK, STARTED_WORD)
@@ -92,9 +121,20 @@ export function startDominatorTree(input: DominatorInput, workers: number): Domi
     },
     children(): DominatorChildren {
       const got = awaitPosted<{children?: DominatorChildren}>(signal, POSTED_CHILDREN, port1)
-      done()
+      if (!got.children) done()
       return got.children ?? failed(got)
     },
+    shareWalk(part: TreeWalkInput): (() => TreeWalkSums) | null {
+      const arrays = [part.childStart, part.child, part.typeOf, part.retainedBytes, part.retainedObjects]
+      if (Atomics.load(signal, WALK_WORD) !== 0 || !arrays.every(a => isShared(a))) return null
+      port1.postMessage({part})
+      tell(WALK_ASKED)
+      return () => {
+        const got = awaitPosted<{walk?: TreeWalkSums}>(signal, POSTED_WALK, port1)
+        return got.walk ?? failed(got)
+      }
+    },
+    release: done,
   }
 }
 

@@ -1,13 +1,16 @@
 /**
  * Worker thread body of dominator-job.ts: computes the dominator tree over the shared graph
  * arrays and hands it back on the port (idom in shared memory, the other buffers transferred),
- * then the tree's child lists, raising the signal the main thread sleeps on after each.
+ * then the tree's child lists, raising the signal the main thread sleeps on after each; then, if
+ * asked, walks its part of the tree (dominator-walk.ts) and posts the sums.
  */
-import {parentPort, workerData} from 'node:worker_threads'
+import {parentPort, receiveMessageOnPort, workerData, type MessagePort} from 'node:worker_threads'
+import {awaitSignal} from '../util/await-signal.js'
+import {walkDominatorTree, type TreeWalkInput} from './dominator-walk.js'
 import {collectGarbage} from '../util/collect-garbage.js'
 import {dominatorChildren} from './dominator-children.js'
 import {isShared} from '../util/shared-arrays.js'
-import {COPY_OPEN, PAST_PEAK, POSTED_CHILDREN, POSTED_TREE, STARTED_WORD} from './dominator-job.js'
+import {COPY_OPEN, PAST_PEAK, POSTED_CHILDREN, POSTED_TREE, POSTED_WALK, STARTED_WORD, WALK_ASKED, WALK_WORD} from './dominator-job.js'
 import {dominatorTree, type DominatorInput, type PredecessorCopy} from './dominators.js'
 
 const data = workerData as {input: DominatorInput | null; port: MessagePort; signal: Int32Array}
@@ -35,10 +38,26 @@ try {
   const children = dominatorChildren(tree.idom, objectCount, spare)
   port.postMessage({children}) // shared arrays: nothing to transfer
 } catch (e) {
-  port.postMessage({error: e instanceof Error ? e.message : String(e)})
+  port.postMessage({error: errorText(e)})
 } finally {
   raise(POSTED_CHILDREN)
-  parentPort?.close()
+}
+// Then, if the main thread asks before letting this thread go, a part of the tree walk.
+awaitSignal(signal, WALK_WORD, WALK_ASKED)
+if (Atomics.load(signal, WALK_WORD) === WALK_ASKED) {
+  try {
+    const {part} = receiveMessageOnPort(port)!.message as {part: TreeWalkInput}
+    port.postMessage({walk: walkDominatorTree(part)})
+  } catch (e) {
+    port.postMessage({error: errorText(e)})
+  } finally {
+    raise(POSTED_WALK)
+  }
+}
+parentPort?.close()
+
+function errorText(e: unknown): string {
+  return e instanceof Error ? e.message : String(e)
 }
 
 /**

@@ -1,3 +1,4 @@
+import {sharedUint32} from '../util/shared-arrays.js'
 import type {TypeNamer} from './types.js'
 
 /** Per object slot, a type id: 0 for none, else 1 + index into `names`. */
@@ -13,7 +14,8 @@ export interface ObjectTypes {
  * that point into modules are few next to objects, so each is asked of the namer once.
  */
 export function nameObjects(firstWords: Float64Array, namer: TypeNamer, progress?: (phase: string, done: number, total: number) => void): ObjectTypes {
-  const typeOf = new Uint32Array(firstWords.length)
+  // Shared: the dominator pass's worker reads it to walk its part of the tree (retention.ts).
+  const typeOf = sharedUint32(firstWords.length)
   const idOfName = new Map<string, number>()
   const idOfWord = new Map<number, number>()
   const names: string[] = []

@@ -1,9 +1,10 @@
 import type {HeapGraph} from './csr.js'
-import {startDominatorTree} from './dominator-job.js'
+import {startDominatorTree, type DominatorJob} from './dominator-job.js'
 import {retainedSizes, type DominatorInput} from './dominators.js'
 import {largestPositions} from '../util/largest-positions.js'
 import {sharedUint32} from '../util/shared-arrays.js'
-import {ACCUMULATED_GROUPS, ACCUMULATION_MIN_SHARE, accumulationPoints, GroupTally, type Accumulation} from './accumulation.js'
+import {ACCUMULATION_MIN_SHARE, accumulationPoints, type Accumulation} from './accumulation.js'
+import {balancedSplit, mergedWalks, walkDominatorTree, type TreeWalkInput, type TreeWalkSums} from './dominator-walk.js'
 
 /**
  * Why memory is held: for every live object its shortest-path parent from the roots, its
@@ -63,6 +64,10 @@ export interface RetentionSizes {
 export interface PendingRetention {
   /** The dominator pass runs on a worker thread. */
   parallel: boolean
+  /** Takes a share of the dominator pass's work now, if it runs on a worker (DominatorJob.help). */
+  help(): void
+  /** Lets the pass's worker go (finish does, once done with it): it waits for a share of the last step until then. */
+  release(): void
   /**
    * Joins the dominator pass, then sums retained sizes. `sizes` is called while a worker thread
    * still runs the pass (this thread would only wait), once the pass is past its peak memory;
@@ -104,6 +109,11 @@ export function startRetention(input: RetentionInput, workers: number, progress?
   const job = startDominatorTree(dominatorInput, workers)
   return {
     parallel: job.parallel,
+    help(): void {
+      if (job.parallel) progress?.('dominators (copy)', 0, 1)
+      job.help()
+    },
+    release: () => job.release(),
     finish(shallowSizes: () => RetentionSizes, finishProgress = progress, handOff = (_arrays: Partial<RetentionArrays>): void => {}): Retention {
       if (job.parallel) finishProgress?.('dominators (rest)', 0, 1)
       // While a worker runs the pass, this thread would only wait: it computes the shallow sizes
@@ -128,8 +138,8 @@ export function startRetention(input: RetentionInput, workers: number, progress?
       let liveBytes = 0
       for (const o of child.subarray(childStart[n]!, childStart[n + 1]!)) liveBytes += retainedBytes[o]!
       const points = accumulationPoints(childStart, child, retainedBytes, top, ACCUMULATION_MIN_SHARE * liveBytes)
-      const walk = walkDominatorTree(childStart, child, n, sizes.typeOf, sizes.typeCount, retainedBytes, retainedObjects, points.map(p => p.point))
-      const accumulations = points.map((p, k) => ({...p, objects: walk.tallies[k]!.objects, groups: walk.tallies[k]!.largest(ACCUMULATED_GROUPS)}))
+      const walk = walkOnBoth(job, {childStart, child, typeOf: sizes.typeOf, typeCount: sizes.typeCount, retainedBytes, retainedObjects, points: points.map(p => p.point), from: 0, to: childStart[n + 1]! - childStart[n]!})
+      const accumulations = points.map((p, k) => ({...p, ...walk.under[k]!}))
       return {idom: tree.idom, retainedBytes, retainedObjects, childStart, child, leakStarts: tree.leakStarts, typeRetainedBytes: walk.bytes, typeRetainedObjects: walk.objects, top, threadRetainedBytes, threadRetainedObjects, accumulations}
     },
   }
@@ -156,92 +166,19 @@ function largestChildFirst(childStart: Uint32Array, child: Uint32Array, retained
 }
 
 /**
- * One depth-first walk of the dominator tree for two sums. Retained bytes per type, each byte
- * once: an object adds its retained size to its type unless one of its dominators has the same
- * type (it is then inside that one's retained size already), kept by counting, per type, the
- * objects of it open above. And what lies under each accumulation point: every object below it,
- * by type or size class, at its own size (its retained bytes minus its children's, summed as
- * the walk leaves it, so no array of shallow sizes has to be kept).
+ * The tree walk's sums (dominator-walk.ts), on two threads where the dominator pass's worker is
+ * there, idle by now: each walks about half of the objects, by a split of the virtual root's
+ * children; then the worker is let go.
  */
-function walkDominatorTree(
-  childStart: Uint32Array,
-  child: Uint32Array,
-  n: number,
-  typeOf: Uint32Array,
-  typeCount: number,
-  retainedBytes: Float64Array,
-  retainedObjects: Uint32Array,
-  points: number[],
-): {bytes: Float64Array; objects: Float64Array; tallies: GroupTally[]} {
-  const bytes = new Float64Array(typeCount)
-  const objects = new Float64Array(typeCount)
-  const open = new Uint32Array(typeCount)
-  const pointOf = new Map(points.map((p, k) => [p, k]))
-  const tallies = points.map(() => new GroupTally(typeCount))
-  // The stack holds one path of the tree: sized for a shallow tree and grown when one is deep
-  // (a long list), instead of for the worst case (every object, 8 bytes each) up front.
-  let stackNode = new Uint32Array(Math.min(child.length + 1, 1 << 16))
-  let stackNext = new Uint32Array(stackNode.length)
-  // Per stack level: the retained bytes of the children left so far (only while under a point).
-  let childBytes = new Float64Array(1024)
-  // The accumulation point being walked under (points lie in disjoint subtrees), and its level.
-  let tally: GroupTally | null = null
-  let tallyLevel = -1
-  stackNode[0] = n
-  stackNext[0] = childStart[n]!
-  let sp = 1
-  while (sp > 0) {
-    const v = stackNode[sp - 1]!
-    const next = stackNext[sp - 1]!
-    if (next < childStart[v + 1]!) {
-      stackNext[sp - 1] = next + 1
-      const c = child[next]!
-      const t = typeOf[c]!
-      if (t > 0) {
-        if (open[t] === 0) {
-          bytes[t] = bytes[t]! + retainedBytes[c]!
-          objects[t] = objects[t]! + retainedObjects[c]!
-        }
-        open[t]!++
-      }
-      if (tally) {
-        childBytes[sp - 1] = childBytes[sp - 1]! + retainedBytes[c]!
-        if (sp >= childBytes.length) {
-          const grown = new Float64Array(childBytes.length * 2)
-          grown.set(childBytes)
-          childBytes = grown
-        }
-        childBytes[sp] = 0
-      } else if (pointOf.has(c)) {
-        tally = tallies[pointOf.get(c)!]!
-        tallyLevel = sp
-        if (sp >= childBytes.length) childBytes = new Float64Array(2 * sp)
-        childBytes[sp] = 0
-      }
-      if (sp === stackNode.length) {
-        stackNode = grown(stackNode)
-        stackNext = grown(stackNext)
-      }
-      stackNode[sp] = c
-      stackNext[sp] = childStart[c]!
-      sp++
-    } else {
-      sp--
-      if (v < n && typeOf[v]! > 0) open[typeOf[v]!]!--
-      if (tally) {
-        if (sp === tallyLevel) tally = null
-        else tally.add(typeOf[v]!, retainedBytes[v]! - childBytes[sp]!)
-      }
-    }
+function walkOnBoth(job: DominatorJob, whole: TreeWalkInput): TreeWalkSums {
+  try {
+    const split = balancedSplit(whole.childStart, whole.child, whole.retainedObjects)
+    const theirs = job.shareWalk({...whole, from: split})
+    const mine = walkDominatorTree(theirs ? {...whole, to: split} : whole)
+    return theirs ? mergedWalks(mine, theirs()) : mine
+  } finally {
+    job.release()
   }
-  return {bytes, objects, tallies}
-}
-
-/** A copy of the array at twice its length. */
-function grown(a: Uint32Array<ArrayBuffer>): Uint32Array<ArrayBuffer> {
-  const b = new Uint32Array(2 * a.length)
-  b.set(a)
-  return b
 }
 
 /** Up to k of `ids` (ascending), by `key` (indexed by id) descending, ties by id. */

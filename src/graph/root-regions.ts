@@ -15,7 +15,7 @@ export interface RootRegion {
 }
 
 /** The regions of the kinds that were scanned, sorted by start. */
-export function rootRegions(graph: AnalysedGraph): RootRegion[] {
+export function rootRegions(graph: Pick<AnalysedGraph, 'roots'>): RootRegion[] {
   return graph.roots.ranges
     .filter(r => graph.roots.kinds.has(r.kind))
     .map(r => ({kind: ROOT_KIND_NAMES[r.kind], thread: r.thread < 0 ? null : r.thread, start: r.start, end: r.end, base: r.base, label: r.label}))

@@ -44,6 +44,9 @@ const NONE: Uint32Array = new Uint32Array(0)
  */
 export type AnalysedGraph = Omit<ScannedGraph, 'outOffset' | 'outToOffset' | 'inEdge' | 'firstWords' | 'inStart' | 'inFrom' | 'spare'>
 
+/** The graph without its edges: what the summary and the root regions read once the edges are dropped. */
+export type GraphFacts = Omit<AnalysedGraph, 'outStart' | 'outTo'>
+
 /** The graph with the warnings met while building it (unreadable ranges, stacks not found). */
 export interface ScannedGraph extends HeapGraph {
   warnings: Warnings

@@ -1,6 +1,9 @@
 import {describe, expect, it} from 'vitest'
 import {BY_GROUP, BY_VIRTUAL_ROOT, NOT_IN_TREE, copyPredecessors, dominatorTree, retainedSizes, type PredecessorCopy} from '../../src/graph/dominators.js'
 import {dominatorChildren} from '../../src/graph/dominator-children.js'
+import {balancedSplit, mergedWalks, walkDominatorTree} from '../../src/graph/dominator-walk.js'
+import {nameObjects} from '../../src/graph/object-types.js'
+import {TypeNamer} from '../../src/graph/types.js'
 import {FROM_ROOT, UNREACHED, reachableFromParents, shortestPathParents} from '../../src/graph/reachability.js'
 import {scanHeapGraph} from '../../src/graph/scan.js'
 import {analyzeHeap} from '../../src/tcmalloc/heap.js'
@@ -321,3 +324,72 @@ function cooperHarveyKennedy(succ: number[][]): Array<number | undefined> {
   }
   return idom
 }
+
+// The tree walk's sums (per type, each byte once; what lies under each accumulation point) come
+// from two threads, each walking a part of the virtual root's children: any cut must give the sums
+// of one walk, and those the definitions.
+describe.each(['v2.10-shared', 'v2.18.1-shared'])('the dominator tree walked in parts on %s', id => {
+  it('every cut of the virtual root\'s children: the same sums as one walk, and as the definitions', async () => {
+    const {program, g, n, live, input} = await passInput(id)
+    const tree = dominatorTree(input(g.inFrom))
+    const {childStart, child} = dominatorChildren(tree.idom, n)
+    const heap = analyzeHeap(program)
+    const shallow = new Float64Array(n)
+    const s = heap.spans
+    for (let i = 0; i < s.count; i++) for (let k = 0; k < s.objectCount[i]!; k++) if (live[s.firstObject[i]! + k]) shallow[s.firstObject[i]! + k] = s.objectSize[i]!
+    const own = shallow.slice()
+    const retainedBytes = shallow
+    const {objects: retainedObjects} = retainedSizes(tree, retainedBytes)
+    const types = nameObjects(g.firstWords, new TypeNamer(program))
+    const typeCount = types.names.length + 1
+    const rootChildren = Array.from(child.subarray(childStart[n]!, childStart[n + 1]!))
+    // Points: the root's children retaining the most, and one deeper object with children.
+    const points = [...rootChildren].sort((a, b) => retainedBytes[b]! - retainedBytes[a]!).slice(0, 4)
+    const deep = Array.from(child.subarray(childStart[points[0]!]!, childStart[points[0]! + 1]!)).find(c => childStart[c + 1]! > childStart[c]!)
+    if (deep !== undefined) points[0] = deep
+    const whole = {childStart, child, typeOf: types.typeOf, typeCount, retainedBytes, retainedObjects, points, from: 0, to: rootChildren.length}
+    const one = walkDominatorTree(whole)
+
+    // The definitions: an object adds what it retains to its type unless a dominator of it has
+    // that type; under a point, every object it dominates at its own size, by type or size class.
+    const wantBytes = new Float64Array(typeCount)
+    const wantObjects = new Float64Array(typeCount)
+    const dominatorOf = (o: number) => (tree.idom[o]! < n ? tree.idom[o]! : -1)
+    for (let o = 0; o < n; o++) {
+      const t = types.typeOf[o]!
+      if (tree.idom[o] === NOT_IN_TREE || t === 0) continue
+      let above = false
+      for (let d = dominatorOf(o); d >= 0 && !above; d = dominatorOf(d)) above = types.typeOf[d] === t
+      if (above) continue
+      wantBytes[t]! += retainedBytes[o]!
+      wantObjects[t]! += retainedObjects[o]!
+    }
+    expect(Array.from(one.bytes)).toEqual(Array.from(wantBytes))
+    expect(Array.from(one.objects)).toEqual(Array.from(wantObjects))
+    expect(wantBytes.some(b => b > 0)).toBe(true)
+    points.forEach((p, k) => {
+      let objects = 0
+      let bytes = 0
+      for (let o = 0; o < n; o++) {
+        let under = false
+        for (let d = dominatorOf(o); d >= 0 && !under; d = dominatorOf(d)) under = d === p
+        if (under) {
+          objects++
+          bytes += own[o]!
+        }
+      }
+      expect(one.under[k]!.objects, `point ${p}`).toBe(objects)
+      expect(one.under[k]!.groups.reduce((sum, gr) => sum + gr.bytes, 0)).toBeLessThanOrEqual(bytes)
+    })
+    expect(one.under.some(u => u.objects > 10)).toBe(true)
+
+    const cuts = new Set([0, 1, balancedSplit(childStart, child, retainedObjects), rootChildren.length - 1, rootChildren.length])
+    for (const p of points) cuts.add(rootChildren.indexOf(p)).add(rootChildren.indexOf(p) + 1)
+    for (const cut of cuts) {
+      if (cut < 0 || cut > rootChildren.length) continue
+      const merged = mergedWalks(walkDominatorTree({...whole, to: cut}), walkDominatorTree({...whole, from: cut}))
+      expect(merged, `cut at ${cut} of ${rootChildren.length}`).toEqual(one)
+    }
+    program.core.close()
+  })
+})

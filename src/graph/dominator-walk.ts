@@ -1,0 +1,146 @@
+import {ACCUMULATED_GROUPS, GroupTally, type AccumulatedGroup} from './accumulation.js'
+
+/**
+ * A depth-first walk of the dominator tree for two sums. Retained bytes per type, each byte once:
+ * an object adds its retained size to its type unless one of its dominators has the same type (it
+ * is then inside that one's retained size already), kept by counting, per type, the objects of it
+ * open above. And what lies under each accumulation point: every object below it, by type or size
+ * class, at its own size (its retained bytes minus its children's, summed as the walk leaves it,
+ * so no array of shallow sizes has to be kept).
+ *
+ * A walk covers a range of the virtual root's children. Both sums are exact over any split of
+ * those children: a type's open count starts at zero under the virtual root (which has no type),
+ * and each point lies under one of them. So two threads walk one part each (retention.ts), and
+ * `mergedWalks` adds their sums.
+ */
+export interface TreeWalkInput {
+  /** The tree's child lists (dominator-children.ts); the virtual root's at objectCount. */
+  childStart: Uint32Array
+  child: Uint32Array
+  /** Type id per object (0 untyped), and the number of ids. */
+  typeOf: Uint32Array
+  typeCount: number
+  retainedBytes: Float64Array
+  retainedObjects: Uint32Array
+  /** Accumulation points (objects), each in a subtree of its own. */
+  points: number[]
+  /** The virtual root's children walked: positions [from, to) of its child list. */
+  from: number
+  to: number
+}
+
+export interface TreeWalkSums {
+  /** Per type id: bytes and objects its objects retain, each once. */
+  bytes: Float64Array
+  objects: Float64Array
+  /** Per point: the objects under it and its largest groups (none when the walk did not cover it). */
+  under: Array<{objects: number; groups: AccumulatedGroup[]}>
+}
+
+export function walkDominatorTree(part: TreeWalkInput): TreeWalkSums {
+  const {childStart, child, typeOf, typeCount, retainedBytes, retainedObjects, points} = part
+  const n = childStart.length - 2
+  const bytes = new Float64Array(typeCount)
+  const objects = new Float64Array(typeCount)
+  const open = new Uint32Array(typeCount)
+  const pointOf = new Map(points.map((p, k) => [p, k]))
+  const tallies = points.map(() => new GroupTally(typeCount))
+  // The stack holds one path of the tree: sized for a shallow tree and grown when one is deep
+  // (a long list), instead of for the worst case (every object, 8 bytes each) up front.
+  let stackNode = new Uint32Array(Math.min(child.length + 1, 1 << 16))
+  let stackNext = new Uint32Array(stackNode.length)
+  // Per stack level: the retained bytes of the children left so far (only while under a point).
+  let childBytes = new Float64Array(1024)
+  // The accumulation point being walked under (points lie in disjoint subtrees), and its level.
+  let tally: GroupTally | null = null
+  let tallyLevel = -1
+  const rootEnd = childStart[n]! + Math.min(part.to, childStart[n + 1]! - childStart[n]!)
+  stackNode[0] = n
+  stackNext[0] = childStart[n]! + part.from
+  let sp = 1
+  while (sp > 0) {
+    const v = stackNode[sp - 1]!
+    const next = stackNext[sp - 1]!
+    if (next < (sp === 1 ? rootEnd : childStart[v + 1]!)) {
+      stackNext[sp - 1] = next + 1
+      const c = child[next]!
+      const t = typeOf[c]!
+      const first = childStart[c]!
+      if (t > 0 && open[t] === 0) {
+        bytes[t] = bytes[t]! + retainedBytes[c]!
+        objects[t] = objects[t]! + retainedObjects[c]!
+      }
+      if (tally) childBytes[sp - 1] = childBytes[sp - 1]! + retainedBytes[c]!
+      if (first === childStart[c + 1]! && !(tally === null && pointOf.has(c))) {
+        // A leaf (most objects): entered and left at once, without the stack.
+        tally?.add(t, retainedBytes[c]!)
+        continue
+      }
+      if (t > 0) open[t]!++
+      if (tally) {
+        if (sp >= childBytes.length) childBytes = grownFloat64(childBytes)
+        childBytes[sp] = 0
+      } else if (pointOf.has(c)) {
+        tally = tallies[pointOf.get(c)!]!
+        tallyLevel = sp
+        if (sp >= childBytes.length) childBytes = new Float64Array(2 * sp)
+        childBytes[sp] = 0
+      }
+      if (sp === stackNode.length) {
+        stackNode = grown(stackNode)
+        stackNext = grown(stackNext)
+      }
+      stackNode[sp] = c
+      stackNext[sp] = first
+      sp++
+    } else {
+      sp--
+      if (v < n && typeOf[v]! > 0) open[typeOf[v]!]!--
+      if (tally) {
+        if (sp === tallyLevel) tally = null
+        else tally.add(typeOf[v]!, retainedBytes[v]! - childBytes[sp]!)
+      }
+    }
+  }
+  return {bytes, objects, under: tallies.map(t => ({objects: t.objects, groups: t.largest(ACCUMULATED_GROUPS)}))}
+}
+
+/** The sums of two walks over disjoint parts of the virtual root's children. */
+export function mergedWalks(a: TreeWalkSums, b: TreeWalkSums): TreeWalkSums {
+  const bytes = a.bytes.map((x, t) => x + b.bytes[t]!)
+  const objects = a.objects.map((x, t) => x + b.objects[t]!)
+  // A point lies under one part: the other walk found nothing under it.
+  const under = a.under.map((u, k) => (u.objects > 0 ? u : b.under[k]!))
+  return {bytes, objects, under}
+}
+
+/**
+ * Where to cut the virtual root's child list so that each part holds about half of the objects
+ * a walk visits (a child's retained objects are its subtree's size).
+ */
+export function balancedSplit(childStart: Uint32Array, child: Uint32Array, retainedObjects: Uint32Array): number {
+  const n = childStart.length - 2
+  const first = childStart[n]!
+  const count = childStart[n + 1]! - first
+  let total = 0
+  for (let i = 0; i < count; i++) total += retainedObjects[child[first + i]!]!
+  let sum = 0
+  for (let i = 0; i < count; i++) {
+    if (2 * sum >= total) return i
+    sum += retainedObjects[child[first + i]!]!
+  }
+  return count
+}
+
+/** A copy of the array at twice its length. */
+function grown(a: Uint32Array<ArrayBuffer>): Uint32Array<ArrayBuffer> {
+  const b = new Uint32Array(2 * a.length)
+  b.set(a)
+  return b
+}
+
+function grownFloat64(a: Float64Array<ArrayBuffer>): Float64Array<ArrayBuffer> {
+  const b = new Float64Array(2 * a.length)
+  b.set(a)
+  return b
+}
