@@ -8,6 +8,9 @@ export interface ObjectTypes {
   typed: number
 }
 
+/** Slots of nameObjects' cache of module words (a power of two). */
+const WORD_CACHE = 1024
+
 /**
  * Names every scanned object whose first word is a vtable address point. The words come from the
  * pointer scan (which read every live object already), so nothing is read twice; distinct words
@@ -20,22 +23,35 @@ export function nameObjects(firstWords: Float64Array, namer: TypeNamer, progress
   const idOfWord = new Map<number, number>()
   const names: string[] = []
   let typed = 0
+  // Most module words are a few vtables, each the first word of every object of its class: a
+  // direct-mapped cache of the module words met answers those without the map, whose lookup by a
+  // double costs more than the rest of the loop. Words outside modules (mostly heap pointers) are
+  // not cached: they seldom repeat, and would evict the vtables.
+  const cachedWord = new Float64Array(WORD_CACHE) // 0: an empty slot (every word looked up is > 0)
+  const cachedId = new Uint32Array(WORD_CACHE)
   for (let i = 0; i < firstWords.length; i++) {
     if ((i & 0xfffff) === 0) progress?.('types', i, firstWords.length)
     const word = firstWords[i]!
     if (!(word > 0)) continue // NaN: not scanned (free or unreadable); 0: no pointer
-    // A vtable lies in a module's mapping; most first words (heap pointers, counts) do not.
-    if (!namer.isModuleAddress(word)) continue
-    let id = idOfWord.get(word)
-    if (id === undefined) {
-      const name = namer.classOfVtablePointer(word)
-      id = name === null ? 0 : (idOfName.get(name) ?? 0)
-      if (name !== null && id === 0) {
-        names.push(name)
-        id = names.length
-        idOfName.set(name, id)
+    const slot = (word >>> 3) & (WORD_CACHE - 1)
+    let id: number | undefined
+    if (cachedWord[slot] === word) id = cachedId[slot]!
+    else {
+      // A vtable lies in a module's mapping; most first words (heap pointers, counts) do not.
+      if (!namer.isModuleAddress(word)) continue
+      id = idOfWord.get(word)
+      if (id === undefined) {
+        const name = namer.classOfVtablePointer(word)
+        id = name === null ? 0 : (idOfName.get(name) ?? 0)
+        if (name !== null && id === 0) {
+          names.push(name)
+          id = names.length
+          idOfName.set(name, id)
+        }
+        idOfWord.set(word, id)
       }
-      idOfWord.set(word, id)
+      cachedWord[slot] = word
+      cachedId[slot] = id
     }
     if (id !== 0) {
       typeOf[i] = id

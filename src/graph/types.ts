@@ -69,6 +69,9 @@ export class TypeNamer {
   private typeinfoVtables = new Set<number>()
   private mappingStarts = new Float64Array(0)
   private mappingEnds = new Float64Array(0)
+  /** The last gap between module mappings an address fell in (empty until then). */
+  private gapStart = 0
+  private gapEnd = 0
   private readonly scratch = Buffer.alloc(8)
 
   private readonly useSymbols: boolean
@@ -229,7 +232,13 @@ export class TypeNamer {
   }
 
   private inModuleMapping(addr: number): boolean {
+    // Most words asked about are heap pointers, and the heap lies between two module mappings:
+    // the gap the last such word fell in answers most of them without a search.
+    if (addr >= this.gapStart && addr < this.gapEnd) return false
     const i = lastAtOrBelow(this.mappingStarts, addr)
-    return i >= 0 && addr < this.mappingEnds[i]!
+    if (i >= 0 && addr < this.mappingEnds[i]!) return true
+    this.gapStart = i >= 0 ? Math.max(this.mappingStarts[i]!, this.mappingEnds[i]!) : 0
+    this.gapEnd = i + 1 < this.mappingStarts.length ? this.mappingStarts[i + 1]! : Infinity
+    return false
   }
 }

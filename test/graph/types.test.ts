@@ -1,6 +1,9 @@
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {classOfVtableSymbol, typeOfTypeinfoName} from '../../src/graph/demangle.js'
 import {TypeNamer} from '../../src/graph/types.js'
+import {nameObjects} from '../../src/graph/object-types.js'
+import {scanHeapGraph} from '../../src/graph/scan.js'
+import {analyzeHeap} from '../../src/tcmalloc/heap.js'
 import {addr, fixtureIndex, openFixture} from '../helpers/fixture-core.js'
 
 type Fixture = Awaited<ReturnType<typeof openFixture>>
@@ -186,5 +189,38 @@ describe.each(ALL.filter(id => present.has(id)))('on core %s', id => {
       expect(names.has(c), c).toBe(true)
     }
     for (const name of names.keys()) expect(name).toMatch(/^[A-Za-z_(][\w:<>,*&() .~-]*$/)
+  })
+})
+
+// nameObjects keeps a direct-mapped cache of module words (vtables) by bits 3–12 of the word: two
+// module words in one slot must each get their own type, as naming each word alone does.
+describe('nameObjects with module words that share a cache slot', () => {
+  it('names each word as the namer does, alternating words of one slot; module addresses as a plain scan', async () => {
+    const {program} = await openFixture('v2.18.1-shared')
+    const heap = analyzeHeap(program)
+    const g = scanHeapGraph(program, heap)
+    const namer = new TypeNamer(program)
+    const vtables = [...new Set(g.firstWords.filter(w => w > 0 && namer.isModuleAddress(w) && namer.classOfVtablePointer(w) !== null))]
+    expect(vtables.length).toBeGreaterThan(3)
+    // Each vtable word, then the module words 8 KiB either side of it (the same slot), over and over.
+    const words: number[] = []
+    for (const w of vtables) for (const other of [w - 8192, w + 8192]) if (namer.isModuleAddress(other)) words.push(w, other, w, other)
+    words.push(...vtables.slice(0, 2).flatMap(w => [w, w + 8192 * 1024, w]))
+    const types = nameObjects(Float64Array.from(words), new TypeNamer(program))
+    const names = Array.from(types.typeOf, id => (id === 0 ? null : types.names[id - 1]))
+    expect(names).toEqual(words.map(w => (namer.isModuleAddress(w) ? namer.classOfVtablePointer(w) : null)))
+    expect(new Set(names.filter(n => n !== null)).size).toBe(vtables.length)
+
+    // The namer remembers the last gap between module mappings: each edge of every mapping, and
+    // the heap words, in an order that moves between gaps and mappings, against a plain scan.
+    const mappings = program.core.modules.flatMap(m => m.mappings)
+    const inAny = (a: number) => mappings.some(f => a >= f.start && a < f.end)
+    const edges = mappings.flatMap(f => [f.start - 1, f.start, f.end - 1, f.end, f.end + 4096])
+    const heapWords = g.firstWords.filter(w => w > 0).slice(0, 2000)
+    const asked = [...edges, ...heapWords, ...edges.reverse(), ...heapWords.reverse()]
+    const fresh = new TypeNamer(program)
+    expect(asked.map(a => fresh.isModuleAddress(a))).toEqual(asked.map(inAny))
+    expect(asked.filter(inAny).length).toBeGreaterThan(mappings.length)
+    program.core.close()
   })
 })
