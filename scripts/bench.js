@@ -226,4 +226,5 @@ const file = path.join(root, 'BENCHMARKS.md')
 if (!fs.existsSync(file)) fs.writeFileSync(file, '# Benchmarks\n\nMeasured by `npm run bench` (scripts/bench.js); each run appends a section.\n')
 fs.appendFileSync(file, md)
 log(`appended to BENCHMARKS.md`)
-if (!process.argv.includes('--keep')) fs.rmSync(core)
+// The core (and its index, several GB at the larger scales and of no use without it) unless --keep.
+if (!process.argv.includes('--keep')) for (const f of [core, index]) fs.rmSync(f, {force: true})
