@@ -167,8 +167,9 @@ function largestChildFirst(childStart: Uint32Array, child: Uint32Array, retained
 
 /**
  * The tree walk's sums (dominator-walk.ts), on two threads where the dominator pass's worker is
- * there, idle by now: each walks about half of the objects, by a split of the virtual root's
- * children; then the worker is let go.
+ * there, idle by now: the virtual root's children are cut where each part holds about half of the
+ * objects, as far as they allow (where one child holds most of the heap, its part is walked by
+ * this thread and the worker's is small); then the worker is let go.
  */
 function walkOnBoth(job: DominatorJob, whole: TreeWalkInput): TreeWalkSums {
   try {
