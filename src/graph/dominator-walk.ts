@@ -78,7 +78,7 @@ export function walkDominatorTree(part: TreeWalkInput): TreeWalkSums {
       }
       if (t > 0) open[t]!++
       if (tally) {
-        if (sp >= childBytes.length) childBytes = grownFloat64(childBytes)
+        if (sp >= childBytes.length) childBytes = grown(childBytes)
         childBytes[sp] = 0
       } else if (pointOf.has(c)) {
         tally = tallies[pointOf.get(c)!]!
@@ -133,14 +133,8 @@ export function balancedSplit(childStart: Uint32Array, child: Uint32Array, retai
 }
 
 /** A copy of the array at twice its length. */
-function grown(a: Uint32Array<ArrayBuffer>): Uint32Array<ArrayBuffer> {
-  const b = new Uint32Array(2 * a.length)
-  b.set(a)
-  return b
-}
-
-function grownFloat64(a: Float64Array<ArrayBuffer>): Float64Array<ArrayBuffer> {
-  const b = new Float64Array(2 * a.length)
-  b.set(a)
+function grown<T extends Uint32Array<ArrayBuffer> | Float64Array<ArrayBuffer>>(a: T): T {
+  const b = new (a.constructor as new (length: number) => T)(2 * a.length)
+  b.set(a as ArrayLike<number>)
   return b
 }
