@@ -219,30 +219,40 @@ export function scanSpanRange(memory: AddressSpace, t: ScanTables, range: SpanRa
  * span in the page table; no allocation, no BigInt.
  */
 function scanObjectWords(words: Uint32Array, w0: number, w1: number, bufAddr: number, fromStart: number, t: PointerLookup, sink: EdgeBlocks): void {
-  const {lo, hi, loHi, hiHi, invPage, chunkPages, root, leaves, spanInfo, liveBits} = t
+  const {lo, hi, loHi, hiHi, invPage, chunkPages, root, leaves, pageInfo, spanInfo, liveBits} = t
+  // The span's facts by page in pageInfo where it exists (one read), else by span in spanInfo.
+  const byPage = root !== null && pageInfo.length > 0
+  const info = byPage ? pageInfo : spanInfo
+  const invChunk = 1 / chunkPages
   const base = bufAddr - fromStart
   for (let w = w0; w < w1; w += 2) {
     const vh = words[w + 1]!
     if (vh < loHi || vh > hiHi) continue
     const v = vh * TWO32 + words[w]!
     if (v < lo || v >= hi) continue
-    let s: number
+    let at: number
     if (root !== null) {
       const page = Math.floor((v - lo) * invPage)
-      const chunk = Math.floor(page / chunkPages)
+      const chunk = Math.floor(page * invChunk)
       const leaf = root[chunk]!
       if (leaf < 0) continue
-      s = leaves[leaf * chunkPages + (page - chunk * chunkPages)]!
+      const p = leaf * chunkPages + (page - chunk * chunkPages)
+      if (byPage) at = p * SPAN_STRIDE
+      else {
+        const s = leaves[p]!
+        if (s < 0) continue
+        at = s * SPAN_STRIDE
+      }
     } else {
-      s = spanOf(t, v)
+      const s = spanOf(t, v)
+      if (s < 0) continue
+      at = s * SPAN_STRIDE
     }
-    if (s < 0) continue
-    const info = s * SPAN_STRIDE
-    if (v >= spanInfo[info + 1]!) continue
-    const sStart = spanInfo[info]!
-    const size = spanInfo[info + 2]!
+    if (v >= info[at + 1]!) continue
+    const sStart = info[at]!
+    const size = info[at + 2]!
     const k = Math.floor((v - sStart) / size)
-    const slot = spanInfo[info + 3]! + k
+    const slot = info[at + 3]! + k
     if ((liveBits[slot >>> 5]! & (1 << (slot & 31))) === 0) continue
     let o = base + w * 4
     let d = v - (sStart + k * size)

@@ -7,6 +7,8 @@ import {RED_ZONE, writableSegments} from '../../src/graph/roots.js'
 import {REGISTER_NAMES} from '../../src/core/threads.js'
 import type {Program} from '../../src/program/program.js'
 import {addr, fixtureIndex, openFixture, type Truth} from '../helpers/fixture-core.js'
+import {buildLiveLookup} from '../../src/graph/live-lookup.js'
+import {scanBuffer, scanSpanRange, type ScanTables} from '../../src/graph/object-scan.js'
 
 const fixtures = fixtureIndex()
 
@@ -104,6 +106,28 @@ describe.skipIf(fixtures.length === 0)('scanHeapGraph on fixture cores', () => {
           for (let e = g.outStart[o]!; e < g.outStart[o + 1]!; e++) fast.push(`${o}+${g.outOffset[e]}->${g.outTo[e]}+${g.outToOffset[e]}`)
         }
         expect(fast).toEqual(naiveEdges(program, heap))
+      })
+
+      it("gives the same edges with each way of finding a pointer's span: by page, by leaf then span, by binary search", () => {
+        const lookup = buildLiveLookup(heap)
+        expect(lookup.root, 'the fixture heap has a page table').not.toBeNull()
+        expect(lookup.pageInfo.length, 'and per-page facts').toBeGreaterThan(0)
+        const tables: ScanTables = {...lookup, spanCount: heap.spans.count, spanPages: heap.spans.pages, spanObjectCount: heap.spans.objectCount, pageSize: heap.pageSize, totalObjects: heap.spans.totalObjects}
+        const edgesWith = (t: ScanTables) => {
+          const outStart = new Uint32Array(t.totalObjects + 1)
+          const scan = scanSpanRange(program.core.memory, t, {start: 0, end: t.spanCount, liveBytesBefore: 0}, outStart, new Float64Array(t.totalObjects), scanBuffer())
+          const list: string[] = []
+          const at = (a: Uint32Array[], e: number) => a[Math.floor(e / a[0]!.length)]![e % a[0]!.length]!
+          for (let o = 0; o < t.totalObjects; o++) {
+            for (let e = outStart[o]!; e < outStart[o + 1]!; e++) list.push(`${o}+${at(scan.edges.offset, e)}->${at(scan.edges.to, e)}+${at(scan.edges.toOffset, e)}`)
+          }
+          return list
+        }
+        const naive = naiveEdges(program, heap)
+        expect(naive.length).toBeGreaterThan(0)
+        expect(edgesWith(tables)).toEqual(naive)
+        expect(edgesWith({...tables, pageInfo: new Float64Array(0)})).toEqual(naive)
+        expect(edgesWith({...tables, root: null})).toEqual(naive)
       })
 
       it('no edge or root involves an object that is not live', () => {
