@@ -1,9 +1,9 @@
 import fs from 'node:fs'
 import {fileURLToPath} from 'node:url'
 import {MessageChannel, type MessagePort, Worker, receiveMessageOnPort} from 'node:worker_threads'
-import {countReverseShare, fillReverseShare, finishReverse, reverseBlockCount} from './csr.js'
+import {fillReverseShare, finishReverse, REVERSE_BLOCK_SHIFT, reverseBlockCount} from './reverse-csr.js'
 import {awaitSignal} from '../util/await-signal.js'
-import {sharedFloat64, sharedUint32, sharedUint8} from '../util/shared-arrays.js'
+import {sharedUint16, sharedUint32, sharedUint8} from '../util/shared-arrays.js'
 
 /** The reverse edges: incoming edges of object o are inEdge/inFrom[inStart[o] .. inStart[o+1]). */
 export interface ReverseEdges {
@@ -23,14 +23,12 @@ export interface ReverseShared {
   inStart: Uint32Array
   inEdge: Uint32Array
   inFrom: Uint32Array
+  /** Each edge's target's place in its block, while the blocks are sorted (reverse-csr.ts). */
+  place: Uint16Array
   /** Threads building them. */
   threads: number
   /** The thread that builds each block of targets' in-lists (this one is 0, worker i is i + 1). */
   blockThread: Uint8Array
-  /** Each block's incoming-edge total, written before its thread counts itself in `counted`. */
-  blockTotals: Float64Array
-  /** [0]: threads done counting. */
-  counted: Int32Array
   /** [0]: workers finished. */
   finished: Int32Array
 }
@@ -50,12 +48,10 @@ const MAX_THREADS = 256
  * much and little referenced objects (the first objects of the heap cost about twice as much per
  * edge as the last at scale 8: cutting the ids in two halves of equal edge counts left one thread
  * with nearly twice the other's work). Every thread walks all the edges (sequential reads) but
- * counts and files only those into its blocks, so the random writes, the pass's real cost, are
- * split between the threads. A block's lists start after the incoming edges of the blocks before
- * it: the threads publish their blocks' totals and wait for each other once before filling. The
- * arrays are the same, byte for byte, whatever the number of threads (the same functions fill
- * them). Where the worker's compiled file is not there (sources run by the test runner) or one
- * thread is asked for, this thread builds every block.
+ * files only those into its blocks (reverse-csr.ts), so the writes are split between the threads.
+ * The arrays are the same, byte for byte, whatever the number of threads (the same function
+ * fills them). Where the worker's compiled file is not there (sources run by the test runner) or
+ * one thread is asked for, this thread builds every block.
  */
 export function buildReverse(objectCount: number, outStart: Uint32Array, outTo: Uint32Array, edgeCount: number, threads: number): ReverseEdges {
   const script = new URL('./reverse-worker.js', import.meta.url)
@@ -73,9 +69,8 @@ export function buildReverse(objectCount: number, outStart: Uint32Array, outTo: 
     inStart: sharedUint32(objectCount + 1),
     inEdge: sharedUint32(edgeCount),
     inFrom: sharedUint32(edgeCount),
+    place: sharedUint16(edgeCount),
     blockThread,
-    blockTotals: sharedFloat64(blocks),
-    counted: new Int32Array(new SharedArrayBuffer(4)),
     finished: new Int32Array(new SharedArrayBuffer(4)),
   }
   const workers: Worker[] = []
@@ -89,8 +84,7 @@ export function buildReverse(objectCount: number, outStart: Uint32Array, outTo: 
     ports.push(port1)
   }
   try {
-    // This thread counts its blocks while the workers start.
-    countReverse(shared, 0)
+    // This thread fills its blocks while the workers start.
     fillReverse(shared, 0)
     awaitSignal(shared.finished, 0, helpers)
     for (const port of ports) {
@@ -105,16 +99,7 @@ export function buildReverse(objectCount: number, outStart: Uint32Array, outTo: 
   return {inStart: shared.inStart, inEdge: shared.inEdge, inFrom: shared.inFrom, threads: helpers + 1}
 }
 
-/** Counts the incoming edges of `thread`'s blocks and tells the other threads it has. */
-export function countReverse(s: ReverseShared, thread: number): void {
-  countReverseShare(s.outTo, s.edgeCount, s.objectCount, {blockThread: s.blockThread, thread}, s.inStart, s.blockTotals)
-  Atomics.add(s.counted, 0, 1)
-  Atomics.notify(s.counted, 0)
-}
-
-/** Once every thread has counted, fills the lists of `thread`'s blocks. */
+/** Fills the lists of `thread`'s blocks. */
 export function fillReverse(s: ReverseShared, thread: number): void {
-  awaitSignal(s.counted, 0, s.threads)
-  fillReverseShare(s.objectCount, s.outStart, s.outTo, {blockThread: s.blockThread, thread}, s.blockTotals, s)
+  fillReverseShare(s.objectCount, s.outStart, s.outTo, {blockThread: s.blockThread, thread, blockShift: REVERSE_BLOCK_SHIFT}, s)
 }
-

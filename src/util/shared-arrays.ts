@@ -17,6 +17,10 @@ export function sharedFloat64(length: number): Float64Array {
   return new Float64Array(new SharedArrayBuffer(length * 8))
 }
 
+export function sharedUint16(length: number): Uint16Array {
+  return new Uint16Array(new SharedArrayBuffer(length * 2))
+}
+
 export function sharedUint8(length: number): Uint8Array {
   return new Uint8Array(new SharedArrayBuffer(length))
 }

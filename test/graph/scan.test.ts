@@ -2,7 +2,8 @@ import {beforeAll, describe, expect, it} from 'vitest'
 import {analyzeHeap, objectAt, type TcmallocHeap} from '../../src/tcmalloc/heap.js'
 import {LIVE} from '../../src/tcmalloc/object-states.js'
 import {edgeSource, inEdges, outEdges, rootsOf, scanHeapGraph, type ScannedGraph} from '../../src/graph/scan.js'
-import {countReverseShare, fillReverseShare, finishReverse, reverseBlockCount, ROOT_GLOBAL, ROOT_KIND_NAMES, ROOT_REGISTER, ROOT_STACK, ROOT_TLS} from '../../src/graph/csr.js'
+import {ROOT_GLOBAL, ROOT_KIND_NAMES, ROOT_REGISTER, ROOT_STACK, ROOT_TLS} from '../../src/graph/csr.js'
+import {fillReverseShare, finishReverse, reverseBlockCount} from '../../src/graph/reverse-csr.js'
 import {RED_ZONE, writableSegments} from '../../src/graph/roots.js'
 import {REGISTER_NAMES} from '../../src/core/threads.js'
 import type {Program} from '../../src/program/program.js'
@@ -157,23 +158,31 @@ describe.skipIf(fixtures.length === 0)('scanHeapGraph on fixture cores', () => {
         expect(seen.every(n => n === 1)).toBe(true)
       })
 
-      // The test runner runs sources, so the reverse pass is on one thread here: dealing its
-      // blocks to three threads, run one after the other, checks that the shares fit together
-      // (each block's lists after those of every block before it, whichever thread has them).
-      it('reverse CSR is the same, byte for byte, with its blocks of targets dealt to three threads', () => {
+      // The test runner runs sources, so the reverse pass is on one thread here, with the fixture's
+      // few objects in one block. Small blocks dealt to three threads, run one after the other,
+      // check that the shares fit together (each block's lists after those of every block before
+      // it, whichever thread has them), and each way of filling a block: sorted after the
+      // distribution, in place (a block over the edge limit), and both mixed.
+      it('reverse CSR is the same, byte for byte, with small blocks of targets dealt to three threads, sorted or filled in place', () => {
         const threads = 3
-        const blocks = reverseBlockCount(g.objectCount)
-        expect(blocks, 'every thread has a block').toBeGreaterThanOrEqual(threads)
+        const blockShift = 5
+        const blocks = reverseBlockCount(g.objectCount, blockShift)
+        expect(blocks, 'every thread has blocks').toBeGreaterThanOrEqual(3 * threads)
         const blockThread = Uint8Array.from({length: blocks}, (_, b) => b % threads)
-        const blockTotals = new Float64Array(blocks)
-        const into = {inStart: new Uint32Array(g.objectCount + 1), inEdge: new Uint32Array(g.edgeCount), inFrom: new Uint32Array(g.edgeCount)}
-        for (let thread = 0; thread < threads; thread++) countReverseShare(g.outTo, g.edgeCount, g.objectCount, {blockThread, thread}, into.inStart, blockTotals)
-        for (let thread = 0; thread < threads; thread++) fillReverseShare(g.objectCount, g.outStart, g.outTo, {blockThread, thread}, blockTotals, into)
-        finishReverse(into.inStart, g.objectCount)
+        const totals = new Float64Array(blocks)
+        for (let e = 0; e < g.edgeCount; e++) totals[g.outTo[e]! >>> blockShift]!++
+        const sortedTotals = [...totals].sort((a, b) => a - b)
+        const median = sortedTotals[blocks >>> 1]!
+        expect(median, 'blocks below and above the middle limit').toBeLessThan(sortedTotals[blocks - 1]!)
         const bytes = (a: Uint32Array) => Buffer.from(a.buffer, a.byteOffset, a.byteLength)
-        expect(bytes(into.inStart).equals(bytes(g.inStart))).toBe(true)
-        expect(bytes(into.inEdge).equals(bytes(g.inEdge))).toBe(true)
-        expect(bytes(into.inFrom).equals(bytes(g.inFrom))).toBe(true)
+        for (const maxBlockEdges of [Infinity, 0, median]) {
+          const into = {inStart: new Uint32Array(g.objectCount + 1), inEdge: new Uint32Array(g.edgeCount), inFrom: new Uint32Array(g.edgeCount), place: new Uint16Array(g.edgeCount)}
+          for (let thread = 0; thread < threads; thread++) fillReverseShare(g.objectCount, g.outStart, g.outTo, {blockThread, thread, blockShift}, into, maxBlockEdges)
+          finishReverse(into.inStart, g.objectCount)
+          expect(bytes(into.inStart).equals(bytes(g.inStart)), `inStart, limit ${maxBlockEdges}`).toBe(true)
+          expect(bytes(into.inEdge).equals(bytes(g.inEdge)), `inEdge, limit ${maxBlockEdges}`).toBe(true)
+          expect(bytes(into.inFrom).equals(bytes(g.inFrom)), `inFrom, limit ${maxBlockEdges}`).toBe(true)
+        }
       })
 
       it('objects held by a stack have a stack root from that thread and no incoming edge', () => {

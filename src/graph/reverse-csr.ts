@@ -1,0 +1,141 @@
+/**
+ * The reverse CSR is a stable sort of the edges by target, which threads share (reverse-job.ts)
+ * by targets: the targets are cut into blocks of 2^blockShift consecutive ids, each block's
+ * in-lists built by one thread. In-lists are ordered by edge index, hence by source object, and
+ * follow one another in target order, so the arrays are the same however the blocks are dealt.
+ *
+ * A counting sort straight into place costs a random read-modify-write of the target's cursor and
+ * two random writes an edge, over arrays far larger than the caches: that was the pass's whole
+ * cost. So it goes in two steps, each with its writes in cache: the edges are first distributed
+ * to their block's range of the output, in edge order (a cursor a block, one write stream a block
+ * and array), with each target's place in its block; then each block's range, a few hundred KiB,
+ * is sorted by that place (counting sort, stable) into its final order. A block holding more than
+ * `maxBlockEdges` edges (a hugely referenced target) would need that much scratch memory: its
+ * edges go straight into place, after counting its targets' in-degrees.
+ *
+ * After the fill inStart[t] is where t's list ends, shifted into place by finishReverse, so no
+ * second objectCount-long array is needed.
+ */
+
+/**
+ * Targets per block, 2^16: a target's place in its block fits the 16 bits kept for it, and the
+ * distribution's write streams (three a block) stay few enough for the cache.
+ */
+export const REVERSE_BLOCK_SHIFT = 16
+
+/** Most edges a block may hold for its sort (10 bytes of scratch an edge, per thread); a block with more is filled in place. */
+export const MAX_BLOCK_EDGES = 1 << 22
+
+/** The blocks of targets one thread builds the in-lists of. */
+export interface ReverseShare {
+  /** The thread of each block of 2^blockShift consecutive targets. */
+  blockThread: Uint8Array
+  thread: number
+  /** At most 16. */
+  blockShift: number
+}
+
+/** The arrays the fill writes: the reverse CSR, and each edge's target's place in its block while the blocks are sorted. */
+export interface ReverseArrays {
+  inStart: Uint32Array
+  inEdge: Uint32Array
+  inFrom: Uint32Array
+  /** One entry an edge, read and written only during the fill. */
+  place: Uint16Array
+}
+
+/** Blocks of targets among objectCount objects. */
+export function reverseBlockCount(objectCount: number, blockShift = REVERSE_BLOCK_SHIFT): number {
+  return Math.ceil(objectCount / 2 ** blockShift)
+}
+
+/**
+ * Fills the in-lists of the share's blocks, a block's lists after the incoming edges of all the
+ * blocks before it (which every thread counts for itself: one sequential read of the targets,
+ * cheaper than waiting for each other), walking the edges in order (object by object: the source
+ * of each edge comes free).
+ */
+export function fillReverseShare(objectCount: number, outStart: Uint32Array, outTo: Uint32Array, share: ReverseShare, into: ReverseArrays, maxBlockEdges = MAX_BLOCK_EDGES): void {
+  const {inStart, inEdge, inFrom, place} = into
+  const {blockThread, thread, blockShift} = share
+  if (!(blockShift >= 0 && blockShift <= 16)) throw new RangeError(`reverse block shift ${blockShift}: a place in a block must fit 16 bits`)
+  const blocks = blockThread.length
+  const blockSize = 2 ** blockShift
+  const mask = blockSize - 1
+  const edgeCount = outStart[objectCount]!
+  const blockTotals = new Float64Array(blocks)
+  for (let e = 0; e < edgeCount; e++) blockTotals[outTo[e]! >>> blockShift]!++
+  // Per own block: where its range starts (the cursor of the distribution), whether it is sorted
+  // (1) or filled in place (2); 0 for the other threads' blocks.
+  const cursor = new Uint32Array(blocks)
+  const mode = new Uint8Array(blocks)
+  let inPlace = false
+  let largest = 0
+  for (let b = 0, base = 0; b < blocks; base += blockTotals[b]!, b++) {
+    if (blockThread[b] !== thread) continue
+    cursor[b] = base
+    const sorted = blockTotals[b]! <= maxBlockEdges
+    mode[b] = sorted ? 1 : 2
+    if (sorted) largest = Math.max(largest, blockTotals[b]!)
+    else inPlace = true
+  }
+  if (inPlace) {
+    // In-degrees of the in-place blocks' targets, then their list starts: t's cursor.
+    for (let e = 0; e < edgeCount; e++) {
+      const t = outTo[e]!
+      if (mode[t >>> blockShift] === 2) inStart[t]!++
+    }
+    for (let b = 0; b < blocks; b++) {
+      if (mode[b] !== 2) continue
+      for (let t = b * blockSize, end = Math.min(objectCount, t + blockSize), at = cursor[b]!; t < end; t++) {
+        const count = inStart[t]!
+        inStart[t] = at
+        at += count
+      }
+    }
+  }
+  // The distribution: each edge of an own block to its block's range, or straight into place.
+  for (let o = 0; o < objectCount; o++) {
+    for (let e = outStart[o]!, end = outStart[o + 1]!; e < end; e++) {
+      const t = outTo[e]!
+      const b = t >>> blockShift
+      const m = mode[b]!
+      if (m === 0) continue
+      const at = m === 1 ? cursor[b]!++ : inStart[t]!++
+      inEdge[at] = e
+      inFrom[at] = o
+      place[at] = t & mask
+    }
+  }
+  // Each sorted block's range, by target: counted, copied out, written back in order.
+  const count = new Uint32Array(blockSize)
+  const edges = new Uint32Array(largest)
+  const from = new Uint32Array(largest)
+  for (let b = 0, base = 0; b < blocks; base += blockTotals[b]!, b++) {
+    if (mode[b] !== 1) continue
+    const n = blockTotals[b]!
+    count.fill(0)
+    for (let i = base; i < base + n; i++) count[place[i]!]!++
+    const first = b * blockSize
+    const targets = Math.min(blockSize, objectCount - first)
+    for (let k = 0, at = base; k < targets; k++) {
+      const c = count[k]!
+      count[k] = at
+      at += c
+      inStart[first + k] = at
+    }
+    edges.set(inEdge.subarray(base, base + n))
+    from.set(inFrom.subarray(base, base + n))
+    for (let i = 0; i < n; i++) {
+      const at = count[place[base + i]!]!++
+      inEdge[at] = edges[i]!
+      inFrom[at] = from[i]!
+    }
+  }
+}
+
+/** After every block is filled inStart[t] is where t's list ends, i.e. where t + 1's starts. */
+export function finishReverse(inStart: Uint32Array, objectCount: number): void {
+  inStart.copyWithin(1, 0, objectCount)
+  inStart[0] = 0
+}
