@@ -30,13 +30,15 @@ export interface PointerLookup {
   /** leaf * chunkPages + page-in-chunk → span index, or −1. */
   leaves: Int32Array
   /**
-   * The same pages' spans' facts, SPAN_STRIDE numbers a page as in spanInfo (objects end 0 for a
-   * page no span holds), so that the scan resolves a pointer with one random read where leaves and
-   * then spanInfo take two: the scan's loads miss the cache, its arithmetic does not. Empty
-   * without a page table (root null), or when the spans are so scattered that it would exceed
-   * PAGE_INFO_SLACK_BYTES beyond their own pages (the scan then reads leaves, then spanInfo).
+   * The same pages' spans' facts, PAGE_SPAN_STRIDE 32-bit numbers a page: the span's first object
+   * slot, object size, first page (counted from lo) and object count; size 0 for a page no span
+   * holds. The scan resolves a pointer with this one random read where leaves and then spanInfo
+   * take two, from a table half spanInfo's size a page (its loads miss the cache, its arithmetic
+   * does not). Empty without a page table (root null), when a span's numbers do not fit 32 bits,
+   * or when the spans are so scattered that it would exceed PAGE_SPAN_SLACK_BYTES beyond their own
+   * pages (the scan then reads leaves, then spanInfo).
    */
-  pageInfo: Float64Array
+  pageSpans: Uint32Array
   spanStart: Float64Array
   /** End of each span's object area: start + objectCount * objectSize (tail waste excluded). */
   spanObjectsEnd: Float64Array
@@ -64,8 +66,9 @@ export const SPAN_STRIDE = 4
 
 /** Leaves may use this many bytes beyond 4 bytes per spanned page before we give up on the table. */
 const LEAF_SLACK_BYTES = 256 * 1024 * 1024
-/** pageInfo may use this many bytes beyond its share of the spanned pages (each scan thread has a copy). */
-const PAGE_INFO_SLACK_BYTES = 32 * 1024 * 1024
+export const PAGE_SPAN_STRIDE = 4
+/** pageSpans may use this many bytes beyond its share of the spanned pages (each scan thread has a copy). */
+const PAGE_SPAN_SLACK_BYTES = 32 * 1024 * 1024
 
 export function buildLiveLookup(heap: TcmallocHeap): LiveLookup {
   const spans = heap.spans
@@ -123,11 +126,12 @@ export function buildLiveLookup(heap: TcmallocHeap): LiveLookup {
   }
   const leafBytes = leafCount * chunkPages * 4
   if (leafBytes > spannedPages * 4 + LEAF_SLACK_BYTES) {
-    return {...base, chunkBits, chunkPages, root: null, leaves: new Int32Array(0), pageInfo: new Float64Array(0)}
+    return {...base, chunkBits, chunkPages, root: null, leaves: new Int32Array(0), pageSpans: new Uint32Array(0)}
   }
   const leaves = new Int32Array(leafCount * chunkPages).fill(-1)
-  const pageInfoBytes = leafCount * chunkPages * SPAN_STRIDE * 8
-  const pageInfo = pageInfoBytes <= spannedPages * SPAN_STRIDE * 8 + PAGE_INFO_SLACK_BYTES ? cacheLineAligned(leafCount * chunkPages * SPAN_STRIDE) : new Float64Array(0)
+  const pageSpanBytes = leafCount * chunkPages * PAGE_SPAN_STRIDE * 4
+  const fits = pageSpanBytes <= spannedPages * PAGE_SPAN_STRIDE * 4 + PAGE_SPAN_SLACK_BYTES && spansFit32(spans, lo, invPage)
+  const pageSpans = new Uint32Array(fits ? leafCount * chunkPages * PAGE_SPAN_STRIDE : 0)
   for (let s = 0; s < n; s++) {
     const first = Math.floor((spans.start[s]! - lo) * invPage)
     const count = spans.pages[s]!
@@ -135,19 +139,24 @@ export function buildLiveLookup(heap: TcmallocHeap): LiveLookup {
       const c = Math.floor(p / chunkPages)
       const at = root[c]! * chunkPages + (p - c * chunkPages)
       leaves[at] = s
-      if (pageInfo.length > 0) for (let i = 0; i < SPAN_STRIDE; i++) pageInfo[at * SPAN_STRIDE + i] = spanInfo[s * SPAN_STRIDE + i]!
+      if (!fits) continue
+      pageSpans[at * PAGE_SPAN_STRIDE] = spans.firstObject[s]!
+      pageSpans[at * PAGE_SPAN_STRIDE + 1] = spans.objectSize[s]!
+      pageSpans[at * PAGE_SPAN_STRIDE + 2] = first
+      pageSpans[at * PAGE_SPAN_STRIDE + 3] = spans.objectCount[s]!
     }
   }
-  return {...base, chunkBits, chunkPages, root, leaves, pageInfo}
+  return {...base, chunkBits, chunkPages, root, leaves, pageSpans}
 }
 
-/**
- * A Float64Array whose entries of 4 start on 64-byte lines, so each costs one cache line, not two,
- * when the allocator puts the array's memory 16 bytes past a page (glibc's chunks of their own
- * mapping, as large arrays get): JS cannot see the address, so this serves speed only.
- */
-function cacheLineAligned(length: number): Float64Array {
-  return new Float64Array(length + 8).subarray(6, 6 + length)
+/** Whether every span's slots, sizes and first page (from lo) fit pageSpans' 32-bit numbers. */
+function spansFit32(spans: TcmallocHeap['spans'], lo: number, invPage: number): boolean {
+  const MAX = 0xffff_ffff
+  for (let s = 0; s < spans.count; s++) {
+    if (spans.firstObject[s]! + spans.objectCount[s]! > MAX || !(spans.objectSize[s]! >= 1 && spans.objectSize[s]! <= MAX)) return false
+    if ((spans.start[s]! - lo) * invPage + spans.pages[s]! > MAX) return false
+  }
+  return true
 }
 
 function liveBitsOf(state: Uint8Array): Uint32Array {

@@ -3,7 +3,7 @@ import type {AddressSpace} from '../core/address-space.js'
 import {Warnings} from '../tcmalloc/warnings.js'
 import {OFFSET_OVERFLOW} from './csr.js'
 import {EdgeBlocks, type EdgeBlockList} from './edge-blocks.js'
-import {SPAN_STRIDE, spanOf, type PointerLookup} from './live-lookup.js'
+import {PAGE_SPAN_STRIDE, SPAN_STRIDE, spanOf, type PointerLookup} from './live-lookup.js'
 
 /** Bytes read from the core at once: a run of neighbouring spans, or a slice of a large one. */
 export const CHUNK = 16 * 1024 * 1024
@@ -218,11 +218,11 @@ export function scanSpanRange(memory: AddressSpace, t: ScanTables, range: SpanRa
  * Rejects on the high half first, then the whole value against the span range, then looks up the
  * span in the page table; no allocation, no BigInt.
  */
-function scanObjectWords(words: Uint32Array, w0: number, w1: number, bufAddr: number, fromStart: number, t: PointerLookup, sink: EdgeBlocks): void {
-  const {lo, hi, loHi, hiHi, invPage, chunkPages, root, leaves, pageInfo, spanInfo, liveBits} = t
-  // The span's facts by page in pageInfo where it exists (one read), else by span in spanInfo.
-  const byPage = root !== null && pageInfo.length > 0
-  const info = byPage ? pageInfo : spanInfo
+export function scanObjectWords(words: Uint32Array, w0: number, w1: number, bufAddr: number, fromStart: number, t: PointerLookup, sink: EdgeBlocks): void {
+  const {lo, hi, loHi, hiHi, invPage, chunkPages, root, leaves, pageSpans, spanInfo, liveBits} = t
+  // The span's facts by page in pageSpans where it exists (one read), else by span in spanInfo.
+  const byPage = root !== null && pageSpans.length > 0
+  const pageSize = 1 / invPage
   const invChunk = 1 / chunkPages
   const base = bufAddr - fromStart
   for (let w = w0; w < w1; w += 2) {
@@ -230,29 +230,39 @@ function scanObjectWords(words: Uint32Array, w0: number, w1: number, bufAddr: nu
     if (vh < loHi || vh > hiHi) continue
     const v = vh * TWO32 + words[w]!
     if (v < lo || v >= hi) continue
-    let at: number
-    if (root !== null) {
+    let sStart: number
+    let size: number
+    let k: number
+    let slot: number
+    if (byPage) {
       const page = Math.floor((v - lo) * invPage)
       const chunk = Math.floor(page * invChunk)
       const leaf = root[chunk]!
       if (leaf < 0) continue
-      const p = leaf * chunkPages + (page - chunk * chunkPages)
-      if (byPage) at = p * SPAN_STRIDE
-      else {
-        const s = leaves[p]!
-        if (s < 0) continue
-        at = s * SPAN_STRIDE
-      }
+      const at = (leaf * chunkPages + (page - chunk * chunkPages)) * PAGE_SPAN_STRIDE
+      size = pageSpans[at + 1]!
+      if (size === 0) continue
+      sStart = lo + pageSpans[at + 2]! * pageSize
+      k = Math.floor((v - sStart) / size)
+      if (k >= pageSpans[at + 3]!) continue // the span's tail waste
+      slot = pageSpans[at]! + k
     } else {
-      const s = spanOf(t, v)
+      let s: number
+      if (root !== null) {
+        const page = Math.floor((v - lo) * invPage)
+        const chunk = Math.floor(page * invChunk)
+        const leaf = root[chunk]!
+        if (leaf < 0) continue
+        s = leaves[leaf * chunkPages + (page - chunk * chunkPages)]!
+      } else s = spanOf(t, v)
       if (s < 0) continue
-      at = s * SPAN_STRIDE
+      const info = s * SPAN_STRIDE
+      if (v >= spanInfo[info + 1]!) continue
+      sStart = spanInfo[info]!
+      size = spanInfo[info + 2]!
+      k = Math.floor((v - sStart) / size)
+      slot = spanInfo[info + 3]! + k
     }
-    if (v >= info[at + 1]!) continue
-    const sStart = info[at]!
-    const size = info[at + 2]!
-    const k = Math.floor((v - sStart) / size)
-    const slot = info[at + 3]! + k
     if ((liveBits[slot >>> 5]! & (1 << (slot & 31))) === 0) continue
     let o = base + w * 4
     let d = v - (sStart + k * size)

@@ -9,7 +9,8 @@ import {REGISTER_NAMES} from '../../src/core/threads.js'
 import type {Program} from '../../src/program/program.js'
 import {addr, fixtureIndex, openFixture, type Truth} from '../helpers/fixture-core.js'
 import {buildLiveLookup} from '../../src/graph/live-lookup.js'
-import {scanBuffer, scanSpanRange, type ScanTables} from '../../src/graph/object-scan.js'
+import {scanBuffer, scanObjectWords, scanSpanRange, type ScanTables} from '../../src/graph/object-scan.js'
+import {EdgeBlocks} from '../../src/graph/edge-blocks.js'
 
 const fixtures = fixtureIndex()
 
@@ -112,7 +113,7 @@ describe.skipIf(fixtures.length === 0)('scanHeapGraph on fixture cores', () => {
       it("gives the same edges with each way of finding a pointer's span: by page, by leaf then span, by binary search", () => {
         const lookup = buildLiveLookup(heap)
         expect(lookup.root, 'the fixture heap has a page table').not.toBeNull()
-        expect(lookup.pageInfo.length, 'and per-page facts').toBeGreaterThan(0)
+        expect(lookup.pageSpans.length, 'and per-page facts').toBeGreaterThan(0)
         const tables: ScanTables = {...lookup, spanCount: heap.spans.count, spanPages: heap.spans.pages, spanObjectCount: heap.spans.objectCount, pageSize: heap.pageSize, totalObjects: heap.spans.totalObjects}
         const edgesWith = (t: ScanTables) => {
           const outStart = new Uint32Array(t.totalObjects + 1)
@@ -127,8 +128,31 @@ describe.skipIf(fixtures.length === 0)('scanHeapGraph on fixture cores', () => {
         const naive = naiveEdges(program, heap)
         expect(naive.length).toBeGreaterThan(0)
         expect(edgesWith(tables)).toEqual(naive)
-        expect(edgesWith({...tables, pageInfo: new Float64Array(0)})).toEqual(naive)
+        expect(edgesWith({...tables, pageSpans: new Uint32Array(0)})).toEqual(naive)
         expect(edgesWith({...tables, root: null})).toEqual(naive)
+      })
+
+      it("takes no pointer into a span's tail waste for its next span's first object, with each way of finding the span", () => {
+        const lookup = buildLiveLookup(heap)
+        const s = heap.spans
+        // Per span with a tail past its last object, and a live first object in the next span: a
+        // word into the tail (no edge) and one to that first object (an edge).
+        const words: number[] = []
+        const expected: number[] = []
+        for (let i = 0; i + 1 < s.count; i++) {
+          const tail = s.start[i]! + s.objectCount[i]! * s.objectSize[i]!
+          const next = s.firstObject[i + 1]!
+          if (tail >= s.start[i]! + s.pages[i]! * heap.pageSize || s.objectCount[i + 1] === 0 || heap.state[next] !== LIVE) continue
+          for (const v of [tail, s.start[i + 1]!]) words.push(v % 2 ** 32, Math.floor(v / 2 ** 32))
+          expected.push(next)
+        }
+        expect(expected.length, 'spans with tail waste before a live object').toBeGreaterThan(0)
+        const buffer = Uint32Array.from(words)
+        for (const t of [lookup, {...lookup, pageSpans: new Uint32Array(0)}, {...lookup, root: null}]) {
+          const sink = new EdgeBlocks()
+          scanObjectWords(buffer, 0, buffer.length, 0, 0, t, sink)
+          expect(Array.from(sink.finish().to[0]!)).toEqual(expected)
+        }
       })
 
       it('no edge or root involves an object that is not live', () => {
