@@ -224,7 +224,6 @@ function depthFirst({outStart, outTo}: ForwardEdges, g: DominatorInput, groups: 
   const dfsFrom = (start: number, from: number): void => {
     entered[start >>> 5]! |= 1 << (start & 31)
     const first = count
-    pre[start] = count
     vertex[count] = start
     parent[count] = from
     semi[count] = outStart[start]!
@@ -243,7 +242,6 @@ function depthFirst({outStart, outTo}: ForwardEdges, g: DominatorInput, groups: 
       const bit = 1 << (t & 31)
       if ((entered[t >>> 5]! & bit) !== 0) continue
       entered[t >>> 5]! |= bit
-      pre[t] = count
       vertex[count] = t
       parent[count] = w
       semi[count] = outStart[t]!
@@ -273,9 +271,10 @@ function depthFirst({outStart, outTo}: ForwardEdges, g: DominatorInput, groups: 
     }
     for (let i = firstOfGroup[k]!; i < firstOfGroup[k + 1]!; i++) {
       const o = g.rootTo[byGroup[i]!]!
-      if (pre[o] === 0) dfsFrom(o, from)
+      if ((entered[o >>> 5]! & (1 << (o & 31))) === 0) dfsFrom(o, from)
     }
   }
+  numberObjects(pre, vertex, 1, count, n0)
   const groupPre = new Uint32Array(groups)
   for (let p = 1; p < count; p++) if (vertex[p]! >= n0) groupPre[vertex[p]! - n0] = p
   // A range test on preorder numbers then tells an edge between the two parts apart, without a
@@ -291,15 +290,27 @@ function depthFirst({outStart, outTo}: ForwardEdges, g: DominatorInput, groups: 
   const starts: number[] = []
   for (let i = finish.length - 1; i >= 0; i--) {
     const o = finish[i]!
-    if (pre[o] === 0) {
+    if ((entered[o >>> 5]! & (1 << (o & 31))) === 0) {
       starts.push(o)
       dfsFrom(o, 0)
     }
   }
+  numberObjects(pre, vertex, reachedEnd, count, n0)
   // Root targets by preorder, so the semidominator loop searches the root list only for them
   // (a list, not a flag a vertex: roots are few beside the objects).
   const rootTargets = Uint32Array.from(g.rootTo, o => pre[o]!).sort()
   return {pre, vertex, parent, semi, count, reachedEnd, groupPre, rootTargets, leakStarts: Uint32Array.from(starts).sort()}
+}
+
+/**
+ * pre[] of the objects numbered [from, to): written after the DFS rather than in it, where its
+ * random stores would compete with the DFS's own reads, one after the other, for the memory.
+ */
+function numberObjects(pre: Uint32Array, vertex: Uint32Array, from: number, to: number, n0: number): void {
+  for (let w = from; w < to; w++) {
+    const o = vertex[w]!
+    if (o < n0) pre[o] = w
+  }
 }
 
 /**
