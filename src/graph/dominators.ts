@@ -192,10 +192,11 @@ interface Numbering {
 
 function depthFirst({outStart, outTo}: ForwardEdges, g: DominatorInput, groups: number, shared: boolean, memory?: Uint32Array): Numbering {
   const n0 = g.objectCount
-  // pre[o]: preorder number of object o (≥ 1), 0 while unvisited, OUTSIDE for an object no DFS may
-  // enter. The DFS asks "may I go there" of a bitmap instead (one bit an object: it stays in the
-  // cache where pre[] would cost a memory read an edge, the DFS's reads landing at random over
-  // the heap); a bit is set for a non-live object and for every object the DFS has numbered.
+  // pre[o]: preorder number of object o (≥ 1), 0 until numberObjects writes it after each part of
+  // the DFS, OUTSIDE for an object no DFS may enter. The DFS asks "may I go there" of a bitmap
+  // instead (one bit an object: it stays in the cache where pre[] would cost a memory read an
+  // edge, the DFS's reads landing at random over the heap); a bit is set for a non-live object and
+  // for every object the DFS has entered.
   const pre = newUint32(n0, shared)
   const entered = new Int32Array((n0 + 31) >>> 5)
   let liveCount = 0
