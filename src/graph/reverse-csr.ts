@@ -23,7 +23,7 @@
  */
 export const REVERSE_BLOCK_SHIFT = 16
 
-/** Most edges a block may hold for its sort (10 bytes of scratch an edge, per thread); a block with more is filled in place. */
+/** Most edges a block may hold for its sort (8 bytes of scratch an edge, per thread); a block with more is filled in place. */
 export const MAX_BLOCK_EDGES = 1 << 22
 
 /** The blocks of targets one thread builds the in-lists of. */
