@@ -17,7 +17,6 @@ export interface ReverseEdges {
 /** What every thread of the reverse pass reads and writes (plain data and shared arrays). */
 export interface ReverseShared {
   objectCount: number
-  edgeCount: number
   outStart: Uint32Array
   outTo: Uint32Array
   inStart: Uint32Array
@@ -25,8 +24,6 @@ export interface ReverseShared {
   inFrom: Uint32Array
   /** Each edge's target's place in its block, while the blocks are sorted (reverse-csr.ts). */
   place: Uint16Array
-  /** Threads building them. */
-  threads: number
   /** The thread that builds each block of targets' in-lists (this one is 0, worker i is i + 1). */
   blockThread: Uint8Array
   /** [0]: workers finished. */
@@ -62,10 +59,8 @@ export function buildReverse(objectCount: number, outStart: Uint32Array, outTo: 
   // All shared: the workers fill them, the dominator worker reads inStart and inFrom.
   const shared: ReverseShared = {
     objectCount,
-    edgeCount,
     outStart,
     outTo,
-    threads: helpers + 1,
     inStart: sharedUint32(objectCount + 1),
     inEdge: sharedUint32(edgeCount),
     inFrom: sharedUint32(edgeCount),
