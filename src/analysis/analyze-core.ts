@@ -143,7 +143,8 @@ export function analyzeCore(corePath: string, options: AnalysisOptions, progress
     return {program, heap, types, summary, indexPath, threadsUsed: Math.max(scanThreads, reverseThreads, pending?.parallel ? 2 : 1), scanThreads, reverseThreads}
   } catch (e) {
     writer.abandon()
-    throw e
+    // A failed index write (a full disk) comes first: a phase that read the index back failed for it.
+    throw writer.writeFailure() ?? e
   } finally {
     // A worker still waiting for its share of the analysis (an error came first) is let go.
     started.retention?.release()
@@ -164,8 +165,14 @@ function graphPhases(program: Program, heap: TcmallocHeap, writer: IndexWriter, 
     progress?.('writing index', 0, 1)
     writer.addPieces(name, pieces)
   }
+  // Raised once the reverse graph is written to the index: the pass may then reuse its memory.
+  const reverseReleased = new Int32Array(new SharedArrayBuffer(4))
+  const inStartWritten = new Int32Array(new SharedArrayBuffer(4))
+  // The reverse graph goes to the index as soon as it exists, on the writer thread where there is
+  // one: while this thread writes the reverse edge ids and scans the roots.
+  const reverseBuilt = (edges: ReverseEdges) => writeReverseEdges(writer, edges, reverseReleased, inStartWritten, progress)
   const scanned: Scanned = {firstWords: null, reverse: {edges: null}, spare: null}
-  const graph = analysedGraph(scanHeapGraph(program, heap, {progress, rootKinds, threads: workers, handOff}), scanned)
+  const graph = scanGraph(() => scanHeapGraph(program, heap, {progress, rootKinds, threads: workers, handOff, reverseBuilt}), scanned)
   const reverse = scanned.reverse
   const live = liveSlots(heap)
   const retention = run.retention !== false
@@ -176,17 +183,22 @@ function graphPhases(program: Program, heap: TcmallocHeap, writer: IndexWriter, 
   // words, 8 bytes per slot, are dropped once types are named, before its later steps allocate).
   // On this thread it runs after types, once the first words are gone.
   const onWorker = retention && dominatorPassOnWorker({forward: {edges: graph}, reverse}, workers)
-  // Raised once the reverse graph is written to the index: the pass may then reuse its memory.
-  const reverseReleased = new Int32Array(new SharedArrayBuffer(4))
   if (onWorker) {
+    // The pass on a worker reads the edges' sources back from the index, once, after its DFS:
+    // their memory (4 bytes an edge) goes once they are written (they were handed to the writer
+    // before the reverse edge ids and the roots), before the DFS and this thread's next phases
+    // allocate, not after the pass's predecessor copy.
+    reverse.edges!.inFrom = writer.fileArray('edge.inFrom', reverseReleased)
     collectGarbage() // what the scan released, before the pass allocates
-    started.retention = startRetention({graph, reverse, reverseReleased, live, threads, memory: scanned.spare ?? undefined}, workers, progress)
+    // inStart (4 bytes a slot) lives on past the pass's copy, the last to read it: once it is
+    // written too, the retained object counts are summed in its memory rather than in fresh memory
+    // beside the pass's largest arrays.
+    const countsMemory = {array: reverse.edges!.inStart, written: inStartWritten}
+    started.retention = startRetention({graph, reverse, reverseReleased, live, threads, memory: scanned.spare ?? undefined, countsMemory}, workers, progress)
   }
   scanned.spare = null
-  // The reverse graph goes to the index now, on the writer thread where there is one. Beside a
-  // worker this thread's hold on it ends here (the pass frees it too once it has its own copy of
-  // the predecessor lists); a pass on this thread takes it over and releases it as it goes.
-  writeReverseEdges(writer, reverse, reverseReleased, progress)
+  // Beside a worker this thread's hold on the rest of the reverse graph ends here (the pass frees
+  // inStart once its copy is made); a pass on this thread takes it over and releases it as it goes.
   if (!retention || onWorker) reverse.edges = null
   const types = nameObjects(scanned.firstWords!, new TypeNamer(program), progress)
   const ownObjects = allocatorObjects(heap, scanned.firstWords!, types)
@@ -223,6 +235,15 @@ interface Scanned {
 }
 
 /**
+ * The scanned graph through analysedGraph, in a frame of its own: the whole graph object is held
+ * by no frame of the caller's (an interpreter frame's registers keep what they last held, for a
+ * garbage collection too), so that each array dropped from `scanned` is freed at the next one.
+ */
+function scanGraph(scan: () => ScannedGraph, scanned: Scanned): AnalysedGraph {
+  return analysedGraph(scan(), scanned)
+}
+
+/**
  * The graph without the arrays the scan handed to the index (edge offsets, reverse edge ids), and
  * with the objects' first words and the reverse graph moved to `scanned`, so the caller can drop
  * them once types are named and once the index and the dominator pass have the reverse graph
@@ -236,12 +257,13 @@ function analysedGraph(graph: ScannedGraph, scanned: Scanned): AnalysedGraph {
   return rest
 }
 
-/** `written` is raised once inFrom is in the index (the dominator pass may then write over it). */
-function writeReverseEdges(writer: IndexWriter, reverse: {edges: ReverseEdges | null}, written: Int32Array, progress?: Progress): void {
-  if (!reverse.edges) throw new Error('reverse graph released before it was written')
+/** `written` is raised once inFrom is in the index (the dominator pass may then write over it, or read it there). */
+function writeReverseEdges(writer: IndexWriter, {inStart, inFrom}: ReverseEdges, written: Int32Array, inStartWritten: Int32Array, progress?: Progress): void {
+  if (!(inFrom instanceof Uint32Array)) throw new Error('reverse graph written twice')
   progress?.('writing index', 0, 1)
-  writer.addBehind('edge.inStart', reverse.edges.inStart)
-  writer.addBehind('edge.inFrom', reverse.edges.inFrom, written)
+  // inFrom first: its memory goes once it is written (where the pass reads it back from the index).
+  writer.addBehind('edge.inFrom', inFrom, written)
+  writer.addBehind('edge.inStart', inStart, inStartWritten)
 }
 
 /**

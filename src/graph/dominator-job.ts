@@ -102,7 +102,7 @@ export function startDominatorTree(input: DominatorInput, workers: number): Domi
       return
     }
     const got = receiveMessageOnPort(port1)?.message as {copy?: PredecessorCopy | null; error?: string} | undefined
-    if (got?.copy) copyPredecessors(got.copy, 1)
+    if (got?.copy) copyPredecessors(got.copy)
     else if (got && got.copy === undefined) early = got
   }
   return {
@@ -147,7 +147,7 @@ const WORKER_SCRIPT = new URL('./dominator-worker.js', import.meta.url)
 export function dominatorPassOnWorker(input: Pick<DominatorInput, 'forward' | 'reverse'>, workers: number): boolean {
   const forward = input.forward.edges
   const reverse = input.reverse.edges
-  const shareable = forward !== null && isShared(forward.outStart) && isShared(forward.outTo) && reverse !== null && isShared(reverse.inStart) && isShared(reverse.inFrom)
+  const shareable = forward !== null && isShared(forward.outStart) && isShared(forward.outTo) && reverse !== null && isShared(reverse.inStart) && isShared(reverse.inFrom instanceof Uint32Array ? reverse.inFrom : reverse.inFrom.written)
   return workers >= 2 && shareable && fs.existsSync(fileURLToPath(WORKER_SCRIPT))
 }
 

@@ -61,14 +61,12 @@ function errorText(e: unknown): string {
 }
 
 /**
- * Offers the main thread a share of the predecessor copy: the arrays it reads and the output it
- * writes, all shared (the pass's own output stays here). Anything unshared would be cloned, not
- * shared: then no offer.
+ * Offers the main thread a share of the predecessor copy: the arrays it reads and the lists it
+ * writes, all shared. Anything unshared would be cloned, not shared: then no offer.
  */
 function offerCopy(copy: PredecessorCopy): void {
-  const {outputs, ...rest} = copy
-  const arrays = [...Object.values(rest).filter(v => ArrayBuffer.isView(v)), outputs[1]!]
-  const offer = arrays.every(a => isShared(a as ArrayBufferView)) ? {...rest, outputs: [new Uint32Array(0), outputs[1]!]} : null
-  port.postMessage({copy: offer})
+  const {inFrom, ...rest} = copy
+  const arrays = [...Object.values(rest).filter(v => ArrayBuffer.isView(v)), inFrom instanceof Uint32Array ? inFrom : inFrom.written]
+  port.postMessage({copy: arrays.every(a => isShared(a as ArrayBufferView)) ? copy : null})
   raise(COPY_OPEN)
 }

@@ -14,8 +14,9 @@
 
 import {firstAtOrAbove} from '../util/search.js'
 import {collectGarbage} from '../util/collect-garbage.js'
-import {newUint32, sharedUint32, sharedUint8} from '../util/shared-arrays.js'
+import {newUint32, sharedUint32} from '../util/shared-arrays.js'
 import {awaitSignal} from '../util/await-signal.js'
+import {Uint32Reader, type FileArray} from '../util/file-array.js'
 
 import {BY_GROUP, BY_VIRTUAL_ROOT, NOT_IN_TREE, groupOfIdom} from './dominator-ids.js'
 
@@ -27,10 +28,14 @@ export interface ForwardEdges {
   outTo: Uint32Array
 }
 
-/** The reverse CSR: sources of the incoming edges of o are inFrom[inStart[o] .. inStart[o+1]). */
+/**
+ * The reverse CSR: sources of the incoming edges of o are inFrom[inStart[o] .. inStart[o+1]).
+ * inFrom may be in a file instead (the index, where the analysis has written it): the pass reads
+ * it once, in order, so that its memory (4 bytes an edge) can go before the pass's peak.
+ */
 export interface ReverseEdges {
   inStart: Uint32Array
-  inFrom: Uint32Array
+  inFrom: Uint32Array | FileArray
 }
 
 /** Edges in a holder the dominator pass empties (edges = null) once it has read them. */
@@ -72,8 +77,8 @@ export interface DominatorInput {
   rootGroup?: Int32Array
   groupCount?: number
   /**
-   * Preorder numbers per piece of the predecessor copy, as a power of two (default 16: 65536).
-   * Tests make it small, so that a fixture's few thousand objects make many pieces.
+   * Objects per piece of the predecessor copy, as a power of two (default 16: 65536). Tests make
+   * it small, so that a fixture's few thousand objects make many pieces.
    */
   copyPieceShift?: number
 }
@@ -104,7 +109,8 @@ const OUTSIDE = 0xffff_ffff
  * copy exists; the link-eval forest (8 bytes a vertex) is allocated after it. Memory is reused
  * rather than freed and allocated again where an array is free when the next one of its size is
  * needed: the DFS numbering (pre[], 4 bytes an object slot) becomes idom, and the reverse graph's
- * inFrom the forest once the caller has released it (`reverseReleased`). Fresh memory costs a page
+ * inFrom, where it is in memory, the forest once the caller has released it (`reverseReleased`);
+ * where inFrom is in a file, its memory went before the pass allocated. Fresh memory costs a page
  * fault per 4 KiB on first write, about 2.7 ms per MB on the VM the benchmarks run on, against some
  * 0.1 ms to clear memory in hand.
  */
@@ -116,11 +122,12 @@ export function dominatorTree(g: DominatorInput, shared = false, spare: Uint32Ar
   g.memory = undefined
   const {vertex, semi, count} = numbering
   let reverse: ReverseEdges | null = taken(g.reverse)
-  let copy: PredecessorCopy | null = predecessorCopy(reverse, numbering, helper ? 2 : 1, shared, g.copyPieceShift)
+  let copy: PredecessorCopy | null = predecessorCopy(reverse, numbering, shared, g.copyPieceShift)
   helper?.(copy)
-  copyPredecessors(copy, 0)
+  copyPredecessors(copy)
   awaitCopied(copy)
-  const forestMemory = g.reverseReleased && Atomics.load(g.reverseReleased, 0) === 1 && reverse.inFrom.length >= 2 * count ? reverse.inFrom.subarray(0, 2 * count) : null
+  const inFrom = reverse.inFrom
+  const forestMemory = inFrom instanceof Uint32Array && g.reverseReleased && Atomics.load(g.reverseReleased, 0) === 1 && inFrom.length >= 2 * count ? inFrom.subarray(0, 2 * count) : null
   reverse = null
   // pre[] is read no more; its memory holds idom once the semidominators are known.
   const idomMemory = numbering.pre!
@@ -355,99 +362,110 @@ function leakedFinishOrder(n0: number, outStart: Uint32Array, outTo: Uint32Array
  * So first a copy of the predecessor lists, renumbered and laid out in preorder, which the loop
  * then reads backwards in sequence. The DFS tree edge is left out of each list (the loop starts
  * from the DFS parent, always a predecessor numbered lower), which makes the copy about half the
- * edges, and a vertex whose one in-edge is its tree edge (most objects) costs no read of inFrom
+ * edges, and a vertex whose one in-edge is its tree edge (most objects) costs no read of pre[]
  * at all. An edge the loop must ignore (from a free slot, or from the leaked graph into the
  * reachable one) is written as `count`. semi[] gets each vertex's first position in the copy,
  * until the loop writes the vertex's semidominator there.
  *
- * The copy is made in pieces of 2^16 consecutive preorder numbers (COPY_PIECE_SHIFT), which the
- * threads at hand take in turn (an atomic counter): a thread appends each piece it takes to an
- * output array of its own and records where the piece ends, so no thread needs another's
- * positions, and the lists come out the same whoever copied them. On a worker thread the main thread, done with its
- * own phases by then, takes pieces too: the copy is the pass's longest step but one.
+ * The lists' lengths are known from inStart and the DFS tree before anything is copied, so each
+ * list's place is too: the copy then reads inFrom once, in order (from the file where it is not
+ * in memory), object by object, and writes each object's list at its place. It goes in pieces of
+ * 2^16 consecutive objects (COPY_PIECE_SHIFT), which the threads at hand take in turn (an atomic
+ * counter); no two write the same list, and the lists come out the same whoever copied them. On a
+ * worker thread the main thread, done with its own phases by then, takes pieces too: the copy is
+ * the pass's longest step but one.
  */
 export interface PredecessorCopy {
   inStart: Uint32Array
-  inFrom: Uint32Array
+  inFrom: Uint32Array | FileArray
   pre: Uint32Array
-  vertex: Uint32Array
   parent: Uint32Array
+  /** Per preorder number: where its list starts in `lists` (count + 1 entries: the last is the end). */
   semi: Uint32Array
+  lists: Uint32Array
   count: number
   reachedEnd: number
-  objectCount: number
-  /** One output array per thread (0: the pass's own thread), sized for every edge: what is not written takes no memory. */
-  outputs: Uint32Array[]
-  /** Per piece: the thread whose output holds it, and where its last list ends there. */
-  pieceThread: Uint8Array
-  pieceEnd: Uint32Array
   /** [0]: the next piece to take; [1]: pieces done. */
   control: Int32Array
-  /** Preorder numbers per piece: 2^pieceShift. */
+  pieces: number
+  /** Objects per piece: 2^pieceShift. */
   pieceShift: number
 }
 
 const COPY_PIECE_SHIFT = 16
 
-function predecessorCopy({inStart, inFrom}: ReverseEdges, numbering: Numbering, threads: number, shared: boolean, pieceShift = COPY_PIECE_SHIFT): PredecessorCopy {
+function predecessorCopy({inStart, inFrom}: ReverseEdges, numbering: Numbering, shared: boolean, pieceShift = COPY_PIECE_SHIFT): PredecessorCopy {
   const {vertex, parent, semi, count, reachedEnd} = numbering
   const pre = numbering.pre!
-  const pieces = Math.ceil(count / 2 ** pieceShift)
+  const n0 = pre.length
+  // Each list's length: the vertex's in-edges but its tree edge (none for the virtual root or a
+  // root group, which the copy never reads), then its place.
+  let at = 0
+  semi[0] = 0
+  for (let w = 1; w < count; w++) {
+    semi[w] = at
+    const o = vertex[w]!
+    if (o >= n0) continue
+    const q = parent[w]!
+    const inEdges = inStart[o + 1]! - inStart[o]!
+    at += q !== 0 && vertex[q]! < n0 ? inEdges - 1 : inEdges
+  }
+  semi[count] = at
   return {
     pieceShift,
+    pieces: Math.ceil(n0 / 2 ** pieceShift),
     inStart,
     inFrom,
     pre,
-    vertex,
     parent,
     semi,
+    lists: newUint32(at, shared),
     count,
     reachedEnd,
-    objectCount: pre.length,
-    // The pass's own output stays on its thread; a helper's is read there.
-    outputs: Array.from({length: threads}, (_, t) => (t === 0 ? new Uint32Array(inFrom.length) : newUint32(inFrom.length, shared))),
-    pieceThread: shared ? sharedUint8(pieces) : new Uint8Array(pieces),
-    pieceEnd: newUint32(pieces, shared),
     control: new Int32Array(shared ? new SharedArrayBuffer(8) : new ArrayBuffer(8)),
   }
 }
 
-/** Copies the predecessor lists of the pieces `thread` can take (at most `most`), into outputs[thread]. */
-export function copyPredecessors(copy: PredecessorCopy, thread: number, most = Infinity): void {
-  const {inStart, inFrom, pre, vertex, parent, semi, count, reachedEnd, objectCount: n0, control, pieceThread, pieceEnd} = copy
-  const out = copy.outputs[thread]!
-  const pieces = pieceEnd.length
-  const piece = 2 ** copy.pieceShift
-  let at = 0
-  for (let taken = 0; taken < most; taken++) {
-    const p = Atomics.add(control, 0, 1)
-    if (p >= pieces) break
-    for (let w = Math.max(1, p * piece), end = Math.min(count, (p + 1) * piece); w < end; w++) {
-      semi[w] = at
-      const o = vertex[w]!
-      if (o >= n0) continue // a root group: no edges
-      const q = parent[w]!
-      let treeEdgeLeft = q !== 0 && vertex[q]! < n0
-      const begin = inStart[o]!
-      const stop = inStart[o + 1]!
-      if (treeEdgeLeft && stop - begin === 1) continue
-      const ceiling = w < reachedEnd ? reachedEnd : count
-      for (let i = begin; i < stop; i++) {
-        const pv = pre[inFrom[i]!]!
-        if (treeEdgeLeft && pv === q) treeEdgeLeft = false
-        else out[at++] = pv < ceiling ? pv : count
+/** Copies the predecessor lists of the pieces this thread can take (at most `most`). */
+export function copyPredecessors(copy: PredecessorCopy, most = Infinity): void {
+  const {inStart, pre, parent, semi, lists, count, reachedEnd, control, pieces} = copy
+  const n0 = pre.length
+  const sources = new Uint32Reader(copy.inFrom)
+  try {
+    for (let taken = 0; taken < most; taken++) {
+      const p = Atomics.add(control, 0, 1)
+      if (p >= pieces) break
+      const first = p * 2 ** copy.pieceShift
+      const end = Math.min(n0, first + 2 ** copy.pieceShift)
+      const edgesEnd = inStart[end]!
+      for (let o = first; o < end; o++) {
+        const w = pre[o]!
+        if (w === OUTSIDE) continue
+        let at = semi[w]!
+        if (at === semi[w + 1]) continue // no list (its one in-edge is its tree edge)
+        // The tree edge comes from the object numbered parent[w]; where the parent is the virtual
+        // root or a root group no object has its number, and nothing is left out.
+        const q = parent[w]!
+        let treeEdgeLeft = true
+        const ceiling = w < reachedEnd ? reachedEnd : count
+        for (let i = inStart[o]!, stop = inStart[o + 1]!; i < stop; i++) {
+          if (i >= sources.end) sources.load(i, edgesEnd)
+          const pv = pre[sources.words[i - sources.start]!]!
+          if (treeEdgeLeft && pv === q) treeEdgeLeft = false
+          else lists[at++] = pv < ceiling ? pv : count
+        }
       }
+      Atomics.add(control, 1, 1)
+      Atomics.notify(control, 1)
     }
-    pieceThread[p] = thread
-    pieceEnd[p] = at
-    Atomics.add(control, 1, 1)
-    Atomics.notify(control, 1)
+  } finally {
+    sources.close()
   }
 }
 
 /** Waits until every piece is copied (the pieces others took included). */
 function awaitCopied(copy: PredecessorCopy): void {
-  awaitSignal(copy.control, 1, copy.pieceEnd.length)
+  awaitSignal(copy.control, 1, copy.pieces)
 }
 
 /**
@@ -488,17 +506,10 @@ function semidominators(numbering: Numbering, copy: PredecessorCopy, g: Dominato
     return forest[2 * v + 1]!
   }
   const rootTo = g.rootTo
-  let predPre = copy.outputs[0]!
-  let predEnd = 0
-  const pieceMask = 2 ** copy.pieceShift - 1
+  const predPre = copy.lists
+  let predEnd = semi[count]!
   let target = rootTargets.length - 1 // the last root target at or below w
   for (let w = count - 1; w >= 1; w--) {
-    if (w === count - 1 || (w & pieceMask) === pieceMask) {
-      // The last vertex of a piece: its lists lie in the output of the thread that copied it.
-      const p = w >>> copy.pieceShift
-      predPre = copy.outputs[copy.pieceThread[p]!]!
-      predEnd = copy.pieceEnd[p]!
-    }
     const o = vertex[w]!
     // The DFS parent: the virtual root for a root group or a leak start, a group or the virtual
     // root for the root targets it entered first, else the object whose edge the DFS followed.

@@ -31,6 +31,11 @@ export interface ScanOptions {
    * arrays in their place. Without it the graph keeps them.
    */
   handOff?: (name: IndexOnlyEdgeArray, pieces: Uint32Array[]) => void
+  /**
+   * Called with the reverse graph as soon as it exists, before the reverse edge ids are handed
+   * off: the caller can start writing it out while they are.
+   */
+  reverseBuilt?: (reverse: {inStart: Uint32Array; inFrom: Uint32Array}) => void
 }
 
 const TWO32 = 0x1_0000_0000
@@ -100,6 +105,7 @@ export function scanHeapGraph(program: Program, heap: TcmallocHeap, options: Sca
   }
   options.progress?.('reverse edges', 0, 1)
   const reverse = buildReverse(heap.spans.totalObjects, edges.outStart, edges.outTo, edges.edgeCount, options.threads ?? 1)
+  options.reverseBuilt?.(reverse)
   let inEdge: Uint32Array = reverse.inEdge
   let spare = NONE
   if (handOff) {

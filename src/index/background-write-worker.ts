@@ -22,7 +22,8 @@ port.on('message', ({fd, bytes, position, written}: BackgroundWrite) => {
     Atomics.store(signal, WRITE_FAILED, 1)
   }
   if (written) {
-    Atomics.store(written, 0, 1)
+    // 2: not written (a reader waiting for it must not read what is there).
+    Atomics.store(written, 0, failed ? 2 : 1)
     Atomics.notify(written, 0)
   }
   Atomics.add(signal, WRITES_DONE, 1)

@@ -9,7 +9,7 @@ export interface BackgroundWrite {
   fd: number
   bytes: Uint8Array
   position: number
-  /** Word 0 set to 1 (and notified) once the bytes are written: the array may then be written over. */
+  /** Word 0 set to 1 (and notified) once the bytes are written: the array may then be written over; 2 if the write failed. */
   written?: Int32Array
 }
 
@@ -26,6 +26,8 @@ export const STARTED = 2
  */
 export class BackgroundWrites {
   private posted = 0
+  /** The failed write's message, once read from the port. */
+  private failed: string | undefined
 
   private constructor(
     private readonly worker: Worker,
@@ -55,10 +57,15 @@ export class BackgroundWrites {
   drain(): void {
     // Once the thread runs, every write it is handed is counted, failed or not.
     if (!awaitSignal(this.signal, WRITES_DONE, this.posted, STARTED)) throw new Error('the writer thread did not start')
-    if (Atomics.load(this.signal, WRITE_FAILED) === 1) {
-      const failure = receiveMessageOnPort(this.port)?.message as {error?: string} | undefined
-      throw new Error(failure?.error ?? 'a write on the writer thread failed')
-    }
+    const failure = this.failure()
+    if (failure !== null) throw new Error(failure)
+  }
+
+  /** The first failed write's message, if one has failed by now (without waiting for the rest). */
+  failure(): string | null {
+    if (Atomics.load(this.signal, WRITE_FAILED) !== 1) return null
+    this.failed ??= (receiveMessageOnPort(this.port)?.message as {error?: string} | undefined)?.error ?? 'a write on the writer thread failed'
+    return this.failed
   }
 
   /** Ends the thread (after `drain`). */

@@ -1,6 +1,7 @@
 import fs from 'node:fs'
 import {TomaError} from '../errors.js'
 import {isShared} from '../util/shared-arrays.js'
+import type {FileArray} from '../util/file-array.js'
 // A type only: the writer thread's module (and node:worker_threads) stays out of a query's start.
 import type {BackgroundWrites} from './background-writes.js'
 
@@ -137,6 +138,16 @@ export class IndexWriter {
     this.offset = align8(this.offset + a.byteLength)
   }
 
+  /**
+   * Where array `name`, added already, lies in the file being written: for a thread that reads it
+   * back before the index is finished (`written` raised once it is all there, as addBehind's).
+   */
+  fileArray(name: string, written: Int32Array): FileArray {
+    const entry = this.entries[name]
+    if (!entry || entry.type !== 'u32') throw new Error(`index array ${name}: not a u32 array added`)
+    return {path: this.tmp, byteOffset: PREAMBLE + entry.offset, length: entry.length, written}
+  }
+
   finish(meta: unknown): void {
     if (this.fd === null) throw new Error('index already finished')
     const fd = this.fd
@@ -167,8 +178,21 @@ export class IndexWriter {
     try {
       write()
     } catch (e) {
-      throw new TomaError(`${this.path}: cannot write the index: ${e instanceof Error ? e.message : String(e)}`)
+      throw this.cannotWrite(e instanceof Error ? e.message : String(e))
     }
+  }
+
+  private cannotWrite(why: string): TomaError {
+    return new TomaError(`${this.path}: cannot write the index: ${why}`)
+  }
+
+  /**
+   * Why a write on the writer thread has failed, if one has by now: what a phase that failed
+   * after it (one reading the index back) reports instead of its own error.
+   */
+  writeFailure(): TomaError | null {
+    const failure = this.background?.failure() ?? null
+    return failure === null ? null : this.cannotWrite(failure)
   }
 
   /** Drops the half-written file (an analysis that failed). */

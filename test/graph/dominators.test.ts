@@ -1,3 +1,4 @@
+import fs from 'node:fs'
 import {describe, expect, it} from 'vitest'
 import {BY_GROUP, BY_VIRTUAL_ROOT, NOT_IN_TREE, copyPredecessors, dominatorTree, retainedSizes, type PredecessorCopy} from '../../src/graph/dominators.js'
 import {dominatorChildren} from '../../src/graph/dominator-children.js'
@@ -9,6 +10,8 @@ import {scanHeapGraph} from '../../src/graph/scan.js'
 import {analyzeHeap} from '../../src/tcmalloc/heap.js'
 import {LIVE} from '../../src/tcmalloc/object-states.js'
 import {fixtureIndex, openFixture} from '../helpers/fixture-core.js'
+import {testTemp} from '../helpers/test-temp.js'
+import type {FileArray} from '../../src/util/file-array.js'
 
 /** A small seeded generator (mulberry32), so the sampled objects are the same on every run. */
 function seeded(seed: number): () => number {
@@ -228,16 +231,38 @@ describe.each(['v2.10-shared', 'v2.18.1-shared'])('dominators with the predecess
     const fresh = dominatorTree(inPieces())
     for (const most of [0, 1, 7, Infinity]) {
       let copied: PredecessorCopy | null = null
+      let helped = -1
       const split = dominatorTree(inPieces(), false, [], undefined, copy => {
         copied = copy
-        copyPredecessors(copy, 1, most)
+        copyPredecessors(copy, most)
+        helped = copy.control[1]!
       })
-      const pieces = Array.from(copied!.pieceThread)
-      expect(pieces.length, 'many pieces').toBeGreaterThan(20)
-      expect(pieces.filter(t => t === 1).length).toBe(Math.min(most, pieces.length))
+      expect(copied!.pieces, 'many pieces').toBeGreaterThan(20)
+      expect(helped).toBe(Math.min(most, copied!.pieces))
       expect(Array.from(split.idom), `helper took ${most}`).toEqual(Array.from(fresh.idom))
       expect(Array.from(split.preorder)).toEqual(Array.from(fresh.preorder))
       expect(Array.from(split.leakStarts)).toEqual(Array.from(fresh.leakStarts))
+    }
+    program.core.close()
+  })
+})
+
+// Beside a worker the pass reads the reverse graph's sources back from the index the analysis is
+// writing (analyze-core.ts), object by object in reads of the file: the same tree as from memory.
+describe.each(['v2.10-shared', 'v2.18.1-shared'])('dominators with the edge sources in a file on %s', id => {
+  it('read from the file in pieces of 16 objects, some by a helper: the same tree', async () => {
+    const {program, g, input} = await passInput(id)
+    const fresh = dominatorTree(input(g.inFrom))
+    const path = `${testTemp('dominators-')}/index`
+    fs.writeFileSync(path, Buffer.concat([Buffer.alloc(24, 0xee), Buffer.from(g.inFrom.buffer, g.inFrom.byteOffset, g.inFrom.byteLength)]))
+    const inFrom: FileArray = {path, byteOffset: 24, length: g.inFrom.length, written: Int32Array.of(1)}
+    for (const most of [0, 5]) {
+      const fromFile = {...input(g.inFrom), reverse: {edges: {inStart: g.inStart, inFrom}}, copyPieceShift: 4}
+      const tree = dominatorTree(fromFile, false, [], undefined, copy => copyPredecessors(copy, most))
+      expect(fromFile.reverse.edges).toBeNull()
+      expect(Array.from(tree.idom), `helper took ${most}`).toEqual(Array.from(fresh.idom))
+      expect(Array.from(tree.preorder)).toEqual(Array.from(fresh.preorder))
+      expect(Array.from(tree.leakStarts)).toEqual(Array.from(fresh.leakStarts))
     }
     program.core.close()
   })

@@ -1,0 +1,65 @@
+import fs from 'node:fs'
+import {awaitSignal} from './await-signal.js'
+
+/**
+ * A Uint32Array that lives in a file (written there by another thread, perhaps still being
+ * written) instead of in memory: where it lies, and the word that says it is all there. Plain
+ * data, so a worker thread can be handed it and read the file itself.
+ */
+export interface FileArray {
+  path: string
+  /** Where element 0 lies in the file. */
+  byteOffset: number
+  length: number
+  /** Word 0 is 1 once the array is in the file, 2 if writing it failed (shared when another thread writes it). */
+  written: Int32Array
+}
+
+/** Elements read at once: 4 MiB. */
+const CHUNK = 1 << 20
+
+/**
+ * Sequential reads of a Uint32Array held in memory or in a file, in chunks of a buffer of its own:
+ * `load(i, end)` makes elements [i, min(end, i + chunk)) readable at `words[i - start]`.
+ */
+export class Uint32Reader {
+  words: Uint32Array
+  /** The element words[0] holds. */
+  start = 0
+  /** Elements before it are in `words`. */
+  end = 0
+  private fd: number | null = null
+
+  /** `chunk`: elements a read brings at most (tests make it small). */
+  constructor(private readonly source: Uint32Array | FileArray, chunk = CHUNK) {
+    if (source instanceof Uint32Array) {
+      this.words = source
+      this.end = source.length
+    } else this.words = new Uint32Array(Math.max(1, Math.min(chunk, source.length)))
+  }
+
+  load(i: number, end: number): void {
+    const source = this.source
+    if (source instanceof Uint32Array) return
+    if (this.fd === null) {
+      // The writer thread may still be at it: this thread has nothing to do until it is done.
+      awaitSignal(source.written, 0, 1)
+      if (Atomics.load(source.written, 0) !== 1) throw new Error(`${source.path}: the array at ${source.byteOffset} could not be written`)
+      this.fd = fs.openSync(source.path, 'r')
+    }
+    const n = Math.min(end, source.length, i + this.words.length) - i
+    const bytes = new Uint8Array(this.words.buffer, this.words.byteOffset, n * 4)
+    for (let done = 0; done < bytes.length; ) {
+      const got = fs.readSync(this.fd, bytes, done, bytes.length - done, source.byteOffset + i * 4 + done)
+      if (got === 0) throw new Error(`${source.path}: ends before its array at ${source.byteOffset} does`)
+      done += got
+    }
+    this.start = i
+    this.end = i + n
+  }
+
+  close(): void {
+    if (this.fd !== null) fs.closeSync(this.fd)
+    this.fd = null
+  }
+}
