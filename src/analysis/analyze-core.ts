@@ -191,14 +191,14 @@ function graphPhases(program: Program, heap: TcmallocHeap, writer: IndexWriter, 
     // allocate, not after the pass's predecessor copy.
     reverse.edges!.inFrom = writer.fileArray('edge.inFrom', reverseReleased)
     collectGarbage() // what the scan released, before the pass allocates
+    // And inFrom, which the writer thread frees before it says it is written: the pass and this
+    // thread's next phases allocate once it is gone (at 24 M slots a wait of 0-0.2 s, if any).
+    awaitSignal(reverseReleased, 0, 1)
     // inStart (4 bytes a slot) lives on past the pass's copy, the last to read it: once it is
     // written too, the retained object counts are summed in its memory rather than in fresh memory
     // beside the pass's largest arrays.
     const countsMemory = {array: reverse.edges!.inStart, written: inStartWritten}
     started.retention = startRetention({graph, reverse, reverseReleased, live, threads, memory: scanned.spare ?? undefined, countsMemory}, workers, progress)
-    // Types and the shortest paths allocate once inFrom's memory is gone (the writer thread frees
-    // it once written): at 24 M slots this thread waits 0-0.2 s for it, the pass not at all.
-    awaitSignal(reverseReleased, 0, 1)
   }
   scanned.spare = null
   // Beside a worker this thread's hold on the rest of the reverse graph ends here (the pass frees

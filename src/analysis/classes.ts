@@ -1,10 +1,11 @@
 import {RetentionIndex} from '../index/retention-index.js'
 import type {HeapIndex} from '../index/heap-index.js'
 import {LIVE} from '../tcmalloc/object-states.js'
+import type {TypeIds} from '../graph/object-types.js'
 
 /** Live objects and bytes per C++ type, and per size class for objects without a type. */
 export function classCounts(index: HeapIndex) {
-  const types = index.file.array<Uint32Array>('object.type')
+  const types = index.file.array<TypeIds>('object.type')
   const typed = new Map<number, {objects: number; bytes: number}>()
   const untyped = new Map<number, {objects: number; bytes: number}>()
   index.objects.forEachObject((id, _start, size, span) => {

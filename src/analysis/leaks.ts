@@ -6,6 +6,7 @@ import {hex} from '../errors.js'
 import type {HeapIndex} from '../index/heap-index.js'
 import {LIVE} from '../tcmalloc/object-states.js'
 import {ALLOCATOR_INTERNAL, UNREACHED} from '../graph/allocator-internal.js'
+import type {TypeIds} from '../graph/object-types.js'
 
 /**
  * Live objects that no root reaches, from the index: totals, per type, and the objects themselves
@@ -14,7 +15,7 @@ import {ALLOCATOR_INTERNAL, UNREACHED} from '../graph/allocator-internal.js'
  */
 export function leaksOf(index: HeapIndex, limit: number, sightings: Map<number, Sighting[]> = new Map()) {
   const reachable = index.file.array<Uint8Array>('object.reachable')
-  const types = index.file.array<Uint32Array>('object.type')
+  const types = index.file.array<TypeIds>('object.type')
   const byType = new Map<number, {objects: number; bytes: number}>()
   const found: Array<{id: number; start: number; size: number}> = []
   let objects = 0

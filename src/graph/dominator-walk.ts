@@ -1,4 +1,5 @@
 import {ACCUMULATED_GROUPS, GroupTally, type AccumulatedGroup} from './accumulation.js'
+import type {TypeIds} from './object-types.js'
 
 /**
  * A depth-first walk of the dominator tree for two sums. Retained bytes per type, each byte once:
@@ -18,7 +19,7 @@ export interface TreeWalkInput {
   childStart: Uint32Array
   child: Uint32Array
   /** Type id per object (0 untyped), and the number of ids. */
-  typeOf: Uint32Array
+  typeOf: TypeIds
   typeCount: number
   retainedBytes: Float64Array
   retainedObjects: Uint32Array

@@ -1,9 +1,15 @@
-import {sharedUint32} from '../util/shared-arrays.js'
+import {sharedUint16, sharedUint32} from '../util/shared-arrays.js'
 import type {TypeNamer} from './types.js'
+
+/**
+ * Type ids, one per object slot: 16 bits while there are fewer than 65,536 names (2 bytes a slot
+ * less, through the rest of the analysis and in the index), else 32.
+ */
+export type TypeIds = Uint16Array | Uint32Array
 
 /** Per object slot, a type id: 0 for none, else 1 + index into `names`. */
 export interface ObjectTypes {
-  typeOf: Uint32Array
+  typeOf: TypeIds
   names: string[]
   typed: number
 }
@@ -18,7 +24,7 @@ const WORD_CACHE = 1024
  */
 export function nameObjects(firstWords: Float64Array, namer: TypeNamer, progress?: (phase: string, done: number, total: number) => void): ObjectTypes {
   // Shared: the dominator pass's worker reads it to walk its part of the tree (retention.ts).
-  const typeOf = sharedUint32(firstWords.length)
+  let typeOf: TypeIds = sharedUint16(firstWords.length)
   const idOfName = new Map<string, number>()
   const idOfWord = new Map<number, number>()
   const names: string[] = []
@@ -47,6 +53,7 @@ export function nameObjects(firstWords: Float64Array, namer: TypeNamer, progress
           names.push(name)
           id = names.length
           idOfName.set(name, id)
+          if (id > 0xffff && typeOf instanceof Uint16Array) typeOf = widened(typeOf)
         }
         idOfWord.set(word, id)
       }
@@ -59,4 +66,11 @@ export function nameObjects(firstWords: Float64Array, namer: TypeNamer, progress
     }
   }
   return {typeOf, names, typed}
+}
+
+/** The same ids in 32 bits (shared, as the ids were). */
+function widened(ids: Uint16Array): Uint32Array {
+  const wide = sharedUint32(ids.length)
+  wide.set(ids)
+  return wide
 }

@@ -6,6 +6,7 @@ import {isShared, sharedUint32} from '../util/shared-arrays.js'
 import {awaitSignal} from '../util/await-signal.js'
 import {ACCUMULATION_MIN_SHARE, accumulationPoints, type Accumulation} from './accumulation.js'
 import {balancedSplit, mergedWalks, walkDominatorTree, type TreeWalkInput, type TreeWalkSums} from './dominator-walk.js'
+import type {TypeIds} from './object-types.js'
 
 /**
  * Why memory is held: for every live object its shortest-path parent from the roots, its
@@ -63,7 +64,7 @@ export interface RetentionSizes {
   /** Each live object's own bytes (consumed: becomes retainedBytes). */
   shallowBytes: Float64Array
   /** Type id per object (0 untyped) and the number of ids. */
-  typeOf: Uint32Array
+  typeOf: TypeIds
   typeCount: number
 }
 

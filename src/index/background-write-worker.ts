@@ -21,16 +21,20 @@ port.on('message', ({fd, bytes, position, written}: BackgroundWrite) => {
     failed = true
     Atomics.store(signal, WRITE_FAILED, 1)
   }
-  if (written) {
-    // 2: not written (a reader waiting for it must not read what is there).
-    Atomics.store(written, 0, failed ? 2 : 1)
-    Atomics.notify(written, 0)
-  }
   Atomics.add(signal, WRITES_DONE, 1)
   Atomics.notify(signal, WRITES_DONE)
   // This thread's hold on the array written is its last one once the analysis has dropped it,
   // and this thread allocates too little for V8 to collect by itself: without a collection each
   // array handed here (the shortest-path parents, 8 bytes an object slot, while the dominator pass
-  // grows) stayed resident until the analysis ended. After the handler, which still holds it.
-  setImmediate(collectGarbage)
+  // grows) stayed resident until the analysis ended. After the handler, which still holds it; and
+  // `written` after the collection, so that a thread waiting for it to allocate finds the memory
+  // gone (2: not written, a reader waiting for it must not read what is there).
+  const outcome = failed ? 2 : 1
+  setImmediate(() => {
+    collectGarbage()
+    if (written) {
+      Atomics.store(written, 0, outcome)
+      Atomics.notify(written, 0)
+    }
+  })
 })

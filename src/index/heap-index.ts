@@ -6,6 +6,7 @@ import {metaProblem, type IndexMeta} from './index-meta.js'
 import {firstAtOrAbove} from '../util/search.js'
 import {SIGHTING_ARRAYS} from './sighting-index.js'
 import {ROOT_KIND_NAMES, type RootKindName} from '../graph/csr.js'
+import type {TypeIds} from '../graph/object-types.js'
 
 export type {ObjectRef}
 
@@ -252,7 +253,7 @@ export class HeapIndex {
   }
 
   type(index: number): string | null {
-    return this.typeName(this.file.slice<Uint32Array>('object.type', index, 1)[0]!)
+    return this.typeName(this.file.slice<TypeIds>('object.type', index, 1)[0]!)
   }
 
   /** The name of a type id of object.type (0: no type). */

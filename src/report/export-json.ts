@@ -6,6 +6,7 @@ import {STATE_NAMES} from '../tcmalloc/object-states.js'
 import {publicIdArray} from '../analysis/object-ids.js'
 import type {TextSink} from './output-stream.js'
 import type {Allocation} from '../analysis/allocations.js'
+import type {TypeIds} from '../graph/object-types.js'
 
 const EDGE_CHUNK = 1 << 20
 
@@ -28,7 +29,7 @@ export async function exportJson(
 ): Promise<{objects: number; edges: number; roots: number}> {
   const meta = index.meta
   const state = index.objects.state
-  const types = index.file.array<Uint32Array>('object.type')
+  const types = index.file.array<TypeIds>('object.type')
   const idOf = publicIdArray(state, all)
   const reachable = index.file.array<Uint8Array>('object.reachable')
   const retained = index.file.array<Float64Array>('object.retainedBytes')

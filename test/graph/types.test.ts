@@ -224,3 +224,28 @@ describe('nameObjects with module words that share a cache slot', () => {
     program.core.close()
   })
 })
+
+// Type ids take 16 bits while they fit (2 bytes an object slot less in the analysis and the index),
+// 32 once a program has more than 65,535 classes: the ids already given must survive the widening.
+describe('nameObjects with more classes than 16-bit ids hold', () => {
+  it('16-bit ids for a real core; 32-bit ids, the first ones kept, past 65,535 names', async () => {
+    const {program} = await openFixture('v2.18.1-shared')
+    const heap = analyzeHeap(program)
+    const g = scanHeapGraph(program, heap)
+    expect(nameObjects(g.firstWords, new TypeNamer(program)).typeOf).toBeInstanceOf(Uint16Array)
+
+    // A namer over the same core that calls every module word a class of its own.
+    class EveryWordAClass extends TypeNamer {
+      override classOfVtablePointer(word: number): string | null {
+        return `C${word}`
+      }
+    }
+    const mapping = program.core.modules.flatMap(m => m.mappings).find(f => f.end - f.start >= 8 * 70_000)!
+    const words = Float64Array.from({length: 70_000}, (_, i) => mapping.start + 8 * i)
+    const types = nameObjects(words, new EveryWordAClass(program))
+    expect(types.typeOf).toBeInstanceOf(Uint32Array)
+    expect(types.names.length).toBe(70_000)
+    expect(Array.from(types.typeOf).every((id, i) => id === i + 1 && types.names[id - 1] === `C${words[i]}`)).toBe(true)
+    program.core.close()
+  })
+})
