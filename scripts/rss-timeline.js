@@ -1,0 +1,71 @@
+// Peak memory by phase: runs `toma analyze`'s analysis of CORE in a child process (with the malloc
+// tunables `toma analyze` runs with), samples its resident set every 5 ms from /proc, and prints
+// each phase's RSS at its start, its largest and at its end (Linux only).
+//   node scripts/rss-timeline.js CORE [--dist DIR]   (DIR: another build's dist, for A/B runs)
+import {spawn} from 'node:child_process'
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import {fileURLToPath} from 'node:url'
+
+const args = process.argv.slice(2)
+if (args[0] === '--child') {
+  // The analysis; "<ms since epoch> <phase>" on stderr at each new phase, written at once.
+  const [, dist, core, index] = args
+  const {analyzeCore} = await import(path.join(dist, 'src/analysis/analyze-core.js'))
+  let current = null
+  const mark = phase => {
+    if (phase !== current) fs.writeSync(2, `${Date.now()} ${(current = phase)}\n`)
+  }
+  mark('open core and module files')
+  analyzeCore(core, {}, mark, index)
+  mark('done')
+  fs.writeSync(2, `peak ${Math.round(process.resourceUsage().maxRSS / 1024)}\n`)
+  process.exit(0)
+}
+
+const core = args[0]
+const distAt = args.indexOf('--dist')
+const dist = path.resolve(distAt >= 0 ? args[distAt + 1] : fileURLToPath(new URL('../dist', import.meta.url)))
+if (!core || !fs.existsSync(core)) {
+  console.error('usage: node scripts/rss-timeline.js CORE [--dist DIR]')
+  process.exit(2)
+}
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'toma-rss-'))
+const env = {...process.env, GLIBC_TUNABLES: 'glibc.malloc.hugetlb=1:glibc.malloc.mmap_threshold=131072'}
+const child = spawn(process.execPath, [fileURLToPath(import.meta.url), '--child', dist, core, path.join(dir, 'index')], {env, stdio: ['ignore', 'inherit', 'pipe']})
+const marks = []
+let peak = null
+let text = ''
+child.stderr.on('data', d => {
+  text += d
+  for (let nl; (nl = text.indexOf('\n')) >= 0; text = text.slice(nl + 1)) {
+    const line = text.slice(0, nl)
+    const m = /^(\d+) (.*)$/.exec(line)
+    if (m) marks.push({at: Number(m[1]), phase: m[2]})
+    else if (line.startsWith('peak ')) peak = Number(line.slice(5))
+    else console.error(line)
+  }
+})
+const samples = []
+const timer = setInterval(() => {
+  try {
+    const kb = /VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${child.pid}/status`, 'utf8'))
+    if (kb) samples.push({at: Date.now(), mib: Math.round(Number(kb[1]) / 1024)})
+  } catch {
+    // the child has ended
+  }
+}, 5)
+child.on('exit', code => {
+  clearInterval(timer)
+  fs.rmSync(dir, {recursive: true, force: true})
+  if (code !== 0) process.exit(code ?? 1)
+  const t0 = marks[0]?.at ?? 0
+  for (let i = 0; i < marks.length; i++) {
+    const end = marks[i + 1]?.at ?? Infinity
+    const inPhase = samples.filter(s => s.at >= marks[i].at && s.at < end).map(s => s.mib)
+    const rss = inPhase.length ? `start ${inPhase[0]} max ${Math.max(...inPhase)} end ${inPhase.at(-1)} MiB` : ''
+    console.log(`${((marks[i].at - t0) / 1000).toFixed(2).padStart(7)} s  ${marks[i].phase.padEnd(28)} ${rss}`)
+  }
+  console.log(`peak RSS (the kernel's): ${peak} MiB`)
+})
