@@ -100,16 +100,18 @@ describe('an index that knows its inputs', () => {
     }
     // A value inside an array (a type id past the type table), which no header check sees, is
     // still one clear line when a query meets it.
+    // Type ids are 16 bits where they fit (object-types.ts), 32 past 65,535 classes.
     const types = header.arrays['object.type']
+    expect(types.type).toBe('u16')
     const wrong = Buffer.from(good)
     const dataStart = INDEX_DATA_START
-    for (let i = 0; i < types.length; i++) wrong.writeUInt32LE(0xffff_ffff, dataStart + types.offset + i * 4)
+    for (let i = 0; i < types.length; i++) wrong.writeUInt16LE(0xffff, dataStart + types.offset + i * 2)
     fs.writeFileSync(index, wrong)
     const r = await runToma(['classes', index], {cwd: dir})
     expect(r.status).toBe(2)
     // (after the warning every query repeats: this core was analysed without its executable)
     expect(r.stderr.trim().split('\n').filter(l => !l.startsWith('toma: warning:'))).toEqual([
-      `toma: ${index}: damaged toma index (type id 4294967295 is out of range); run toma analyze on its core again`,
+      `toma: ${index}: damaged toma index (type id 65535 is out of range); run toma analyze on its core again`,
     ])
 
     // A damaged span entry: a query that looks up one object reads only the spans it touches
