@@ -17,7 +17,6 @@ import type {ReverseEdges} from '../graph/dominators.js'
 import {reachableFromParents, reachableFromRoots, shortestPathParents} from '../graph/reachability.js'
 import {sharedFloat64, sharedUint8} from '../util/shared-arrays.js'
 import {collectGarbage} from '../util/collect-garbage.js'
-import {awaitSignal} from '../util/await-signal.js'
 import {liveBeforeBlocks} from './object-ids.js'
 import {heapObjects} from '../tcmalloc/heap.js'
 import {LIVE} from '../tcmalloc/object-states.js'
@@ -193,7 +192,7 @@ function graphPhases(program: Program, heap: TcmallocHeap, writer: IndexWriter, 
     collectGarbage() // what the scan released, before the pass allocates
     // And inFrom, which the writer thread frees before it says it is written: the pass and this
     // thread's next phases allocate once it is gone (at 24 M slots a wait of 0-0.2 s, if any).
-    awaitSignal(reverseReleased, 0, 1)
+    writer.awaitWritten(reverseReleased)
     // inStart (4 bytes a slot) lives on past the pass's copy, the last to read it: once it is
     // written too, the retained object counts are summed in its memory rather than in fresh memory
     // beside the pass's largest arrays.

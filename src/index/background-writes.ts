@@ -61,6 +61,11 @@ export class BackgroundWrites {
     if (failure !== null) throw new Error(failure)
   }
 
+  /** Waits until `written`, handed with a write, is raised (the thread has nothing else to do). */
+  awaitWritten(written: Int32Array): void {
+    if (!awaitSignal(written, 0, 1, STARTED, undefined, this.signal)) throw new Error('the writer thread did not start')
+  }
+
   /** The first failed write's message, if one has failed by now (without waiting for the rest). */
   failure(): string | null {
     if (Atomics.load(this.signal, WRITE_FAILED) !== 1) return null

@@ -138,6 +138,11 @@ export class IndexWriter {
     this.offset = align8(this.offset + a.byteLength)
   }
 
+  /** Waits until `written`, handed to addBehind, is raised (at once where nothing is written behind). */
+  awaitWritten(written: Int32Array): void {
+    if (this.background) this.background.awaitWritten(written)
+  }
+
   /**
    * Where array `name`, added already, lies in the file being written: for a thread that reads it
    * back before the index is finished (`written` raised once it is all there, as addBehind's).

@@ -26,6 +26,17 @@ describe('awaitSignal', () => {
     expect(Date.now() - t0).toBeLessThan(5_000)
   })
 
+  it('gives up on a thread that never started, its start word in another array', () => {
+    const signal = new Int32Array(new SharedArrayBuffer(4))
+    const started = new Int32Array(new SharedArrayBuffer(4))
+    const t0 = Date.now()
+    expect(awaitSignal(signal, 0, 1, 0, 100, started)).toBe(false)
+    expect(Date.now() - t0).toBeLessThan(5_000)
+    Atomics.store(started, 0, 1)
+    Atomics.store(signal, 0, 1)
+    expect(awaitSignal(signal, 0, 1, 0, 100, started)).toBe(true)
+  })
+
   it('without a start word, a word already at the target returns at once', () => {
     const signal = Int32Array.of(3)
     expect(awaitSignal(signal, 0, 3)).toBe(true)
