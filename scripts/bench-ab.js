@@ -18,7 +18,9 @@ if (!core || !fs.existsSync(core) || !b || ![a, b].every(c => fs.existsSync(runn
   process.exit(2)
 }
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'toma-ab-'))
-const env = {...process.env, GLIBC_TUNABLES: 'glibc.malloc.hugetlb=1:glibc.malloc.mmap_threshold=131072'}
+// Malloc tuned as `toma analyze` runs (src/cli/malloc-tuning.ts), unless TOMA_MALLOC=system says otherwise.
+const {tunedMallocEnvironment} = await import(new URL('../dist/src/cli/malloc-tuning.js', import.meta.url).href)
+const env = tunedMallocEnvironment(process.env) ?? process.env
 const results = {[a]: [], [b]: []}
 try {
   for (let i = 0; i < pairs; i++) {

@@ -32,7 +32,9 @@ if (!core || !fs.existsSync(core)) {
   process.exit(2)
 }
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'toma-rss-'))
-const env = {...process.env, GLIBC_TUNABLES: 'glibc.malloc.hugetlb=1:glibc.malloc.mmap_threshold=131072'}
+// Malloc tuned as `toma analyze` runs (src/cli/malloc-tuning.ts), unless TOMA_MALLOC=system says otherwise.
+const {tunedMallocEnvironment} = await import(new URL('../dist/src/cli/malloc-tuning.js', import.meta.url).href)
+const env = tunedMallocEnvironment(process.env) ?? process.env
 const child = spawn(process.execPath, [fileURLToPath(import.meta.url), '--child', dist, core, path.join(dir, 'index')], {env, stdio: ['ignore', 'inherit', 'pipe']})
 const marks = []
 let peak = null
