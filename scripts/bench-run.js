@@ -51,6 +51,7 @@ if (step === 'analyze') {
   let t = performance.now()
   const heap = new HeapIndex(IndexFile.open(index))
   const program = Program.load(Core.open(core), heap.meta.options)
+  heap.useCore(program.core.memory, core)
   const openMs = performance.now() - t
   // Random live objects, chosen with a fixed seed.
   let x = 12345

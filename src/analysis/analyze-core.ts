@@ -27,6 +27,7 @@ import {rootRegions} from '../graph/root-regions.js'
 import {sightingTable} from '../index/sighting-index.js'
 import {deadFrameSightings} from './threads.js'
 import type {ProgressUpdate} from '../util/terminal-progress.js'
+import type {CheckpointRule} from '../graph/edge-words.js'
 
 export type {AnalysisOptions}
 
@@ -55,6 +56,8 @@ export interface RunOptions {
    * queries cannot use). Only for `npm run bench`, which measures what the retention analysis adds.
    */
   retention?: boolean
+  /** Which edges keep their offset in the index (edge-words.ts); only tests narrow it. */
+  checkpoints?: CheckpointRule
 }
 
 export function defaultWorkers(): number {
@@ -66,8 +69,9 @@ export function defaultWorkers(): number {
  * the index at `indexPath` (default: beside the core); returns everything for reporting.
  *
  * The index is written as the phases finish, so each phase can drop what only the index needs
- * before the next one grows (peak memory is what big cores run out of): the edge offsets go to
- * disk before the reverse pass allocates, the reverse edge ids before the dominator pass does;
+ * before the next one grows (peak memory is what big cores run out of): the reverse edge ids go to
+ * disk before the dominator pass allocates (edges keep no offsets: queries find them again in the
+ * core, edge-words.ts);
  * the graph and the rest are written by the main thread while the dominator pass runs on a worker,
  * and the pass's results by a writer thread while the main thread walks the dominator tree. The
  * object scan and the reverse edges run on `workers` threads.
@@ -172,7 +176,7 @@ function graphPhases(program: Program, heap: TcmallocHeap, writer: IndexWriter, 
   // one: while this thread writes the reverse edge ids and scans the roots.
   const reverseBuilt = (edges: ReverseEdges) => writeReverseEdges(writer, edges, reverseReleased, inStartWritten, progress)
   const scanned: Scanned = {firstWords: null, reverse: {edges: null}, spare: null}
-  const graph = scanGraph(() => scanHeapGraph(program, heap, {progress, rootKinds, threads: workers, handOff, reverseBuilt}), scanned)
+  const graph = scanGraph(() => scanHeapGraph(program, heap, {progress, rootKinds, threads: workers, handOff, reverseBuilt, checkpoints: run.checkpoints}), scanned)
   const reverse = scanned.reverse
   const live = liveSlots(heap)
   const retention = run.retention !== false
@@ -247,13 +251,13 @@ function scanGraph(scan: () => ScannedGraph, scanned: Scanned): AnalysedGraph {
 }
 
 /**
- * The graph without the arrays the scan handed to the index (edge offsets, reverse edge ids), and
+ * The graph without the array the scan handed to the index (the reverse edge ids), and
  * with the objects' first words and the reverse graph moved to `scanned`, so the caller can drop
  * them once types are named and once the index and the dominator pass have the reverse graph
  * (the graph object itself goes on to the dominator pass and to the caller).
  */
 function analysedGraph(graph: ScannedGraph, scanned: Scanned): AnalysedGraph {
-  const {outOffset: _offset, outToOffset: _toOffset, inEdge: _inEdge, firstWords, inStart, inFrom, spare, ...rest} = graph
+  const {inEdge: _inEdge, firstWords, inStart, inFrom, spare, ...rest} = graph
   scanned.firstWords = firstWords
   scanned.reverse.edges = {inStart, inFrom}
   scanned.spare = spare
@@ -294,6 +298,8 @@ function writeHeapAndGraph(writer: IndexWriter, heap: TcmallocHeap, graph: Analy
     'threadCache.owner': heap.threadCacheOwner,
     'edge.outStart': graph.outStart,
     'edge.to': graph.outTo.subarray(0, graph.edgeCount),
+    'edge.checkpoint': graph.checkpointEdge,
+    'edge.checkpointOffset': graph.checkpointOffset,
     'root.kind': graph.rootKind,
     'root.thread': graph.rootThread,
     'root.address': graph.rootAddress,

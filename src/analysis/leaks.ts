@@ -59,7 +59,7 @@ export function leaksOf(index: HeapIndex, limit: number, sightings: Map<number, 
       size: o.size,
       type: index.type(o.id),
       pointedToBy: index.inDegree(o.id),
-      pointsTo: index.outEdges(o.id).length,
+      pointsTo: index.outDegree(o.id),
       lastSeen: sightings.get(o.id) ?? [],
     })),
   }

@@ -96,6 +96,8 @@ async function openIndexNow(coreArg: string | undefined, flags: Record<string, u
     if (!index) throw new TomaError(`${indexPath}: could not read back the index just written`)
   }
   for (const w of index.meta.moduleWarnings) note(`warning: ${w.message}`)
+  // Edge offsets are found again in the core's bytes (index/edge-offsets.ts).
+  index.useCore(program.core.memory, corePath)
   return {index, corePath, indexPath, program: () => program}
 }
 

@@ -27,7 +27,7 @@ export function checkIdWidth(count: number, what: string): void {
   if (count > MAX_IDS) throw new TomaError(`the heap has more than ${MAX_IDS} ${what} (${count}): beyond toma's 32-bit ${what} ids`)
 }
 
-/** Stored in outOffset / outToOffset when the true offset does not fit in 32 bits (objects ≥ 4 GiB). */
+/** Stored in rootToOffset when the true offset does not fit in 32 bits (objects ≥ 4 GiB). */
 export const OFFSET_OVERFLOW = 0xffff_ffff
 
 export interface HeapGraph {
@@ -37,10 +37,12 @@ export interface HeapGraph {
   /** Edges of object o are [outStart[o], outStart[o+1]), sorted by offset. */
   outStart: Uint32Array
   outTo: Uint32Array
-  /** Byte offset of the pointer word inside the source object. */
-  outOffset: Uint32Array
-  /** Pointer value minus the target object's start (0 for a pointer to the start). */
-  outToOffset: Uint32Array
+  /**
+   * The checkpoints: edges whose pointer's byte offset in the source object is kept (ascending),
+   * and those offsets. The others' offsets are found again from the source's bytes (edge-words.ts).
+   */
+  checkpointEdge: Uint32Array
+  checkpointOffset: Float64Array
   /** Incoming edges of object o are inEdge[inStart[o] .. inStart[o+1]), edge indexes ascending (= by source). */
   inStart: Uint32Array
   inEdge: Uint32Array
@@ -59,7 +61,7 @@ export interface HeapGraph {
   unreadableObjects: number
   scannedObjects: number
   scannedBytes: number
-  /** Edges or roots whose offset did not fit 32 bits and was stored as OFFSET_OVERFLOW. */
+  /** Roots whose offset did not fit 32 bits and was stored as OFFSET_OVERFLOW. */
   offsetOverflows: number
 }
 

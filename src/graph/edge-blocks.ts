@@ -1,59 +1,79 @@
 import {checkIdWidth} from './csr.js'
 import {newUint32} from '../util/shared-arrays.js'
+import {GrowableF64, GrowableU32} from '../util/growable.js'
+import type {CheckpointRule} from './edge-words.js'
 
 /**
- * Edges per block: 256 KiB per array. Small enough that a range's last, partly filled block wastes
- * little; large enough that starting a block is rare in the scan loop.
+ * Edges per block: 256 KiB. Small enough that a range's last, partly filled block wastes little;
+ * large enough that starting a block is rare in the scan loop.
  */
 export const EDGE_BLOCK = 1 << 16
 
-/** One range's forward edges: full blocks of EDGE_BLOCK edges and a last one holding the rest. */
+/** One range's forward edges: full blocks of EDGE_BLOCK targets and a last one holding the rest. */
 export interface EdgeBlockList {
   count: number
   to: Uint32Array[]
-  offset: Uint32Array[]
-  toOffset: Uint32Array[]
-  /** Edges whose offset did not fit 32 bits (stored as OFFSET_OVERFLOW). */
-  overflows: number
+  /** The range's checkpoints (edge-words.ts): edge ids counted from the range's first edge, ascending. */
+  checkpointEdge: Uint32Array
+  /** Each checkpoint's pointer offset in its source object. */
+  checkpointOffset: Float64Array
 }
 
 /**
  * Forward edges being collected in fixed-size blocks rather than arrays that double: nothing is
  * ever copied while scanning, no spare half-array is ever resident, and the blocks are copied
- * once into exact arrays (or written to the index) when the scan is over, each block freed as it
- * goes. The scan loop writes `to/offset/toOffset[at]` and calls `next()` when `at` reaches
- * EDGE_BLOCK.
+ * once into one exact array when the scan is over, each block freed as it goes. The scan loop
+ * writes `to[at]` (and calls `checkpoint` for a checkpoint), and calls `next()` when `at`
+ * reaches EDGE_BLOCK; `beginObject()` before each object's edges.
  */
 export class EdgeBlocks {
   to = new Uint32Array(EDGE_BLOCK)
-  offset = new Uint32Array(EDGE_BLOCK)
-  toOffset = new Uint32Array(EDGE_BLOCK)
   at = 0
-  overflows = 0
-  private readonly full: Array<[Uint32Array, Uint32Array, Uint32Array]> = []
+  /** Edges in the full blocks. */
+  done = 0
+  /** The current object's first edge, and its last checkpoint's offset (0 before the first). */
+  objectFirst = 0
+  markedAt = 0
+  private readonly full: Uint32Array[] = []
+  private readonly marks = new GrowableU32(64)
+  private readonly markOffsets = new GrowableF64(64)
+
+  constructor(readonly rule: CheckpointRule) {}
 
   get count(): number {
-    return this.full.length * EDGE_BLOCK + this.at
+    return this.done + this.at
   }
 
   next(): void {
     checkIdWidth(this.count + EDGE_BLOCK, 'edges')
-    this.full.push([this.to, this.offset, this.toOffset])
+    this.full.push(this.to)
     this.to = new Uint32Array(EDGE_BLOCK)
-    this.offset = new Uint32Array(EDGE_BLOCK)
-    this.toOffset = new Uint32Array(EDGE_BLOCK)
+    this.done += EDGE_BLOCK
     this.at = 0
+  }
+
+  beginObject(): void {
+    this.objectFirst = this.count
+    this.markedAt = 0
+  }
+
+  /**
+   * Keeps edge `e`'s offset (e counted from the range's first). The scan loop decides (inlined):
+   * the object's edge e − objectFirst > 0 a multiple of rule.edges, or offset − markedAt ≥ rule.bytes.
+   */
+  checkpoint(e: number, offset: number): void {
+    this.marks.push(e)
+    this.markOffsets.push(offset)
+    this.markedAt = offset
   }
 
   /** The blocks, the last one copied to what it holds (so that a scan cut in many ranges wastes nothing). */
   finish(): EdgeBlockList {
-    const last = this.at
     return {
       count: this.count,
-      to: [...this.full.map(b => b[0]), this.to.slice(0, last)],
-      offset: [...this.full.map(b => b[1]), this.offset.slice(0, last)],
-      toOffset: [...this.full.map(b => b[2]), this.toOffset.slice(0, last)],
-      overflows: this.overflows,
+      to: [...this.full, this.to.slice(0, this.at)],
+      checkpointEdge: this.marks.toArray(),
+      checkpointOffset: this.markOffsets.toArray(),
     }
   }
 }

@@ -1,8 +1,8 @@
 import {hex} from '../errors.js'
 import type {AddressSpace} from '../core/address-space.js'
 import {Warnings} from '../tcmalloc/warnings.js'
-import {OFFSET_OVERFLOW} from './csr.js'
 import {EdgeBlocks, type EdgeBlockList} from './edge-blocks.js'
+import type {CheckpointRule} from './edge-words.js'
 import {PAGE_SPAN_STRIDE, SPAN_STRIDE, spanOf, type PointerLookup} from './live-lookup.js'
 
 /** Bytes read from the core at once: a run of neighbouring spans, or a slice of a large one. */
@@ -21,6 +21,8 @@ export interface ScanTables extends PointerLookup {
   spanObjectCount: Float64Array
   pageSize: number
   totalObjects: number
+  /** Which edges keep their offset (edge-words.ts). */
+  checkpoints: CheckpointRule
 }
 
 /** A run of spans [start, end) in address order, scanned as one piece of work. */
@@ -64,7 +66,7 @@ export function rangeSlots(t: ScanTables, range: SpanRange): {start: number; end
  */
 export function scanSpanRange(memory: AddressSpace, t: ScanTables, range: SpanRange, outStart: Uint32Array, firstWords: Float64Array, buf: Buffer): RangeScan {
   const warnings = new Warnings()
-  const sink = new EdgeBlocks()
+  const sink = new EdgeBlocks(t.checkpoints)
   const pageSize = t.pageSize
   const {spanStart, objectSize, firstObject, liveBits, spanObjectCount, spanPages} = t
   const words = new Uint32Array(buf.buffer, buf.byteOffset, CHUNK >>> 2)
@@ -89,6 +91,7 @@ export function scanSpanRange(memory: AddressSpace, t: ScanTables, range: SpanRa
       const slot = first + k
       if (!isLive(slot)) continue
       startObject(slot)
+      sink.beginObject()
       const objStart = sStart + k * size
       const w0 = (objStart - bufAddr) >>> 2
       if (size >= 8) firstWords[slot] = words[w0 + 1]! * TWO32 + words[w0]!
@@ -123,6 +126,7 @@ export function scanSpanRange(memory: AddressSpace, t: ScanTables, range: SpanRa
    */
   const scanObjectByPieces = (slot: number, objStart: number, size: number): boolean => {
     startObject(slot)
+    sink.beginObject()
     const words8 = Math.floor(size / 8) * 8
     let present = 0
     let missing = 0
@@ -225,6 +229,8 @@ export function scanObjectWords(words: Uint32Array, w0: number, w1: number, bufA
   const pageSize = 1 / invPage
   const invChunk = 1 / chunkPages
   const base = bufAddr - fromStart
+  const everyEdges = sink.rule.edges
+  const everyBytes = sink.rule.bytes
   for (let w = w0; w < w1; w += 2) {
     const vh = words[w + 1]!
     if (vh < loHi || vh > hiHi) continue
@@ -264,21 +270,17 @@ export function scanObjectWords(words: Uint32Array, w0: number, w1: number, bufA
       slot = spanInfo[info + 3]! + k
     }
     if ((liveBits[slot >>> 5]! & (1 << (slot & 31))) === 0) continue
-    let o = base + w * 4
-    let d = v - (sStart + k * size)
-    if (o > OFFSET_OVERFLOW || d > OFFSET_OVERFLOW) {
-      sink.overflows++
-      if (o > OFFSET_OVERFLOW) o = OFFSET_OVERFLOW
-      if (d > OFFSET_OVERFLOW) d = OFFSET_OVERFLOW
-    }
     let e = sink.at
     if (e === sink.to.length) {
       sink.next()
       e = 0
     }
     sink.to[e] = slot
-    sink.offset[e] = o
-    sink.toOffset[e] = d
+    // The offset is kept only at a checkpoint (edge-words.ts finds the others again).
+    const o = base + w * 4
+    const n = sink.done + e
+    const nth = n - sink.objectFirst
+    if ((nth > 0 && nth % everyEdges === 0) || o - sink.markedAt >= everyBytes) sink.checkpoint(n, o)
     sink.at = e + 1
   }
 }

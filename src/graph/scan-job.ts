@@ -42,13 +42,12 @@ export interface ForwardScan {
   edgeCount: number
   outStart: Uint32Array
   outTo: Uint32Array
-  /** Edge offsets and target offsets in blocks, in edge order (the index takes them as they are). */
-  offsetBlocks: Uint32Array[]
-  toOffsetBlocks: Uint32Array[]
+  /** The checkpoints (edge-words.ts): edge ids ascending, and each one's pointer offset in its source. */
+  checkpointEdge: Uint32Array
+  checkpointOffset: Float64Array
   unreadableObjects: number
   scannedObjects: number
   scannedBytes: number
-  offsetOverflows: number
   /** Threads that scanned (this one and the workers). */
   threads: number
 }
@@ -149,8 +148,8 @@ function splitByLiveBytes(t: ScanTables, count: number): {ranges: SpanRange[]; l
 
 /**
  * Joins the ranges' results in range order: outStart made global by adding each range's first
- * edge id to its slots, edge targets copied into one exact array (shared: the dominator worker
- * reads it) while their blocks are freed, warnings replayed in order, counts summed.
+ * edge id to its slots and checkpoints, edge targets copied into one exact array (shared: the
+ * dominator worker reads it) while their blocks are freed, warnings replayed in order, counts summed.
  */
 function mergeRanges(
   t: ScanTables,
@@ -164,24 +163,31 @@ function mergeRanges(
   let unreadable = 0
   let scannedObjects = 0
   let scannedBytes = 0
-  let overflows = 0
+  let checkpoints = 0
   for (let r = 0; r < ranges.length; r++) {
     const result = results[r]
     if (!result) throw new Error(`scan range ${r} has no result`)
     const slots = rangeSlots(t, ranges[r]!)
     const end = r === ranges.length - 1 ? t.totalObjects + 1 : slots.end
     if (base > 0) for (let i = slots.start; i < end; i++) outStart[i]! += base
+    const marks = result.edges.checkpointEdge
+    if (base > 0) for (let i = 0; i < marks.length; i++) marks[i]! += base
+    checkpoints += marks.length
     base += result.edges.count
     checkIdWidth(base, 'edges')
     warnings.merge(result.warnings)
     unreadable += result.unreadableObjects
     scannedObjects += result.scannedObjects
     scannedBytes += result.scannedBytes
-    overflows += result.edges.overflows
   }
   const done = results as RangeScan[]
-  const offsetBlocks = done.flatMap(r => r.edges.offset)
-  const toOffsetBlocks = done.flatMap(r => r.edges.toOffset)
+  const checkpointEdge = new Uint32Array(checkpoints)
+  const checkpointOffset = new Float64Array(checkpoints)
+  for (let r = 0, at = 0; r < done.length; r++) {
+    checkpointEdge.set(done[r]!.edges.checkpointEdge, at)
+    checkpointOffset.set(done[r]!.edges.checkpointOffset, at)
+    at += done[r]!.edges.checkpointEdge.length
+  }
   const outTo = concatBlocks(
     done.map(r => r.edges.to),
     base,
@@ -193,11 +199,10 @@ function mergeRanges(
     edgeCount: base,
     outStart,
     outTo,
-    offsetBlocks,
-    toOffsetBlocks,
+    checkpointEdge,
+    checkpointOffset,
     unreadableObjects: unreadable,
     scannedObjects,
     scannedBytes,
-    offsetOverflows: overflows,
   }
 }

@@ -19,7 +19,7 @@ try {
     for (let r = data.first; r < data.ranges.length; r = Atomics.add(data.counters, 0, 1)) {
       const result = scanSpanRange(memory, data.tables, data.ranges[r]!, data.outStart, data.firstWords, buf)
       const e = result.edges
-      post({range: r, result}, [...e.to, ...e.offset, ...e.toOffset].map(a => a.buffer as ArrayBuffer))
+      post({range: r, result}, e.to.map(a => a.buffer as ArrayBuffer))
     }
   } finally {
     close()

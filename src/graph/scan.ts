@@ -4,9 +4,9 @@ import type {Program} from '../program/program.js'
 import type {TcmallocHeap} from '../tcmalloc/heap.js'
 import {Warnings} from '../tcmalloc/warnings.js'
 import {ROOT_KIND_NAMES, ROOT_REGISTER, RootBuilder, type HeapGraph} from './csr.js'
-import {concatBlocks} from './edge-blocks.js'
 import {buildLiveLookup, LiveResolver, type LiveLookup} from './live-lookup.js'
 import {CHUNK, CORE_PAGE, type ScanTables} from './object-scan.js'
+import {CHECKPOINTS, type CheckpointRule} from './edge-words.js'
 import {buildReverse} from './reverse-job.js'
 import {rootRanges, type RootRange, type RootSet} from './roots.js'
 import {scanForward} from './scan-job.js'
@@ -16,7 +16,7 @@ import type {ProgressUpdate} from '../util/terminal-progress.js'
 export {edgeSource, inEdges, outEdges, rootsOf, ROOT_KIND_NAMES, type HeapGraph, type IndexRange} from './csr.js'
 
 /** The graph arrays only the index needs (queries read them there; no later phase does). */
-export type IndexOnlyEdgeArray = 'edge.offset' | 'edge.toOffset' | 'edge.inEdge'
+export type IndexOnlyEdgeArray = 'edge.inEdge'
 
 export interface ScanOptions {
   progress?: ProgressUpdate
@@ -25,10 +25,10 @@ export interface ScanOptions {
   /** Threads for the object scan and the reverse edges (this one and workers); 1 when absent. */
   threads?: number
   /**
-   * Takes each index-only array as soon as it exists (the edge offsets when the objects are
-   * scanned, the reverse edge ids when the reverse pass is done), as consecutive pieces, so the
-   * caller can write it out before the next pass allocates; the returned graph then has empty
-   * arrays in their place. Without it the graph keeps them.
+   * Takes each index-only array as soon as it exists (the reverse edge ids when the reverse pass
+   * is done), as consecutive pieces, so the caller can write it out before the next pass
+   * allocates; the returned graph then has an empty array in its place. Without it the graph
+   * keeps them.
    */
   handOff?: (name: IndexOnlyEdgeArray, pieces: Uint32Array[]) => void
   /**
@@ -36,18 +36,20 @@ export interface ScanOptions {
    * off: the caller can start writing it out while they are.
    */
   reverseBuilt?: (reverse: {inStart: Uint32Array; inFrom: Uint32Array}) => void
+  /** Which edges keep their offset (edge-words.ts); CHECKPOINTS when absent. */
+  checkpoints?: CheckpointRule
 }
 
 const TWO32 = 0x1_0000_0000
 const NONE: Uint32Array = new Uint32Array(0)
 
 /**
- * The graph as the phases after the scan use it: without the edge offsets and reverse edge ids
- * (the index has those), the objects' first words (only type naming reads them, and they are
+ * The graph as the phases after the scan use it: without the reverse edge ids (the index has
+ * those), the objects' first words (only type naming reads them, and they are
  * dropped after it) nor the reverse graph (only the index and the dominator pass read it, and
  * each drops it as soon as it can).
  */
-export type AnalysedGraph = Omit<ScannedGraph, 'outOffset' | 'outToOffset' | 'inEdge' | 'firstWords' | 'inStart' | 'inFrom' | 'spare'>
+export type AnalysedGraph = Omit<ScannedGraph, 'inEdge' | 'firstWords' | 'inStart' | 'inFrom' | 'spare'>
 
 /** The graph without its edges: what the summary and the root regions read once the edges are dropped. */
 export type GraphFacts = Omit<AnalysedGraph, 'outStart' | 'outTo'>
@@ -87,22 +89,12 @@ export function scanHeapGraph(program: Program, heap: TcmallocHeap, options: Sca
     spanObjectCount: heap.spans.objectCount,
     pageSize: heap.pageSize,
     totalObjects: heap.spans.totalObjects,
+    checkpoints: options.checkpoints ?? CHECKPOINTS,
   }
   const memory = program.core.memory
-  const {offsetBlocks, toOffsetBlocks, threads: scanThreads, ...edges} = scanForward(memory, program.core.memorySource(), tables, warnings, options.threads ?? 1, options.progress)
+  const {threads: scanThreads, ...edges} = scanForward(memory, program.core.memorySource(), tables, warnings, options.threads ?? 1, options.progress)
   const handOff = options.handOff
-  let outOffset: Uint32Array = NONE
-  let outToOffset: Uint32Array = NONE
-  if (handOff) {
-    handOff('edge.offset', offsetBlocks)
-    handOff('edge.toOffset', toOffsetBlocks)
-    offsetBlocks.length = 0
-    toOffsetBlocks.length = 0
-    collectGarbage() // the offset blocks, before the reverse pass allocates
-  } else {
-    outOffset = concatBlocks([offsetBlocks], edges.edgeCount, false)
-    outToOffset = concatBlocks([toOffsetBlocks], edges.edgeCount, false)
-  }
+  collectGarbage() // the scan's edge blocks, before the reverse pass allocates
   options.progress?.('reverse edges', 0, 1)
   const reverse = buildReverse(heap.spans.totalObjects, edges.outStart, edges.outTo, edges.edgeCount, options.threads ?? 1)
   options.reverseBuilt?.(reverse)
@@ -121,13 +113,11 @@ export function scanHeapGraph(program: Program, heap: TcmallocHeap, options: Sca
   return {
     objectCount: heap.spans.totalObjects,
     ...edges,
-    outOffset,
-    outToOffset,
     inStart: reverse.inStart,
     inEdge,
     inFrom: reverse.inFrom,
     ...roots.finish(),
-    offsetOverflows: edges.offsetOverflows + roots.overflows,
+    offsetOverflows: roots.overflows,
     warnings,
     roots: {...rootSet, kinds: rootKinds},
     scanThreads,

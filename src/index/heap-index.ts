@@ -3,10 +3,12 @@ import {HeapObjects, type ObjectRef} from '../tcmalloc/heap-objects.js'
 import {DamagedIndexError, IndexFile} from './index-file.js'
 import {IndexColumn} from './index-column.js'
 import {metaProblem, type IndexMeta} from './index-meta.js'
-import {firstAtOrAbove} from '../util/search.js'
+import {firstAtOrAbove, lastAtOrBelow} from '../util/search.js'
 import {SIGHTING_ARRAYS} from './sighting-index.js'
 import {ROOT_KIND_NAMES, type RootKindName} from '../graph/csr.js'
 import type {TypeIds} from '../graph/object-types.js'
+import type {AddressSpace} from '../core/address-space.js'
+import {EdgeOffsets, type ObjectEdges} from './edge-offsets.js'
 
 export type {ObjectRef}
 
@@ -31,7 +33,8 @@ export interface RootRef {
 const SAME_LENGTH = [
   ['span.record', 'span.start', 'span.pages', 'span.sizeClass', 'span.location', 'span.objectSize', 'span.firstObject', 'span.objectCount'],
   ['object.state', 'object.type', 'object.reachable'],
-  ['edge.to', 'edge.offset', 'edge.toOffset', 'edge.inEdge', 'edge.inFrom'],
+  ['edge.to', 'edge.inEdge', 'edge.inFrom'],
+  ['edge.checkpoint', 'edge.checkpointOffset'],
   ['root.kind', 'root.thread', 'root.address', 'root.to', 'root.toOffset'],
   ['threadCache.objects', 'threadCache.owner'],
   [...SIGHTING_ARRAYS],
@@ -81,6 +84,10 @@ export class HeapIndex {
   private roots?: {kind: Uint8Array; thread: Int32Array; address: Float64Array; to: Uint32Array; toOffset: Uint32Array}
   private readonly spanColumns: Record<keyof SpanEntry, IndexColumn>
   private whole?: WholeSpans
+  private offsets?: EdgeOffsets
+  /** The span holding each 256th slot, for objectBounds. */
+  private slotBlockSpan?: Uint32Array
+  private core?: {memory: AddressSpace; corePath: string}
 
   /** Opens and checks an index file; null when it is from another format version. */
   static open(path: string): HeapIndex | null {
@@ -229,6 +236,28 @@ export class HeapIndex {
   }
 
   /**
+   * The object of slot `index` as [start[at], end[at]) (the edge walks' per-target lookup, which
+   * allocates nothing where the span table is read whole: the export looks up every edge's target).
+   */
+  objectBounds(index: number, start: Float64Array, end: Float64Array, at: number): void {
+    if (!this.whole) {
+      const o = this.object(index)
+      start[at] = o.start
+      end[at] = o.start + o.size
+      return
+    }
+    if (!(Number.isInteger(index) && index >= 0 && index < this.objectCount)) throw this.damaged(`object id ${index} is out of range`)
+    const {firstObject, objectSize} = this.whole
+    // The spans holding slots b·256 and (b+1)·256 bound a short binary search.
+    const blocks = (this.slotBlockSpan ??= slotBlockSpans(firstObject, this.objectCount))
+    const b = index >>> SLOT_BLOCK_SHIFT
+    const s = lastAtOrBelowIn(firstObject, index, blocks[b]!, blocks[b + 1]!)
+    const size = objectSize[s]!
+    start[at] = this.whole.start[s]! + (index - firstObject[s]!) * size
+    end[at] = start[at]! + size
+  }
+
+  /**
    * Checks span s against its neighbours as the whole table's check would (spanTableProblem):
    * in address order, its slots right after the previous span's and right before the next's.
    */
@@ -282,12 +311,46 @@ export class HeapIndex {
     return {cache: c.address, tid: c.tid}
   }
 
-  outEdges(index: number): EdgeRef[] {
+  /** The core the index was made from, where edge offsets are found (edge-offsets.ts). */
+  useCore(memory: AddressSpace, corePath: string): void {
+    this.core = {memory, corePath}
+    this.offsets = this.edgeOffsets()
+  }
+
+  /**
+   * A walker of its own over the core's edges: the export's, walking every object in order, reads
+   * the core in windows of `windowBytes` (a query's, 64 KiB, go through the core's block cache).
+   */
+  edgeOffsets(windowBytes?: number): EdgeOffsets {
+    if (!this.core) throw new Error('edge offsets asked of an index without its core')
+    return new EdgeOffsets(this.file, this, this.core.memory, this.core.corePath, windowBytes)
+  }
+
+  /** Object `index`'s edges [first + skip, first + skip + count) with their offsets (all by default). */
+  objectEdges(index: number, skip = 0, count = Infinity): ObjectEdges {
     const [a, b] = this.file.slice<Uint32Array>('edge.outStart', index, 2)
-    const n = b! - a!
-    const to = this.file.slice<Uint32Array>('edge.to', a!, n)
-    const offset = this.file.slice<Uint32Array>('edge.offset', a!, n)
-    const toOffset = this.file.slice<Uint32Array>('edge.toOffset', a!, n)
+    if (!(a! <= b!)) throw this.damaged(`object ${index} has a bad edge list`)
+    const e0 = Math.min(b!, a! + skip)
+    const e1 = Math.min(b!, e0 + count)
+    this.offsets ??= this.edgeOffsets()
+    return this.offsets.edges(index, a!, e0, e1)
+  }
+
+  /** Number of outgoing edges. */
+  outDegree(index: number): number {
+    const [a, b] = this.file.slice<Uint32Array>('edge.outStart', index, 2)
+    return b! - a!
+  }
+
+  /** The targets of object `index`'s edges, in order (no offsets: the index alone). */
+  outTargets(index: number): Uint32Array {
+    const [a, b] = this.file.slice<Uint32Array>('edge.outStart', index, 2)
+    if (!(a! <= b!)) throw this.damaged(`object ${index} has a bad edge list`)
+    return this.file.slice<Uint32Array>('edge.to', a!, b! - a!)
+  }
+
+  outEdges(index: number): EdgeRef[] {
+    const {to, offset, toOffset} = this.objectEdges(index)
     return Array.from(to, (t, i) => ({from: index, to: t, offset: offset[i]!, toOffset: toOffset[i]!}))
   }
 
@@ -316,8 +379,13 @@ export class HeapIndex {
     return -1
   }
 
+  /** Edge e of object `from`, to `to` (as the index says), with its offsets. */
   private edgeRef(e: number, from: number, to: number): EdgeRef {
-    return {from, to, offset: this.file.slice<Uint32Array>('edge.offset', e, 1)[0]!, toOffset: this.file.slice<Uint32Array>('edge.toOffset', e, 1)[0]!}
+    const [a, b] = this.file.slice<Uint32Array>('edge.outStart', from, 2)
+    if (!(e >= a! && e < b!)) throw this.damaged(`edge ${e} is not one of object ${from}'s`)
+    const found = this.objectEdges(from, e - a!, 1)
+    if (found.to[0] !== to) throw this.damaged(`edge ${e} does not point to object ${to}`)
+    return {from, to, offset: found.offset[0]!, toOffset: found.toOffset[0]!}
   }
 
   /** Number of incoming edges. */
@@ -365,6 +433,31 @@ export class HeapIndex {
     }
     return out
   }
+}
+
+const SLOT_BLOCK_SHIFT = 8
+
+/** For each block of 2^SLOT_BLOCK_SHIFT slots, the span holding its first slot, and one past the last. */
+function slotBlockSpans(firstObject: Float64Array, objectCount: number): Uint32Array {
+  const blocks = (objectCount >>> SLOT_BLOCK_SHIFT) + 1
+  const out = new Uint32Array(blocks + 1)
+  for (let b = 0, s = 0; b < blocks; b++) {
+    const slot = b << SLOT_BLOCK_SHIFT
+    while (s + 1 < firstObject.length && firstObject[s + 1]! <= slot) s++
+    out[b] = s
+  }
+  out[blocks] = Math.max(0, firstObject.length - 1)
+  return out
+}
+
+/** The last i in [lo, hi] with sorted[i] <= value (sorted[lo] <= value assumed). */
+function lastAtOrBelowIn(sorted: Float64Array, value: number, lo: number, hi: number): number {
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >>> 1
+    if (sorted[mid]! <= value) lo = mid
+    else hi = mid - 1
+  }
+  return lo
 }
 
 /** Spans in address order, each span's slots within the object arrays, in order (checked whole). */

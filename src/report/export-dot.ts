@@ -35,7 +35,7 @@ export function exportDot(program: Program, index: HeapIndex, corePath: string, 
   for (let d = 0; d < depth && frontier.length; d++) {
     const next: number[] = []
     for (const id of frontier) {
-      for (const other of [...index.outEdges(id).map(e => e.to), ...index.referrerIds(id, limits.maxNodes + 1)]) {
+      for (const other of [...index.outTargets(id), ...index.referrerIds(id, limits.maxNodes + 1)]) {
         if (nodes.has(other)) continue
         if (nodes.size >= limits.maxNodes) {
           nodeCapHit = true

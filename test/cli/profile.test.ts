@@ -127,6 +127,7 @@ describe('sampled allocations on v2.10-sampled', () => {
     expect(summary.sampled).toEqual({objects, requestedBytes: bytes, period})
     index = new HeapIndex(IndexFile.open(core + '.toma-index')!)
     program = Program.load(Core.open(core), fixtureFlags(sampled))
+    index.useCore(program.core.memory, core)
   })
   afterAll(() => {
     program?.core.close()

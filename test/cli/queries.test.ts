@@ -43,6 +43,7 @@ describe.each(chosen.map(f => [f.id, f] as const))('queries on %s', (id, entry) 
     expect(fs.existsSync(core + '.toma-index')).toBe(true)
     index = new HeapIndex(IndexFile.open(core + '.toma-index')!)
     program = Program.load(Core.open(core), fixtureFlags(entry))
+    index.useCore(program.core.memory, core)
   })
   afterAll(() => {
     program?.core.close()

@@ -40,6 +40,7 @@ describe.each(chosen.map(f => [f.id, f] as const))('why memory is held, on %s', 
     index = new HeapIndex(IndexFile.open(indexPath)!)
     retention = new RetentionIndex(index)
     program = Program.load(Core.open(core), f)
+    index.useCore(program.core.memory, core)
   })
   afterAll(() => {
     index?.file.close()

@@ -1,5 +1,5 @@
 import {beforeAll, describe, expect, it} from 'vitest'
-import {analyzeHeap, objectAt, type TcmallocHeap} from '../../src/tcmalloc/heap.js'
+import {analyzeHeap, heapObjects, objectAt, type TcmallocHeap} from '../../src/tcmalloc/heap.js'
 import {LIVE} from '../../src/tcmalloc/object-states.js'
 import {edgeSource, inEdges, outEdges, rootsOf, scanHeapGraph, type ScannedGraph} from '../../src/graph/scan.js'
 import {ROOT_GLOBAL, ROOT_KIND_NAMES, ROOT_REGISTER, ROOT_STACK, ROOT_TLS} from '../../src/graph/csr.js'
@@ -11,6 +11,8 @@ import {addr, fixtureIndex, openFixture, type Truth} from '../helpers/fixture-co
 import {buildLiveLookup} from '../../src/graph/live-lookup.js'
 import {scanBuffer, scanObjectWords, scanSpanRange, type ScanTables} from '../../src/graph/object-scan.js'
 import {EdgeBlocks} from '../../src/graph/edge-blocks.js'
+import {CHECKPOINTS, EdgeWords} from '../../src/graph/edge-words.js'
+import {edgeOffsetsOf} from '../helpers/edge-offsets.js'
 
 const fixtures = fixtureIndex()
 
@@ -46,6 +48,8 @@ describe.skipIf(fixtures.length === 0)('scanHeapGraph on fixture cores', () => {
       let truth: Truth
       let heap: TcmallocHeap
       let g: ScannedGraph
+      /** The edges' offsets, found again in the core (edge-words.ts). */
+      let off: {offset: Float64Array; toOffset: Float64Array}
       const slotOf = (address: string) => {
         const o = objectAt(heap, addr(address))
         expect(o, `${address} is an object`).toBeDefined()
@@ -60,6 +64,7 @@ describe.skipIf(fixtures.length === 0)('scanHeapGraph on fixture cores', () => {
         const phases = new Set<string>()
         g = scanHeapGraph(program, heap, {progress: phase => phases.add(phase)})
         expect([...phases]).toContain('scan objects')
+        off = edgeOffsetsOf(program.core.memory, heap, g)
       })
 
       it('scans every live object and reads them all', () => {
@@ -79,7 +84,7 @@ describe.skipIf(fixtures.length === 0)('scanHeapGraph on fixture cores', () => {
           const from = slotOf(o.address)
           const {start, end} = outEdges(g, from)
           const got = new Set<string>()
-          for (let e = start; e < end; e++) got.add(`${g.outOffset[e]}->${g.outTo[e]}+${g.outToOffset[e]}`)
+          for (let e = start; e < end; e++) got.add(`${off.offset[e]}->${g.outTo[e]}+${off.toOffset[e]}`)
           for (const p of o.pointers) {
             const to = slotOf(p.to)
             expect(got, `${o.name}+${p.offset} -> ${p.to}+${p.toOffset}`).toContain(`${p.offset}->${to}+${p.toOffset}`)
@@ -96,8 +101,8 @@ describe.skipIf(fixtures.length === 0)('scanHeapGraph on fixture cores', () => {
         for (let e = 0; e < g.edgeCount; e++) {
           const to = g.outTo[e]!
           const s = objectAtSlot(heap, to)
-          expect(g.outToOffset[e]!).toBeLessThan(s.size)
-          if (g.outToOffset[e] !== 0) interior++
+          expect(off.toOffset[e]!).toBeLessThan(s.size)
+          if (off.toOffset[e] !== 0) interior++
         }
         expect(interior).toBeGreaterThan(0)
       })
@@ -105,27 +110,66 @@ describe.skipIf(fixtures.length === 0)('scanHeapGraph on fixture cores', () => {
       it('edges equal a word-by-word scan with objectAt', () => {
         const fast: string[] = []
         for (let o = 0; o < g.objectCount; o++) {
-          for (let e = g.outStart[o]!; e < g.outStart[o + 1]!; e++) fast.push(`${o}+${g.outOffset[e]}->${g.outTo[e]}+${g.outToOffset[e]}`)
+          for (let e = g.outStart[o]!; e < g.outStart[o + 1]!; e++) fast.push(`${o}+${off.offset[e]}->${g.outTo[e]}+${off.toOffset[e]}`)
         }
         expect(fast).toEqual(naiveEdges(program, heap))
+      })
+
+      it('keeps the offsets of the checkpoints its rule names, and the walk from each finds the same offsets', () => {
+        const rule = {edges: 3, bytes: 64}
+        const narrow = scanHeapGraph(program, heap, {checkpoints: rule})
+        expect(narrow.outTo).toEqual(g.outTo)
+        expect(narrow.outStart).toEqual(g.outStart)
+        const expected: number[] = []
+        for (let o = 0; o < g.objectCount; o++) {
+          let markedAt = 0
+          for (let e = g.outStart[o]!; e < g.outStart[o + 1]!; e++) {
+            const k = e - g.outStart[o]!
+            if ((k > 0 && k % rule.edges === 0) || off.offset[e]! - markedAt >= rule.bytes) {
+              expected.push(e)
+              markedAt = off.offset[e]!
+            }
+          }
+        }
+        expect(expected.length, 'objects with checkpoints under the narrow rule').toBeGreaterThan(10)
+        expect(Array.from(narrow.checkpointEdge)).toEqual(expected)
+        expect(Array.from(narrow.checkpointOffset)).toEqual(expected.map(e => off.offset[e]))
+        // From each checkpoint, the walk finds the object's next edges where the walk from its start did.
+        const words = new EdgeWords(program.core.memory)
+        const objects = heapObjects(heap)
+        for (const c of expected) {
+          const o = edgeSource(g, c)
+          const end = Math.min(g.outStart[o + 1]!, c + rule.edges)
+          const targets = Array.from(g.outTo.subarray(c, end), t => objects.object(t))
+          const offset = new Float64Array(end - c)
+          const toOffset = new Float64Array(end - c)
+          const source = objects.object(o)
+          const found = words.find(source.start, source.size, off.offset[c]!, targets.map(t => t.start), targets.map(t => t.start + t.size), end - c, offset, toOffset)
+          expect(found).toBe(end - c)
+          expect(Array.from(offset)).toEqual(Array.from(off.offset.subarray(c, end)))
+          expect(Array.from(toOffset)).toEqual(Array.from(off.toOffset.subarray(c, end)))
+        }
+        // The default rule on these small heaps: every 256th edge of an object, none by distance.
+        for (let i = 0; i < g.checkpointEdge.length; i++) expect((g.checkpointEdge[i]! - g.outStart[edgeSource(g, g.checkpointEdge[i]!)]!) % CHECKPOINTS.edges).toBe(0)
       })
 
       it("gives the same edges with each way of finding a pointer's span: by page, by leaf then span, by binary search", () => {
         const lookup = buildLiveLookup(heap)
         expect(lookup.root, 'the fixture heap has a page table').not.toBeNull()
         expect(lookup.pageSpans.length, 'and per-page facts').toBeGreaterThan(0)
-        const tables: ScanTables = {...lookup, spanCount: heap.spans.count, spanPages: heap.spans.pages, spanObjectCount: heap.spans.objectCount, pageSize: heap.pageSize, totalObjects: heap.spans.totalObjects}
+        const tables: ScanTables = {...lookup, spanCount: heap.spans.count, spanPages: heap.spans.pages, spanObjectCount: heap.spans.objectCount, pageSize: heap.pageSize, totalObjects: heap.spans.totalObjects, checkpoints: CHECKPOINTS}
         const edgesWith = (t: ScanTables) => {
           const outStart = new Uint32Array(t.totalObjects + 1)
           const scan = scanSpanRange(program.core.memory, t, {start: 0, end: t.spanCount, liveBytesBefore: 0}, outStart, new Float64Array(t.totalObjects), scanBuffer())
           const list: string[] = []
           const at = (a: Uint32Array[], e: number) => a[Math.floor(e / a[0]!.length)]![e % a[0]!.length]!
           for (let o = 0; o < t.totalObjects; o++) {
-            for (let e = outStart[o]!; e < outStart[o + 1]!; e++) list.push(`${o}+${at(scan.edges.offset, e)}->${at(scan.edges.to, e)}+${at(scan.edges.toOffset, e)}`)
+            for (let e = outStart[o]!; e < outStart[o + 1]!; e++) list.push(`${o}->${at(scan.edges.to, e)}`)
           }
           return list
         }
-        const naive = naiveEdges(program, heap)
+        // The targets, object by object in word order (the offsets are the walk's, tested above).
+        const naive = naiveEdges(program, heap).map(e => e.replace(/\+\d+->(\d+)\+\d+$/, '->$1'))
         expect(naive.length).toBeGreaterThan(0)
         expect(edgesWith(tables)).toEqual(naive)
         expect(edgesWith({...tables, pageSpans: new Uint32Array(0)})).toEqual(naive)
@@ -149,7 +193,7 @@ describe.skipIf(fixtures.length === 0)('scanHeapGraph on fixture cores', () => {
         expect(expected.length, 'spans with tail waste before a live object').toBeGreaterThan(0)
         const buffer = Uint32Array.from(words)
         for (const t of [lookup, {...lookup, pageSpans: new Uint32Array(0)}, {...lookup, root: null}]) {
-          const sink = new EdgeBlocks()
+          const sink = new EdgeBlocks(CHECKPOINTS)
           scanObjectWords(buffer, 0, buffer.length, 0, 0, t, sink)
           expect(Array.from(sink.finish().to[0]!)).toEqual(expected)
         }
@@ -334,11 +378,7 @@ describe.skipIf(!fixtures.some(f => f.id === 'v2.10-shared'))('scanHeapGraph on 
       const b = outEdges(full, o)
       expect(a.end - a.start).toBe(b.end - b.start)
       for (let i = 0; i < a.end - a.start; i++) {
-        expect([g.outTo[a.start + i], g.outOffset[a.start + i], g.outToOffset[a.start + i]]).toEqual([
-          full.outTo[b.start + i],
-          full.outOffset[b.start + i],
-          full.outToOffset[b.start + i],
-        ])
+        expect(g.outTo[a.start + i]).toBe(full.outTo[b.start + i])
       }
     }
   })
