@@ -164,19 +164,16 @@ export function analyzeCore(corePath: string, options: AnalysisOptions, progress
  * the analysis's peak memory.
  */
 function graphPhases(program: Program, heap: TcmallocHeap, writer: IndexWriter, workers: number, run: RunOptions, rootKinds: ReadonlySet<number> | undefined, started: StartedRetention, progress?: Progress) {
-  // The reverse edge ids, which only the index needs, go to it as soon as they exist, on the
-  // writer thread where there is one (after the reverse graph, while this thread scans the roots);
-  // `inEdgeWritten` is raised once they are written: the DFS may then write over their memory.
-  const inEdgeWritten = new Int32Array(new SharedArrayBuffer(4))
-  const handOff = (name: IndexOnlyEdgeArray, array: Uint32Array) => {
+  // The arrays only the index needs go to it as soon as each exists, before the next pass allocates.
+  const handOff = (name: IndexOnlyEdgeArray, pieces: Uint32Array[]) => {
     progress?.('writing index', 0, 1)
-    writer.addBehind(name, array, inEdgeWritten)
+    writer.addPieces(name, pieces)
   }
   // Raised once the reverse graph is written to the index: the pass may then reuse its memory.
   const reverseReleased = new Int32Array(new SharedArrayBuffer(4))
   const inStartWritten = new Int32Array(new SharedArrayBuffer(4))
   // The reverse graph goes to the index as soon as it exists, on the writer thread where there is
-  // one: while this thread scans the roots.
+  // one: while this thread writes the reverse edge ids and scans the roots.
   const reverseBuilt = (edges: ReverseEdges) => writeReverseEdges(writer, edges, reverseReleased, inStartWritten, progress)
   const scanned: Scanned = {firstWords: null, reverse: {edges: null}, spare: null}
   const graph = scanGraph(() => scanHeapGraph(program, heap, {progress, rootKinds, threads: workers, handOff, reverseBuilt, checkpoints: run.checkpoints}), scanned)
@@ -200,8 +197,6 @@ function graphPhases(program: Program, heap: TcmallocHeap, writer: IndexWriter, 
     // And inFrom, which the writer thread frees before it says it is written: the pass and this
     // thread's next phases allocate once it is gone (at 24 M slots a wait of 0-0.2 s, if any).
     writer.awaitWritten(reverseReleased)
-    // The pass's DFS writes into the reverse edge ids' memory (scanned.spare): once they are written.
-    writer.awaitWritten(inEdgeWritten)
     // inStart (4 bytes a slot) lives on past the pass's copy, the last to read it: once it is
     // written too, the retained object counts are summed in its memory rather than in fresh memory
     // beside the pass's largest arrays.

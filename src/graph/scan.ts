@@ -26,11 +26,11 @@ export interface ScanOptions {
   threads?: number
   /**
    * Takes each index-only array as soon as it exists (the reverse edge ids when the reverse pass
-   * is done), so the caller can write it out before the next pass allocates; the returned graph
-   * then has an empty array in its place (and the array as `spare`). Without it the graph keeps
-   * them.
+   * is done), as consecutive pieces, so the caller can write it out before the next pass
+   * allocates; the returned graph then has an empty array in its place. Without it the graph
+   * keeps them.
    */
-  handOff?: (name: IndexOnlyEdgeArray, array: Uint32Array) => void
+  handOff?: (name: IndexOnlyEdgeArray, pieces: Uint32Array[]) => void
   /**
    * Called with the reverse graph as soon as it exists, before the reverse edge ids are handed
    * off: the caller can start writing it out while they are.
@@ -101,7 +101,7 @@ export function scanHeapGraph(program: Program, heap: TcmallocHeap, options: Sca
   let inEdge: Uint32Array = reverse.inEdge
   let spare = NONE
   if (handOff) {
-    handOff('edge.inEdge', inEdge)
+    handOff('edge.inEdge', [inEdge])
     spare = inEdge
     inEdge = NONE
   }
