@@ -75,7 +75,8 @@ export class EdgeWords {
       for (let w = (a - this.start) / 4; a < stop; a += 8, w += 2) {
         const vh = words[w + 1]!
         const v = vh * TWO32 + words[w]!
-        if (v < lo || v >= hi) continue
+        // Written so that NaN (an index between two words: an object not 4-byte aligned) is no match.
+        if (!(v >= lo && v < hi)) continue
         offset[i] = a - objStart
         toOffset[i] = v - lo
         if (++i === count) return i
