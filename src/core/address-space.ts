@@ -105,6 +105,30 @@ export class AddressSpace {
     return this.ends[i]!
   }
 
+  /**
+   * The first readable address at or after addr, or Infinity: how far a walk over memory the core
+   * lacks (a hole in a large object) may skip at once instead of page by page.
+   */
+  nextReadable(addr: number): number {
+    let i = this.segmentIndex(addr)
+    if (i >= 0) {
+      const s = this.segments[i]!
+      const off = addr - s.start
+      // Present bytes, or the zero tail past the file's bytes, read; the rest of a dumped segment
+      // (cut from the file) up to that tail does not.
+      if (s.fileSize > 0 && (off < s.presentSize || off >= s.fileSize)) return addr
+      if (s.fileSize > 0 && s.fileSize < s.end - s.start) return s.start + s.fileSize
+      i++
+    } else i = lastAtOrBelow(this.starts, addr) + 1
+    for (; i < this.segments.length; i++) {
+      const s = this.segments[i]!
+      if (s.fileSize === 0) continue
+      if (s.presentSize > 0) return s.start
+      if (s.fileSize < s.end - s.start) return s.start + s.fileSize
+    }
+    return Infinity
+  }
+
   isReadable(addr: number, length = 1): boolean {
     return this.whyUnreadable(addr, length) === undefined
   }

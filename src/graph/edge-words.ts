@@ -90,7 +90,8 @@ export class EdgeWords {
   /**
    * The window at `a` (a word of the object [objStart, end)): a whole window from a's page, else
    * to the object's end, else a's page, else the object's bytes in that page (as the scan reads
-   * an object it cannot read whole); none of these: the page is missing.
+   * an object it cannot read whole); none of these: the page is missing, with the pages after it
+   * that the core lacks too.
    */
   private load(a: number, objStart: number, end: number): void {
     const page = Math.floor(a / PAGE) * PAGE
@@ -111,8 +112,11 @@ export class EdgeWords {
         return
       }
     }
+    // Missing, and so is every page up to the next byte the core holds: one window for them all
+    // (a walk never steps through a large hole, or a damaged index's huge object, page by page).
+    const next = Math.floor(Math.min(this.memory.nextReadable(pageEnd), Math.ceil(end / PAGE) * PAGE) / PAGE) * PAGE
     this.start = page
-    this.end = pageEnd
+    this.end = Math.max(pageEnd, next)
     this.missing = true
   }
 }
