@@ -318,8 +318,9 @@ export class HeapIndex {
   }
 
   /**
-   * A walker of its own over the core's edges: the export's, walking every object in order, reads
-   * the core in windows of `windowBytes` (a query's, 64 KiB, go through the core's block cache).
+   * A walker of its own over the core's edges, reading the core in windows of `windowBytes`: the
+   * export's walks every object in order in large ones; a query's reads 64 KiB windows, through
+   * the core's block cache.
    */
   edgeOffsets(windowBytes?: number): EdgeOffsets {
     if (!this.core) throw new Error('edge offsets asked of an index without its core')
@@ -442,7 +443,7 @@ function slotBlockSpans(firstObject: Float64Array, objectCount: number): Uint32A
   const blocks = (objectCount >>> SLOT_BLOCK_SHIFT) + 1
   const out = new Uint32Array(blocks + 1)
   for (let b = 0, s = 0; b < blocks; b++) {
-    const slot = b << SLOT_BLOCK_SHIFT
+    const slot = b * 2 ** SLOT_BLOCK_SHIFT // not <<: slots pass 2^31
     while (s + 1 < firstObject.length && firstObject[s + 1]! <= slot) s++
     out[b] = s
   }
