@@ -1,13 +1,11 @@
 import {hex, TomaError} from '../errors.js'
 import type {AddressSpace} from '../core/address-space.js'
 import {EdgeWords} from '../graph/edge-words.js'
-import type {ObjectRef} from '../tcmalloc/heap-objects.js'
 import {lastAtOrBelow} from '../util/search.js'
 import {DamagedIndexError, type IndexFile} from './index-file.js'
 
 /** Where the objects are (the index's span table). */
 export interface ObjectLookup {
-  object(index: number): ObjectRef
   objectBounds(index: number, start: Float64Array, end: Float64Array, at: number): void
 }
 
@@ -49,19 +47,23 @@ export class EdgeOffsets {
 
   /** Edges [e0, e1) of object `from`, whose edges start at `first` (edge.outStart's, checked by the caller). */
   edges(from: number, first: number, e0: number, e1: number): ObjectEdges {
-    const source = this.objects.object(from)
+    if (e0 >= e1) return {first: e0, to: new Uint32Array(0), offset: new Float64Array(0), toOffset: new Float64Array(0)}
+    this.objects.objectBounds(from, this.sourceStart, this.sourceEnd, 0)
+    const sourceStart = this.sourceStart[0]!
+    const size = this.sourceEnd[0]! - sourceStart
     let start = first
     let startOffset = 0
+    // The checkpoint must be one of this object's edges (the next object's first edge can be one).
     const c = this.checkpointAtOrBefore(e0)
     if (c >= 0 && this.checkpoints!.edge[c]! >= first) {
       start = this.checkpoints!.edge[c]!
       startOffset = this.checkpoints!.offset[c]!
-      if (!(Number.isInteger(startOffset) && startOffset >= 0 && startOffset % 8 === 0 && startOffset < source.size)) {
+      if (!(Number.isInteger(startOffset) && startOffset >= 0 && startOffset % 8 === 0 && startOffset < size)) {
         throw new DamagedIndexError(this.file.path, `checkpoint ${c} has a bad offset`)
       }
     }
     const to = this.file.slice<Uint32Array>('edge.to', start, e1 - start)
-    const {offset, toOffset} = this.walk(source.start, source.size, start - first, startOffset, to, 0, to.length)
+    const {offset, toOffset} = this.walk(sourceStart, size, start - first, startOffset, to, 0, to.length)
     if (start !== first && offset[0] !== startOffset) throw new DamagedIndexError(this.file.path, `checkpoint edge ${start} is not at its offset`)
     const skip = e0 - start
     return {first: e0, to: to.subarray(skip), offset: offset.slice(skip, to.length), toOffset: toOffset.slice(skip, to.length)}

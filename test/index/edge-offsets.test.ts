@@ -79,6 +79,8 @@ describe.skipIf(chosen.length < 2).each(chosen.map(f => [f.id, f] as const))('ed
         expect([one.to[0], one.offset[0], one.toOffset[0]]).toEqual([edges[k]!.to, edges[k]!.offset, edges[k]!.toOffset])
       }
       for (const e of edges) expect(narrow.edgeBetween(o, e.to)).toEqual(plain.edgeBetween(o, e.to))
+      // Past the last edge: none, even where the next object's first edge is a checkpoint.
+      expect(narrow.objectEdges(o, edges.length, 1).to.length).toBe(0)
     }
     for (const [to, edges] of incoming) {
       expect(narrow.inEdges(to)).toEqual(edges)
