@@ -8,10 +8,13 @@
  * two random writes an edge, over arrays far larger than the caches: that was the pass's whole
  * cost. So it goes in two steps, each with its writes in cache: the edges are first distributed
  * to their block's range of the output, in edge order (a cursor a block, one write stream a block
- * and array), with each target's place in its block; then each block's range, a few hundred KiB,
- * is sorted by that place (counting sort, stable) into its final order. A block holding more than
- * `maxBlockEdges` edges (a hugely referenced target) would need that much scratch memory: its
- * edges go straight into place, after counting its targets' in-degrees.
+ * and array); then each block's range, a few hundred KiB, is sorted by each edge's target's place
+ * in the block (counting sort, stable) into its final order. The places are read again from the
+ * edges' targets, block by block, rather than kept from the distribution: that would be 2 bytes an
+ * edge beside the reverse graph, at the pass's peak memory; the block's edges are ascending, so
+ * the reads go forward through the targets. A block holding more than `maxBlockEdges` edges (a
+ * hugely referenced target) would need that much scratch memory: its edges go straight into
+ * place, after counting its targets' in-degrees.
  *
  * After the fill inStart[t] is where t's list ends, shifted into place by finishReverse, so no
  * second objectCount-long array is needed.
@@ -35,13 +38,11 @@ export interface ReverseShare {
   blockShift: number
 }
 
-/** The arrays the fill writes: the reverse CSR, and each edge's target's place in its block while the blocks are sorted. */
+/** The arrays the fill writes: the reverse CSR. */
 export interface ReverseArrays {
   inStart: Uint32Array
   inEdge: Uint32Array
   inFrom: Uint32Array
-  /** One entry an edge, read and written only during the fill. */
-  place: Uint16Array
 }
 
 /** Blocks of targets among objectCount objects. */
@@ -56,7 +57,7 @@ export function reverseBlockCount(objectCount: number, blockShift = REVERSE_BLOC
  * of each edge comes free).
  */
 export function fillReverseShare(objectCount: number, outStart: Uint32Array, outTo: Uint32Array, share: ReverseShare, into: ReverseArrays, maxBlockEdges = MAX_BLOCK_EDGES): void {
-  const {inStart, inEdge, inFrom, place} = into
+  const {inStart, inEdge, inFrom} = into
   const {blockThread, thread, blockShift} = share
   if (!(blockShift >= 0 && blockShift <= 16)) throw new RangeError(`reverse block shift ${blockShift}: a place in a block must fit 16 bits`)
   const blocks = blockThread.length
@@ -104,18 +105,22 @@ export function fillReverseShare(objectCount: number, outStart: Uint32Array, out
       const at = m === 1 ? cursor[b]!++ : inStart[t]!++
       inEdge[at] = e
       inFrom[at] = o
-      place[at] = t & mask
     }
   }
   // Each sorted block's range, by target: counted, copied out, written back in order.
   const count = new Uint32Array(blockSize)
   const edges = new Uint32Array(largest)
   const from = new Uint32Array(largest)
+  const place = new Uint16Array(largest)
   for (let b = 0, base = 0; b < blocks; base += blockTotals[b]!, b++) {
     if (mode[b] !== 1) continue
     const n = blockTotals[b]!
     count.fill(0)
-    for (let i = base; i < base + n; i++) count[place[i]!]!++
+    for (let i = 0; i < n; i++) {
+      const p = outTo[inEdge[base + i]!]! & mask
+      place[i] = p
+      count[p]!++
+    }
     const first = b * blockSize
     const targets = Math.min(blockSize, objectCount - first)
     for (let k = 0, at = base; k < targets; k++) {
@@ -127,7 +132,7 @@ export function fillReverseShare(objectCount: number, outStart: Uint32Array, out
     edges.set(inEdge.subarray(base, base + n))
     from.set(inFrom.subarray(base, base + n))
     for (let i = 0; i < n; i++) {
-      const at = count[place[base + i]!]!++
+      const at = count[place[i]!]!++
       inEdge[at] = edges[i]!
       inFrom[at] = from[i]!
     }

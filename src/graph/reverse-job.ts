@@ -3,7 +3,7 @@ import {fileURLToPath} from 'node:url'
 import {MessageChannel, type MessagePort, Worker, receiveMessageOnPort} from 'node:worker_threads'
 import {fillReverseShare, finishReverse, REVERSE_BLOCK_SHIFT, reverseBlockCount} from './reverse-csr.js'
 import {awaitSignal} from '../util/await-signal.js'
-import {sharedUint16, sharedUint32, sharedUint8} from '../util/shared-arrays.js'
+import {sharedUint32, sharedUint8} from '../util/shared-arrays.js'
 
 /** The reverse edges: incoming edges of object o are inEdge/inFrom[inStart[o] .. inStart[o+1]). */
 export interface ReverseEdges {
@@ -22,8 +22,6 @@ export interface ReverseShared {
   inStart: Uint32Array
   inEdge: Uint32Array
   inFrom: Uint32Array
-  /** Each edge's target's place in its block, while the blocks are sorted (reverse-csr.ts). */
-  place: Uint16Array
   /** The thread that builds each block of targets' in-lists (this one is 0, worker i is i + 1). */
   blockThread: Uint8Array
   /** [0]: workers finished. */
@@ -64,7 +62,6 @@ export function buildReverse(objectCount: number, outStart: Uint32Array, outTo: 
     inStart: sharedUint32(objectCount + 1),
     inEdge: sharedUint32(edgeCount),
     inFrom: sharedUint32(edgeCount),
-    place: sharedUint16(edgeCount),
     blockThread,
     finished: new Int32Array(new SharedArrayBuffer(4)),
   }

@@ -244,7 +244,7 @@ describe.skipIf(fixtures.length === 0)('scanHeapGraph on fixture cores', () => {
         expect(median, 'blocks below and above the middle limit').toBeLessThan(sortedTotals[blocks - 1]!)
         const bytes = (a: Uint32Array) => Buffer.from(a.buffer, a.byteOffset, a.byteLength)
         for (const maxBlockEdges of [Infinity, 0, median]) {
-          const into = {inStart: new Uint32Array(g.objectCount + 1), inEdge: new Uint32Array(g.edgeCount), inFrom: new Uint32Array(g.edgeCount), place: new Uint16Array(g.edgeCount)}
+          const into = {inStart: new Uint32Array(g.objectCount + 1), inEdge: new Uint32Array(g.edgeCount), inFrom: new Uint32Array(g.edgeCount)}
           for (let thread = 0; thread < threads; thread++) fillReverseShare(g.objectCount, g.outStart, g.outTo, {blockThread, thread, blockShift}, into, maxBlockEdges)
           finishReverse(into.inStart, g.objectCount)
           expect(bytes(into.inStart).equals(bytes(g.inStart)), `inStart, limit ${maxBlockEdges}`).toBe(true)
