@@ -1,7 +1,8 @@
 // Peak memory by phase: runs `toma analyze`'s analysis of CORE in a child process (with the malloc
 // tunables `toma analyze` runs with), samples its resident set every 5 ms from /proc, and prints
 // each phase's RSS at its start, its largest and at its end (Linux only).
-//   node scripts/rss-timeline.js CORE [--dist DIR]   (DIR: another build's dist, for A/B runs)
+//   node scripts/rss-timeline.js CORE [--dist DIR] [--detail PHASE]
+// (DIR: another build's dist, for A/B runs; PHASE: also print that phase's every sample, "ms:MiB").
 import {spawn} from 'node:child_process'
 import fs from 'node:fs'
 import os from 'node:os'
@@ -27,8 +28,10 @@ if (args[0] === '--child') {
 const core = args[0]
 const distAt = args.indexOf('--dist')
 const dist = path.resolve(distAt >= 0 ? args[distAt + 1] : fileURLToPath(new URL('../dist', import.meta.url)))
+const detailAt = args.indexOf('--detail')
+const detail = detailAt >= 0 ? args[detailAt + 1] : undefined
 if (!core || !fs.existsSync(core)) {
-  console.error('usage: node scripts/rss-timeline.js CORE [--dist DIR]')
+  console.error('usage: node scripts/rss-timeline.js CORE [--dist DIR] [--detail PHASE]')
   process.exit(2)
 }
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'toma-rss-'))
@@ -68,6 +71,7 @@ child.on('exit', code => {
     const inPhase = samples.filter(s => s.at >= marks[i].at && s.at < end).map(s => s.mib)
     const rss = inPhase.length ? `start ${inPhase[0]} max ${Math.max(...inPhase)} end ${inPhase.at(-1)} MiB` : ''
     console.log(`${((marks[i].at - t0) / 1000).toFixed(2).padStart(7)} s  ${marks[i].phase.padEnd(28)} ${rss}`)
+    if (detail === marks[i].phase) console.log(samples.filter(s => s.at >= marks[i].at && s.at < end).map(s => `${s.at - marks[i].at}:${s.mib}`).join(' '))
   }
   console.log(`peak RSS (the kernel's): ${peak} MiB`)
 })

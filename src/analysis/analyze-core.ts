@@ -187,25 +187,23 @@ function graphPhases(program: Program, heap: TcmallocHeap, writer: IndexWriter, 
   // words, 8 bytes per slot, are dropped once types are named, before its later steps allocate).
   // On this thread it runs after types, once the first words are gone.
   const onWorker = retention && dominatorPassOnWorker({forward: {edges: graph}, reverse}, workers)
+  if (retention) {
+    // The dominator pass reads the reverse graph back from the index, once, in order, after its
+    // DFS: its memory (4 bytes an edge and 4 bytes an object slot) goes once it is written (it was
+    // handed to the writer before the reverse edge ids and the roots), before the DFS and this
+    // thread's next phases allocate, not after the pass's predecessor copy.
+    reverse.edges = {inStart: writer.fileArray('edge.inStart', inStartWritten), inFrom: writer.fileArray('edge.inFrom', reverseReleased)}
+  }
   if (onWorker) {
-    // The pass on a worker reads the edges' sources back from the index, once, after its DFS:
-    // their memory (4 bytes an edge) goes once they are written (they were handed to the writer
-    // before the reverse edge ids and the roots), before the DFS and this thread's next phases
-    // allocate, not after the pass's predecessor copy.
-    reverse.edges!.inFrom = writer.fileArray('edge.inFrom', reverseReleased)
     collectGarbage() // what the scan released, before the pass allocates
     // And inFrom, which the writer thread frees before it says it is written: the pass and this
     // thread's next phases allocate once it is gone (at 24 M slots a wait of 0-0.2 s, if any).
     writer.awaitWritten(reverseReleased)
-    // inStart (4 bytes a slot) lives on past the pass's copy, the last to read it: once it is
-    // written too, the retained object counts are summed in its memory rather than in fresh memory
-    // beside the pass's largest arrays.
-    const countsMemory = {array: reverse.edges!.inStart, written: inStartWritten}
-    started.retention = startRetention({graph, reverse, reverseReleased, live, threads, memory: scanned.spare ?? undefined, countsMemory}, workers, progress)
+    started.retention = startRetention({graph, reverse, reverseReleased, live, threads, memory: scanned.spare ?? undefined}, workers, progress)
   }
   scanned.spare = null
-  // Beside a worker this thread's hold on the rest of the reverse graph ends here (the pass frees
-  // inStart once its copy is made); a pass on this thread takes it over and releases it as it goes.
+  // Beside a worker this thread's hold on the reverse graph's file arrays ends here; a pass on this
+  // thread takes them over.
   if (!retention || onWorker) reverse.edges = null
   const types = nameObjects(scanned.firstWords!, new TypeNamer(program), progress)
   const ownObjects = allocatorObjects(heap, scanned.firstWords!, types)
@@ -264,11 +262,11 @@ function analysedGraph(graph: ScannedGraph, scanned: Scanned): AnalysedGraph {
   return rest
 }
 
-/** `written` is raised once inFrom is in the index (the dominator pass may then write over it, or read it there). */
+/** `written` and `inStartWritten` are raised once inFrom and inStart are in the index (the dominator pass reads them there). */
 function writeReverseEdges(writer: IndexWriter, {inStart, inFrom}: ReverseEdges, written: Int32Array, inStartWritten: Int32Array, progress?: Progress): void {
-  if (!(inFrom instanceof Uint32Array)) throw new Error('reverse graph written twice')
+  if (!(inFrom instanceof Uint32Array && inStart instanceof Uint32Array)) throw new Error('reverse graph written twice')
   progress?.('writing index', 0, 1)
-  // inFrom first: its memory goes once it is written (where the pass reads it back from the index).
+  // inFrom first: its memory goes once it is written.
   writer.addBehind('edge.inFrom', inFrom, written)
   writer.addBehind('edge.inStart', inStart, inStartWritten)
 }

@@ -7,12 +7,13 @@ import {dominatorChildren, type DominatorChildren} from './dominator-children.js
 import {copyPredecessors, dominatorTree, type DominatorInput, type DominatorTree, type PredecessorCopy} from './dominators.js'
 import {collectGarbage} from '../util/collect-garbage.js'
 import type {TreeWalkInput, TreeWalkSums} from './dominator-walk.js'
+import type {FileArray} from '../util/file-array.js'
 
 /** A dominator tree being computed: `join` waits for it, `children` then for its child lists. */
 export interface DominatorJob {
   /**
-   * Returns once the pass is past its largest memory (its predecessor copy made and the reverse
-   * graph released) or done: what the caller allocates while it waits then does not add to the
+   * Returns once the pass is past its largest memory (its semidominators known, its predecessor
+   * copy released) or done: what the caller allocates while it waits then does not add to the
    * pass's peak. On a worker the caller first waits for the pass's DFS numbering, then takes a
    * share of its predecessor copy (dominators.ts: PredecessorCopy) until none is left.
    */
@@ -110,7 +111,11 @@ export function startDominatorTree(input: DominatorInput, workers: number): Domi
     help: helpWithCopy,
     awaitPastPeak(): void {
       helpWithCopy()
-      if (!early) awaitSignal(signal, 0, PAST_PEAK, STARTED_WORD)
+      if (early) return
+      awaitSignal(signal, 0, PAST_PEAK, STARTED_WORD)
+      // This thread's hold on the predecessor copy it helped with (its lists and semi[]), which
+      // the worker has let go: freed before the caller allocates.
+      collectGarbage()
     },
     join(): DominatorTree {
       const got: {tree?: DominatorTree; error?: string} = early ?? awaitPosted<{tree?: DominatorTree}>(signal, POSTED_TREE, port1)
@@ -147,8 +152,13 @@ const WORKER_SCRIPT = new URL('./dominator-worker.js', import.meta.url)
 export function dominatorPassOnWorker(input: Pick<DominatorInput, 'forward' | 'reverse'>, workers: number): boolean {
   const forward = input.forward.edges
   const reverse = input.reverse.edges
-  const shareable = forward !== null && isShared(forward.outStart) && isShared(forward.outTo) && reverse !== null && isShared(reverse.inStart) && isShared(reverse.inFrom instanceof Uint32Array ? reverse.inFrom : reverse.inFrom.written)
+  const shareable = forward !== null && isShared(forward.outStart) && isShared(forward.outTo) && reverse !== null && isShared(inMemory(reverse.inStart)) && isShared(inMemory(reverse.inFrom))
   return workers >= 2 && shareable && fs.existsSync(fileURLToPath(WORKER_SCRIPT))
+}
+
+/** The array itself, or where it lies in a file the word that says it is written (shared if another thread writes it). */
+function inMemory(a: Uint32Array | FileArray): ArrayBufferView {
+  return a instanceof Uint32Array ? a : a.written
 }
 
 const NEVER_STARTED = {error: 'the worker thread did not start'}

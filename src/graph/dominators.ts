@@ -30,11 +30,12 @@ export interface ForwardEdges {
 
 /**
  * The reverse CSR: sources of the incoming edges of o are inFrom[inStart[o] .. inStart[o+1]).
- * inFrom may be in a file instead (the index, where the analysis has written it): the pass reads
- * it once, in order, so that its memory (4 bytes an edge) can go before the pass's peak.
+ * Either may be in a file instead (the index, where the analysis has written it): the pass reads
+ * each once, in order, so that their memory (4 bytes an edge, 4 bytes an object slot) can go
+ * before the pass's largest steps.
  */
 export interface ReverseEdges {
-  inStart: Uint32Array
+  inStart: Uint32Array | FileArray
   inFrom: Uint32Array | FileArray
 }
 
@@ -94,6 +95,8 @@ export interface DominatorTree {
 }
 
 const NONE = 0xffff_ffff
+/** An array dropped: what a field holds once its memory is let go. */
+const NO_WORDS = new Uint32Array(0)
 /** pre[] value of an object the DFS must not enter (free, or in the other part of the graph). */
 const OUTSIDE = 0xffff_ffff
 
@@ -101,8 +104,8 @@ const OUTSIDE = 0xffff_ffff
  * `shared`: idom (and the arrays left in `spare`) in shared memory, so that a worker thread and
  * the main thread can both read it. `spare` receives the working arrays that are free once the
  * pass returns (the DFS parents and the link-eval forest), for the child lists to reuse.
- * `pastPeak` is called once the pass's memory is past its largest (the predecessor copy made,
- * the reverse graph released and collected).
+ * `pastPeak` is called once the pass's memory is past its largest: the semidominators known, the
+ * predecessor copy and semi[] released and collected (the link-eval forest lives on, as `spare`).
  *
  * Each array lives only through the steps that read it, so that the pass's peak memory stays low
  * (it runs beside the main thread's own phases): the reverse graph only until the predecessor
@@ -120,7 +123,7 @@ export function dominatorTree(g: DominatorInput, shared = false, spare: Uint32Ar
   if (n0 + groups >= BY_GROUP) throw new RangeError(`${n0} objects: too many for 32-bit dominator ids`)
   const numbering = depthFirst(taken(g.forward), g, groups, shared, g.memory)
   g.memory = undefined
-  const {vertex, semi, count} = numbering
+  const {vertex, count} = numbering
   let reverse: ReverseEdges | null = taken(g.reverse)
   let copy: PredecessorCopy | null = predecessorCopy(reverse, numbering, shared, g.copyPieceShift)
   helper?.(copy)
@@ -136,19 +139,22 @@ export function dominatorTree(g: DominatorInput, shared = false, spare: Uint32Ar
   // too; inFrom's may live on as the forest), before the forest allocates: nothing else would
   // collect in time.
   collectGarbage()
-  pastPeak()
   const forest = semidominators(numbering, copy, g, groups, forestMemory ?? newUint32(2 * count, shared))
   copy = null
-  collectGarbage() // the copy, before the child lists are built
 
   // Immediate dominators: climb from the DFS parent until at or above the semidominator. Written
   // over parent[] in place: the climb from w reads only entries below w, converted already.
   const idomPre = numbering.parent
+  const semi = numbering.semi
   for (let w = 1; w < count; w++) {
     let d = idomPre[w]!
     while (d > semi[w]!) d = idomPre[d]!
     idomPre[w] = d
   }
+  numbering.semi = NO_WORDS
+  // The copy and semi[], before the caller allocates beside the pass and the child lists are built.
+  collectGarbage()
+  pastPeak()
   const idom = idomMemory.fill(NOT_IN_TREE)
   for (let w = 1; w < count; w++) {
     const o = vertex[w]!
@@ -368,15 +374,16 @@ function leakedFinishOrder(n0: number, outStart: Uint32Array, outTo: Uint32Array
  * until the loop writes the vertex's semidominator there.
  *
  * The lists' lengths are known from inStart and the DFS tree before anything is copied, so each
- * list's place is too: the copy then reads inFrom once, in order (from the file where it is not
- * in memory), object by object, and writes each object's list at its place. It goes in pieces of
+ * list's place is too: the lengths are found object by object (inStart read once, in order, from
+ * the file where it is not in memory), then summed in preorder; the copy then reads inStart and
+ * inFrom once more, in order, object by object, and writes each object's list at its place. It goes in pieces of
  * 2^16 consecutive objects (COPY_PIECE_SHIFT), which the threads at hand take in turn (an atomic
  * counter); no two write the same list, and the lists come out the same whoever copied them. On a
  * worker thread the main thread, done with its own phases by then, takes pieces too: the copy is
  * the pass's longest step but one.
  */
 export interface PredecessorCopy {
-  inStart: Uint32Array
+  inStart: Uint32Array | FileArray
   inFrom: Uint32Array | FileArray
   pre: Uint32Array
   parent: Uint32Array
@@ -399,16 +406,31 @@ function predecessorCopy({inStart, inFrom}: ReverseEdges, numbering: Numbering, 
   const pre = numbering.pre!
   const n0 = pre.length
   // Each list's length: the vertex's in-edges but its tree edge (none for the virtual root or a
-  // root group, which the copy never reads), then its place.
+  // root group, which the copy never reads); every live object is numbered.
+  semi.fill(0, 0, count + 1)
+  const starts = new Uint32Reader(inStart)
+  try {
+    starts.load(0, n0 + 1)
+    let start = starts.words[0]!
+    for (let o = 0; o < n0; o++) {
+      if (o + 1 >= starts.end) starts.load(o + 1, n0 + 1)
+      const next = starts.words[o + 1 - starts.start]!
+      const w = pre[o]!
+      if (w !== OUTSIDE) {
+        const q = parent[w]!
+        semi[w] = q !== 0 && vertex[q]! < n0 ? next - start - 1 : next - start
+      }
+      start = next
+    }
+  } finally {
+    starts.close()
+  }
+  // Then each list's place, in preorder.
   let at = 0
-  semi[0] = 0
-  for (let w = 1; w < count; w++) {
+  for (let w = 0; w < count; w++) {
+    const length = semi[w]!
     semi[w] = at
-    const o = vertex[w]!
-    if (o >= n0) continue
-    const q = parent[w]!
-    const inEdges = inStart[o + 1]! - inStart[o]!
-    at += q !== 0 && vertex[q]! < n0 ? inEdges - 1 : inEdges
+    at += length
   }
   semi[count] = at
   return {
@@ -428,16 +450,20 @@ function predecessorCopy({inStart, inFrom}: ReverseEdges, numbering: Numbering, 
 
 /** Copies the predecessor lists of the pieces this thread can take (at most `most`). */
 export function copyPredecessors(copy: PredecessorCopy, most = Infinity): void {
-  const {inStart, pre, parent, semi, lists, count, reachedEnd, control, pieces} = copy
+  const {pre, parent, semi, lists, count, reachedEnd, control, pieces} = copy
   const n0 = pre.length
   const sources = new Uint32Reader(copy.inFrom)
+  // A piece's list starts, read at once (its objects' and the next one's).
+  const starts = new Uint32Reader(copy.inStart, 2 ** copy.pieceShift + 1)
   try {
     for (let taken = 0; taken < most; taken++) {
       const p = Atomics.add(control, 0, 1)
       if (p >= pieces) break
       const first = p * 2 ** copy.pieceShift
       const end = Math.min(n0, first + 2 ** copy.pieceShift)
-      const edgesEnd = inStart[end]!
+      starts.load(first, end + 1)
+      const inStart = starts.words.subarray(first - starts.start, end + 1 - starts.start)
+      const edgesEnd = inStart[end - first]!
       for (let o = first; o < end; o++) {
         const w = pre[o]!
         if (w === OUTSIDE) continue
@@ -448,7 +474,7 @@ export function copyPredecessors(copy: PredecessorCopy, most = Infinity): void {
         const q = parent[w]!
         let treeEdgeLeft = true
         const ceiling = w < reachedEnd ? reachedEnd : count
-        for (let i = inStart[o]!, stop = inStart[o + 1]!; i < stop; i++) {
+        for (let i = inStart[o - first]!, stop = inStart[o + 1 - first]!; i < stop; i++) {
           if (i >= sources.end) sources.load(i, edgesEnd)
           const pv = pre[sources.words[i - sources.start]!]!
           if (treeEdgeLeft && pv === q) treeEdgeLeft = false
@@ -460,6 +486,7 @@ export function copyPredecessors(copy: PredecessorCopy, most = Infinity): void {
     }
   } finally {
     sources.close()
+    starts.close()
   }
 }
 

@@ -2,8 +2,7 @@ import type {HeapGraph} from './csr.js'
 import {startDominatorTree, type DominatorJob} from './dominator-job.js'
 import {retainedSizes, type DominatorInput} from './dominators.js'
 import {largestPositions} from '../util/largest-positions.js'
-import {isShared, sharedUint32} from '../util/shared-arrays.js'
-import {awaitSignal} from '../util/await-signal.js'
+import {sharedUint32} from '../util/shared-arrays.js'
 import {ACCUMULATION_MIN_SHARE, accumulationPoints, type Accumulation} from './accumulation.js'
 import {balancedSplit, mergedWalks, walkDominatorTree, type TreeWalkInput, type TreeWalkSums} from './dominator-walk.js'
 import type {TypeIds} from './object-types.js'
@@ -48,12 +47,6 @@ export interface RetentionInput {
   reverseReleased?: Int32Array
   /** Memory the dominator pass may write over (dominators.ts). */
   memory?: Uint32Array
-  /**
-   * Shared memory for the retained object counts where the pass runs on a worker (at least one
-   * entry an object slot), free to write over once the pass is past its peak (its predecessor copy
-   * made) and `written` (word 0) is 1; else they go in fresh memory.
-   */
-  countsMemory?: {array: Uint32Array; written: Int32Array}
   /** 1 for live objects. */
   live: Uint8Array
   /** The threads of the core by tid: each one's roots form a group, so what only it holds is known. */
@@ -99,8 +92,6 @@ type Progress = (phase: string, done: number, total: number) => void
 export function startRetention(input: RetentionInput, workers: number, progress?: Progress): PendingRetention {
   const g = input.graph
   const n = g.objectCount
-  // A variable of its own: `finish` must not hold `input` (its graph's edges would stay with it).
-  const countsMemory = input.countsMemory
   const groupOfTid = new Map(input.threads.map((tid, i) => [tid, i]))
   const rootGroup = Int32Array.from(g.rootThread, tid => groupOfTid.get(tid) ?? -1)
   const dominatorInput = {
@@ -132,7 +123,7 @@ export function startRetention(input: RetentionInput, workers: number, progress?
       // only once the pass is past its peak memory, not to add to it.
       job.awaitPastPeak()
       let sizes = job.parallel ? shallowSizes() : null
-      const objectCounts = job.parallel ? countsArray(countsMemory, n) : undefined
+      const objectCounts = job.parallel ? sharedUint32(n).fill(0) : undefined
       const tree = job.join()
       handOff({idom: tree.idom})
       finishProgress?.('retained sizes', 0, 1)
@@ -153,13 +144,6 @@ export function startRetention(input: RetentionInput, workers: number, progress?
       return {idom: tree.idom, retainedBytes, retainedObjects, childStart, child, leakStarts: tree.leakStarts, typeRetainedBytes: walk.bytes, typeRetainedObjects: walk.objects, top, threadRetainedBytes, threadRetainedObjects, accumulations}
     },
   }
-}
-
-/** Zeroed counts, in the memory given where it is there, shared and large enough (once it is written). */
-function countsArray(memory: RetentionInput['countsMemory'], n: number): Uint32Array {
-  if (!memory || memory.array.length < n || !isShared(memory.array)) return sharedUint32(n).fill(0)
-  awaitSignal(memory.written, 0, 1)
-  return memory.array.subarray(0, n).fill(0)
 }
 
 /**

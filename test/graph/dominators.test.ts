@@ -247,22 +247,29 @@ describe.each(['v2.10-shared', 'v2.18.1-shared'])('dominators with the predecess
   })
 })
 
-// Beside a worker the pass reads the reverse graph's sources back from the index the analysis is
-// writing (analyze-core.ts), object by object in reads of the file: the same tree as from memory.
-describe.each(['v2.10-shared', 'v2.18.1-shared'])('dominators with the edge sources in a file on %s', id => {
+// The pass reads the reverse graph back from the index the analysis is writing (analyze-core.ts):
+// the edges' sources object by object, the list starts once for the lists' lengths and once per
+// piece of the copy, all in reads of the file: the same tree as from memory.
+describe.each(['v2.10-shared', 'v2.18.1-shared'])('dominators with the reverse graph in a file on %s', id => {
   it('read from the file in pieces of 16 objects, some by a helper: the same tree', async () => {
     const {program, g, input} = await passInput(id)
     const fresh = dominatorTree(input(g.inFrom))
     const path = `${testTemp('dominators-')}/index`
-    fs.writeFileSync(path, Buffer.concat([Buffer.alloc(24, 0xee), Buffer.from(g.inFrom.buffer, g.inFrom.byteOffset, g.inFrom.byteLength)]))
+    const bytes = (a: Uint32Array) => Buffer.from(a.buffer, a.byteOffset, a.byteLength)
+    // As in the index: other bytes before and between the arrays.
+    fs.writeFileSync(path, Buffer.concat([Buffer.alloc(24, 0xee), bytes(g.inFrom), Buffer.alloc(8, 0xee), bytes(g.inStart)]))
     const inFrom: FileArray = {path, byteOffset: 24, length: g.inFrom.length, written: Int32Array.of(1)}
+    const inStart: FileArray = {path, byteOffset: 24 + g.inFrom.byteLength + 8, length: g.inStart.length, written: Int32Array.of(1)}
     for (const most of [0, 5]) {
-      const fromFile = {...input(g.inFrom), reverse: {edges: {inStart: g.inStart, inFrom}}, copyPieceShift: 4}
-      const tree = dominatorTree(fromFile, false, [], undefined, copy => copyPredecessors(copy, most))
-      expect(fromFile.reverse.edges).toBeNull()
-      expect(Array.from(tree.idom), `helper took ${most}`).toEqual(Array.from(fresh.idom))
-      expect(Array.from(tree.preorder)).toEqual(Array.from(fresh.preorder))
-      expect(Array.from(tree.leakStarts)).toEqual(Array.from(fresh.leakStarts))
+      for (const starts of [g.inStart, inStart]) {
+        const fromFile = {...input(g.inFrom), reverse: {edges: {inStart: starts, inFrom}}, copyPieceShift: 4}
+        const tree = dominatorTree(fromFile, false, [], undefined, copy => copyPredecessors(copy, most))
+        const what = `helper took ${most}, list starts ${starts === inStart ? 'in the file' : 'in memory'}`
+        expect(fromFile.reverse.edges).toBeNull()
+        expect(Array.from(tree.idom), what).toEqual(Array.from(fresh.idom))
+        expect(Array.from(tree.preorder), what).toEqual(Array.from(fresh.preorder))
+        expect(Array.from(tree.leakStarts), what).toEqual(Array.from(fresh.leakStarts))
+      }
     }
     program.core.close()
   })
