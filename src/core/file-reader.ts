@@ -3,6 +3,12 @@ import fs from 'node:fs'
 const BLOCK_SHIFT = 16 // 64 KiB blocks: list walks touch scattered words; scans use readRange
 const BLOCK_SIZE = 1 << BLOCK_SHIFT
 const MAX_CACHED_BLOCKS = 1024 // bounds the cache at 64 MiB whatever the core's size
+/**
+ * Blocks are cut from slabs of this many (1 MiB), each one allocation that malloc maps on its own:
+ * a 64 KiB block allocated alone lies in malloc's heap, which kept the cache's 64 MiB resident
+ * through the whole analysis after the cache was dropped; a slab's memory goes back when it goes.
+ */
+const SLAB_BLOCKS = 16
 
 /**
  * Bytes to read in place of the file's own (a copy-on-write view: damaged copies of a core without
@@ -22,8 +28,12 @@ export class FileReader {
   readonly size: number
   private readonly fd: number
   private readonly cache = new Map<number, Buffer>()
+  private slabs: Buffer[] = []
+  /** Blocks cut from the slabs so far (never more than the cache holds: evicted blocks are reused). */
+  private carved = 0
 
-  constructor(readonly path: string, readonly overlay?: FileOverlay) {
+  /** `cacheBlocks`: blocks the cache holds at most (tests make it small, to evict). */
+  constructor(readonly path: string, readonly overlay?: FileOverlay, private readonly cacheBlocks = MAX_CACHED_BLOCKS) {
     this.fd = fs.openSync(path, 'r')
     const size = fs.fstatSync(this.fd).size
     this.size = overlay?.size === undefined ? size : Math.max(0, Math.min(size, overlay.size))
@@ -46,6 +56,8 @@ export class FileReader {
   /** Frees the cached blocks (up to 64 MiB), e.g. once the walks over scattered words are done. */
   dropCache(): void {
     this.cache.clear()
+    this.slabs = []
+    this.carved = 0
     this.lastBlock = null
     this.lastIndex = -1
   }
@@ -106,6 +118,14 @@ export class FileReader {
     return buf
   }
 
+  /** A block's place, cut from the last slab (a new one when it is full). */
+  private newBlock(length: number): Buffer {
+    const slab = Math.floor(this.carved / SLAB_BLOCKS)
+    if (slab === this.slabs.length) this.slabs.push(Buffer.allocUnsafeSlow(SLAB_BLOCKS * BLOCK_SIZE))
+    const at = (this.carved++ % SLAB_BLOCKS) * BLOCK_SIZE
+    return this.slabs[slab]!.subarray(at, at + length)
+  }
+
   private block(index: number): Buffer {
     const hit = this.cache.get(index)
     if (hit) {
@@ -117,8 +137,8 @@ export class FileReader {
     const length = Math.max(0, Math.min(BLOCK_SIZE, this.size - start))
     // The evicted block's memory takes the new one (a list walk over a big core misses for most of
     // its blocks: a new buffer each time made garbage faster than the walk itself ran).
-    let buf: Buffer | null = null
-    if (this.cache.size >= MAX_CACHED_BLOCKS) {
+    let buf: Buffer
+    if (this.cache.size >= this.cacheBlocks) {
       const oldest = this.cache.keys().next().value as number
       const evicted = this.cache.get(oldest)!
       this.cache.delete(oldest)
@@ -126,9 +146,9 @@ export class FileReader {
         this.lastBlock = null
         this.lastIndex = -1
       }
-      if (evicted.length === length) buf = evicted
-    }
-    buf ??= Buffer.allocUnsafe(length)
+      // Its place in the slab holds a whole block, whatever the evicted one's length.
+      buf = Buffer.from(evicted.buffer, evicted.byteOffset, length)
+    } else buf = this.newBlock(length)
     // Zeros where a short read (a file cut while read) leaves bytes unread, as Buffer.alloc gave.
     let done = 0
     while (done < length) {
