@@ -97,6 +97,7 @@ export interface DominatorTree {
 const NONE = 0xffff_ffff
 /** An array dropped: what a field holds once its memory is let go. */
 const NO_WORDS = new Uint32Array(0)
+const NO_BYTES = new Uint8Array(0)
 /** pre[] value of an object the DFS must not enter (free, or in the other part of the graph). */
 const OUTSIDE = 0xffff_ffff
 
@@ -123,6 +124,11 @@ export function dominatorTree(g: DominatorInput, shared = false, spare: Uint32Ar
   if (n0 + groups >= BY_GROUP) throw new RangeError(`${n0} objects: too many for 32-bit dominator ids`)
   const numbering = depthFirst(taken(g.forward), g, groups, shared, g.memory)
   g.memory = undefined
+  // The out-edges (12 bytes an object slot) and the live flags are read no more: this thread's
+  // hold on them goes before the predecessor copy allocates (their memory goes once the caller
+  // drops them too, which it does while the DFS runs).
+  g.live = NO_BYTES
+  collectGarbage()
   const {vertex, count} = numbering
   let reverse: ReverseEdges | null = taken(g.reverse)
   let copy: PredecessorCopy | null = predecessorCopy(reverse, numbering, shared, g.copyPieceShift)
