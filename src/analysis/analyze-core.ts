@@ -175,17 +175,23 @@ function graphPhases(program: Program, heap: TcmallocHeap, writer: IndexWriter, 
   // The reverse graph goes to the index as soon as it exists, on the writer thread where there is
   // one: while this thread writes the reverse edge ids and scans the roots.
   const reverseBuilt = (edges: ReverseEdges) => writeReverseEdges(writer, edges, reverseReleased, inStartWritten, progress)
-  const scanned: Scanned = {firstWords: null, reverse: {edges: null}, spare: null}
-  const graph = scanGraph(() => scanHeapGraph(program, heap, {progress, rootKinds, threads: workers, handOff, reverseBuilt, checkpoints: run.checkpoints}), scanned)
+  const scanned: Scanned = {reverse: {edges: null}, spare: null}
+  // Types are named from the objects' first words (8 bytes a slot) as soon as the scan and the
+  // roots are done, so that the words are gone before the reverse pass allocates.
+  const named: {types: ObjectTypes; ownObjects: Uint32Array} = {types: {typeOf: new Uint16Array(0), names: [], typed: 0}, ownObjects: new Uint32Array(0)}
+  const takeFirstWords = (firstWords: Float64Array) => {
+    named.types = nameObjects(firstWords, new TypeNamer(program), progress)
+    named.ownObjects = allocatorObjects(heap, firstWords, named.types)
+  }
+  const graph = scanGraph(() => scanHeapGraph(program, heap, {progress, rootKinds, threads: workers, handOff, reverseBuilt, checkpoints: run.checkpoints, takeFirstWords}), scanned)
+  const {types, ownObjects} = named
   const reverse = scanned.reverse
   const live = liveSlots(heap)
   const retention = run.retention !== false
   const threads = program.core.threads.map(t => t.tid)
   // The dominator pass is the analysis's longest phase: on a worker thread it starts as soon as the
-  // graph and its roots exist, and types, the shortest paths and the graph's index arrays run
-  // beside it (its first step, a DFS, allocates about half of what it will; the objects' first
-  // words, 8 bytes per slot, are dropped once types are named, before its later steps allocate).
-  // On this thread it runs after types, once the first words are gone.
+  // graph exists, and the shortest paths and the graph's index arrays run beside it. On this
+  // thread it runs after them.
   const onWorker = retention && dominatorPassOnWorker({forward: {edges: graph}, reverse}, workers)
   if (retention) {
     // The dominator pass reads the reverse graph back from the index, once, in order, after its
@@ -205,18 +211,11 @@ function graphPhases(program: Program, heap: TcmallocHeap, writer: IndexWriter, 
   // Beside a worker this thread's hold on the reverse graph's file arrays ends here; a pass on this
   // thread takes them over.
   if (!retention || onWorker) reverse.edges = null
-  const types = nameObjects(scanned.firstWords!, new TypeNamer(program), progress)
-  const ownObjects = allocatorObjects(heap, scanned.firstWords!, types)
-  // The first words are read no more. Their memory (8 bytes a slot, shared) takes the shortest-path
-  // search's parents and queue rather than fresh memory (a page fault per 4 KiB on first write),
-  // except where the dominator pass runs on this thread next: they are freed before it allocates.
-  const searchMemory = onWorker || !retention ? scanned.firstWords!.buffer : undefined
-  scanned.firstWords = null
-  collectGarbage() // this thread's hold on the reverse graph (and the first words), before the next phase allocates
+  collectGarbage() // this thread's hold on the reverse graph, before the next phase allocates
   if (retention && !onWorker) started.retention = startRetention({graph, reverse, reverseReleased, live, threads}, workers, progress)
-  // The shortest paths before the graph's index arrays: their queue and parents (8 bytes a slot,
-  // for a second) are then gone before the dominator pass's DFS ends and its larger steps allocate.
-  const reachable = retention ? writeShortestPaths(writer, graph, searchMemory, progress) : reachability(graph, searchMemory, progress)
+  // The shortest paths before the graph's index arrays: their parents (4 bytes a slot, for a
+  // second) are then gone before the dominator pass's DFS ends and its larger steps allocate.
+  const reachable = retention ? writeShortestPaths(writer, graph, progress) : reachability(graph, progress)
   collectGarbage() // the search's arrays, while the dominator pass is still allocating
   // TCMalloc's own unreferenced allocations (the MallocExtension singleton) are not the program's leak.
   markAllocatorInternal(ownObjects, reachable, graph.outStart, graph.outTo)
@@ -231,9 +230,8 @@ interface StartedRetention {
   retention: PendingRetention | null
 }
 
-/** What the analysis drops before the rest of the graph: the objects' first words, the reverse graph. */
+/** What the analysis drops before the rest of the graph: the reverse graph. */
 interface Scanned {
-  firstWords: Float64Array | null
   reverse: {edges: ReverseEdges | null}
   /** Memory free for the dominator pass's DFS arrays (scan.ts: ScannedGraph.spare). */
   spare: Uint32Array | null
@@ -249,14 +247,13 @@ function scanGraph(scan: () => ScannedGraph, scanned: Scanned): AnalysedGraph {
 }
 
 /**
- * The graph without the array the scan handed to the index (the reverse edge ids), and
- * with the objects' first words and the reverse graph moved to `scanned`, so the caller can drop
- * them once types are named and once the index and the dominator pass have the reverse graph
- * (the graph object itself goes on to the dominator pass and to the caller).
+ * The graph without the arrays the scan handed on (the reverse edge ids to the index, the first
+ * words to type naming), and with the reverse graph moved to `scanned`, so the caller can drop it
+ * once the index and the dominator pass have it (the graph object itself goes on to the dominator
+ * pass and to the caller).
  */
 function analysedGraph(graph: ScannedGraph, scanned: Scanned): AnalysedGraph {
-  const {inEdge: _inEdge, firstWords, inStart, inFrom, spare, ...rest} = graph
-  scanned.firstWords = firstWords
+  const {inEdge: _inEdge, firstWords: _firstWords, inStart, inFrom, spare, ...rest} = graph
   scanned.reverse.edges = {inStart, inFrom}
   scanned.spare = spare
   return rest
@@ -316,18 +313,18 @@ function writeHeapAndGraph(writer: IndexWriter, heap: TcmallocHeap, graph: Analy
  * Shortest-path parents from the roots, written to the index at once and dropped (queries read
  * them from there; no later phase needs them); returns reachability.
  */
-function writeShortestPaths(writer: IndexWriter, graph: AnalysedGraph, memory: ArrayBufferLike | undefined, progress?: Progress): Uint8Array {
+function writeShortestPaths(writer: IndexWriter, graph: AnalysedGraph, progress?: Progress): Uint8Array {
   progress?.('paths from roots', 0, 1)
   // In shared memory the index writer's thread writes the parents while this one goes on.
-  const parent = shortestPathParents(graph.objectCount, graph.outStart, graph.outTo, graph.rootTo, memory ?? new SharedArrayBuffer(8 * graph.objectCount))
+  const parent = shortestPathParents(graph.objectCount, graph.outStart, graph.outTo, graph.rootTo, new SharedArrayBuffer(4 * graph.objectCount))
   writer.addBehind('object.parent', parent)
   return reachableFromParents(parent)
 }
 
 /** Reachability alone (the bench's analysis without retention). */
-function reachability(graph: AnalysedGraph, memory: ArrayBufferLike | undefined, progress?: Progress): Uint8Array {
+function reachability(graph: AnalysedGraph, progress?: Progress): Uint8Array {
   progress?.('reachability', 0, 1)
-  return reachableFromRoots(graph.objectCount, graph.outStart, graph.outTo, graph.rootTo, memory)
+  return reachableFromRoots(graph.objectCount, graph.outStart, graph.outTo, graph.rootTo)
 }
 
 /** 1 for each live slot (shared: the dominator worker reads it). */

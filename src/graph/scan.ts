@@ -38,10 +38,17 @@ export interface ScanOptions {
   reverseBuilt?: (reverse: {inStart: Uint32Array; inFrom: Uint32Array}) => void
   /** Which edges keep their offset (edge-words.ts); CHECKPOINTS when absent. */
   checkpoints?: CheckpointRule
+  /**
+   * Takes the objects' first words once the scan and the roots are done, before the reverse pass
+   * allocates (types are named from them, 8 bytes an object slot): the returned graph then has an
+   * empty array in their place. Without it the graph keeps them.
+   */
+  takeFirstWords?: (firstWords: Float64Array) => void
 }
 
 const TWO32 = 0x1_0000_0000
 const NONE: Uint32Array = new Uint32Array(0)
+const NO_WORDS: Float64Array = new Float64Array(0)
 
 /**
  * The graph as the phases after the scan use it: without the reverse edge ids (the index has
@@ -57,7 +64,7 @@ export type GraphFacts = Omit<AnalysedGraph, 'outStart' | 'outTo'>
 /** The graph with the warnings met while building it (unreadable ranges, stacks not found). */
 export interface ScannedGraph extends HeapGraph {
   warnings: Warnings
-  /** The first 8 bytes of every scanned object, NaN where not scanned (for naming types). */
+  /** The first 8 bytes of every scanned object, NaN where not scanned (for naming types); empty where ScanOptions.takeFirstWords took them. */
   firstWords: Float64Array
   /** Every root region found, scanned or not (kinds left out by the caller are not). */
   roots: RootSet & {kinds: ReadonlySet<number>}
@@ -94,7 +101,15 @@ export function scanHeapGraph(program: Program, heap: TcmallocHeap, options: Sca
   const memory = program.core.memory
   const {threads: scanThreads, ...edges} = scanForward(memory, program.core.memorySource(), tables, warnings, options.threads ?? 1, options.progress)
   const handOff = options.handOff
-  collectGarbage() // the scan's edge blocks, before the reverse pass allocates
+  // The roots before the reverse pass, so that the first words can go first: then only the
+  // shortest paths run on this thread beside the dominator pass that follows the reverse pass.
+  options.progress?.('roots', 0, 1)
+  const rootKinds = options.rootKinds ?? new Set(ROOT_KIND_NAMES.keys())
+  const rootSet = rootRanges(program, heap, warnings)
+  const roots = scanRoots(program, lookup, warnings, rootSet.ranges, rootKinds)
+  options.progress?.('roots', 1, 1)
+  if (options.takeFirstWords) handFirstWords(edges, options.takeFirstWords)
+  collectGarbage() // the scan's edge blocks and the first words, before the reverse pass allocates
   options.progress?.('reverse edges', 0, 1)
   const reverse = buildReverse(heap.spans.totalObjects, edges.outStart, edges.outTo, edges.edgeCount, options.threads ?? 1)
   options.reverseBuilt?.(reverse)
@@ -105,11 +120,6 @@ export function scanHeapGraph(program: Program, heap: TcmallocHeap, options: Sca
     spare = inEdge
     inEdge = NONE
   }
-  options.progress?.('roots', 0, 1)
-  const rootKinds = options.rootKinds ?? new Set(ROOT_KIND_NAMES.keys())
-  const rootSet = rootRanges(program, heap, warnings)
-  const roots = scanRoots(program, lookup, warnings, rootSet.ranges, rootKinds)
-  options.progress?.('roots', 1, 1)
   return {
     objectCount: heap.spans.totalObjects,
     ...edges,
@@ -124,6 +134,12 @@ export function scanHeapGraph(program: Program, heap: TcmallocHeap, options: Sca
     reverseThreads: reverse.threads,
     spare,
   }
+}
+
+/** In a frame of its own, which no register of the caller's outlives: the words are then garbage. */
+function handFirstWords(scanned: {firstWords: Float64Array}, take: (firstWords: Float64Array) => void): void {
+  take(scanned.firstWords)
+  scanned.firstWords = NO_WORDS
 }
 
 function scanRoots(program: Program, t: LiveLookup, warnings: Warnings, ranges: RootRange[], kinds: ReadonlySet<number>): RootBuilder {
