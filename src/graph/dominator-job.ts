@@ -80,8 +80,10 @@ export function startDominatorTree(input: DominatorInput, workers: number): Domi
   const {port1, port2} = new MessageChannel()
   // [0] the stage posted; [1] 1 once the worker's body runs; [2] what the worker is to do after the child lists.
   const signal = new Int32Array(new SharedArrayBuffer(12))
-  const worker = new Worker(WORKER_SCRIPT, {workerData: {input: shared, port: port2, signal}, transferList: [port2]})
+  const worker = new Worker(WORKER_SCRIPT, {workerData: {port: port2, signal}, transferList: [port2]})
   worker.unref()
+  // Its first message (dominator-worker.ts: not in workerData, which the worker would hold throughout).
+  port1.postMessage({input: shared})
   const done = (): void => {
     if (Atomics.load(signal, WALK_WORD) === 0) tell(LET_GO)
     port1.close()

@@ -13,21 +13,27 @@ import {isShared} from '../util/shared-arrays.js'
 import {COPY_OPEN, PAST_PEAK, POSTED_CHILDREN, POSTED_TREE, POSTED_WALK, STARTED_WORD, WALK_ASKED, WALK_WORD} from './dominator-job.js'
 import {dominatorTree, type DominatorInput, type PredecessorCopy} from './dominators.js'
 
-const data = workerData as {input: DominatorInput | null; port: MessagePort; signal: Int32Array}
-const {port, signal} = data
+const {port, signal} = workerData as {port: MessagePort; signal: Int32Array}
 Atomics.store(signal, STARTED_WORD, 1)
+// The pass's input comes as the port's first message (posted before this thread started), not in
+// workerData: what workerData holds stays held by a handle scope of the thread's start for as long
+// as this body runs, so the out-edges it gave (12 bytes an object slot) outlived the DFS, the last
+// step to read them, through the rest of the pass.
+const received = receiveMessageOnPort(port)?.message as {input: DominatorInput} | undefined
+let input: DominatorInput | null = received?.input ?? null
 const raise = (stage: number): void => {
   Atomics.store(signal, 0, stage)
   Atomics.notify(signal, 0)
 }
 try {
-  const objectCount = data.input!.objectCount
-  // The pass takes the edges out of data.input (and collects them) as soon as it has read them:
+  if (!input) throw new Error('no input posted')
+  const objectCount = input.objectCount
+  // The pass takes the edges out of the input (and collects them) as soon as it has read them:
   // they are shared with the main thread, which drops them too, and this thread's references
   // must not keep them alive through the rest of the pass.
   const spare: Uint32Array[] = []
-  const tree = dominatorTree(data.input!, true, spare, () => raise(PAST_PEAK), offerCopy)
-  data.input = null
+  const tree = dominatorTree(input, true, spare, () => raise(PAST_PEAK), offerCopy)
+  input = null
   // Its own buffers move to the main thread; one in shared memory (the DFS's, given) is seen there already.
   const moved = [tree.preorder.buffer, tree.leakStarts.buffer].filter((b): b is ArrayBuffer => !(b instanceof SharedArrayBuffer))
   port.postMessage({tree}, moved)

@@ -68,8 +68,9 @@ export interface DominatorInput {
   memory?: Uint32Array
   /** Root targets, sorted ascending (as the graph stores them). */
   rootTo: Uint32Array
-  /** 1 for live objects. (Which of them a root reaches, the DFS from the roots finds.) */
+  /** Per object slot, `liveValue` (default 1) for live objects. (Which of them a root reaches, the DFS from the roots finds.) */
   live: Uint8Array
+  liveValue?: number
   /**
    * Per root (parallel to rootTo): its group, or −1. Each group is a pseudo-vertex between the
    * virtual root and the targets of its roots, so an object only one thread's roots reach is
@@ -103,8 +104,8 @@ const OUTSIDE = 0xffff_ffff
 
 /**
  * `shared`: idom (and the arrays left in `spare`) in shared memory, so that a worker thread and
- * the main thread can both read it. `spare` receives the working arrays that are free once the
- * pass returns (the DFS parents and the link-eval forest), for the child lists to reuse.
+ * the main thread can both read it. `spare` receives the working array that is free once the
+ * pass returns (the DFS parents), for the child lists to reuse.
  * `pastPeak` is called once the pass's memory is past its largest: the semidominators known, the
  * predecessor copy and semi[] released and collected (the link-eval forest lives on, as `spare`).
  *
@@ -122,16 +123,15 @@ export function dominatorTree(g: DominatorInput, shared = false, spare: Uint32Ar
   const n0 = g.objectCount
   const groups = g.groupCount ?? 0
   if (n0 + groups >= BY_GROUP) throw new RangeError(`${n0} objects: too many for 32-bit dominator ids`)
-  const numbering = depthFirst(taken(g.forward), g, groups, shared, g.memory)
-  g.memory = undefined
-  // The out-edges (12 bytes an object slot) and the live flags are read no more: this thread's
-  // hold on them goes before the predecessor copy allocates (their memory goes once the caller
-  // drops them too, which it does while the DFS runs).
-  g.live = NO_BYTES
-  collectGarbage()
+  const numbering = numberedInFrame(g, groups, shared)
   const {vertex, count} = numbering
   let reverse: ReverseEdges | null = taken(g.reverse)
   let copy: PredecessorCopy | null = predecessorCopy(reverse, numbering, shared, g.copyPieceShift)
+  // The out-edges (12 bytes an object slot) and the live flags are read no more: this thread's
+  // hold on them goes before the copy fills its lists (their memory goes once the caller drops
+  // them too, which it does while the DFS runs). Here rather than right after the DFS, where a
+  // collection left them resident through the copy (measured at scale 24: 272 MiB).
+  collectGarbage()
   helper?.(copy)
   copyPredecessors(copy)
   awaitCopied(copy)
@@ -145,7 +145,7 @@ export function dominatorTree(g: DominatorInput, shared = false, spare: Uint32Ar
   // too; inFrom's may live on as the forest), before the forest allocates: nothing else would
   // collect in time.
   collectGarbage()
-  const forest = semidominators(numbering, copy, g, groups, forestMemory ?? newUint32(2 * count, shared))
+  semidominators(numbering, copy, g, groups, forestMemory ?? newUint32(2 * count, shared))
   copy = null
 
   // Immediate dominators: climb from the DFS parent until at or above the semidominator. Written
@@ -158,7 +158,9 @@ export function dominatorTree(g: DominatorInput, shared = false, spare: Uint32Ar
     idomPre[w] = d
   }
   numbering.semi = NO_WORDS
-  // The copy and semi[], before the caller allocates beside the pass and the child lists are built.
+  // The copy, semi[] and the link-eval forest, before the caller allocates beside the pass and the
+  // child lists are built. (The forest, 8 bytes a vertex, is not kept for the child lists: their
+  // starts take 4 bytes an object slot, and the rest of it stayed resident, unused, to the end.)
   collectGarbage()
   pastPeak()
   const idom = idomMemory.fill(NOT_IN_TREE)
@@ -171,8 +173,20 @@ export function dominatorTree(g: DominatorInput, shared = false, spare: Uint32Ar
   // Then compacted in place (a second pass: the first reads vertex[] at lower positions): objects only, still in preorder.
   let objects = 0
   for (let w = 1; w < count; w++) if (vertex[w]! < n0) vertex[objects++] = vertex[w]!
-  spare.push(numbering.parent, forest)
+  spare.push(numbering.parent)
   return {idom, leakStarts: numbering.leakStarts, preorder: vertex.subarray(0, objects), groupCount: groups}
+}
+
+/**
+ * The DFS numbering, in a frame of its own: the out-edges taken from their holder are passed in
+ * a register of the calling frame, which an interpreted frame keeps until the register is used
+ * again (it kept them through the predecessor copy); this frame's registers go when it returns.
+ */
+function numberedInFrame(g: DominatorInput, groups: number, shared: boolean): Numbering {
+  const numbering = depthFirst(taken(g.forward), g, groups, shared, g.memory)
+  g.memory = undefined
+  g.live = NO_BYTES
+  return numbering
 }
 
 /** The edges out of their holder, so that the pass's reference is their last. */
@@ -211,19 +225,15 @@ interface Numbering {
 
 function depthFirst({outStart, outTo}: ForwardEdges, g: DominatorInput, groups: number, shared: boolean, memory?: Uint32Array): Numbering {
   const n0 = g.objectCount
-  // pre[o]: preorder number of object o (≥ 1), 0 until numberObjects writes it after each part of
-  // the DFS, OUTSIDE for an object no DFS may enter. The DFS asks "may I go there" of a bitmap
-  // instead (one bit an object: it stays in the cache where pre[] would cost a memory read an
-  // edge, the DFS's reads landing at random over the heap); a bit is set for a non-live object and
-  // for every object the DFS has entered.
-  const pre = newUint32(n0, shared)
+  // The DFS asks "may I go there" of a bitmap (one bit an object: it stays in the cache where an
+  // array would cost a memory read an edge, the DFS's reads landing at random over the heap); a
+  // bit is set for a non-live object and for every object the DFS has entered.
   const entered = new Int32Array((n0 + 31) >>> 5)
   let liveCount = 0
+  const liveValue = g.liveValue ?? 1
   for (let o = 0; o < n0; o++) {
-    if (g.live[o] !== 1) {
-      pre[o] = OUTSIDE
-      entered[o >>> 5]! |= 1 << (o & 31)
-    } else liveCount++
+    if (g.live[o] !== liveValue) entered[o >>> 5]! |= 1 << (o & 31)
+    else liveCount++
   }
   // Preorder 0 is the virtual root; each root group is a vertex too, numbered when the DFS enters
   // it (so that the numbering stays a true DFS preorder), stored in vertex[] as objectCount + group.
@@ -294,6 +304,12 @@ function depthFirst({outStart, outTo}: ForwardEdges, g: DominatorInput, groups: 
       if ((entered[o >>> 5]! & (1 << (o & 31))) === 0) dfsFrom(o, from)
     }
   }
+  // pre[o]: preorder number of object o (≥ 1), 0 until numberObjects writes it after each part of
+  // the DFS, OUTSIDE for an object no DFS may enter. Allocated only now (4 bytes an object slot):
+  // the DFS from the roots, the longest part, runs beside the main thread's shortest-path search,
+  // whose parents (as large) are written and gone by now.
+  const pre = newUint32(n0, shared)
+  for (let o = 0; o < n0; o++) if (g.live[o] !== liveValue) pre[o] = OUTSIDE
   numberObjects(pre, vertex, 1, count, n0)
   const groupPre = new Uint32Array(groups)
   for (let p = 1; p < count; p++) if (vertex[p]! >= n0) groupPre[vertex[p]! - n0] = p
@@ -508,7 +524,7 @@ function awaitCopied(copy: PredecessorCopy): void {
  * ancestor link: forest[2v] = ancestor (NONE for a tree's root), forest[2v+1] = that minimum.
  * One cache line then serves both reads of a step of the path.
  */
-function semidominators(numbering: Numbering, copy: PredecessorCopy, g: DominatorInput, groups: number, forestMemory: Uint32Array): Uint32Array {
+function semidominators(numbering: Numbering, copy: PredecessorCopy, g: DominatorInput, groups: number, forestMemory: Uint32Array): void {
   const {vertex, parent, semi, count, rootTargets, groupPre} = numbering
   const forest = forestMemory.fill(NONE)
   /**
@@ -571,7 +587,6 @@ function semidominators(numbering: Numbering, copy: PredecessorCopy, g: Dominato
     forest[2 * w] = parent[w]!
     forest[2 * w + 1] = s
   }
-  return forest
 }
 
 /**

@@ -47,8 +47,9 @@ export interface RetentionInput {
   reverseReleased?: Int32Array
   /** Memory the dominator pass may write over (dominators.ts). */
   memory?: Uint32Array
-  /** 1 for live objects. */
+  /** Per object slot, `liveValue` (default 1) for live objects. */
   live: Uint8Array
+  liveValue?: number
   /** The threads of the core by tid: each one's roots form a group, so what only it holds is known. */
   threads: number[]
 }
@@ -103,6 +104,7 @@ export function startRetention(input: RetentionInput, workers: number, progress?
     memory: input.memory,
     rootTo: g.rootTo,
     live: input.live,
+    liveValue: input.liveValue,
     rootGroup,
     groupCount: input.threads.length,
   }

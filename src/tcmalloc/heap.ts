@@ -12,6 +12,7 @@ import {readSampledObjects, type SampledObjects} from './sampled.js'
 import {threadCachesByTls} from './thread-tls.js'
 import {Warnings} from './warnings.js'
 import {GrowableF64} from '../util/growable.js'
+import {sharedUint8} from '../util/shared-arrays.js'
 
 export interface HeapOptions {
   tcmallocVersion?: string
@@ -59,7 +60,8 @@ export function analyzeHeap(program: Program, options: HeapOptions = {}): Tcmall
   }
   options.progress?.('page map', 0, 1)
   const spans = readSpans(memory, globals.pageHeap, layout, sizes, warnings, page => options.progress?.('page map', page, 2 ** (48 - layout.pageShift)))
-  const state = new Uint8Array(spans.totalObjects)
+  // Shared: the dominator pass's worker reads which slots are live from it.
+  const state = sharedUint8(spans.totalObjects)
   for (let s = 0; s < spans.count; s++) {
     if (spans.location[s] === ON_NORMAL_FREELIST) state[spans.firstObject[s]!] = PAGE_HEAP
     else if (spans.location[s] === ON_RETURNED_FREELIST) state[spans.firstObject[s]!] = RETURNED
