@@ -15,7 +15,8 @@ import {startRetention, type PendingRetention, type RetentionArrays} from '../gr
 import {dominatorPassOnWorker} from '../graph/dominator-job.js'
 import type {ReverseEdges} from '../graph/dominators.js'
 import {reachableFromParents, reachableFromRoots, shortestPathParents} from '../graph/reachability.js'
-import {sharedFloat64, sharedUint8} from '../util/shared-arrays.js'
+import {sharedFloat64, sharedUint32} from '../util/shared-arrays.js'
+import {readFileArray, type FileArray} from '../util/file-array.js'
 import {collectGarbage} from '../util/collect-garbage.js'
 import {liveBeforeBlocks} from './object-ids.js'
 import {heapObjects} from '../tcmalloc/heap.js'
@@ -183,36 +184,40 @@ function graphPhases(program: Program, heap: TcmallocHeap, writer: IndexWriter, 
     named.types = nameObjects(firstWords, new TypeNamer(program), progress)
     named.ownObjects = allocatorObjects(heap, firstWords, named.types)
   }
-  const graph = scanGraph(() => scanHeapGraph(program, heap, {progress, rootKinds, threads: workers, handOff, reverseBuilt, checkpoints: run.checkpoints, takeFirstWords}), scanned)
+  // The forward edges go to the index at once, on the writer thread where there is one, while
+  // this thread scans the roots and names types: the writer is done with them (and lets them go)
+  // long before the dominator pass's DFS, their last reader, ends. The reverse pass reads
+  // outStart there, and it comes back into memory once the reverse graph has left it.
+  const outStartWritten = new Int32Array(new SharedArrayBuffer(4))
+  const forwardBuilt = (outStart: Uint32Array, outTo: Uint32Array): FileArray => {
+    progress?.('writing index', 0, 1)
+    writer.addBehind('edge.outStart', outStart, outStartWritten)
+    writer.addBehind('edge.to', outTo)
+    return writer.fileArray('edge.outStart', outStartWritten)
+  }
+  const graph = scanGraph(() => scanHeapGraph(program, heap, {progress, rootKinds, threads: workers, handOff, forwardBuilt, reverseBuilt, checkpoints: run.checkpoints, takeFirstWords}), scanned)
   const {types, ownObjects} = named
   const reverse = scanned.reverse
-  const live = liveSlots(heap)
+  // The heap's states say which slots are live (shared: the dominator worker reads them).
+  const live = {live: heap.state, liveValue: LIVE}
   const retention = run.retention !== false
   const threads = program.core.threads.map(t => t.tid)
+  // The reverse graph leaves memory once it is written: the dominator pass reads it back from the
+  // index, once, in order, after its DFS (4 bytes an edge and 4 bytes an object slot, gone before
+  // the DFS and this thread's next phases allocate). Then outStart comes back.
+  reverse.edges = retention ? {inStart: writer.fileArray('edge.inStart', inStartWritten), inFrom: writer.fileArray('edge.inFrom', reverseReleased)} : null
+  if (graph.outStartFile) graph.outStart = outStartBack(writer, graph.outStartFile, [reverseReleased, inStartWritten])
   // The dominator pass is the analysis's longest phase: on a worker thread it starts as soon as the
   // graph exists, and the shortest paths and the graph's index arrays run beside it. On this
   // thread it runs after them.
   const onWorker = retention && dominatorPassOnWorker({forward: {edges: graph}, reverse}, workers)
-  if (retention) {
-    // The dominator pass reads the reverse graph back from the index, once, in order, after its
-    // DFS: its memory (4 bytes an edge and 4 bytes an object slot) goes once it is written (it was
-    // handed to the writer before the reverse edge ids and the roots), before the DFS and this
-    // thread's next phases allocate, not after the pass's predecessor copy.
-    reverse.edges = {inStart: writer.fileArray('edge.inStart', inStartWritten), inFrom: writer.fileArray('edge.inFrom', reverseReleased)}
-  }
-  if (onWorker) {
-    collectGarbage() // what the scan released, before the pass allocates
-    // And inFrom, which the writer thread frees before it says it is written: the pass and this
-    // thread's next phases allocate once it is gone (at 24 M slots a wait of 0-0.2 s, if any).
-    writer.awaitWritten(reverseReleased)
-    started.retention = startRetention({graph, reverse, reverseReleased, live, threads, memory: scanned.spare ?? undefined}, workers, progress)
-  }
+  if (onWorker) started.retention = startRetention({graph, reverse, reverseReleased, ...live, threads, memory: scanned.spare ?? undefined}, workers, progress)
   scanned.spare = null
   // Beside a worker this thread's hold on the reverse graph's file arrays ends here; a pass on this
   // thread takes them over.
-  if (!retention || onWorker) reverse.edges = null
+  if (onWorker) reverse.edges = null
   collectGarbage() // this thread's hold on the reverse graph, before the next phase allocates
-  if (retention && !onWorker) started.retention = startRetention({graph, reverse, reverseReleased, live, threads}, workers, progress)
+  if (retention && !onWorker) started.retention = startRetention({graph, reverse, reverseReleased, ...live, threads}, workers, progress)
   // The shortest paths before the graph's index arrays: their parents (4 bytes a slot, for a
   // second) are then gone before the dominator pass's DFS ends and its larger steps allocate.
   const reachable = retention ? writeShortestPaths(writer, graph, progress) : reachability(graph, progress)
@@ -221,7 +226,7 @@ function graphPhases(program: Program, heap: TcmallocHeap, writer: IndexWriter, 
   markAllocatorInternal(ownObjects, reachable, graph.outStart, graph.outTo)
   writeHeapAndGraph(writer, heap, graph, progress)
   // The edges stay behind: the caller's next step (the dominator pass's copy) grows while they go.
-  const {outStart: _outStart, outTo: _outTo, ...facts} = graph
+  const {outStart: _outStart, outTo: _outTo, outStartFile: _outStartFile, ...facts} = graph
   return {types, reachable, graph: facts}
 }
 
@@ -259,6 +264,16 @@ function analysedGraph(graph: ScannedGraph, scanned: Scanned): AnalysedGraph {
   return rest
 }
 
+/**
+ * outStart read back from the index into fresh shared memory once the reverse graph has left
+ * memory (its arrays written, `written`, then collected here): the two never take memory together.
+ */
+function outStartBack(writer: IndexWriter, file: FileArray, written: Int32Array[]): Uint32Array {
+  for (const w of written) writer.awaitWritten(w)
+  collectGarbage()
+  return readFileArray(file, sharedUint32(file.length))
+}
+
 /** `written` and `inStartWritten` are raised once inFrom and inStart are in the index (the dominator pass reads them there). */
 function writeReverseEdges(writer: IndexWriter, {inStart, inFrom}: ReverseEdges, written: Int32Array, inStartWritten: Int32Array, progress?: Progress): void {
   if (!(inFrom instanceof Uint32Array && inStart instanceof Uint32Array)) throw new Error('reverse graph written twice')
@@ -269,9 +284,9 @@ function writeReverseEdges(writer: IndexWriter, {inStart, inFrom}: ReverseEdges,
 }
 
 /**
- * The heap model and the rest of the graph, while the dominator pass runs: the graph's arrays on
- * the writer thread, so that this thread is done with them sooner (once it drops the graph, their
- * memory goes as soon as they are written, before the pass's predecessor copy grows).
+ * The heap model and the rest of the graph (the edges went to the index after the scan), while
+ * the dominator pass runs: on the writer thread where an array is shared, so that this thread
+ * goes on at once.
  */
 function writeHeapAndGraph(writer: IndexWriter, heap: TcmallocHeap, graph: AnalysedGraph, progress?: Progress): void {
   progress?.('writing index', 0, 1)
@@ -291,8 +306,6 @@ function writeHeapAndGraph(writer: IndexWriter, heap: TcmallocHeap, graph: Analy
     'object.liveBefore': liveBeforeBlocks(heap.state),
     'threadCache.objects': heap.threadCacheObjects,
     'threadCache.owner': heap.threadCacheOwner,
-    'edge.outStart': graph.outStart,
-    'edge.to': graph.outTo.subarray(0, graph.edgeCount),
     'edge.checkpoint': graph.checkpointEdge,
     'edge.checkpointOffset': graph.checkpointOffset,
     'root.kind': graph.rootKind,
@@ -325,14 +338,6 @@ function writeShortestPaths(writer: IndexWriter, graph: AnalysedGraph, progress?
 function reachability(graph: AnalysedGraph, progress?: Progress): Uint8Array {
   progress?.('reachability', 0, 1)
   return reachableFromRoots(graph.objectCount, graph.outStart, graph.outTo, graph.rootTo)
-}
-
-/** 1 for each live slot (shared: the dominator worker reads it). */
-function liveSlots(heap: TcmallocHeap): Uint8Array {
-  const live = sharedUint8(heap.spans.totalObjects)
-  const state = heap.state
-  for (let o = 0; o < state.length; o++) if (state[o] === LIVE) live[o] = 1
-  return live
 }
 
 /**

@@ -1,3 +1,5 @@
+import {Uint32Reader, type FileArray} from '../util/file-array.js'
+
 /**
  * The reverse CSR is a stable sort of the edges by target, which threads share (reverse-job.ts)
  * by targets: the targets are cut into blocks of 2^blockShift consecutive ids, each block's
@@ -56,14 +58,26 @@ export function reverseBlockCount(objectCount: number, blockShift = REVERSE_BLOC
  * cheaper than waiting for each other), walking the edges in order (object by object: the source
  * of each edge comes free).
  */
-export function fillReverseShare(objectCount: number, outStart: Uint32Array, outTo: Uint32Array, share: ReverseShare, into: ReverseArrays, maxBlockEdges = MAX_BLOCK_EDGES): void {
+export function fillReverseShare(objectCount: number, outStart: Uint32Array | FileArray, outTo: Uint32Array, share: ReverseShare, into: ReverseArrays, maxBlockEdges = MAX_BLOCK_EDGES, startsChunk?: number): void {
+  // The sources' edge ranges are read in order (from the index, where it is: outStart's memory
+  // is then free for the reverse graph), `startsChunk` entries a read (tests make it small).
+  const starts = new Uint32Reader(outStart, startsChunk)
+  try {
+    starts.load(objectCount, objectCount + 1)
+    const edgeCount = starts.words[objectCount - starts.start]!
+    fillShare(objectCount, edgeCount, starts, outTo, share, into, maxBlockEdges)
+  } finally {
+    starts.close()
+  }
+}
+
+function fillShare(objectCount: number, edgeCount: number, starts: Uint32Reader, outTo: Uint32Array, share: ReverseShare, into: ReverseArrays, maxBlockEdges: number): void {
   const {inStart, inEdge, inFrom} = into
   const {blockThread, thread, blockShift} = share
   if (!(blockShift >= 0 && blockShift <= 16)) throw new RangeError(`reverse block shift ${blockShift}: a place in a block must fit 16 bits`)
   const blocks = blockThread.length
   const blockSize = 2 ** blockShift
   const mask = blockSize - 1
-  const edgeCount = outStart[objectCount]!
   const blockTotals = new Float64Array(blocks)
   for (let e = 0; e < edgeCount; e++) blockTotals[outTo[e]! >>> blockShift]!++
   // Per own block: where its range starts (the cursor of the distribution), whether it is sorted
@@ -96,8 +110,17 @@ export function fillReverseShare(objectCount: number, outStart: Uint32Array, out
     }
   }
   // The distribution: each edge of an own block to its block's range, or straight into place.
+  starts.load(0, objectCount + 1)
+  let words = starts.words
+  let base = starts.start
+  let e = words[0 - base]!
   for (let o = 0; o < objectCount; o++) {
-    for (let e = outStart[o]!, end = outStart[o + 1]!; e < end; e++) {
+    if (o + 1 >= starts.end) {
+      starts.load(o + 1, objectCount + 1)
+      words = starts.words
+      base = starts.start
+    }
+    for (const end = words[o + 1 - base]!; e < end; e++) {
       const t = outTo[e]!
       const b = t >>> blockShift
       const m = mode[b]!

@@ -4,6 +4,7 @@ import {MessageChannel, type MessagePort, Worker, receiveMessageOnPort} from 'no
 import {fillReverseShare, finishReverse, REVERSE_BLOCK_SHIFT, reverseBlockCount} from './reverse-csr.js'
 import {awaitSignal} from '../util/await-signal.js'
 import {sharedUint32, sharedUint8} from '../util/shared-arrays.js'
+import type {FileArray} from '../util/file-array.js'
 
 /** The reverse edges: incoming edges of object o are inEdge/inFrom[inStart[o] .. inStart[o+1]). */
 export interface ReverseEdges {
@@ -17,7 +18,8 @@ export interface ReverseEdges {
 /** What every thread of the reverse pass reads and writes (plain data and shared arrays). */
 export interface ReverseShared {
   objectCount: number
-  outStart: Uint32Array
+  /** In memory, or in the index being written (read in order: reverse-csr.ts). */
+  outStart: Uint32Array | FileArray
   outTo: Uint32Array
   inStart: Uint32Array
   inEdge: Uint32Array
@@ -48,7 +50,7 @@ const MAX_THREADS = 256
  * fills them). Where the worker's compiled file is not there (sources run by the test runner) or
  * one thread is asked for, this thread builds every block.
  */
-export function buildReverse(objectCount: number, outStart: Uint32Array, outTo: Uint32Array, edgeCount: number, threads: number): ReverseEdges {
+export function buildReverse(objectCount: number, outStart: Uint32Array | FileArray, outTo: Uint32Array, edgeCount: number, threads: number): ReverseEdges {
   const script = new URL('./reverse-worker.js', import.meta.url)
   const helpers = threads > 1 && fs.existsSync(fileURLToPath(script)) ? Math.min(threads, MAX_THREADS) - 1 : 0
   const blocks = reverseBlockCount(objectCount)

@@ -11,6 +11,7 @@ import {buildReverse} from './reverse-job.js'
 import {rootRanges, type RootRange, type RootSet} from './roots.js'
 import {scanForward} from './scan-job.js'
 import {collectGarbage} from '../util/collect-garbage.js'
+import type {FileArray} from '../util/file-array.js'
 import type {ProgressUpdate} from '../util/terminal-progress.js'
 
 export {edgeSource, inEdges, outEdges, rootsOf, ROOT_KIND_NAMES, type HeapGraph, type IndexRange} from './csr.js'
@@ -31,6 +32,15 @@ export interface ScanOptions {
    * keeps them.
    */
   handOff?: (name: IndexOnlyEdgeArray, pieces: Uint32Array[]) => void
+  /**
+   * Called with the forward edges as soon as the object scan has them (`outTo` cut to the edges):
+   * the caller can start writing them out while the roots, the first words and the reverse pass
+   * are dealt with. Where it returns the place outStart is written to, the reverse pass reads it
+   * there and the graph keeps none (an empty array; `outStartFile` says where it is): the caller
+   * reads it back once the reverse graph's memory is gone (4 bytes an object slot less at the
+   * reverse pass's peak).
+   */
+  forwardBuilt?: (outStart: Uint32Array, outTo: Uint32Array) => FileArray | undefined
   /**
    * Called with the reverse graph as soon as it exists, before the reverse edge ids are handed
    * off: the caller can start writing it out while they are.
@@ -59,7 +69,7 @@ const NO_WORDS: Float64Array = new Float64Array(0)
 export type AnalysedGraph = Omit<ScannedGraph, 'inEdge' | 'firstWords' | 'inStart' | 'inFrom' | 'spare'>
 
 /** The graph without its edges: what the summary and the root regions read once the edges are dropped. */
-export type GraphFacts = Omit<AnalysedGraph, 'outStart' | 'outTo'>
+export type GraphFacts = Omit<AnalysedGraph, 'outStart' | 'outTo' | 'outStartFile'>
 
 /** The graph with the warnings met while building it (unreadable ranges, stacks not found). */
 export interface ScannedGraph extends HeapGraph {
@@ -77,6 +87,8 @@ export interface ScannedGraph extends HeapGraph {
    * reverse edge ids' once handed off (4 bytes an edge), else empty.
    */
   spare: Uint32Array
+  /** Where outStart is, when ScanOptions.forwardBuilt took it out of memory (outStart is then empty). */
+  outStartFile?: FileArray
 }
 
 /**
@@ -98,9 +110,10 @@ export function scanHeapGraph(program: Program, heap: TcmallocHeap, options: Sca
     totalObjects: heap.spans.totalObjects,
     checkpoints: options.checkpoints ?? CHECKPOINTS,
   }
-  const memory = program.core.memory
-  const {threads: scanThreads, ...edges} = scanForward(memory, program.core.memorySource(), tables, warnings, options.threads ?? 1, options.progress)
+  const {threads: scanThreads, ...edges} = forwardEdges(program, tables, warnings, options)
   const handOff = options.handOff
+  const outStartFile = options.forwardBuilt?.(edges.outStart, edges.outTo.subarray(0, edges.edgeCount))
+  if (outStartFile) edges.outStart = NONE
   // The roots before the reverse pass, so that the first words can go first: then only the
   // shortest paths run on this thread beside the dominator pass that follows the reverse pass.
   options.progress?.('roots', 0, 1)
@@ -111,7 +124,7 @@ export function scanHeapGraph(program: Program, heap: TcmallocHeap, options: Sca
   if (options.takeFirstWords) handFirstWords(edges, options.takeFirstWords)
   collectGarbage() // the scan's edge blocks and the first words, before the reverse pass allocates
   options.progress?.('reverse edges', 0, 1)
-  const reverse = buildReverse(heap.spans.totalObjects, edges.outStart, edges.outTo, edges.edgeCount, options.threads ?? 1)
+  const reverse = buildReverse(heap.spans.totalObjects, outStartFile ?? edges.outStart, edges.outTo, edges.edgeCount, options.threads ?? 1)
   options.reverseBuilt?.(reverse)
   let inEdge: Uint32Array = reverse.inEdge
   let spare = NONE
@@ -133,7 +146,17 @@ export function scanHeapGraph(program: Program, heap: TcmallocHeap, options: Sca
     scanThreads,
     reverseThreads: reverse.threads,
     spare,
+    outStartFile,
   }
+}
+
+/**
+ * The object scan, in a frame of its own: the scan's result, with the forward edges, is held by
+ * no register of the caller's, whose frame lives through the reverse pass (outStart may leave
+ * memory before it).
+ */
+function forwardEdges(program: Program, tables: ScanTables, warnings: Warnings, options: ScanOptions) {
+  return scanForward(program.core.memory, program.core.memorySource(), tables, warnings, options.threads ?? 1, options.progress)
 }
 
 /** In a frame of its own, which no register of the caller's outlives: the words are then garbage. */

@@ -30,12 +30,12 @@ export class Uint32Reader {
   end = 0
   private fd: number | null = null
 
-  /** `chunk`: elements a read brings at most (tests make it small). */
-  constructor(private readonly source: Uint32Array | FileArray, chunk = CHUNK) {
+  /** `chunk`: elements a read brings at most (tests make it small); `into`: the memory reads go to (its length is the chunk). */
+  constructor(private readonly source: Uint32Array | FileArray, chunk = CHUNK, into?: Uint32Array) {
     if (source instanceof Uint32Array) {
       this.words = source
       this.end = source.length
-    } else this.words = new Uint32Array(Math.max(1, Math.min(chunk, source.length)))
+    } else this.words = into ?? new Uint32Array(Math.max(1, Math.min(chunk, source.length)))
   }
 
   load(i: number, end: number): void {
@@ -62,4 +62,15 @@ export class Uint32Reader {
     if (this.fd !== null) fs.closeSync(this.fd)
     this.fd = null
   }
+}
+
+/** The whole array read into `into` (at least as long), once it is written. */
+export function readFileArray(source: FileArray, into: Uint32Array): Uint32Array {
+  const reader = new Uint32Reader(source, into.length, into)
+  try {
+    reader.load(0, source.length)
+  } finally {
+    reader.close()
+  }
+  return into.subarray(0, source.length)
 }

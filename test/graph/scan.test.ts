@@ -1,3 +1,4 @@
+import fs from 'node:fs'
 import {beforeAll, describe, expect, it} from 'vitest'
 import {analyzeHeap, heapObjects, objectAt, type TcmallocHeap} from '../../src/tcmalloc/heap.js'
 import {LIVE} from '../../src/tcmalloc/object-states.js'
@@ -13,6 +14,8 @@ import {scanBuffer, scanObjectWords, scanSpanRange, type ScanTables} from '../..
 import {EdgeBlocks} from '../../src/graph/edge-blocks.js'
 import {CHECKPOINTS, EdgeWords} from '../../src/graph/edge-words.js'
 import {edgeOffsetsOf} from '../helpers/edge-offsets.js'
+import {testTemp} from '../helpers/test-temp.js'
+import type {FileArray} from '../../src/util/file-array.js'
 
 const fixtures = fixtureIndex()
 
@@ -243,13 +246,21 @@ describe.skipIf(fixtures.length === 0)('scanHeapGraph on fixture cores', () => {
         const median = sortedTotals[blocks >>> 1]!
         expect(median, 'blocks below and above the middle limit').toBeLessThan(sortedTotals[blocks - 1]!)
         const bytes = (a: Uint32Array) => Buffer.from(a.buffer, a.byteOffset, a.byteLength)
+        // The analysis has the threads read outStart from the index (scan.ts: forwardBuilt).
+        const path = `${testTemp('reverse-')}/index`
+        fs.writeFileSync(path, Buffer.concat([Buffer.alloc(24, 0xee), bytes(g.outStart), Buffer.alloc(8, 0xee)]))
+        const outStartFile: FileArray = {path, byteOffset: 24, length: g.outStart.length, written: Int32Array.of(1)}
         for (const maxBlockEdges of [Infinity, 0, median]) {
-          const into = {inStart: new Uint32Array(g.objectCount + 1), inEdge: new Uint32Array(g.edgeCount), inFrom: new Uint32Array(g.edgeCount)}
-          for (let thread = 0; thread < threads; thread++) fillReverseShare(g.objectCount, g.outStart, g.outTo, {blockThread, thread, blockShift}, into, maxBlockEdges)
-          finishReverse(into.inStart, g.objectCount)
-          expect(bytes(into.inStart).equals(bytes(g.inStart)), `inStart, limit ${maxBlockEdges}`).toBe(true)
-          expect(bytes(into.inEdge).equals(bytes(g.inEdge)), `inEdge, limit ${maxBlockEdges}`).toBe(true)
-          expect(bytes(into.inFrom).equals(bytes(g.inFrom)), `inFrom, limit ${maxBlockEdges}`).toBe(true)
+          for (const outStart of [g.outStart, outStartFile]) {
+            const what = `limit ${maxBlockEdges}, outStart ${outStart === outStartFile ? 'in a file' : 'in memory'}`
+            const into = {inStart: new Uint32Array(g.objectCount + 1), inEdge: new Uint32Array(g.edgeCount), inFrom: new Uint32Array(g.edgeCount)}
+            // From the file in reads of 37 entries, so that objects' ranges straddle reads.
+            for (let thread = 0; thread < threads; thread++) fillReverseShare(g.objectCount, outStart, g.outTo, {blockThread, thread, blockShift}, into, maxBlockEdges, 37)
+            finishReverse(into.inStart, g.objectCount)
+            expect(bytes(into.inStart).equals(bytes(g.inStart)), `inStart, ${what}`).toBe(true)
+            expect(bytes(into.inEdge).equals(bytes(g.inEdge)), `inEdge, ${what}`).toBe(true)
+            expect(bytes(into.inFrom).equals(bytes(g.inFrom)), `inFrom, ${what}`).toBe(true)
+          }
         }
       })
 

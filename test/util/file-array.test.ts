@@ -1,7 +1,7 @@
 import fs from 'node:fs'
 import {Worker} from 'node:worker_threads'
 import {describe, expect, it} from 'vitest'
-import {Uint32Reader, type FileArray} from '../../src/util/file-array.js'
+import {readFileArray, Uint32Reader, type FileArray} from '../../src/util/file-array.js'
 import {testTemp} from '../helpers/test-temp.js'
 
 // The dominator pass reads the reverse graph's sources back from the index being written, by
@@ -48,6 +48,18 @@ describe('Uint32Reader over a file', () => {
     expect(reader.words[63]).toBe(values[63])
     expect(() => reader.load(64, 1000)).toThrow(/ends before its array/)
     reader.close()
+  })
+
+  // The analysis reads outStart back whole from the index (analyze-core.ts: outStartBack).
+  it('reads a whole array into memory it is given, longer than the array', () => {
+    const path = `${testTemp('file-array-')}/whole`
+    fs.writeFileSync(path, Buffer.concat([Buffer.alloc(8, 0xee), Buffer.from(values.buffer), Buffer.alloc(8, 0xee)]))
+    const into = new Uint32Array(new SharedArrayBuffer(4 * (values.length + 5))).fill(7)
+    const got = readFileArray({path, byteOffset: 8, length: values.length, written: Int32Array.of(1)}, into)
+    expect(got.buffer).toBe(into.buffer)
+    expect(Array.from(got)).toEqual(Array.from(values))
+    expect(into[values.length]).toBe(7)
+    expect(() => readFileArray({path, byteOffset: 8, length: values.length, written: Int32Array.of(2)}, into)).toThrow(/could not be written/)
   })
 
   it('over memory: the array itself, nothing to load', () => {
