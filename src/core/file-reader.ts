@@ -3,12 +3,6 @@ import fs from 'node:fs'
 const BLOCK_SHIFT = 16 // 64 KiB blocks: list walks touch scattered words; scans use readRange
 const BLOCK_SIZE = 1 << BLOCK_SHIFT
 const MAX_CACHED_BLOCKS = 1024 // bounds the cache at 64 MiB whatever the core's size
-/**
- * Blocks are cut from slabs of this many (1 MiB), each one allocation that malloc maps on its own:
- * a 64 KiB block allocated alone lies in malloc's heap, which kept the cache's 64 MiB resident
- * through the whole analysis after the cache was dropped; a slab's memory goes back when it goes.
- */
-const SLAB_BLOCKS = 16
 
 /**
  * Bytes to read in place of the file's own (a copy-on-write view: damaged copies of a core without
@@ -28,8 +22,15 @@ export class FileReader {
   readonly size: number
   private readonly fd: number
   private readonly cache = new Map<number, Buffer>()
-  private slabs: Buffer[] = []
-  /** Blocks cut from the slabs so far (never more than the cache holds: evicted blocks are reused). */
+  /**
+   * The blocks' memory: one allocation, as large as the cache can grow (its pages are resident
+   * only once used), which malloc maps on its own (on huge pages, as toma runs). A 64 KiB block
+   * allocated alone lay in malloc's heap, which kept the cache's 64 MiB resident through the whole
+   * analysis after the cache was dropped; slabs of 1 MiB cost a fault per 4 KiB page (0.1-0.2 s
+   * more for the heap model at 24 M object slots). The slab goes when the cache goes.
+   */
+  private slab: Buffer | null = null
+  /** Blocks cut from the slab so far (never more than the cache holds: evicted blocks are reused). */
   private carved = 0
 
   /** `cacheBlocks`: blocks the cache holds at most (tests make it small, to evict). */
@@ -56,7 +57,7 @@ export class FileReader {
   /** Frees the cached blocks (up to 64 MiB), e.g. once the walks over scattered words are done. */
   dropCache(): void {
     this.cache.clear()
-    this.slabs = []
+    this.slab = null
     this.carved = 0
     this.lastBlock = null
     this.lastIndex = -1
@@ -118,12 +119,11 @@ export class FileReader {
     return buf
   }
 
-  /** A block's place, cut from the last slab (a new one when it is full). */
+  /** A block's place in the slab (allocated on the first miss: room for the cache, or the file if smaller). */
   private newBlock(length: number): Buffer {
-    const slab = Math.floor(this.carved / SLAB_BLOCKS)
-    if (slab === this.slabs.length) this.slabs.push(Buffer.allocUnsafeSlow(SLAB_BLOCKS * BLOCK_SIZE))
-    const at = (this.carved++ % SLAB_BLOCKS) * BLOCK_SIZE
-    return this.slabs[slab]!.subarray(at, at + length)
+    this.slab ??= Buffer.allocUnsafeSlow(Math.min(this.cacheBlocks, Math.ceil(this.size / BLOCK_SIZE)) * BLOCK_SIZE)
+    const at = this.carved++ * BLOCK_SIZE
+    return this.slab.subarray(at, at + length)
   }
 
   private block(index: number): Buffer {

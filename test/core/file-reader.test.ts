@@ -3,11 +3,11 @@ import {expect, it} from 'vitest'
 import {FileReader} from '../../src/core/file-reader.js'
 import {fixtureCorePath} from '../helpers/fixture-core.js'
 
-// The read cache cuts its 64 KiB blocks from 1 MiB slabs and reuses an evicted block's place for
-// the next one (the file's last block is shorter than the others). With a cache of 20 blocks (two
-// slabs) over a whole core, every small read must give the file's bytes, through evictions, the
-// short last block taking a full block's place and back, and a dropped cache.
-it('small reads through an evicting cache of blocks cut from slabs give the file bytes', async () => {
+// The read cache cuts its 64 KiB blocks from one slab and reuses an evicted block's place for the
+// next one (the file's last block is shorter than the others). With a cache of 20 blocks over a
+// whole core, every small read must give the file's bytes, through evictions, the short last block
+// taking a full block's place and back, and a dropped cache.
+it('small reads through an evicting cache of blocks cut from a slab give the file bytes', async () => {
   const core = await fixtureCorePath('v2.10-shared')
   const bytes = fs.readFileSync(core)
   const blocks = Math.ceil(bytes.length / 65536)
