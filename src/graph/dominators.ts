@@ -127,12 +127,13 @@ export function dominatorTree(g: DominatorInput, shared = false, spare: Uint32Ar
   const {vertex, count} = numbering
   let reverse: ReverseEdges | null = taken(g.reverse)
   let copy: PredecessorCopy | null = predecessorCopy(reverse, numbering, shared, g.copyPieceShift)
-  // The out-edges (12 bytes an object slot) and the live flags are read no more: this thread's
-  // hold on them goes before the copy fills its lists (their memory goes once the caller drops
-  // them too, which it does while the DFS runs). Here rather than right after the DFS, where a
-  // collection left them resident through the copy (measured at scale 24: 272 MiB).
-  collectGarbage()
+  // The helper starts on the copy at once.
   helper?.(copy)
+  // The out-edges (12 bytes an object slot) and the live flags are read no more: this thread's
+  // hold on them goes as the copy starts filling its lists (their memory goes once the caller
+  // drops them too, which it does while the DFS runs). Here rather than right after the DFS, where
+  // a collection left them resident through the copy (measured at scale 24: 272 MiB).
+  collectGarbage()
   copyPredecessors(copy)
   awaitCopied(copy)
   const inFrom = reverse.inFrom
