@@ -297,6 +297,11 @@ export class IndexFile {
     return name in this.arrays
   }
 
+  /** The arrays' names, in the order they lie in the file. */
+  names(): string[] {
+    return Object.keys(this.arrays)
+  }
+
   length(name: string): number {
     return this.entry(name).length
   }
