@@ -1,8 +1,9 @@
 // Peak memory by phase: runs `toma analyze`'s analysis of CORE in a child process (with the malloc
 // tunables `toma analyze` runs with), samples its resident set every 5 ms from /proc, and prints
 // each phase's RSS at its start, its largest and at its end (Linux only).
-//   node scripts/rss-timeline.js CORE [--dist DIR] [--detail PHASE]
-// (DIR: another build's dist, for A/B runs; PHASE: also print that phase's every sample, "ms:MiB").
+//   node scripts/rss-timeline.js CORE [--dist DIR] [--detail PHASE] [--workers N]
+// (DIR: another build's dist, for A/B runs; PHASE: also print that phase's every sample, "ms:MiB";
+// N: the analysis's threads, as `toma analyze --workers N`).
 import {spawn} from 'node:child_process'
 import fs from 'node:fs'
 import os from 'node:os'
@@ -12,14 +13,14 @@ import {fileURLToPath} from 'node:url'
 const args = process.argv.slice(2)
 if (args[0] === '--child') {
   // The analysis; "<ms since epoch> <phase>" on stderr at each new phase, written at once.
-  const [, dist, core, index] = args
+  const [, dist, core, index, workers] = args
   const {analyzeCore} = await import(path.join(dist, 'src/analysis/analyze-core.js'))
   let current = null
   const mark = phase => {
     if (phase !== current) fs.writeSync(2, `${Date.now()} ${(current = phase)}\n`)
   }
   mark('open core and module files')
-  analyzeCore(core, {}, mark, index)
+  analyzeCore(core, {}, mark, index, undefined, workers ? {workers: Number(workers)} : {})
   mark('done')
   fs.writeSync(2, `peak ${Math.round(process.resourceUsage().maxRSS / 1024)}\n`)
   process.exit(0)
@@ -30,15 +31,17 @@ const distAt = args.indexOf('--dist')
 const dist = path.resolve(distAt >= 0 ? args[distAt + 1] : fileURLToPath(new URL('../dist', import.meta.url)))
 const detailAt = args.indexOf('--detail')
 const detail = detailAt >= 0 ? args[detailAt + 1] : undefined
+const workersAt = args.indexOf('--workers')
+const workers = workersAt >= 0 ? args[workersAt + 1] : undefined
 if (!core || !fs.existsSync(core)) {
-  console.error('usage: node scripts/rss-timeline.js CORE [--dist DIR] [--detail PHASE]')
+  console.error('usage: node scripts/rss-timeline.js CORE [--dist DIR] [--detail PHASE] [--workers N]')
   process.exit(2)
 }
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'toma-rss-'))
 // Malloc tuned as `toma analyze` runs (src/cli/malloc-tuning.ts), unless TOMA_MALLOC=system says otherwise.
 const {tunedMallocEnvironment} = await import(new URL('../dist/src/cli/malloc-tuning.js', import.meta.url).href)
 const env = tunedMallocEnvironment(process.env) ?? process.env
-const child = spawn(process.execPath, [fileURLToPath(import.meta.url), '--child', dist, core, path.join(dir, 'index')], {env, stdio: ['ignore', 'inherit', 'pipe']})
+const child = spawn(process.execPath, [fileURLToPath(import.meta.url), '--child', dist, core, path.join(dir, 'index'), ...(workers ? [workers] : [])], {env, stdio: ['ignore', 'inherit', 'pipe']})
 const marks = []
 let peak = null
 let text = ''

@@ -13,7 +13,7 @@ import {TypeNamer} from '../graph/types.js'
 import {analysisInputs, type AnalysisOptions} from './analysis-inputs.js'
 import {startRetention, type PendingRetention, type RetentionArrays} from '../graph/retention.js'
 import {dominatorPassOnWorker} from '../graph/dominator-job.js'
-import type {ReverseEdges} from '../graph/dominators.js'
+import type {ForwardEdges, ReverseEdges} from '../graph/dominators.js'
 import {reachableFromParents, reachableFromRoots, shortestPathParents} from '../graph/reachability.js'
 import {sharedFloat64, sharedUint32} from '../util/shared-arrays.js'
 import {readFileArray, type FileArray} from '../util/file-array.js'
@@ -211,24 +211,55 @@ function graphPhases(program: Program, heap: TcmallocHeap, writer: IndexWriter, 
   // graph exists, and the shortest paths and the graph's index arrays run beside it. On this
   // thread it runs after them.
   const onWorker = retention && dominatorPassOnWorker({forward: {edges: graph}, reverse}, workers)
-  if (onWorker) started.retention = startRetention({graph, reverse, reverseReleased, ...live, threads, memory: scanned.spare ?? undefined}, workers, progress)
+  // Beside a worker, a holder of the pass's own: the pass empties it, the graph keeps its edges
+  // for this thread's shortest paths.
+  if (onWorker) started.retention = startRetention({graph, forward: {edges: forwardOf(graph)}, reverse, reverseReleased, ...live, threads, memory: scanned.spare ?? undefined}, workers, progress)
   scanned.spare = null
   // Beside a worker this thread's hold on the reverse graph's file arrays ends here; a pass on this
   // thread takes them over.
   if (onWorker) reverse.edges = null
   collectGarbage() // this thread's hold on the reverse graph, before the next phase allocates
-  if (retention && !onWorker) started.retention = startRetention({graph, reverse, reverseReleased, ...live, threads}, workers, progress)
   // The shortest paths before the graph's index arrays: their parents (4 bytes a slot, for a
   // second) are then gone before the dominator pass's DFS ends and its larger steps allocate.
+  const reachable = pathsAndGraph(writer, heap, graph, ownObjects, retention, progress)
+  // On this thread the dominator pass comes last, holding the edges alone: they go after its DFS.
+  if (retention && !onWorker) started.retention = startRetention({graph, forward: forwardTaken(graph), reverse, reverseReleased, ...live, threads}, workers, progress)
+  // The edges stay behind: the caller's next step (the dominator pass's copy) grows while they go.
+  const {outStart: _outStart, outTo: _outTo, outStartFile: _outStartFile, ...facts} = graph
+  return {types, reachable, graph: facts}
+}
+
+/**
+ * The shortest paths (or reachability alone), TCMalloc's own objects marked, the heap model and
+ * the graph's other arrays handed to the index; in a frame of its own, so that no register of
+ * the caller's keeps the edges it reads.
+ */
+function pathsAndGraph(writer: IndexWriter, heap: TcmallocHeap, graph: AnalysedGraph, ownObjects: Uint32Array, retention: boolean, progress?: Progress): Uint8Array {
   const reachable = retention ? writeShortestPaths(writer, graph, progress) : reachability(graph, progress)
   collectGarbage() // the search's arrays, while the dominator pass is still allocating
   // TCMalloc's own unreferenced allocations (the MallocExtension singleton) are not the program's leak.
   markAllocatorInternal(ownObjects, reachable, graph.outStart, graph.outTo)
   writeHeapAndGraph(writer, heap, graph, progress)
-  // The edges stay behind: the caller's next step (the dominator pass's copy) grows while they go.
-  const {outStart: _outStart, outTo: _outTo, outStartFile: _outStartFile, ...facts} = graph
-  return {types, reachable, graph: facts}
+  return reachable
 }
+
+function forwardOf(graph: AnalysedGraph): ForwardEdges {
+  return {outStart: graph.outStart, outTo: graph.outTo}
+}
+
+/**
+ * The graph's edges in a holder, which the graph gives up (it keeps empty arrays in their place):
+ * made in a frame of its own, so that only the holder, which the dominator pass empties after its
+ * DFS, is in the caller's registers while the pass runs on this thread.
+ */
+function forwardTaken(graph: AnalysedGraph): {edges: ForwardEdges | null} {
+  const holder = {edges: forwardOf(graph)}
+  graph.outStart = NO_EDGES
+  graph.outTo = NO_EDGES
+  return holder
+}
+
+const NO_EDGES = new Uint32Array(0)
 
 /** The retention analysis once graphPhases has started it (the caller lets its worker go, come what may). */
 interface StartedRetention {

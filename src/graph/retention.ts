@@ -37,7 +37,12 @@ export interface Retention {
 export const TOP_OBJECTS = 1000
 
 export interface RetentionInput {
-  graph: Pick<HeapGraph, 'objectCount' | 'outStart' | 'outTo' | 'rootTo' | 'rootThread'>
+  graph: Pick<HeapGraph, 'objectCount' | 'rootTo' | 'rootThread'>
+  /**
+   * The out-edges, in a holder the dominator pass empties after its DFS: where the caller holds
+   * them through the holder alone, their memory goes then.
+   */
+  forward: DominatorInput['forward']
   /**
    * The reverse graph, in a holder the dominator pass empties as soon as it has its own copy of
    * the predecessor lists (dominators.ts): the caller holds it through the holder alone.
@@ -97,8 +102,7 @@ export function startRetention(input: RetentionInput, workers: number, progress?
   const rootGroup = Int32Array.from(g.rootThread, tid => groupOfTid.get(tid) ?? -1)
   const dominatorInput = {
     objectCount: n,
-    // A holder of its own: the pass empties it, the caller's graph keeps its arrays.
-    forward: {edges: {outStart: g.outStart, outTo: g.outTo}},
+    forward: input.forward,
     reverse: input.reverse,
     reverseReleased: input.reverseReleased,
     memory: input.memory,
