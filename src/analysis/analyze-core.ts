@@ -70,12 +70,12 @@ export function defaultWorkers(): number {
  * the index at `indexPath` (default: beside the core); returns everything for reporting.
  *
  * The index is written as the phases finish, so each phase can drop what only the index needs
- * before the next one grows (peak memory is what big cores run out of): the reverse edge ids go to
- * disk before the dominator pass allocates (edges keep no offsets: queries find them again in the
- * core, edge-words.ts);
- * the graph and the rest are written by the main thread while the dominator pass runs on a worker,
- * and the pass's results by a writer thread while the main thread walks the dominator tree. The
- * object scan and the reverse edges run on `workers` threads.
+ * before the next one grows (peak memory is what big cores run out of): the forward edges right
+ * after the scan (the reverse pass reads their ranges back from there), the reverse graph and its
+ * edge ids before the dominator pass allocates (edges keep no offsets: queries find them again in
+ * the core, edge-words.ts), the rest of the graph while the dominator pass runs on a worker, and
+ * the pass's results while the main thread walks the dominator tree. The object scan and the
+ * reverse edges run on `workers` threads.
  */
 export function analyzeCore(corePath: string, options: AnalysisOptions, progress?: Progress, indexPath = defaultIndexPath(corePath), opened?: Program, run: RunOptions = {}): Analysis {
   const program = opened ?? openProgram(corePath, options)
@@ -174,7 +174,7 @@ function graphPhases(program: Program, heap: TcmallocHeap, writer: IndexWriter, 
   const reverseReleased = new Int32Array(new SharedArrayBuffer(4))
   const inStartWritten = new Int32Array(new SharedArrayBuffer(4))
   // The reverse graph goes to the index as soon as it exists, on the writer thread where there is
-  // one: while this thread writes the reverse edge ids and scans the roots.
+  // one: while this thread writes the reverse edge ids.
   const reverseBuilt = (edges: ReverseEdges) => writeReverseEdges(writer, edges, reverseReleased, inStartWritten, progress)
   const scanned: Scanned = {reverse: {edges: null}, spare: null}
   // Types are named from the objects' first words (8 bytes a slot) as soon as the scan and the
