@@ -24,10 +24,11 @@ export class FileReader {
   private readonly cache = new Map<number, Buffer>()
   /**
    * The blocks' memory: one allocation, as large as the cache can grow (its pages are resident
-   * only once used), which malloc maps on its own (on huge pages, as toma runs). A 64 KiB block
-   * allocated alone lay in malloc's heap, which kept the cache's 64 MiB resident through the whole
-   * analysis after the cache was dropped; slabs of 1 MiB cost a fault per 4 KiB page (0.1-0.2 s
-   * more for the heap model at 24 M object slots). The slab goes when the cache goes.
+   * only once used), which malloc maps on its own (asking for huge pages, as toma runs). A 64 KiB
+   * block allocated alone lay in malloc's heap, which kept the cache's 64 MiB resident through the
+   * whole analysis after the cache was dropped; slabs of 1 MiB, mapped in 4 KiB pages, made the
+   * heap model's phases about 60 ms slower at 24 M object slots (medians of six alternating runs).
+   * The slab goes when the cache goes.
    */
   private slab: Buffer | null = null
   /** Blocks cut from the slab so far (never more than the cache holds: evicted blocks are reused). */

@@ -107,7 +107,7 @@ const OUTSIDE = 0xffff_ffff
  * the main thread can both read it. `spare` receives the working array that is free once the
  * pass returns (the DFS parents), for the child lists to reuse.
  * `pastPeak` is called once the pass's memory is past its largest: the semidominators known, the
- * predecessor copy and semi[] released and collected (the link-eval forest lives on, as `spare`).
+ * predecessor copy, semi[] and the link-eval forest released and collected.
  *
  * Each array lives only through the steps that read it, so that the pass's peak memory stays low
  * (it runs beside the main thread's own phases): the reverse graph only until the predecessor
