@@ -452,7 +452,7 @@ function spanSetProblem(memory: AddressSpace, set: number): string | undefined {
     return root === 0 && leftmost === header && rightmost === header ? undefined : `span set at ${hex(set)}: empty, but its header is not`
   }
   // A non-empty tree: the root's parent is the header (SpanList heads read as a set fail here).
-  if (count > 1 << 32 || root % 8 || memory.readU64(root + RB_TREE.nodeParent) !== header) return `span set at ${hex(set)}: root ${hex(root)} does not point back to the header`
+  if (count > 2 ** 32 || root % 8 || memory.readU64(root + RB_TREE.nodeParent) !== header) return `span set at ${hex(set)}: root ${hex(root)} does not point back to the header`
   return undefined
 }
 

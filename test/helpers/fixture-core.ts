@@ -129,6 +129,12 @@ export async function fixtureCorePath(id: string): Promise<string> {
   return unpackOnce(br, path.join(fixtureCache(), `${id}-${contentHash(br)}.core`))
 }
 
+/** Decompresses any committed `.br` core (fixtures outside cores/: crashes, programs of others) once into the fixture cache. */
+export async function brotliCorePath(br: string): Promise<string> {
+  const name = path.relative(path.join(FIXTURES, '..'), br).replace(/[^A-Za-z0-9.-]+/g, '_')
+  return unpackOnce(br, path.join(fixtureCache(), `${name}-${contentHash(br)}.core`))
+}
+
 /** The diff pairs: one process dumped twice (fixtures/README.md, "The diff pair"). */
 export const PAIRS = fileURLToPath(new URL('../../fixtures/pairs', import.meta.url))
 
