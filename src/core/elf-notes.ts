@@ -15,7 +15,8 @@ export const NT_GNU_BUILD_ID = 3
  */
 export function parseNotes(area: Buffer, align = 4, onOverrun?: (offset: number) => void): ElfNote[] {
   const a = align === 8 ? 8 : 4
-  const pad = (n: number) => (n + a - 1) & ~(a - 1)
+  // Arithmetic, not `& ~(a - 1)`: a size near 2^32 from a hostile file must not turn negative.
+  const pad = (n: number) => Math.ceil(n / a) * a
   const notes: ElfNote[] = []
   let at = 0
   while (at + 12 <= area.length) {

@@ -7,7 +7,7 @@ import {cString} from './headers.js'
 export function parseDebugLink(data: Buffer): {file: string; crc: number} | null {
   const file = cString(data, 0)
   if (file === '') return null
-  const crcAt = (file.length + 1 + 3) & ~3
+  const crcAt = Math.ceil((file.length + 1) / 4) * 4
   if (crcAt + 4 > data.length) return null
   return {file, crc: data.readUInt32LE(crcAt)}
 }
