@@ -8,6 +8,7 @@ import type {ObjectTypes} from '../graph/object-types.js'
 import {ROOT_KIND_NAMES, ROOT_REGISTER} from '../graph/csr.js'
 import {missingModuleWarnings} from './missing-modules.js'
 import {reportWarnings} from './warning-report.js'
+import {heapDamage} from './heap-damage.js'
 import {ROOT_OPTION_NAMES} from '../graph/root-kinds.js'
 import {REGISTER_NAMES} from '../core/threads.js'
 import {ALLOCATOR_INTERNAL, UNREACHED} from '../graph/allocator-internal.js'
@@ -58,6 +59,7 @@ export function heapSummary(program: Program, heap: TcmallocHeap, graph: GraphFa
   const classes = seen
     .map(cl => ({sizeClass: cl, size: g.sizes.size[cl]!, liveObjects: live[cl]!, liveBytes: live[cl]! * g.sizes.size[cl]!, freeObjects: free[cl]!}))
     .sort((a, b) => b.liveBytes - a.liveBytes)
+  const damage = heapDamage(program, heap, types, graph.freePointers)
   return {
     core: {path: program.compressed?.path ?? program.core.path, size: program.core.size, pid: program.core.process.pid, command: program.core.process.command},
     allocator: {
@@ -109,7 +111,9 @@ export function heapSummary(program: Program, heap: TcmallocHeap, graph: GraphFa
       types: types.names.length,
       warnings: graph.warnings.total,
     },
-    warnings: reportWarnings([heap.warnings, graph.warnings], heap.crossCheck, missingModuleWarnings(program, heap.module.loaded)),
+    warnings: reportWarnings([heap.warnings, graph.warnings], heap.crossCheck, missingModuleWarnings(program, heap.module.loaded), new Map(damage.touchedFigures.filter(t => t.inFlight).map(t => [t.property, t.why]))),
+    /** Broken free lists and who broke them, the crash, threads inside TCMalloc and its locks held (heap-damage.ts). */
+    damage,
   }
 }
 

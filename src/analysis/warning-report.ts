@@ -30,6 +30,8 @@ export interface ReportedWarning {
   kind: string
   message: string
   addresses: string[]
+  /** Why the structure may have been mid-update when the core was taken; absent when it was not. */
+  inFlight?: string
 }
 
 /**
@@ -38,7 +40,7 @@ export interface ReportedWarning {
  * what was not listed counted in `omitted`. An unequal cross-check figure is itself a warning.
  * `consistent` is true only when there is no warning at all.
  */
-export function reportWarnings(sources: Warnings[], crossCheck: CrossCheck[], extra: HeapWarning[] = []) {
+export function reportWarnings(sources: Warnings[], crossCheck: CrossCheck[], extra: HeapWarning[] = [], bounds: ReadonlyMap<string, string> = new Map()) {
   const all: HeapWarning[] = [...extra]
   const byKind: Record<string, number> = {}
   const count = (kind: string, n: number) => (byKind[kind] = (byKind[kind] ?? 0) + n)
@@ -50,7 +52,8 @@ export function reportWarnings(sources: Warnings[], crossCheck: CrossCheck[], ex
   for (const c of crossCheck) {
     if (c.toma === c.tcmalloc) continue
     const d = c.toma - c.tcmalloc
-    all.push({kind: 'cross-check', message: `${c.name}: toma counts ${c.toma}, TCMalloc's counters (${c.property}) say ${c.tcmalloc}; differs by ${d}`, addresses: []})
+    const bound = bounds.get(c.property)
+    all.push({kind: 'cross-check', message: `${c.name}: toma counts ${c.toma}, TCMalloc's counters (${c.property}) say ${c.tcmalloc}; differs by ${d}`, addresses: [], ...(bound ? {inFlight: bound} : {})})
     count('cross-check', 1)
   }
   const byPhase = Object.fromEntries(PHASES.map(p => [p, 0])) as Record<Phase, number>
@@ -61,7 +64,7 @@ export function reportWarnings(sources: Warnings[], crossCheck: CrossCheck[], ex
     for (const w of all) {
       if (phaseOf(w.kind) !== phase || listedOf[phase] >= LISTED_PER_PHASE) continue
       listedOf[phase]++
-      list.push({phase, kind: w.kind, message: w.message, addresses: w.addresses.map(a => hex(a))})
+      list.push({phase, kind: w.kind, message: w.message, addresses: w.addresses.map(a => hex(a)), ...(w.inFlight ? {inFlight: w.inFlight} : {})})
     }
   }
   const omitted = Object.fromEntries(PHASES.map(p => [p, byPhase[p] - listedOf[p]]).filter(([, n]) => (n as number) > 0)) as Partial<Record<Phase, number>>

@@ -1,3 +1,4 @@
+import type {FreePointers} from './free-pointers.js'
 import {TomaError} from '../errors.js'
 import {GrowableF64, GrowableI32, GrowableU32} from '../util/growable.js'
 import {lastAtOrBelow} from '../util/search.js'
@@ -61,6 +62,8 @@ export interface HeapGraph {
   unreadableObjects: number
   scannedObjects: number
   scannedBytes: number
+  /** Live objects' words that point into slots that are not live (dangling or stale pointers). */
+  freePointers: FreePointers
   /** Roots whose offset did not fit 32 bits and was stored as OFFSET_OVERFLOW. */
   offsetOverflows: number
 }

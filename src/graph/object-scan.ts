@@ -2,6 +2,7 @@ import {hex} from '../errors.js'
 import type {AddressSpace} from '../core/address-space.js'
 import {Warnings} from '../tcmalloc/warnings.js'
 import {EdgeBlocks, type EdgeBlockList} from './edge-blocks.js'
+import {FreePointerLog, type FreePointers} from './free-pointers.js'
 import type {CheckpointRule} from './edge-words.js'
 import {PAGE_SPAN_STRIDE, SPAN_STRIDE, spanOf, type PointerLookup} from './live-lookup.js'
 
@@ -36,6 +37,8 @@ export interface SpanRange {
 /** One range's results; edge ids and outStart values count from the range's first edge. */
 export interface RangeScan {
   edges: EdgeBlockList
+  /** Words that point into slots that are not live (dangling, or stale). */
+  freePointers: FreePointers
   warnings: Pick<Warnings, 'list' | 'counts'>
   unreadableObjects: number
   scannedObjects: number
@@ -67,6 +70,7 @@ export function rangeSlots(t: ScanTables, range: SpanRange): {start: number; end
 export function scanSpanRange(memory: AddressSpace, t: ScanTables, range: SpanRange, outStart: Uint32Array, firstWords: Float64Array, buf: Buffer): RangeScan {
   const warnings = new Warnings()
   const sink = new EdgeBlocks(t.checkpoints)
+  const free = new FreePointerLog()
   const pageSize = t.pageSize
   const {spanStart, objectSize, firstObject, liveBits, spanObjectCount, spanPages} = t
   const words = new Uint32Array(buf.buffer, buf.byteOffset, CHUNK >>> 2)
@@ -95,7 +99,7 @@ export function scanSpanRange(memory: AddressSpace, t: ScanTables, range: SpanRa
       const objStart = sStart + k * size
       const w0 = (objStart - bufAddr) >>> 2
       if (size >= 8) firstWords[slot] = words[w0 + 1]! * TWO32 + words[w0]!
-      scanObjectWords(words, w0, w0 + Math.floor(size / 8) * 2, bufAddr, objStart, t, sink)
+      scanObjectWords(words, w0, w0 + Math.floor(size / 8) * 2, bufAddr, objStart, t, sink, free)
       scannedObjects++
       scannedBytes += size
     }
@@ -136,7 +140,7 @@ export function scanSpanRange(memory: AddressSpace, t: ScanTables, range: SpanRa
     const scanPiece = (at: number, n: number): boolean => {
       if (!memory.readInto(at, n, buf)) return false
       if (at === objStart && n >= 8) firstWords[slot] = words[1]! * TWO32 + words[0]!
-      scanObjectWords(words, 0, n >>> 2, at, objStart, t, sink)
+      scanObjectWords(words, 0, n >>> 2, at, objStart, t, sink, free)
       present += n
       return true
     }
@@ -213,7 +217,7 @@ export function scanSpanRange(memory: AddressSpace, t: ScanTables, range: SpanRa
   // Slots after the range's last live object start where the next range does (its first edge).
   const last = range.end >= t.spanCount ? t.totalObjects : slots.end - 1
   if (slots.start <= last) startObject(last)
-  return {edges: sink.finish(), warnings, unreadableObjects: unreadable, scannedObjects, scannedBytes}
+  return {edges: sink.finish(), freePointers: free.finish(), warnings, unreadableObjects: unreadable, scannedObjects, scannedBytes}
 }
 
 /**
@@ -222,7 +226,7 @@ export function scanSpanRange(memory: AddressSpace, t: ScanTables, range: SpanRa
  * Rejects on the high half first, then the whole value against the span range, then looks up the
  * span in the page table; no allocation, no BigInt.
  */
-export function scanObjectWords(words: Uint32Array, w0: number, w1: number, bufAddr: number, fromStart: number, t: PointerLookup, sink: EdgeBlocks): void {
+export function scanObjectWords(words: Uint32Array, w0: number, w1: number, bufAddr: number, fromStart: number, t: PointerLookup, sink: EdgeBlocks, free: FreePointerLog): void {
   const {lo, hi, loHi, hiHi, invPage, chunkPages, root, leaves, pageSpans, spanInfo, liveBits} = t
   // The span's facts by page in pageSpans where it exists (one read), else by span in spanInfo.
   const byPage = root !== null && pageSpans.length > 0
@@ -269,7 +273,10 @@ export function scanObjectWords(words: Uint32Array, w0: number, w1: number, bufA
       k = Math.floor((v - sStart) / size)
       slot = spanInfo[info + 3]! + k
     }
-    if ((liveBits[slot >>> 5]! & (1 << (slot & 31))) === 0) continue
+    if ((liveBits[slot >>> 5]! & (1 << (slot & 31))) === 0) {
+      free.add(bufAddr + w * 4, v, slot)
+      continue
+    }
     let e = sink.at
     if (e === sink.to.length) {
       sink.next()

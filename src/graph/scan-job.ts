@@ -7,6 +7,7 @@ import type {MemorySource} from '../core/memory-source.js'
 import type {Warnings} from '../tcmalloc/warnings.js'
 import {checkIdWidth} from './csr.js'
 import {concatBlocks} from './edge-blocks.js'
+import {joinFreePointers, type FreePointers} from './free-pointers.js'
 import {rangeSlots, scanBuffer, scanSpanRange, type RangeScan, type ScanTables, type SpanRange} from './object-scan.js'
 import {awaitSignal} from '../util/await-signal.js'
 import {sharedFloat64, sharedUint32} from '../util/shared-arrays.js'
@@ -48,6 +49,8 @@ export interface ForwardScan {
   unreadableObjects: number
   scannedObjects: number
   scannedBytes: number
+  /** Live objects' words that point into slots that are not live. */
+  freePointers: FreePointers
   /** Threads that scanned (this one and the workers). */
   threads: number
 }
@@ -204,5 +207,6 @@ function mergeRanges(
     unreadableObjects: unreadable,
     scannedObjects,
     scannedBytes,
+    freePointers: joinFreePointers(done.map(r => r.freePointers)),
   }
 }

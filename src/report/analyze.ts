@@ -4,6 +4,7 @@ import type {WarningReport} from '../analysis/warning-report.js'
 import {bytes, heading, table} from './table.js'
 import {count} from './wording.js'
 import {grouped} from '../util/grouped.js'
+import {damageLines, hasDamageNews} from './damage.js'
 
 export function analyzeText(s: HeapSummary, indexPath: string): string {
   const a = s.allocator
@@ -70,6 +71,7 @@ export function analyzeText(s: HeapSummary, indexPath: string): string {
   out.push(`${count(g.unreachable.objects, 'live object')} (${bytes(g.unreachable.bytes)}) ${g.unreachable.objects === 1 ? 'is' : 'are'} reachable from no root: leaked (toma leaks lists them)`)
   if (g.allocatorInternal.objects) out.push(`  not counted: ${count(g.allocatorInternal.objects, 'unreferenced allocation')} of TCMalloc itself (${bytes(g.allocatorInternal.bytes)}; e.g. its MallocExtension singleton)`)
   if (g.unreadableObjects) out.push(chalk.yellow(`${count(g.unreadableObjects, 'live object')} could not be read from the core`))
+  if (hasDamageNews(s.damage)) out.push('', heading('Heap damage'), ...damageLines(s.damage))
   out.push('', heading(`Warnings (${s.warnings.total})`))
   out.push(...warningLines(s.warnings))
   out.push('', `index written to ${indexPath}`)
@@ -79,7 +81,7 @@ export function analyzeText(s: HeapSummary, indexPath: string): string {
 /** Every listed warning with its phase and addresses, what was not listed counted by phase, and the verdict. */
 export function warningLines(w: WarningReport): string[] {
   if (w.consistent) return ['none: every list and counter is consistent']
-  const out = w.list.map(x => chalk.yellow(`[${x.phase}] ${x.kind}${x.addresses.length ? ` at ${x.addresses.join(', ')}` : ''}: ${x.message}`))
+  const out = w.list.map(x => chalk.yellow(`[${x.phase}] ${x.kind}${x.addresses.length ? ` at ${x.addresses.join(', ')}` : ''}: ${x.message}${x.inFlight ? ` [in flight: ${x.inFlight}]` : ''}`))
   for (const [phase, n] of Object.entries(w.omitted)) out.push(`[${phase}] … and ${grouped(n)} more not listed`)
   const phases = Object.entries(w.byPhase).filter(([, n]) => n > 0).map(([p, n]) => `${grouped(n)} ${p}`)
   out.push(chalk.red(`not consistent: ${grouped(w.total)} warning${w.total === 1 ? '' : 's'} (${phases.join(', ')})`))

@@ -4,6 +4,10 @@ import type {Layout} from './layout.js'
 import {CENTRAL_CACHE, TRANSFER_CACHE, type StateMarker} from './object-states.js'
 import type {SizeClasses} from './size-map.js'
 import {IN_USE, type SpanTable} from './spans.js'
+import {SPAN} from './layout.js'
+import type {DamageLog} from './damage.js'
+import {walkFreeList} from './free-list-walk.js'
+import {hexWord} from '../core/words.js'
 import type {Warnings} from './warnings.js'
 
 /** What the central cache's own counters say, per size class (for TCMalloc's figures). */
@@ -28,40 +32,39 @@ export function readCentralCounters(memory: AddressSpace, centralCache: number, 
 }
 
 /** Each small span's own free list (the central cache's objects): walked, bounded by the span's capacity. */
-export function markSpanFreeLists(memory: AddressSpace, spans: SpanTable, marker: StateMarker, counters: CentralCounters, warnings: Warnings): void {
+export function markSpanFreeLists(memory: AddressSpace, spans: SpanTable, marker: StateMarker, counters: CentralCounters, sizes: SizeClasses, centralEntry: (cl: number) => number, warnings: Warnings, damage: DamageLog): void {
   const freeByClass = new Float64Array(counters.counter.length)
   const spansByClass = new Float64Array(counters.counter.length)
   let s = 0
   // Made only for a warning: formatting it for each of the heap's spans costs more than the walks.
-  const list = () => `span ${hex(spans.record[s]!)} free list`
+  const name = () => `span ${hex(spans.record[s]!)} (class ${spans.sizeClass[s]}) free list`
   for (; s < spans.count; s++) {
     const cl = spans.sizeClass[s]!
     if (spans.location[s] !== IN_USE || cl === 0) continue
     spansByClass[cl]!++
     const capacity = spans.objectCount[s]!
-    let p = spans.freeHead[s]!
-    let n = 0
-    while (p !== 0 && n <= capacity) {
-      if (marker.markInSpan(s, p, CENTRAL_CACHE, list, spans.record[s]!) < 0) break
-      n++
-      const next = memory.readU64(p)
-      if (next === undefined) {
-        warnings.add('free-list', `${list()}: object ${hex(p)} is not in the core`, spans.record[s]!, p)
-        break
-      }
-      p = next
-    }
+    const record = spans.record[s]!
+    const walked = walkFreeList(
+      memory,
+      marker,
+      {name, structure: record, headSlot: record + SPAN.objects, head: spans.freeHead[s]!, sizeClass: cl, span: s, state: CENTRAL_CACHE, limit: capacity + 1, expected: capacity - spans.refcount[s]!, classSize: sizes.size[cl]!, tid: null},
+      warnings,
+      damage,
+    )
+    const n = walked.entries
     freeByClass[cl]! += n
     if (capacity - n !== spans.refcount[s]) {
-      warnings.add('span', `span ${hex(spans.record[s]!)}: ${n} free of ${capacity} objects, but refcount says ${spans.refcount[s]} handed out`, spans.record[s]!)
+      const message = `span ${hex(record)}: ${n} free of ${capacity} objects${walked.broken ? ' before a bad link' : ''}, but refcount says ${spans.refcount[s]} handed out`
+      if (walked.broken) warnings.addDamage('span', message, record)
+      else warnings.add('span', message, record)
     }
   }
   for (let cl = 1; cl < counters.counter.length; cl++) {
     if (freeByClass[cl] !== counters.counter[cl]) {
-      warnings.add('central-cache', `class ${cl}: spans' free lists hold ${freeByClass[cl]} objects, central counter_ says ${counters.counter[cl]}`)
+      warnings.add('central-cache', `class ${cl}: spans' free lists hold ${freeByClass[cl]} objects, central counter_ says ${counters.counter[cl]}`, centralEntry(cl))
     }
     if (spansByClass[cl] !== counters.numSpans[cl]) {
-      warnings.add('central-cache', `class ${cl}: ${spansByClass[cl]} in-use spans in the page map, central num_spans_ says ${counters.numSpans[cl]}`)
+      warnings.add('central-cache', `class ${cl}: ${spansByClass[cl]} in-use spans in the page map, central num_spans_ says ${counters.numSpans[cl]}`, centralEntry(cl))
     }
   }
 }
@@ -75,6 +78,7 @@ export function markTransferCache(
   counters: CentralCounters,
   marker: StateMarker,
   warnings: Warnings,
+  damage: DamageLog,
 ): void {
   const c = layout.central
   for (let cl = 1; cl < sizes.count; cl++) {
@@ -87,20 +91,17 @@ export function markTransferCache(
     const batch = sizes.objectsToMove[cl]!
     for (let slot = 0; slot < used; slot++) {
       const at = entry + c.slots + slot * 16
-      const head = memory.readU64(at)
       const tail = memory.readU64(at + 8)
-      const list = `transfer slot ${slot} of class ${cl} (${hex(at)})`
-      let p = head ?? 0
-      let n = 0
-      let last = 0
-      while (p !== 0 && n < batch) {
-        if (marker.mark(p, cl, TRANSFER_CACHE, list, at) < 0) break
-        n++
-        last = p
-        p = memory.readU64(p) ?? 0
-      }
-      if (n !== batch || last !== tail) {
-        warnings.add('transfer-cache', `${list}: chain has ${n} objects ending at ${hex(last)}, expected ${batch} ending at ${hex(tail ?? 0)}`, at)
+      const name = () => `transfer slot ${slot} of class ${cl} (${hex(at)})`
+      const walked = walkFreeList(
+        memory,
+        marker,
+        {name, structure: at, headSlot: at, head: memory.readU64(at) ?? 0, sizeClass: cl, span: -1, state: TRANSFER_CACHE, limit: batch, expected: batch, classSize: sizes.size[cl]!, tid: null},
+        warnings,
+        damage,
+      )
+      if (!walked.broken && (walked.entries !== batch || walked.last !== tail)) {
+        warnings.add('transfer-cache', `${name()}: chain has ${walked.entries} objects ending at ${hex(walked.last)}, expected ${batch} ending at ${hexWord(memory, at + 8)}`, at)
       }
     }
   }

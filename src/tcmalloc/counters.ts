@@ -1,3 +1,4 @@
+import {readCounter} from '../core/words.js'
 import type {AddressSpace} from '../core/address-space.js'
 import type {CentralCounters} from './central-cache.js'
 import {HeapObjects} from './heap-objects.js'
@@ -56,9 +57,9 @@ export function crossCheck(
   threadCachesWalked: boolean,
 ): CrossCheck[] {
   const st = pageHeap + layout.pageHeap.stats
-  const system = memory.readU64(st + layout.stats.systemBytes) ?? NaN
-  const free = memory.readU64(st + layout.stats.freeBytes) ?? NaN
-  const unmapped = memory.readU64(st + layout.stats.unmappedBytes) ?? NaN
+  const system = readCounter(memory, st + layout.stats.systemBytes) ?? NaN
+  const free = readCounter(memory, st + layout.stats.freeBytes) ?? NaN
+  const unmapped = readCounter(memory, st + layout.stats.unmappedBytes) ?? NaN
   let centralBytes = 0
   let transferBytes = 0
   for (let cl = 1; cl < sizes.count; cl++) {

@@ -1,4 +1,5 @@
 import {TomaError, hex} from '../errors.js'
+import {hexWord, readCounter} from '../core/words.js'
 import type {AddressSpace, Segment} from '../core/address-space.js'
 import type {Program} from '../program/program.js'
 import type {AllocatorModule} from './allocator-module.js'
@@ -34,6 +35,11 @@ export interface AllocatorGlobals {
   threadHeapCount: number | null
   sizes: SizeClasses
   how: {pageHeap: string; centralCache: string; sizeMap: string; threadHeaps: string}
+  /**
+   * What is inconsistent in the page heap found by symbol or by a known build's position (a list
+   * caught mid-update, or damaged): the global is kept, each problem is a warning with its address.
+   */
+  pageHeapProblems: Array<{message: string; address: number; structure: string; counter: boolean; slot: number}>
 }
 
 /** A writable range of the allocator's module, read once for signature scans. */
@@ -84,7 +90,7 @@ export function locateGlobals(program: Program, module: AllocatorModule, options
   }
   if (!chosen) {
     throw new TomaError(
-      `cannot find TCMalloc's page heap, central cache and size map in ${module.loaded.module.path} (${failures.slice(0, 3).join('; ')}${failures.length > 3 ? '; …' : ''})`,
+      `cannot find TCMalloc's page heap, central cache and size map in ${module.loaded.module.path} (${failures.slice(0, 3).join('; ')}${failures.length > 3 ? `; ${failures.length - 3} more layout(s) failed alike` : ''})`,
     )
   }
   const {found, layout, threadHeaps} = chosen
@@ -151,7 +157,7 @@ function findThreadHeaps(
   return address === undefined ? undefined : {address, how: 'signature: a pointer to the head of a list of ThreadCaches whose free lists add up to their byte counts'}
 }
 
-type Found = Pick<AllocatorGlobals, 'pageHeap' | 'centralCache' | 'sizeMap' | 'sizes'> & {how: {pageHeap: string; centralCache: string; sizeMap: string}}
+type Found = Pick<AllocatorGlobals, 'pageHeap' | 'centralCache' | 'sizeMap' | 'sizes' | 'pageHeapProblems'> & {how: {pageHeap: string; centralCache: string; sizeMap: string}}
 
 function tryLayout(
   memory: AddressSpace,
@@ -228,24 +234,46 @@ function tryLayout(
     } else phCandidates.push([phSym.address, 'symbol Static::pageheap_'])
   }
   if (debian !== undefined) phCandidates.push([debian + DEBIAN_210_DELTAS.pageHeap, 'Debian 2.10 position relative to pageheap_lock_'])
+  // Identified by symbol or a known build's position: kept when its own fields are a page heap's
+  // (stats, page map); what hangs from it (free lists, span sets) is validated apart, and a damaged
+  // list becomes a warning instead of costing the whole analysis.
+  const rejected: string[] = []
+  let pageHeapProblems: Found['pageHeapProblems'] = []
   for (const [addr, how] of phCandidates) {
-    if (validPageHeap(memory, addr, layout) === true) {
-      pageHeap = addr
-      pageHeapHow = how
-      break
+    const identity = pageHeapIdentity(memory, module, addr, layout, false)
+    if (identity !== true) {
+      rejected.push(`${how} at ${hex(addr)}: ${identity}`)
+      continue
     }
+    pageHeap = addr
+    pageHeapHow = how
+    pageHeapProblems = pageHeapListProblems(memory, addr, layout)
+    break
   }
   if (pageHeap === undefined) {
-    const addr = scanPageHeap(memory, module, regions, layout).find(a => validPageHeap(memory, a, layout) === true)
-    if (addr !== undefined) {
-      pageHeap = addr
+    // Found by signature alone: the lists must agree too, unless exactly one candidate is a page
+    // heap by its own fields (then its damaged lists are warnings, as above).
+    const candidates = scanPageHeap(memory, module, regions, layout)
+    const addr = candidates.find(a => pageHeapIdentity(memory, module, a, layout) === true && pageHeapListProblems(memory, a, layout).length === 0)
+    const identified = candidates.filter(a => pageHeapIdentity(memory, module, a, layout) === true)
+    const chosen = addr ?? (identified.length === 1 ? identified[0] : undefined)
+    if (chosen !== undefined) {
+      pageHeap = chosen
+      pageHeapProblems = pageHeapListProblems(memory, chosen, layout)
       pageHeapHow = layout.pageHeapIsPointer
         ? 'signature: a pointer to a PageHeap whose pagemap_.allocator_ is a code pointer into the library'
         : 'signature: pagemap_.allocator_ is a code pointer into the library, free-list heads link to themselves or to spans'
+    } else {
+      const first = candidates[0]
+      rejected.push(
+        candidates.length === 0
+          ? 'no signature candidate (pagemap_.allocator_ a code pointer into the library)'
+          : `${candidates.length} signature candidate(s), ${identified.length} with a page heap's own fields; the first at ${hex(first!)}: ${pageHeapIdentity(memory, module, first!, layout) === true ? pageHeapListProblems(memory, first!, layout)[0]?.message : pageHeapIdentity(memory, module, first!, layout)}`,
+      )
     }
   }
-  if (pageHeap === undefined) return 'no valid page heap'
-  return {pageHeap, centralCache, sizeMap, sizes, how: {pageHeap: pageHeapHow, centralCache: centralHow, sizeMap: sizeMapHow}}
+  if (pageHeap === undefined) return `no valid page heap (${rejected.join('; ')})`
+  return {pageHeap, centralCache, sizeMap, sizes, pageHeapProblems, how: {pageHeap: pageHeapHow, centralCache: centralHow, sizeMap: sizeMapHow}}
 }
 
 /** Reads the data segments, joining adjacent ones: a global may straddle the file-backed page and .bss. */
@@ -395,35 +423,75 @@ function scanPageHeap(memory: AddressSpace, module: AllocatorModule, regions: Re
   return hits
 }
 
-/** True, or what is wrong with a PageHeap at addr. */
-export function validPageHeap(memory: AddressSpace, addr: number, layout: Layout): true | string {
-  const ph = layout.pageHeap
-  const st = addr + ph.stats
+/**
+ * True when a PageHeap's own fields are one's. Found by symbol or by a known build's position
+ * (`bySignature` false), only what no thread changes: the page map's allocator_, a code pointer
+ * into the library; its stats may be mid-update or damaged (a block freed twice makes them
+ * negative), which pageHeapListProblems reports. Found by signature, the stats must also be whole
+ * pages that add up: code pointers are common in a library's data.
+ */
+function pageHeapIdentity(memory: AddressSpace, module: AllocatorModule, addr: number, layout: Layout, bySignature = true): true | string {
+  const allocatorAt = addr + layout.pageHeap.pagemap + layout.pageMap.allocator
+  const allocator = memory.readU64(allocatorAt)
+  if (allocator === undefined || !module.isCode(allocator)) return `page map allocator_ at ${hex(allocatorAt)} is ${allocator === undefined ? 'not in core' : `${hexWord(memory, allocatorAt)}, no code pointer into the library`}`
+  return bySignature ? (statsProblem(memory, addr, layout) ?? true) : true
+}
+
+/** What is wrong with a PageHeap's stats (not in the core; not whole pages; free and returned bytes past the system's), or undefined. */
+function statsProblem(memory: AddressSpace, addr: number, layout: Layout): string | undefined {
+  const st = addr + layout.pageHeap.stats
   const system = memory.readU64(st + layout.stats.systemBytes)
   const free = memory.readU64(st + layout.stats.freeBytes)
   const unmapped = memory.readU64(st + layout.stats.unmappedBytes)
   if (system === undefined || free === undefined || unmapped === undefined) return `page heap stats at ${hex(st)} not in core`
   const ps = layout.pageSize
-  if (system % ps || free % ps || unmapped % ps || free + unmapped > system) return `page heap stats at ${hex(st)} inconsistent`
+  if (system % ps || free % ps || unmapped % ps || free + unmapped > system) {
+    const exact = (off: number) => readCounter(memory, st + off)
+    const values = [exact(layout.stats.systemBytes), exact(layout.stats.freeBytes), exact(layout.stats.unmappedBytes)]
+    const negative = values.some(v => v !== undefined && v < 0) ? ': a counter went below zero (more bytes taken off than were added: a span freed twice?)' : ''
+    return `page heap stats at ${hex(st)} inconsistent (system ${values[0]}, free ${values[1]}, unmapped ${values[2]} bytes${negative})`
+  }
+  return undefined
+}
+
+/** What is wrong with the lists a PageHeap heads (free lists, large-span lists or sets), each with the head's address. */
+function pageHeapListProblems(memory: AddressSpace, addr: number, layout: Layout): AllocatorGlobals['pageHeapProblems'] {
+  const ph = layout.pageHeap
+  const problems: AllocatorGlobals['pageHeapProblems'] = []
+  const stats = statsProblem(memory, addr, layout)
+  if (stats) {
+    // The word to show: a counter below zero, else the free bytes (whose sum passes the system's).
+    const st = addr + ph.stats
+    const unmappedAt = st + layout.stats.unmappedBytes
+    const slot = (readCounter(memory, unmappedAt) ?? 0) < 0 ? unmappedAt : st + layout.stats.freeBytes
+    problems.push({message: stats, address: st, structure: `page heap stats ${hex(st)}`, counter: true, slot})
+  }
   const heads: number[] = []
   for (let i = 0; i < ph.freeCount; i++) heads.push(addr + ph.free + i * SPAN_LIST_SIZE, addr + ph.free + i * SPAN_LIST_SIZE + SPAN.size)
   if (ph.large !== null) heads.push(addr + ph.large, addr + ph.large + SPAN.size)
   for (const h of heads) {
     const next = memory.readU64(h + SPAN.next)
     const prev = memory.readU64(h + SPAN.prev)
-    if (next === undefined || prev === undefined) return `free list head ${hex(h)} not in core`
-    if ((next === h) !== (prev === h)) return `free list head ${hex(h)} half linked`
-    if (next !== h && (!memory.isReadable(next, SPAN.size) || !memory.isReadable(prev, SPAN.size))) return `free list head ${hex(h)} links outside the core`
-    // Doubly linked: the first span points back to the head, the last one forward to it. (A
-    // std::set read as a list, F's layout on a G core, links to tree nodes that do not.)
-    if (next !== h && (memory.readU64(next + SPAN.prev) !== h || memory.readU64(prev + SPAN.next) !== h)) return `free list head ${hex(h)} not linked back`
+    const why =
+      next === undefined || prev === undefined
+        ? 'not in core'
+        : (next === h) !== (prev === h)
+          ? `half linked (next ${hexWord(memory, h + SPAN.next)}, prev ${hexWord(memory, h + SPAN.prev)})`
+          : next !== h && (!memory.isReadable(next, SPAN.size) || !memory.isReadable(prev, SPAN.size))
+            ? `links outside the core (next ${hexWord(memory, h + SPAN.next)}, prev ${hexWord(memory, h + SPAN.prev)})`
+            : // Doubly linked: the first span points back to the head, the last one forward to it. (A
+              // std::set read as a list, F's layout on a G core, links to tree nodes that do not.)
+              next !== h && (memory.readU64(next + SPAN.prev) !== h || memory.readU64(prev + SPAN.next) !== h)
+              ? `not linked back (its first span ${hex(next)} and last span ${hex(prev)} do not point to it)`
+              : ''
+    if (why) problems.push({message: `page heap free list head ${hex(h)} ${why}`, address: h, structure: `page heap free list head ${hex(h)}`, counter: false, slot: h + SPAN.next})
   }
   for (const set of [ph.largeNormal, ph.largeReturned]) {
     if (set === null) continue
     const bad = spanSetProblem(memory, addr + set)
-    if (bad) return bad
+    if (bad) problems.push({message: bad, address: addr + set, structure: `page heap large span set ${hex(addr + set)}`, counter: false, slot: addr + set + RB_TREE.root})
   }
-  return true
+  return problems
 }
 
 /**
@@ -452,7 +520,8 @@ function spanSetProblem(memory: AddressSpace, set: number): string | undefined {
     return root === 0 && leftmost === header && rightmost === header ? undefined : `span set at ${hex(set)}: empty, but its header is not`
   }
   // A non-empty tree: the root's parent is the header (SpanList heads read as a set fail here).
-  if (count > 2 ** 32 || root % 8 || memory.readU64(root + RB_TREE.nodeParent) !== header) return `span set at ${hex(set)}: root ${hex(root)} does not point back to the header`
+  if (count > 2 ** 32) return `span set at ${hex(set)}: its count ${hexWord(memory, set + RB_TREE.count)} is no count of spans`
+  if (root % 8 || memory.readU64(root + RB_TREE.nodeParent) !== header) return `span set at ${hex(set)}: root ${hexWord(memory, set + RB_TREE.root)} does not point back to the header ${hex(header)}`
   return undefined
 }
 

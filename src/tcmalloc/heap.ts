@@ -11,6 +11,9 @@ import {markThreadCaches, type ThreadCacheInfo} from './thread-caches.js'
 import {readSampledObjects, type SampledObjects} from './sampled.js'
 import {threadCachesByTls} from './thread-tls.js'
 import {Warnings} from './warnings.js'
+import {DamageLog} from './damage.js'
+import {heldLocks, markInFlight, pageHeapLockKnown, threadsInAllocator, type AllocatorLock, type ThreadInAllocator} from './inside-allocator.js'
+import {hexWord} from '../core/words.js'
 import {GrowableF64} from '../util/growable.js'
 import {sharedUint8} from '../util/shared-arrays.js'
 
@@ -37,6 +40,13 @@ export interface TcmallocHeap {
   /** Sampled objects and the allocation stacks TCMalloc kept for them (none unless sampling was on). */
   sampled: SampledObjects
   warnings: Warnings
+  /** Broken links, entries and lists found by the walks (damage.ts). */
+  damage: DamageLog
+  /** Threads with TCMalloc's frames on their stacks when the core was taken. */
+  threadsInAllocator: ThreadInAllocator[]
+  /** TCMalloc's locks that were held; pageHeapLockKnown: whether the page heap's lock could be read. */
+  locks: AllocatorLock[]
+  pageHeapLockKnown: boolean
 }
 
 export function analyzeHeap(program: Program, options: HeapOptions = {}): TcmallocHeap {
@@ -58,6 +68,12 @@ export function analyzeHeap(program: Program, options: HeapOptions = {}): Tcmall
   if (cut) {
     warnings.add('core', `the core is truncated: ${cut.segments} segment(s) miss ${cut.missingBytes} bytes from ${hex(cut.firstAddress)} on; objects there cannot be read`, cut.firstAddress)
   }
+  const damage = new DamageLog()
+  for (const p of globals.pageHeapProblems) {
+    const message = `${p.message}: the page heap's lists were caught mid-update or are damaged; spans are read from the page map all the same`
+    warnings.add('page-heap', message, p.address)
+    damage.add({kind: p.counter ? 'counter-disagrees' : 'half-linked-list', structure: p.structure, structureAddress: p.address, sizeClass: 0, tid: null, slot: p.slot, value: hexWord(memory, p.slot), entry: 0, target: 0, objectsBehind: -1, recovered: 0, bytesBehind: 0, message})
+  }
   options.progress?.('page map', 0, 1)
   const spans = readSpans(memory, globals.pageHeap, layout, sizes, warnings, page => options.progress?.('page map', page, 2 ** (48 - layout.pageShift)))
   // Shared: the dominator pass's worker reads which slots are live from it.
@@ -66,12 +82,12 @@ export function analyzeHeap(program: Program, options: HeapOptions = {}): Tcmall
     if (spans.location[s] === ON_NORMAL_FREELIST) state[spans.firstObject[s]!] = PAGE_HEAP
     else if (spans.location[s] === ON_RETURNED_FREELIST) state[spans.firstObject[s]!] = RETURNED
   }
-  const marker = new StateMarker(spans, state, layout.pageSize, warnings)
+  const marker = new StateMarker(spans, state, layout.pageSize)
   const central = readCentralCounters(memory, globals.centralCache, layout, sizes)
   options.progress?.('central cache', 0, 3)
-  markSpanFreeLists(memory, spans, marker, central, warnings)
+  markSpanFreeLists(memory, spans, marker, central, sizes, cl => globals.centralCache + cl * layout.central.stride, warnings, damage)
   options.progress?.('transfer cache', 1, 3)
-  markTransferCache(memory, globals.centralCache, layout, sizes, central, marker, warnings)
+  markTransferCache(memory, globals.centralCache, layout, sizes, central, marker, warnings, damage)
   options.progress?.('thread caches', 2, 3)
   const ownedObjects = new GrowableF64()
   const ownedBy: number[] = []
@@ -86,6 +102,7 @@ export function analyzeHeap(program: Program, options: HeapOptions = {}): Tcmall
           program.core.threads,
           marker,
           warnings,
+          damage,
           (obj, cache) => {
             ownedObjects.push(obj)
             ownedBy.push(cache)
@@ -103,7 +120,10 @@ export function analyzeHeap(program: Program, options: HeapOptions = {}): Tcmall
   options.progress?.('totals and cross-check', 0, 1)
   const totals = stateTotals(spans, state, layout.pageSize)
   const checks = crossCheck(memory, globals.pageHeap, layout, sizes, central, threadCaches, spans, totals, globals.threadHeaps !== null)
-    const sampled = readSampledObjects(program, module, globals, spans, layout.pageSize, warnings)
+  const sampled = readSampledObjects(program, module, globals, spans, layout.pageSize, warnings)
+  const inside = threadsInAllocator(program, module)
+  const locks = heldLocks(program, module, globals)
+  markInFlight(warnings, {spans, threadCaches, layout, globals, inside, locks})
   return {
     module,
     globals,
@@ -117,6 +137,10 @@ export function analyzeHeap(program: Program, options: HeapOptions = {}): Tcmall
     crossCheck: checks,
     sampled,
     warnings,
+    damage,
+    threadsInAllocator: inside,
+    locks,
+    pageHeapLockKnown: pageHeapLockKnown(program, module, globals),
   }
 }
 

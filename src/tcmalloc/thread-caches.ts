@@ -2,6 +2,8 @@ import {hex} from '../errors.js'
 import type {AddressSpace} from '../core/address-space.js'
 import type {Thread} from '../core/threads.js'
 import type {Layout} from './layout.js'
+import type {DamageLog} from './damage.js'
+import {walkFreeList} from './free-list-walk.js'
 import {THREAD_CACHE, type StateMarker} from './object-states.js'
 import type {SizeClasses} from './size-map.js'
 import type {Warnings} from './warnings.js'
@@ -34,6 +36,7 @@ export function markThreadCaches(
   threads: Thread[],
   marker: StateMarker,
   warnings: Warnings,
+  damage: DamageLog,
   owned: (objectIndex: number, cache: number) => void,
   tlsOwners: Map<number, number> = new Map(),
   countAddress: number | null = null,
@@ -71,19 +74,27 @@ export function markThreadCaches(
     caches.push(info)
     for (let cl = 1; cl < sizes.count; cl++) {
       const fl = tc.list + cl * tc.freeListSize
-      let q = Number(buf.readBigUInt64LE(fl + layout.freeList.list))
+      const head = Number(buf.readBigUInt64LE(fl + layout.freeList.list))
       const length = buf.readUInt32LE(fl + layout.freeList.length)
-      const list = `thread cache ${hex(p)} class ${cl} list`
-      let n = 0
+      const cache = p
+      const name = () => `thread cache ${hex(cache)}${owner !== null ? ` (thread ${owner})` : ''} class ${cl} list`
+      // One entry past length_ is walked: a list longer than its count shows.
       const bound = Math.min(length, MAX_LIST)
-      while (q !== 0 && n <= bound) {
-        const obj = marker.mark(q, cl, THREAD_CACHE, list, p + fl)
-        if (obj < 0) break
-        owned(obj, index)
-        n++
-        q = memory.readU64(q) ?? 0
+      const walked = walkFreeList(
+        memory,
+        marker,
+        {name, structure: p + fl, headSlot: p + fl + layout.freeList.list, head, sizeClass: cl, span: -1, state: THREAD_CACHE, limit: bound + 1, expected: length, classSize: sizes.size[cl]!, tid: owner},
+        warnings,
+        damage,
+        obj => owned(obj, index),
+      )
+      const n = walked.entries
+      if (n !== length) {
+        const message = `${name()}: length_ says ${length}, the list has ${n}${n > bound ? ' or more' : walked.broken ? ' before its bad link' : ''}`
+        // After a bad link the count disagrees because of it; otherwise the list may be caught mid-update.
+        if (walked.broken) warnings.addDamage('thread-cache', message, p + fl)
+        else warnings.add('thread-cache', message, p + fl)
       }
-      if (n !== length) warnings.add('thread-cache', `${list}: length_ says ${length}, the list has ${n}${n > bound ? ' or more' : ''}`, p + fl)
       info.objects += n
       info.objectBytes += n * sizes.size[cl]!
     }

@@ -4,6 +4,10 @@ export interface HeapWarning {
   message: string
   /** The addresses involved (the structure, the bad pointer, ...). */
   addresses: number[]
+  /** Why the structure may have been mid-update when the core was taken (a thread inside it, its lock held): set after the walks. */
+  inFlight?: string
+  /** A bad link or what follows from it: damage, never a structure caught in flight. */
+  damage?: true
 }
 
 /** Warnings kept per kind: the rest are counted, so one flood cannot hide the other kinds. */
@@ -18,6 +22,13 @@ export class Warnings {
     const n = (this.counts.get(kind) ?? 0) + 1
     this.counts.set(kind, n)
     if (n <= KEEP) this.list.push({kind, message, addresses})
+  }
+
+  /** A warning about damage (a bad link, or a count that disagrees because of one): never marked as in flight. */
+  addDamage(kind: string, message: string, ...addresses: number[]): void {
+    this.add(kind, message, ...addresses)
+    const last = this.list[this.list.length - 1]
+    if (last?.message === message) last.damage = true
   }
 
   /**

@@ -7,6 +7,7 @@ import {dominatorSection, suspectsSection} from './retention.js'
 import type {ReportSection} from './section.js'
 import {threadsSection} from './threads.js'
 import {warningsSection} from './warnings.js'
+import {damageSection} from './damage.js'
 
 /**
  * `toma report`'s page: the same data the query commands print, one section each. `extra`
@@ -19,6 +20,7 @@ export function htmlReport(d: ReportData, toolVersion: string, extra: ReportSect
     overviewSection(s),
     statesSection(s),
     crossCheckSection(s),
+    ...damageSection(s.damage),
     ...extra,
     classesSection(d.classes),
     dominatorSection(d.top, d.topTypes),

@@ -1,0 +1,51 @@
+import {GrowableF64, GrowableU32} from '../util/growable.js'
+
+/**
+ * Words of live objects that point into slots that are not live (free on a list, or in a free
+ * span): dangling pointers, or stale fields never read again. The scan meets them where it looks
+ * a word up and finds no live object; it keeps the first KEEP of each range and counts them all.
+ */
+export interface FreePointers {
+  /** Every such word the scan met. */
+  count: number
+  /** The kept ones: the word's address, the value in it, the slot it points into. */
+  word: Float64Array
+  value: Float64Array
+  target: Uint32Array
+}
+
+/** Kept at most (per range in the scan, and in all). */
+export const KEEP_FREE_POINTERS = 1 << 16
+
+export class FreePointerLog {
+  count = 0
+  private readonly word = new GrowableF64(64)
+  private readonly value = new GrowableF64(64)
+  private readonly target = new GrowableU32(64)
+
+  add(word: number, value: number, target: number): void {
+    if (this.count++ >= KEEP_FREE_POINTERS) return
+    this.word.push(word)
+    this.value.push(value)
+    this.target.push(target)
+  }
+
+  finish(): FreePointers {
+    return {count: this.count, word: this.word.toArray(), value: this.value.toArray(), target: this.target.toArray()}
+  }
+}
+
+/** The ranges' logs joined in order, keeping the first KEEP_FREE_POINTERS. */
+export function joinFreePointers(parts: FreePointers[]): FreePointers {
+  const kept = Math.min(KEEP_FREE_POINTERS, parts.reduce((n, p) => n + p.word.length, 0))
+  const out: FreePointers = {count: parts.reduce((n, p) => n + p.count, 0), word: new Float64Array(kept), value: new Float64Array(kept), target: new Uint32Array(kept)}
+  let at = 0
+  for (const p of parts) {
+    const n = Math.min(p.word.length, kept - at)
+    out.word.set(p.word.subarray(0, n), at)
+    out.value.set(p.value.subarray(0, n), at)
+    out.target.set(p.target.subarray(0, n), at)
+    at += n
+  }
+  return out
+}

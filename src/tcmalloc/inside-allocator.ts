@@ -1,0 +1,133 @@
+import {hex} from '../errors.js'
+import {describeSymbolic, type Program} from '../program/program.js'
+import {unwindThread} from '../program/unwind.js'
+import type {AllocatorModule} from './allocator-module.js'
+import type {AllocatorGlobals} from './globals.js'
+import type {Layout} from './layout.js'
+import {IN_USE, type SpanTable} from './spans.js'
+import type {ThreadCacheInfo} from './thread-caches.js'
+import type {Warnings} from './warnings.js'
+
+/** A thread that was running TCMalloc's code when the core was taken. */
+export interface ThreadInAllocator {
+  tid: number
+  /** TCMalloc's frames on its stack, innermost first (at most MAX_FRAMES): pc and name. */
+  frames: Array<{pc: number; name: string}>
+  /** Whether frame 0 (the pc itself) is in TCMalloc (else TCMalloc called out: a system call, a lock wait, a hook). */
+  atPc: boolean
+}
+
+/** A TCMalloc lock and what its word held when the core was taken. */
+export interface AllocatorLock {
+  name: string
+  address: number
+  /** The lock word: 0 free; 1 held; 2 held with waiters (2.10+; older builds store spin counts). */
+  word: number
+  sizeClass: number | null
+}
+
+const MAX_FRAMES = 8
+const PAGE_HEAP_LOCK = '_ZN8tcmalloc6Static14pageheap_lock_E'
+/** Names of TCMalloc's code in a static link, where the module is the whole executable. */
+const ALLOCATOR_CODE = /tcmalloc|^tc_[a-z]|TCMalloc|SpinLock|do_malloc|do_free|do_memalign|nallocx/
+
+/**
+ * The threads whose stacks hold TCMalloc's frames: each thread unwound (as `toma stack` does), and
+ * a frame is TCMalloc's when its pc is the library's code (in a static link, a symbol of TCMalloc's).
+ * A busy process dumped from outside has such threads in the middle of a list update.
+ */
+export function threadsInAllocator(program: Program, module: AllocatorModule): ThreadInAllocator[] {
+  const isStatic = module.loaded === program.executable
+  const inAllocator = (pc: number): boolean => {
+    if (!module.isCode(pc)) return false
+    if (!isStatic) return true
+    const s = program.symbolize(pc)
+    return s?.symbol != null && ALLOCATOR_CODE.test(s.symbol.name)
+  }
+  const out: ThreadInAllocator[] = []
+  for (const thread of program.core.threads) {
+    const {frames} = unwindThread(program, thread)
+    const mine = frames.filter(f => inAllocator(f.level === 0 ? f.pc : f.pc - 1))
+    if (mine.length === 0) continue
+    out.push({
+      tid: thread.tid,
+      atPc: mine[0]!.level === 0,
+      frames: mine.slice(0, MAX_FRAMES).map(f => ({pc: f.pc, name: describeSymbolic(program.symbolize(f.level === 0 ? f.pc : f.pc - 1)).replace(/\+0x[0-9a-f]+ \(/, ' (')})),
+    })
+  }
+  return out
+}
+
+/**
+ * TCMalloc's locks whose word was not 0 in the core: the page heap's (Static::pageheap_lock_ by
+ * symbol, or PageHeap::lock_ in 2.10.80+), and each central free list's. A held lock means a
+ * thread was inside that structure: its lists may be caught mid-update.
+ */
+export function heldLocks(program: Program, module: AllocatorModule, globals: AllocatorGlobals): AllocatorLock[] {
+  const memory = program.core.memory
+  const {layout} = globals
+  const out: AllocatorLock[] = []
+  const pageHeapLock = layout.pageHeap.lock !== null ? globals.pageHeap + layout.pageHeap.lock : program.symbolAddress(PAGE_HEAP_LOCK, [module.loaded])?.address
+  if (pageHeapLock !== undefined) {
+    const word = memory.readI32(pageHeapLock)
+    if (word) out.push({name: `page heap lock (${hex(pageHeapLock)})`, address: pageHeapLock, word, sizeClass: null})
+  }
+  for (let cl = 1; cl < globals.sizes.count; cl++) {
+    const at = globals.centralCache + cl * layout.central.stride + layout.central.lock
+    const word = memory.readI32(at)
+    if (word) out.push({name: `central free list lock of class ${cl} (${hex(at)})`, address: at, word, sizeClass: cl})
+  }
+  return out
+}
+
+/** Whether the page heap's lock could be read at all (by symbol or layout): else "not held" is unknown. */
+export function pageHeapLockKnown(program: Program, module: AllocatorModule, globals: AllocatorGlobals): boolean {
+  return globals.layout.pageHeap.lock !== null || program.symbolAddress(PAGE_HEAP_LOCK, [module.loaded]) !== undefined
+}
+
+/**
+ * Marks the warnings about structures a thread was changing when the core was taken: the thread
+ * cache of a thread inside TCMalloc, the central list (and its spans and transfer slots) of a class
+ * whose lock was held, the page heap and its spans while its lock was held. Such a warning may be
+ * the change caught half done, not damage.
+ */
+export function markInFlight(
+  warnings: Warnings,
+  heap: {spans: SpanTable; threadCaches: ThreadCacheInfo[]; layout: Layout; globals: AllocatorGlobals; inside: ThreadInAllocator[]; locks: AllocatorLock[]},
+): void {
+  if (heap.inside.length === 0 && heap.locks.length === 0) return
+  const ranges: Array<{start: number; end: number; why: string}> = []
+  const insideTids = new Set(heap.inside.map(t => t.tid))
+  for (const c of heap.threadCaches) {
+    if (c.tid !== null && insideTids.has(c.tid)) ranges.push({start: c.address, end: c.address + heap.layout.threadCache.objectSize, why: `thread ${c.tid} was inside TCMalloc`})
+  }
+  const stride = heap.layout.central.stride
+  const lockedClass = new Map<number, string>()
+  let pageHeapLock: string | null = null
+  for (const l of heap.locks) {
+    if (l.sizeClass === null) pageHeapLock = `the ${l.name} was held`
+    else {
+      lockedClass.set(l.sizeClass, `the ${l.name} was held`)
+      const entry = heap.globals.centralCache + l.sizeClass * stride
+      ranges.push({start: entry, end: entry + stride, why: `the ${l.name} was held`})
+    }
+  }
+  if (pageHeapLock) ranges.push({start: heap.globals.pageHeap, end: heap.globals.pageHeap + heap.layout.pageHeap.size, why: pageHeapLock})
+  const spanWhy = new Map<number, string>()
+  if (lockedClass.size > 0) {
+    for (let s = 0; s < heap.spans.count; s++) {
+      const why = lockedClass.get(heap.spans.sizeClass[s]!)
+      if (why && heap.spans.location[s] === IN_USE) spanWhy.set(heap.spans.record[s]!, why)
+    }
+  }
+  for (const w of warnings.list) {
+    if (w.damage) continue
+    for (const a of w.addresses) {
+      const why = spanWhy.get(a) ?? ranges.find(r => a >= r.start && a < r.end)?.why ?? (pageHeapLock && (w.kind === 'span' || w.kind === 'pagemap' || w.kind === 'page-heap') ? pageHeapLock : undefined)
+      if (why) {
+        w.inFlight = why
+        break
+      }
+    }
+  }
+}
