@@ -1,6 +1,6 @@
 import {TomaError, hex} from '../errors.js'
 import {hexWord, readCounter} from '../core/words.js'
-import type {AddressSpace, Segment} from '../core/address-space.js'
+import {USER_SPACE_END, type AddressSpace, type Segment} from '../core/address-space.js'
 import type {Program} from '../program/program.js'
 import type {AllocatorModule} from './allocator-module.js'
 import {GROUPS, layoutFor, pageShiftsOf, SPAN, SPAN_LIST_SIZE, type Layout} from './layout.js'
@@ -434,7 +434,13 @@ function pageHeapIdentity(memory: AddressSpace, module: AllocatorModule, addr: n
   const allocatorAt = addr + layout.pageHeap.pagemap + layout.pageMap.allocator
   const allocator = memory.readU64(allocatorAt)
   if (allocator === undefined || !module.isCode(allocator)) return `page map allocator_ at ${hex(allocatorAt)} is ${allocator === undefined ? 'not in core' : `${hexWord(memory, allocatorAt)}, no code pointer into the library`}`
-  return bySignature ? (statsProblem(memory, addr, layout) ?? true) : true
+  if (bySignature) return statsProblem(memory, addr, layout) ?? true
+  // The page size still has to be this layout's: another page size moves the stats (the page map
+  // before them is sized by it), and system_bytes, which only grows, must be whole pages of it.
+  const systemAt = addr + layout.pageHeap.stats + layout.stats.systemBytes
+  const system = memory.readU64(systemAt)
+  if (!system || system % layout.pageSize || system >= USER_SPACE_END) return `page heap system_bytes at ${hex(systemAt)} is ${hexWord(memory, systemAt)}, not whole ${layout.pageSize / 1024} KiB pages`
+  return true
 }
 
 /** What is wrong with a PageHeap's stats (not in the core; not whole pages; free and returned bytes past the system's), or undefined. */
