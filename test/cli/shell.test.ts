@@ -84,7 +84,7 @@ describe('toma shell', () => {
 
     it('completes command names, with the shell\'s own words', () => {
       expect(completeLine('cl', source)).toEqual([['classes'], 'cl'])
-      expect(completeLine('d', source)).toEqual([['diff', 'dominators'], 'd'])
+      expect(completeLine('d', source)).toEqual([['damage', 'diff', 'dominators'], 'd'])
       expect(completeLine('', source)[0]).toEqual(expect.arrayContaining(['analyze', 'classes', 'top', 'exit', 'quit', 'help']))
       expect(completeLine('', source)[0]).not.toContain('shell')
       expect(completeLine('help fi', source)).toEqual([['find-object'], 'fi'])
