@@ -292,6 +292,9 @@ function touchedFigures(heap: TcmallocHeap, bytesBehind: number, threadsInside: 
   const interior = heap.damage.findings.filter(f => f.kind === 'entry-not-object-start').length
   if (interior > 0) out.push({property: 'generic.current_allocated_bytes', why: `TCMalloc counts ${interior} entr${interior === 1 ? 'y' : 'ies'} inside live objects as free objects`, inFlight: false})
   const why = (prefix: string, inFlight: boolean, lock: string) => (damaged(prefix) ? 'a damaged list' : inFlight ? lock : '')
+  if (threadsInside || centralLocked || pageHeapLocked) {
+    out.push({property: 'generic.current_allocated_bytes', why: 'blocks a thread inside TCMalloc holds mid-operation (taken from a list, not yet returned; freed, not yet on a list) count live', inFlight: true})
+  }
   const rows: Array<[string, string]> = [
     ['tcmalloc.thread_cache_free_bytes', why('thread cache', threadsInside, 'a thread was inside TCMalloc')],
     ['tcmalloc.central_cache_free_bytes', why('span', centralLocked, 'a central free list lock was held')],
