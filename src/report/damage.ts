@@ -8,9 +8,13 @@ function safe(text: string): string {
   return text.replace(/[\x00-\x1f\x7f-\x9f]/g, c => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`)
 }
 
-/** Whether there is anything to say about damage, a crash or a process caught inside TCMalloc. */
+/**
+ * Whether there is anything to say about damage, a crash or a process caught inside TCMalloc (for
+ * analyze and the report; pointers into free slots alone are in most healthy heaps: `toma damage`
+ * lists them).
+ */
 export function hasDamageNews(d: HeapDamage | undefined): boolean {
-  return d !== undefined && (d.findings.length > 0 || d.crash !== null || d.threadsInAllocator.length > 0 || d.locks.length > 0 || d.danglingPointers.count > 0)
+  return d !== undefined && (d.findings.length > 0 || d.crash !== null || d.threadsInAllocator.length > 0 || d.locks.length > 0)
 }
 
 /** The "Heap damage" section of `analyze` and the body of `toma damage` (and, without colour, of the HTML report's section). */
