@@ -86,7 +86,7 @@ export function heapDamage(program: Program, heap: TcmallocHeap, types: ObjectTy
     unknownBehindDamage: behind,
     crash: crashOf(program, heap),
     threadsInAllocator: heap.threadsInAllocator.map(t => ({tid: t.tid, atPc: t.atPc, frames: t.frames.map(f => f.name)})),
-    locks: heap.locks.map(l => ({name: l.name, address: hex(l.address), word: l.word, sizeClass: l.sizeClass})),
+    locks: heap.locks.map(l => ({name: l.name, address: hex(l.address), word: l.word, sizeClass: l.sizeClass, ...lockThreads(heap, l.sizeClass)})),
     pageHeapLockKnown: heap.pageHeapLockKnown,
     danglingPointers: danglingGroups(freePointers, objects, typeName, heap),
     /** Cross-check figures the damage or a structure in flight makes bounds rather than exact counts. */
@@ -159,6 +159,23 @@ function isText(word: bigint): boolean {
 
 function isBadLink(f: DamageFinding): boolean {
   return f.kind === 'overwritten-link' || f.kind === 'link-into-other-span'
+}
+
+/**
+ * Who holds a lock, as far as the threads' frames tell (a SpinLock records no owner): the threads
+ * inside the code that takes it (the page heap's, or a central free list's) and not waiting for it
+ * in SpinLock::SlowLock, and the threads waiting.
+ */
+function lockThreads(heap: TcmallocHeap, sizeClass: number | null): {heldBy: number[]; waiting: number[]} {
+  const code = sizeClass === null ? /PageHeap::|do_malloc_pages|pageheap/i : /CentralFreeList::/
+  const heldBy: number[] = []
+  const waiting: number[] = []
+  for (const t of heap.threadsInAllocator) {
+    if (!t.frames.some(f => code.test(f.name))) continue
+    if (t.frames.some(f => /SpinLock::SlowLock|SpinLockDelay/.test(f.name))) waiting.push(t.tid)
+    else heldBy.push(t.tid)
+  }
+  return {heldBy, waiting}
 }
 
 /** Spans of a class searched at most for the object a bad head value came from. */

@@ -67,7 +67,11 @@ export function damageLines(d: HeapDamage, chalk: ChalkInstance = defaultChalk):
     out.push(`${count(d.threadsInAllocator.length, 'thread')} inside TCMalloc when the core was taken:`)
     for (const t of d.threadsInAllocator) out.push(`  thread ${t.tid}: ${t.frames.slice(0, 3).map(safe).join(' < ')}${t.atPc ? '' : ' (called out of TCMalloc)'}`)
   }
-  if (d.locks.length) out.push(`locks held: ${d.locks.map(l => `${l.name} = ${l.word}`).join('; ')}`)
+  if (d.locks.length) {
+    const who = (l: HeapDamage['locks'][number]) =>
+      `${l.heldBy.length ? `, held by thread ${l.heldBy.join(' or ')} (inside the code that takes it)` : ''}${l.waiting.length ? `, ${count(l.waiting.length, 'thread')} waiting (${l.waiting.join(', ')})` : ''}`
+    out.push(`locks held: ${d.locks.map(l => `${l.name} = ${l.word}${who(l)}`).join('; ')}`)
+  }
   else if (d.threadsInAllocator.length) out.push(`locks held: none${d.pageHeapLockKnown ? '' : ' of the central free lists (the page heap lock could not be located)'}`)
   if (d.touchedFigures.length) out.push(`figures this touches (bounds, not exact): ${d.touchedFigures.map(t => `${t.property} (${t.why})`).join(', ')}`)
   return out

@@ -188,6 +188,18 @@ describe('crashed and corrupted heaps', () => {
     expect(stats.inFlight).toBe(false)
   })
 
+  it('the HTML report gains the same section: the damaged list, its exact value, the culprit (the text from the core escaped)', async () => {
+    const out = path.join(temp, 'overflow.html')
+    const r = await runToma(['report', cores.get('overflow')!, '--exe', EXE, '--tcmalloc', TCMALLOC, '--index', path.join(temp, 'overflow.toma-index'), '-o', out])
+    expect(r.status).toBe(0)
+    const html = fs.readFileSync(out, 'utf8')
+    const t = truthOf('overflow')
+    expect(html).toContain('id="section-damage"')
+    expect(html).toContain(`slot ${t.damage.list!.listAddress} holds ${t.damage.linkAfter}`)
+    expect(html).toContain(`likely culprit: the live ${t.damage.culpritClass} at ${t.damage.culprit}`)
+    expect(html).toContain('&quot;\\x0d\\x0aX-Trac&quot;')
+  })
+
   it('every other figure stays exact: the cross-check figures the damage does not touch equal the process\'s counters', async () => {
     for (const id of cores.keys()) {
       const t = truthOf(id)
