@@ -43,7 +43,7 @@ export function heapDamage(program: Program, heap: TcmallocHeap, types: ObjectTy
     // Else, when the value is text: the one live object of the class whose text runs to its slot's
     // end with no terminator, a string that went on into the next slot (handed out since).
     const overrun = f.entry || held || !isBadLink(f) ? 0 : textRunningPastItsSlot(heap, memory, f)
-    const victim = f.entry || held || overrun
+    const victim = isBadLink(f) ? f.entry || held || overrun : 0
     // Who still points at the free object whose link was written: a use after free's writer.
     const entrySlot = f.entry ? objects.findObject(f.entry) : undefined
     const pointedBy = entrySlot ? holdersOf(entrySlot.index, freePointers, objects, typeName) : []
@@ -268,6 +268,11 @@ function valueMeans(f: DamageFinding, namer: TypeNamer, memory: Program['core'][
   const big = memory.readU64Big(f.slot)
   if (big === undefined) return null
   const n = Number(big)
+  if (f.kind === 'on-a-list-twice') {
+    return n === f.entry
+      ? `the free object ${hex(n)} links to itself: pushed twice in a row, freed twice (a double free); whatever its link held before is lost`
+      : `${hex(n)} was reached earlier on a free list: the object is on TCMalloc's lists twice, freed twice (a double free), or the list loops`
+  }
   if (Number.isSafeInteger(n) && n !== 0) {
     const cls = namer.classOfVtablePointer(n)
     if (cls) return `a vtable pointer of ${cls}: the slot at ${hex(f.slot)} holds an object in use (handed out while still on a free list: a double free, or a use after free)`

@@ -42,6 +42,7 @@ type Damage = {
     objectsBehind: number
     recovered: number
     inFlight: boolean
+    valueMeans: string | null
     culprit: {address: string; type: string | null; state: string; bytesPastEnd: number | null} | null
     pointedBy: Array<{address: string; type: string | null; offset: number}>
     inside: {address: string; offset: number; type: string | null; state: string} | null
@@ -88,7 +89,7 @@ function trueTail(core: Core, from: string): Set<number> {
 
 describe('crashed and corrupted heaps', () => {
   it('every case is there: overflow, use after free (before and at the crash), double free, invalid frees, a page-heap crash', () => {
-    expect([...cores.keys()].sort()).toEqual(['double-free', 'double-free-crash', 'invalid-free-interior', 'invalid-free-stack', 'overflow', 'pageheap-crash', 'uaf-before', 'uaf-crash'])
+    expect([...cores.keys()].sort()).toEqual(['double-free', 'double-free-crash', 'double-free-listed', 'invalid-free-interior', 'invalid-free-stack', 'overflow', 'pageheap-crash', 'uaf-before', 'uaf-crash'])
   })
 
   it('overflow: the overwritten link exactly, its text, the culprit and its type, the crashing thread following it', () => {
@@ -155,6 +156,17 @@ describe('crashed and corrupted heaps', () => {
       const incoming = JSON.parse(r.stdout).incoming as Array<{from: {address: string}; offset: number}>
       for (const o of owners) expect(incoming).toContainEqual(expect.objectContaining({from: expect.objectContaining({address: o.address}), offset: o.fieldOffset}))
     }
+  })
+
+  it('double free still on the list: the object reached twice, its link to itself, and the objects its first push linked to found again', () => {
+    const t = truthOf('double-free-listed')
+    const f = listFinding('double-free-listed')
+    expect(f.kind).toBe('on-a-list-twice')
+    expect(f.entry).toBe(t.damage.address)
+    expect(f.value).toBe(t.damage.address)
+    expect(f.valueMeans).toMatch(/links to itself: pushed twice in a row, freed twice/)
+    // length_ counts the object twice: every entry past its first visit is behind the self-link.
+    expect(f.objectsBehind).toBe(t.core.list!.length - 1)
   })
 
   it('interior free: the entry inside a live object is named with its object, and the rest of the list is walked', () => {
