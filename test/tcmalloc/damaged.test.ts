@@ -45,9 +45,17 @@ it('a damaged core (a cyclic free list, a page-map entry overwritten) gives warn
   const w = heap.warnings.list
   // The cycle: the first object comes round again, named with the span and the object.
   expect(w.some(x => x.kind === 'free-list' && /already central-cache/.test(x.message) && x.addresses.includes(first))).toBe(true)
-  // The span's count no longer agrees with its refcount, and the class counter disagrees.
-  expect(w.some(x => x.kind === 'span' && /refcount/.test(x.message) && x.addresses.includes(s.record[listSpan]!))).toBe(true)
-  expect(w.some(x => x.kind === 'central-cache')).toBe(true)
+  // The finding: the object reached twice, the link that leads back to it (all 64 bits), and the
+  // objects the span's count puts behind it.
+  const f = heap.damage.findings.find(x => x.structureAddress === s.record[listSpan])!
+  expect(f).toMatchObject({kind: 'on-a-list-twice', entry: second, slot: second, value: `0x${first.toString(16)}`})
+  expect(f.objectsBehind).toBe(s.objectCount[listSpan]! - s.refcount[listSpan]! - 2)
+  // Those its own links still tell are counted free; if some are not, the span's count no longer
+  // agrees with its refcount, and the class counter disagrees.
+  expect(f.recovered).toBeLessThanOrEqual(f.objectsBehind)
+  const lost = f.objectsBehind > f.recovered
+  expect(w.some(x => x.kind === 'span' && /refcount/.test(x.message) && x.addresses.includes(s.record[listSpan]!))).toBe(lost)
+  expect(w.some(x => x.kind === 'central-cache' && x.message.startsWith(`class ${s.sizeClass[listSpan]}: spans' free lists hold`))).toBe(lost)
   // The overwritten entry is reported with the pointer it holds; the span it hid is gone from the model.
   expect(w.some(x => x.kind === 'span' && x.addresses.includes(bogus))).toBe(true)
   expect(heap.spans.count).toBe(s.count - 1)
