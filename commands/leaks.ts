@@ -6,6 +6,7 @@ import {openIndex} from '../src/cli/open-index.js'
 import {indexFlags, queryCoreArgs} from '../src/cli/query-flags.js'
 import {aboutCore, bytes, heading, table} from '../src/report/table.js'
 import {count, sightingText, withCut} from '../src/report/wording.js'
+import type {HeapDamage} from '../src/analysis/heap-damage.js'
 
 export default class Leaks extends TomaCommand {
   static override description = 'Live objects that no root (register, stack, TLS, global, mapping, cached stack) reaches, directly or through other objects'
@@ -16,7 +17,12 @@ export default class Leaks extends TomaCommand {
     const {args, flags} = await this.parse(Leaks)
     const {index, corePath, program} = await openIndex(args.core, flags, line => process.stderr.write(`toma: ${line}\n`))
     const leaks = leaksWithPublicIds(index, flags.limit, storedSightings(index))
+    // Free objects behind a damaged free list that their links do not tell are counted live: nothing
+    // may point to them, so some leaks may be free objects. Said, never left silent.
+    const unknown = (index.meta.summary as unknown as {damage?: HeapDamage}).damage?.unknownBehindDamage
+    const damageNote = unknown && unknown.objects > 0 ? `${count(unknown.objects, 'free object')} (${bytes(unknown.bytes)}) behind damaged free lists are counted live (toma damage): nothing points to a free object, so some of the leaks below may be those free objects` : null
     if (!this.jsonEnabled()) {
+      if (damageNote) process.stderr.write(`toma: ${damageNote}\n`)
       this.log(aboutCore(corePath))
       this.log(`${count(leaks.objects, 'live object')} (${bytes(leaks.bytes)}) ${leaks.objects === 1 ? 'is' : 'are'} reachable from no root`)
       const own = leaks.allocatorInternal
@@ -45,6 +51,6 @@ export default class Leaks extends TomaCommand {
         )
       }
     }
-    return {core: corePath, ...leaks}
+    return {core: corePath, ...leaks, ...(damageNote ? {damageNote} : {})}
   }
 }

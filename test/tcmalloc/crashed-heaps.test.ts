@@ -92,7 +92,7 @@ describe('crashed and corrupted heaps', () => {
     expect([...cores.keys()].sort()).toEqual(['double-free', 'double-free-crash', 'double-free-listed', 'invalid-free-interior', 'invalid-free-stack', 'overflow', 'pageheap-crash', 'uaf-before', 'uaf-crash'])
   })
 
-  it('overflow: the overwritten link exactly, its text, the culprit and its type, the crashing thread following it', () => {
+  it('overflow: the overwritten link exactly, its text, the culprit and its type, the crashing thread following it', async () => {
     const t = truthOf('overflow')
     const f = listFinding('overflow')
     expect(f.kind).toBe('overwritten-link')
@@ -104,6 +104,10 @@ describe('crashed and corrupted heaps', () => {
     // How far the write went is told from the bytes left in the victim: never more than it went.
     expect(f.culprit!.bytesPastEnd).toBeGreaterThanOrEqual(8)
     expect(f.culprit!.bytesPastEnd).toBeLessThanOrEqual(t.damage.bytesPastUsable as number)
+    // The objects behind the bad link that stay counted live are said by leaks too, never silently.
+    const leaks = await runToma(['leaks', cores.get('overflow')!, '--index', path.join(temp, 'overflow.toma-index'), '--json'])
+    const lost = f.objectsBehind - f.recovered
+    expect(JSON.parse(leaks.stdout).damageNote).toMatch(new RegExp(`^${lost} free objects .* counted live`))
     const crash = damages.get('overflow')!.crash!
     expect(crash).toMatchObject({tid: t.crash!.tid, signalName: 'SIGSEGV', inAllocator: true})
     expect(crash.following!.value).toBe(t.damage.linkAfter)
