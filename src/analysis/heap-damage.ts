@@ -12,6 +12,9 @@ import {heapObjects} from '../tcmalloc/heap.js'
 import {LIVE, STATE_NAMES} from '../tcmalloc/object-states.js'
 import {IN_USE} from '../tcmalloc/spans.js'
 
+/** Findings whose victim is searched for among the class's objects (a search reads its spans). */
+const SEARCHED_FINDINGS = 16
+
 /** Findings listed in the summary (and the index); past that they are counted. */
 export const LISTED_FINDINGS = 200
 
@@ -35,14 +38,16 @@ export function heapDamage(program: Program, heap: TcmallocHeap, types: ObjectTy
   const lockedClasses = new Set(heap.locks.filter(l => l.sizeClass !== null).map(l => l.sizeClass!))
   const pageHeapLocked = heap.locks.some(l => l.sizeClass === null)
 
-  const findings = heap.damage.findings.slice(0, LISTED_FINDINGS).map(f => {
+  const findings = heap.damage.findings.slice(0, LISTED_FINDINGS).map((f, i) => {
     // The free object whose link was overwritten: the entry whose link word held the value, or,
     // when the list's head holds it, the object TCMalloc handed out last from the list (it copied
     // that object's link into the head): an in-use object of the class whose first word is the value.
-    const held = f.entry || !isBadLink(f) ? 0 : objectHoldingLink(heap, memory, f)
+    // Each search reads the class's spans: for the first SEARCHED_FINDINGS findings only.
+    const search = !f.entry && isBadLink(f) && i < SEARCHED_FINDINGS
+    const held = search ? objectHoldingLink(heap, memory, f) : 0
     // Else, when the value is text: the one live object of the class whose text runs to its slot's
     // end with no terminator, a string that went on into the next slot (handed out since).
-    const overrun = f.entry || held || !isBadLink(f) ? 0 : textRunningPastItsSlot(heap, memory, f)
+    const overrun = search && !held ? textRunningPastItsSlot(heap, memory, f) : 0
     const victim = isBadLink(f) ? f.entry || held || overrun : 0
     // Who still points at the free object whose link was written: a use after free's writer.
     const entrySlot = f.entry ? objects.findObject(f.entry) : undefined

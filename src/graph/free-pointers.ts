@@ -3,7 +3,7 @@ import {GrowableF64, GrowableU32} from '../util/growable.js'
 /**
  * Words of live objects that point into slots that are not live (free on a list, or in a free
  * span): dangling pointers, or stale fields never read again. The scan meets them where it looks
- * a word up and finds no live object; it keeps the first KEEP of each range and counts them all.
+ * a word up and finds no live object; it keeps the first few of each range and counts them all.
  */
 export interface FreePointers {
   /** Every such word the scan met. */
@@ -14,8 +14,13 @@ export interface FreePointers {
   target: Uint32Array
 }
 
-/** Kept at most (per range in the scan, and in all). */
+/** Kept at most in all. */
 export const KEEP_FREE_POINTERS = 1 << 16
+/**
+ * Kept at most by one range of the scan: the ranges' logs all live until they are joined (at the
+ * scan's peak), so each keeps a share; the join keeps the first KEEP_FREE_POINTERS in address order.
+ */
+const KEEP_PER_RANGE = 1 << 12
 
 export class FreePointerLog {
   count = 0
@@ -24,7 +29,7 @@ export class FreePointerLog {
   private readonly target = new GrowableU32(64)
 
   add(word: number, value: number, target: number): void {
-    if (this.count++ >= KEEP_FREE_POINTERS) return
+    if (this.count++ >= KEEP_PER_RANGE) return
     this.word.push(word)
     this.value.push(value)
     this.target.push(target)

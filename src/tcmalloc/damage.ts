@@ -50,6 +50,8 @@ const KEEP = 10_000
 export class DamageLog {
   readonly findings: DamageFinding[] = []
   count = 0
+  /** Lost tails searched for so far (free-list-walk.ts bounds them). */
+  tailSearches = 0
 
   add(finding: DamageFinding): void {
     if (++this.count <= KEEP) this.findings.push(finding)

@@ -65,8 +65,9 @@ export function walkFreeList(memory: AddressSpace, marker: StateMarker, list: Fr
     } else {
       const why = whyNot(index, marker, p, list)
       const behind = list.expected === null ? -1 : Math.max(0, list.expected - n)
-      // The objects behind the bad link, found again by their own links where only one chain fits.
-      const tail = behind > 0 ? recoverTail(memory, marker, list.sizeClass, list.span, behind) : []
+      // The objects behind the bad link that their own links still tell (list-tail.ts); searched
+      // for the first MAX_TAIL_SEARCHES broken lists only: each search reads the class's spans.
+      const tail = behind > 0 && damage.tailSearches++ < MAX_TAIL_SEARCHES ? recoverTail(memory, marker, list.sizeClass, list.span, behind) : []
       for (const obj of tail) {
         marker.mark(obj, list.state)
         onMarked?.(obj)
@@ -94,6 +95,9 @@ export function walkFreeList(memory: AddressSpace, marker: StateMarker, list: Fr
   }
   return {entries: n, last, broken: false}
 }
+
+/** Broken lists whose lost tail is searched for (a core with more is damaged throughout). */
+const MAX_TAIL_SEARCHES = 64
 
 /** A value that can be a user-space address (anything else would be rounded as a number: its exact hex is in the message). */
 function isAddress(v: number): boolean {

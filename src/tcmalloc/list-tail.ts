@@ -3,6 +3,8 @@ import {LIVE, type StateMarker} from './object-states.js'
 
 /** Spans searched at most for a lost tail's objects. */
 const MAX_SPANS = 1 << 16
+/** Objects considered at most: past this the search gives up (its maps grow with them). */
+const MAX_CANDIDATES = 1 << 20
 /** A backward layer wider than this is ambiguous already: the search gives up. */
 const MAX_LAYER = 1 << 12
 
@@ -28,6 +30,7 @@ export function recoverTail(memory: AddressSpace, marker: StateMarker, sizeClass
     searched++
     const size = spans.objectSize[s]!
     const n = spans.objectCount[s]!
+    if (slots.length + n > MAX_CANDIDATES) return []
     const bytes = memory.readBytes(spans.start[s]!, n * size)
     if (!bytes) continue
     for (let k = 0; k < n; k++) {
