@@ -7,6 +7,7 @@ import type {ObjectTypes} from '../graph/object-types.js'
 import type {FreePointers} from '../graph/free-pointers.js'
 import {TypeNamer} from '../graph/types.js'
 import type {TcmallocHeap} from '../tcmalloc/heap.js'
+import type {AllocatorActivity} from '../tcmalloc/inside-allocator.js'
 import type {DamageFinding} from '../tcmalloc/damage.js'
 import {heapObjects} from '../tcmalloc/heap.js'
 import {LIVE, STATE_NAMES} from '../tcmalloc/object-states.js'
@@ -26,7 +27,7 @@ const SIGNALS: Record<number, string> = {4: 'SIGILL', 6: 'SIGABRT', 7: 'SIGBUS',
  * finding with the likely culprit where the layout tells it, the crashing thread, the threads that
  * were inside TCMalloc and the locks held, and which of TCMalloc's figures the damage touches.
  */
-export function heapDamage(program: Program, heap: TcmallocHeap, types: ObjectTypes, freePointers: FreePointers) {
+export function heapDamage(program: Program, heap: TcmallocHeap, types: ObjectTypes, freePointers: FreePointers, activity: AllocatorActivity) {
   const objects = heapObjects(heap)
   const memory = program.core.memory
   const namer = new TypeNamer(program)
@@ -34,9 +35,8 @@ export function heapDamage(program: Program, heap: TcmallocHeap, types: ObjectTy
     const id = types.typeOf[slot] ?? 0
     return id ? (types.names[id - 1] ?? null) : null
   }
-  const insideTids = new Set(heap.threadsInAllocator.map(t => t.tid))
-  const lockedClasses = new Set(heap.locks.filter(l => l.sizeClass !== null).map(l => l.sizeClass!))
-  const pageHeapLocked = heap.locks.some(l => l.sizeClass === null)
+    const lockedClasses = new Set(activity.locks.filter(l => l.sizeClass !== null).map(l => l.sizeClass!))
+  const pageHeapLocked = activity.locks.some(l => l.sizeClass === null)
 
   const findings = heap.damage.findings.slice(0, LISTED_FINDINGS).map((f, i) => {
     // The free object whose link was overwritten: the entry whose link word held the value, or,
@@ -89,13 +89,13 @@ export function heapDamage(program: Program, heap: TcmallocHeap, types: ObjectTy
     omitted: heap.damage.count - findings.length,
     /** Free objects behind damaged links: TCMalloc's counts say they are free, the walk could not reach them, so the model counts them live. */
     unknownBehindDamage: behind,
-    crash: crashOf(program, heap),
-    threadsInAllocator: heap.threadsInAllocator.map(t => ({tid: t.tid, atPc: t.atPc, frames: t.frames.map(f => f.name)})),
-    locks: heap.locks.map(l => ({name: l.name, address: hex(l.address), word: l.word, sizeClass: l.sizeClass, ...lockThreads(heap, l.sizeClass)})),
-    pageHeapLockKnown: heap.pageHeapLockKnown,
+    crash: crashOf(program, heap, activity),
+    threadsInAllocator: activity.threads.map(t => ({tid: t.tid, atPc: t.atPc, frames: t.frames.map(f => f.name)})),
+    locks: activity.locks.map(l => ({name: l.name, address: hex(l.address), word: l.word, sizeClass: l.sizeClass, ...lockThreads(activity, l.sizeClass)})),
+    pageHeapLockKnown: activity.pageHeapLockKnown,
     danglingPointers: danglingGroups(freePointers, objects, typeName, heap),
     /** Cross-check figures the damage or a structure in flight makes bounds rather than exact counts. */
-    touchedFigures: touchedFigures(heap, behind.bytes, insideTids.size > 0, lockedClasses.size > 0, pageHeapLocked),
+    touchedFigures: touchedFigures(heap, behind.bytes, activity.threads.length > 0, lockedClasses.size > 0, pageHeapLocked),
   }
 }
 
@@ -171,11 +171,11 @@ function isBadLink(f: DamageFinding): boolean {
  * inside the code that takes it (the page heap's, or a central free list's) and not waiting for it
  * in SpinLock::SlowLock, and the threads waiting.
  */
-function lockThreads(heap: TcmallocHeap, sizeClass: number | null): {heldBy: number[]; waiting: number[]} {
+function lockThreads(activity: AllocatorActivity, sizeClass: number | null): {heldBy: number[]; waiting: number[]} {
   const code = sizeClass === null ? /PageHeap::|do_malloc_pages|pageheap/i : /CentralFreeList::/
   const heldBy: number[] = []
   const waiting: number[] = []
-  for (const t of heap.threadsInAllocator) {
+  for (const t of activity.threads) {
     if (!t.frames.some(f => code.test(f.name))) continue
     if (t.frames.some(f => /SpinLock::SlowLock|SpinLockDelay/.test(f.name))) waiting.push(t.tid)
     else heldBy.push(t.tid)
@@ -290,14 +290,14 @@ function valueMeans(f: DamageFinding, namer: TypeNamer, memory: Program['core'][
 }
 
 /** The thread that took the fatal signal: where it stopped, whether in TCMalloc, and whether it held a bad link's value. */
-function crashOf(program: Program, heap: TcmallocHeap) {
+function crashOf(program: Program, heap: TcmallocHeap, activity: AllocatorActivity) {
   // A core taken from outside (gcore of a stopped process) names the stop signal: no crash.
   const signal = program.core.signal && SIGNALS[program.core.signal.signo] ? program.core.signal : null
   const thread = program.core.threads.find(t => SIGNALS[t.signal] !== undefined) ?? (signal ? program.core.threads[0] : undefined)
   if (!thread) return null
   const signo = signal?.signo ?? thread.signal
   const frames = unwindThread(program, thread).frames.slice(0, 12)
-  const inside = heap.threadsInAllocator.find(t => t.tid === thread.tid)
+  const inside = activity.threads.find(t => t.tid === thread.tid)
   // A register holding a bad link's exact value: the thread was following that link.
   const following = heap.damage.findings.find(f => f.value.startsWith('0x') && f.value !== '0x0' && [...thread.registers].some(r => r === BigInt(f.value)))
   const register = following ? REGISTER_NAMES[[...thread.registers].findIndex(r => r === BigInt(following.value))] : null

@@ -9,6 +9,7 @@ import {ROOT_KIND_NAMES, ROOT_REGISTER} from '../graph/csr.js'
 import {missingModuleWarnings} from './missing-modules.js'
 import {reportWarnings} from './warning-report.js'
 import {heapDamage} from './heap-damage.js'
+import {allocatorActivity} from '../tcmalloc/inside-allocator.js'
 import {ROOT_OPTION_NAMES} from '../graph/root-kinds.js'
 import {REGISTER_NAMES} from '../core/threads.js'
 import {ALLOCATOR_INTERNAL, UNREACHED} from '../graph/allocator-internal.js'
@@ -59,7 +60,8 @@ export function heapSummary(program: Program, heap: TcmallocHeap, graph: GraphFa
   const classes = seen
     .map(cl => ({sizeClass: cl, size: g.sizes.size[cl]!, liveObjects: live[cl]!, liveBytes: live[cl]! * g.sizes.size[cl]!, freeObjects: free[cl]!}))
     .sort((a, b) => b.liveBytes - a.liveBytes)
-  const damage = heapDamage(program, heap, types, graph.freePointers)
+  // After the large phases: it unwinds every thread, whose call-frame information then stays loaded.
+  const damage = heapDamage(program, heap, types, graph.freePointers, allocatorActivity(program, heap))
   return {
     core: {path: program.compressed?.path ?? program.core.path, size: program.core.size, pid: program.core.process.pid, command: program.core.process.command},
     allocator: {

@@ -17,19 +17,27 @@ export interface FreePointers {
 /** Kept at most in all. */
 export const KEEP_FREE_POINTERS = 1 << 16
 /**
- * Kept at most by one range of the scan: the ranges' logs all live until they are joined (at the
- * scan's peak), so each keeps a share; the join keeps the first KEEP_FREE_POINTERS in address order.
+ * Kept at most by one range of the scan, as a sample for grouping: the ranges' logs all live until
+ * they are joined, at the scan's peak (4,096 a range cost 15-20 MiB there at scale 24; 512, none
+ * measurable). Pointers into watched slots (damaged free objects) are kept apart, as many again.
  */
-const KEEP_PER_RANGE = 1 << 12
+const KEEP_PER_RANGE = 1 << 9
 
 export class FreePointerLog {
   count = 0
+  private watchedKept = 0
   private readonly word = new GrowableF64(64)
   private readonly value = new GrowableF64(64)
   private readonly target = new GrowableU32(64)
 
+  /** `watch`: slots (ascending) whose pointers are kept past the sample: who still points at a damaged free object. */
+  constructor(private readonly watch: Uint32Array = new Uint32Array(0)) {}
+
   add(word: number, value: number, target: number): void {
-    if (this.count++ >= KEEP_PER_RANGE) return
+    if (this.count++ >= KEEP_PER_RANGE) {
+      if (this.watch.length === 0 || this.watchedKept >= KEEP_PER_RANGE || !includes(this.watch, target)) return
+      this.watchedKept++
+    }
     this.word.push(word)
     this.value.push(value)
     this.target.push(target)
@@ -38,6 +46,17 @@ export class FreePointerLog {
   finish(): FreePointers {
     return {count: this.count, word: this.word.toArray(), value: this.value.toArray(), target: this.target.toArray()}
   }
+}
+
+function includes(sorted: Uint32Array, v: number): boolean {
+  let lo = 0
+  let hi = sorted.length
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1
+    if (sorted[mid]! < v) lo = mid + 1
+    else hi = mid
+  }
+  return lo < sorted.length && sorted[lo] === v
 }
 
 /** The ranges' logs joined in order, keeping the first KEEP_FREE_POINTERS. */

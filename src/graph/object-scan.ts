@@ -24,6 +24,8 @@ export interface ScanTables extends PointerLookup {
   totalObjects: number
   /** Which edges keep their offset (edge-words.ts). */
   checkpoints: CheckpointRule
+  /** Slots (ascending) whose referrers among pointers into free slots are all kept: damaged free objects. */
+  watchSlots: Uint32Array
 }
 
 /** A run of spans [start, end) in address order, scanned as one piece of work. */
@@ -70,7 +72,7 @@ export function rangeSlots(t: ScanTables, range: SpanRange): {start: number; end
 export function scanSpanRange(memory: AddressSpace, t: ScanTables, range: SpanRange, outStart: Uint32Array, firstWords: Float64Array, buf: Buffer): RangeScan {
   const warnings = new Warnings()
   const sink = new EdgeBlocks(t.checkpoints)
-  const free = new FreePointerLog()
+  const free = new FreePointerLog(t.watchSlots)
   const pageSize = t.pageSize
   const {spanStart, objectSize, firstObject, liveBits, spanObjectCount, spanPages} = t
   const words = new Uint32Array(buf.buffer, buf.byteOffset, CHUNK >>> 2)

@@ -1,7 +1,7 @@
 import {hex} from '../errors.js'
 import {REGISTER_NAMES} from '../core/threads.js'
 import type {Program} from '../program/program.js'
-import type {TcmallocHeap} from '../tcmalloc/heap.js'
+import {heapObjects, type TcmallocHeap} from '../tcmalloc/heap.js'
 import {Warnings} from '../tcmalloc/warnings.js'
 import {ROOT_KIND_NAMES, ROOT_REGISTER, RootBuilder, type HeapGraph} from './csr.js'
 import {buildLiveLookup, LiveResolver, type LiveLookup} from './live-lookup.js'
@@ -109,6 +109,7 @@ export function scanHeapGraph(program: Program, heap: TcmallocHeap, options: Sca
     pageSize: heap.pageSize,
     totalObjects: heap.spans.totalObjects,
     checkpoints: options.checkpoints ?? CHECKPOINTS,
+    watchSlots: damagedSlots(heap),
   }
   const {threads: scanThreads, ...edges} = forwardEdges(program, tables, warnings, options)
   const handOff = options.handOff
@@ -148,6 +149,13 @@ export function scanHeapGraph(program: Program, heap: TcmallocHeap, options: Sca
     spare,
     outStartFile,
   }
+}
+
+/** The free objects whose links the heap model found damaged: who still points at them is wanted whole. */
+function damagedSlots(heap: TcmallocHeap): Uint32Array {
+  const objects = heapObjects(heap)
+  const slots = heap.damage.findings.map(f => (f.entry ? (objects.findObject(f.entry)?.index ?? -1) : -1)).filter(s => s >= 0)
+  return Uint32Array.from(new Set(slots)).sort()
 }
 
 /**

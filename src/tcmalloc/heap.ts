@@ -12,7 +12,6 @@ import {readSampledObjects, type SampledObjects} from './sampled.js'
 import {threadCachesByTls} from './thread-tls.js'
 import {Warnings} from './warnings.js'
 import {DamageLog} from './damage.js'
-import {heldLocks, markInFlight, pageHeapLockKnown, threadsInAllocator, type AllocatorLock, type ThreadInAllocator} from './inside-allocator.js'
 import {hexWord} from '../core/words.js'
 import {GrowableF64} from '../util/growable.js'
 import {sharedUint8} from '../util/shared-arrays.js'
@@ -42,11 +41,6 @@ export interface TcmallocHeap {
   warnings: Warnings
   /** Broken links, entries and lists found by the walks (damage.ts). */
   damage: DamageLog
-  /** Threads with TCMalloc's frames on their stacks when the core was taken. */
-  threadsInAllocator: ThreadInAllocator[]
-  /** TCMalloc's locks that were held; pageHeapLockKnown: whether the page heap's lock could be read. */
-  locks: AllocatorLock[]
-  pageHeapLockKnown: boolean
 }
 
 export function analyzeHeap(program: Program, options: HeapOptions = {}): TcmallocHeap {
@@ -121,9 +115,6 @@ export function analyzeHeap(program: Program, options: HeapOptions = {}): Tcmall
   const totals = stateTotals(spans, state, layout.pageSize)
   const checks = crossCheck(memory, globals.pageHeap, layout, sizes, central, threadCaches, spans, totals, globals.threadHeaps !== null)
   const sampled = readSampledObjects(program, module, globals, spans, layout.pageSize, warnings)
-  const inside = threadsInAllocator(program, module)
-  const locks = heldLocks(program, module, globals)
-  markInFlight(warnings, {spans, threadCaches, layout, globals, inside, locks})
   return {
     module,
     globals,
@@ -138,9 +129,6 @@ export function analyzeHeap(program: Program, options: HeapOptions = {}): Tcmall
     sampled,
     warnings,
     damage,
-    threadsInAllocator: inside,
-    locks,
-    pageHeapLockKnown: pageHeapLockKnown(program, module, globals),
   }
 }
 

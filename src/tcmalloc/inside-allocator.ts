@@ -3,6 +3,7 @@ import {describeSymbolic, type Program} from '../program/program.js'
 import {unwindThread} from '../program/unwind.js'
 import type {AllocatorModule} from './allocator-module.js'
 import type {AllocatorGlobals} from './globals.js'
+import type {TcmallocHeap} from './heap.js'
 import type {Layout} from './layout.js'
 import {IN_USE, type SpanTable} from './spans.js'
 import type {ThreadCacheInfo} from './thread-caches.js'
@@ -26,6 +27,27 @@ export interface AllocatorLock {
   sizeClass: number | null
 }
 
+/** Threads inside TCMalloc and its locks held when the core was taken. */
+export interface AllocatorActivity {
+  threads: ThreadInAllocator[]
+  locks: AllocatorLock[]
+  /** Whether the page heap's lock could be read at all (by symbol or layout): else "not held" is unknown. */
+  pageHeapLockKnown: boolean
+}
+
+/**
+ * Which threads were inside TCMalloc and which of its locks were held, and the warnings about
+ * structures they were changing marked as in flight. It unwinds every thread: called once the
+ * analysis's large phases are done, since the modules' call-frame information stays loaded.
+ */
+export function allocatorActivity(program: Program, heap: TcmallocHeap): AllocatorActivity {
+  const {module, globals} = heap
+  const threads = threadsInAllocator(program, module)
+  const locks = heldLocks(program, module, globals)
+  markInFlight(heap.warnings, {spans: heap.spans, threadCaches: heap.threadCaches, layout: globals.layout, globals, inside: threads, locks})
+  return {threads, locks, pageHeapLockKnown: pageHeapLockKnown(program, module, globals)}
+}
+
 const MAX_FRAMES = 8
 const PAGE_HEAP_LOCK = '_ZN8tcmalloc6Static14pageheap_lock_E'
 /** Names of TCMalloc's code in a static link, where the module is the whole executable. */
@@ -36,7 +58,7 @@ const ALLOCATOR_CODE = /tcmalloc|^tc_[a-z]|TCMalloc|SpinLock|do_malloc|do_free|d
  * a frame is TCMalloc's when its pc is the library's code (in a static link, a symbol of TCMalloc's).
  * A busy process dumped from outside has such threads in the middle of a list update.
  */
-export function threadsInAllocator(program: Program, module: AllocatorModule): ThreadInAllocator[] {
+function threadsInAllocator(program: Program, module: AllocatorModule): ThreadInAllocator[] {
   const isStatic = module.loaded === program.executable
   const inAllocator = (pc: number): boolean => {
     if (!module.isCode(pc)) return false
@@ -63,7 +85,7 @@ export function threadsInAllocator(program: Program, module: AllocatorModule): T
  * symbol, or PageHeap::lock_ in 2.10.80+), and each central free list's. A held lock means a
  * thread was inside that structure: its lists may be caught mid-update.
  */
-export function heldLocks(program: Program, module: AllocatorModule, globals: AllocatorGlobals): AllocatorLock[] {
+function heldLocks(program: Program, module: AllocatorModule, globals: AllocatorGlobals): AllocatorLock[] {
   const memory = program.core.memory
   const {layout} = globals
   const out: AllocatorLock[] = []
@@ -80,8 +102,7 @@ export function heldLocks(program: Program, module: AllocatorModule, globals: Al
   return out
 }
 
-/** Whether the page heap's lock could be read at all (by symbol or layout): else "not held" is unknown. */
-export function pageHeapLockKnown(program: Program, module: AllocatorModule, globals: AllocatorGlobals): boolean {
+function pageHeapLockKnown(program: Program, module: AllocatorModule, globals: AllocatorGlobals): boolean {
   return globals.layout.pageHeap.lock !== null || program.symbolAddress(PAGE_HEAP_LOCK, [module.loaded]) !== undefined
 }
 
@@ -91,7 +112,7 @@ export function pageHeapLockKnown(program: Program, module: AllocatorModule, glo
  * whose lock was held, the page heap and its spans while its lock was held. Such a warning may be
  * the change caught half done, not damage.
  */
-export function markInFlight(
+function markInFlight(
   warnings: Warnings,
   heap: {spans: SpanTable; threadCaches: ThreadCacheInfo[]; layout: Layout; globals: AllocatorGlobals; inside: ThreadInAllocator[]; locks: AllocatorLock[]},
 ): void {

@@ -161,7 +161,7 @@ describe.skipIf(fixtures.length === 0)('scanHeapGraph on fixture cores', () => {
         const lookup = buildLiveLookup(heap)
         expect(lookup.root, 'the fixture heap has a page table').not.toBeNull()
         expect(lookup.pageSpans.length, 'and per-page facts').toBeGreaterThan(0)
-        const tables: ScanTables = {...lookup, spanCount: heap.spans.count, spanPages: heap.spans.pages, spanObjectCount: heap.spans.objectCount, pageSize: heap.pageSize, totalObjects: heap.spans.totalObjects, checkpoints: CHECKPOINTS}
+        const tables: ScanTables = {...lookup, spanCount: heap.spans.count, spanPages: heap.spans.pages, spanObjectCount: heap.spans.objectCount, pageSize: heap.pageSize, totalObjects: heap.spans.totalObjects, checkpoints: CHECKPOINTS, watchSlots: new Uint32Array(0)}
         const edgesWith = (t: ScanTables) => {
           const outStart = new Uint32Array(t.totalObjects + 1)
           const scan = scanSpanRange(program.core.memory, t, {start: 0, end: t.spanCount, liveBytesBefore: 0}, outStart, new Float64Array(t.totalObjects), scanBuffer())
