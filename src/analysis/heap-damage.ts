@@ -38,6 +38,7 @@ export function heapDamage(program: Program, heap: TcmallocHeap, types: ObjectTy
     const lockedClasses = new Set(activity.locks.filter(l => l.sizeClass !== null).map(l => l.sizeClass!))
   const pageHeapLocked = activity.locks.some(l => l.sizeClass === null)
 
+  const crash = crashOf(program, heap, activity)
   const findings = heap.damage.findings.slice(0, LISTED_FINDINGS).map((f, i) => {
     // The free object whose link was overwritten: the entry whose link word held the value, or,
     // when the list's head holds it, the object TCMalloc handed out last from the list (it copied
@@ -75,9 +76,12 @@ export function heapDamage(program: Program, heap: TcmallocHeap, types: ObjectTy
       pointedBy,
       /** For an entry that is no object's start: the object it lies in (freed through an interior pointer). */
       inside: f.kind === 'entry-not-object-start' ? insideOf(f.target, objects, typeName, heap) : null,
-      // A bad link is damage whoever was inside TCMalloc (no update of a singly linked list leaves
-      // one); a doubly linked page-heap list is mid-update while the page heap's lock is held.
-      inFlight: ((f.kind === 'half-linked-list' || f.kind === 'counter-disagrees') && pageHeapLocked && !f.message.includes('below zero')),
+      // A doubly linked page-heap list is mid-update while the page heap's lock is held; a thread
+      // cache's list while its thread runs TCMalloc's code (FreeList::Push stores the new head before
+      // its link: a thread stopped between the two leaves a bad link), unless that thread crashed.
+      inFlight:
+        ((f.kind === 'half-linked-list' || f.kind === 'counter-disagrees') && pageHeapLocked && !f.message.includes('below zero')) ||
+        (f.tid !== null && f.tid !== crash?.tid && activity.threads.some(t => t.tid === f.tid && t.atPc)),
       message: f.message,
     }
   })
@@ -89,7 +93,7 @@ export function heapDamage(program: Program, heap: TcmallocHeap, types: ObjectTy
     omitted: heap.damage.count - findings.length,
     /** Free objects behind damaged links: TCMalloc's counts say they are free, the walk could not reach them, so the model counts them live. */
     unknownBehindDamage: behind,
-    crash: crashOf(program, heap, activity),
+    crash,
     threadsInAllocator: activity.threads.map(t => ({tid: t.tid, atPc: t.atPc, frames: t.frames.map(f => f.name)})),
     locks: activity.locks.map(l => ({name: l.name, address: hex(l.address), word: l.word, sizeClass: l.sizeClass, ...lockThreads(activity, l.sizeClass)})),
     pageHeapLockKnown: activity.pageHeapLockKnown,

@@ -51,7 +51,7 @@ export function damageLines(d: HeapDamage, chalk: ChalkInstance = defaultChalk):
           : `  the slot before it (${c.address}) is ${c.state}: no live neighbour wrote past its end`,
       )
     }
-    if (f.inFlight) out.push('  its lock was held when the core was taken: caught mid-update, or damaged (the core cannot tell which)')
+    if (f.inFlight) out.push('  its lock was held, or its thread was running TCMalloc, when the core was taken: caught mid-update, or damaged (the core cannot tell which)')
   }
   if (d.omitted > 0) out.push(`… and ${grouped(d.omitted)} more findings not listed`)
   if (d.unknownBehindDamage.objects > 0) {
