@@ -35,7 +35,7 @@ export function heapDamage(program: Program, heap: TcmallocHeap, types: ObjectTy
     const id = types.typeOf[slot] ?? 0
     return id ? (types.names[id - 1] ?? null) : null
   }
-    const lockedClasses = new Set(activity.locks.filter(l => l.sizeClass !== null).map(l => l.sizeClass!))
+  const lockedClasses = new Set(activity.locks.filter(l => l.sizeClass !== null).map(l => l.sizeClass!))
   const pageHeapLocked = activity.locks.some(l => l.sizeClass === null)
 
   const crash = crashOf(program, heap, activity)
@@ -80,7 +80,7 @@ export function heapDamage(program: Program, heap: TcmallocHeap, types: ObjectTy
       // cache's list while its thread runs TCMalloc's code (FreeList::Push stores the new head before
       // its link: a thread stopped between the two leaves a bad link), unless that thread crashed.
       inFlight:
-        ((f.kind === 'half-linked-list' || f.kind === 'counter-disagrees') && pageHeapLocked && !f.message.includes('below zero')) ||
+        ((f.kind === 'half-linked-list' || f.kind === 'counter-disagrees') && pageHeapLocked && !f.impossible) ||
         (f.tid !== null && f.tid !== crash?.tid && activity.threads.some(t => t.tid === f.tid && t.atPc)),
       message: f.message,
     }
@@ -108,8 +108,9 @@ export type HeapDamage = ReturnType<typeof heapDamage>
 /**
  * The live object right before an overwritten link in the same span: a write past its end lands
  * in the next slot's first word, which is the link while that slot is free. How far the write went
- * is told by how far the free slot's bytes are non-zero from its start (a free slot holds only its
- * link, unless it kept an old object's bytes: then this is an upper bound).
+ * is told by how far the free slot's bytes are non-zero from its start: a free slot holds only its
+ * link, but it may keep an old object's bytes (more), or have been written since it was handed out
+ * (less), so this is the extent the core shows, not a bound.
  */
 function culpritBefore(
   f: DamageFinding,
@@ -150,17 +151,17 @@ function culpritBefore(
 
 /** The slot after the one live object of the finding's class whose last 8 bytes are text with no NUL, when the bad value is text; else 0. */
 function textRunningPastItsSlot(heap: TcmallocHeap, memory: Program['core']['memory'], f: DamageFinding): number {
-  const value = memory.readU64Big(f.slot)
-  if (value === undefined || !isText(value)) return 0
+  const value = memory.readBytes(f.slot, 8)
+  if (!value || !isText(value, 0)) return 0
   // The last slot's successor is another span's: not this object's neighbour.
-  const culprit = uniqueSlot(heap, memory, f.sizeClass, (bytes, k, size, live) => live(k) && live(k + 1) && isText(bytes.readBigUInt64LE((k + 1) * size - 8)), n => n - 1)
+  const culprit = uniqueSlot(heap, memory, f.sizeClass, (bytes, k, size, live) => live(k) && live(k + 1) && isText(bytes, (k + 1) * size - 8), n => n - 1)
   return culprit ? culprit + heap.globals.sizes.size[f.sizeClass]! : 0
 }
 
-/** Eight bytes of printable ASCII (tab, CR and LF included), none of them NUL. */
-function isText(word: bigint): boolean {
-  for (let i = 0n; i < 64n; i += 8n) {
-    const b = Number((word >> i) & 0xffn)
+/** The eight bytes at `at` are printable ASCII (tab, CR and LF included), none of them NUL. */
+function isText(bytes: Buffer, at: number): boolean {
+  for (let i = at; i < at + 8; i++) {
+    const b = bytes[i]!
     if (!((b >= 0x20 && b < 0x7f) || b === 9 || b === 10 || b === 13)) return false
   }
   return true
@@ -196,9 +197,11 @@ const MAX_SPANS_SEARCHED = 1 << 16
  * out an object whose link was overwritten, the list holds that link and the object still does.
  */
 function objectHoldingLink(heap: TcmallocHeap, memory: Program['core']['memory'], f: DamageFinding): number {
-  const value = memory.readU64Big(f.slot)
-  if (value === undefined || value === 0n) return 0
-  return uniqueSlot(heap, memory, f.sizeClass, (bytes, k, size, live) => live(k) && bytes.readBigUInt64LE(k * size) === value)
+  const value = memory.readBytes(f.slot, 8)
+  if (!value || value.every(b => b === 0)) return 0
+  const lo = value.readUInt32LE(0)
+  const hi = value.readUInt32LE(4)
+  return uniqueSlot(heap, memory, f.sizeClass, (bytes, k, size, live) => live(k) && bytes.readUInt32LE(k * size) === lo && bytes.readUInt32LE(k * size + 4) === hi)
 }
 
 /**

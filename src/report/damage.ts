@@ -47,7 +47,7 @@ export function damageLines(d: HeapDamage, chalk: ChalkInstance = defaultChalk):
       const c = f.culprit
       out.push(
         c.state === 'live'
-          ? `  likely culprit: the live ${c.type ? safe(c.type) : `${c.size}-byte object`} at ${c.address} (${safe(c.how)}); the write went at least ${c.bytesPastEnd} bytes past its end (non-zero bytes of the damaged slot; a string's NUL is one more)`
+          ? `  likely culprit: the live ${c.type ? safe(c.type) : `${c.size}-byte object`} at ${c.address} (${safe(c.how)}); the damaged slot's first ${c.bytesPastEnd} bytes are non-zero: how far a write past this object's end shows in the core (a string's NUL is one more)`
           : `  the slot before it (${c.address}) is ${c.state}: no live neighbour wrote past its end`,
       )
     }

@@ -39,6 +39,8 @@ export interface DamageFinding {
   objectsBehind: number
   /** How many of them were found again by their own links (list-tail.ts) and counted free; the rest are counted live. */
   recovered: number
+  /** A state no update passes through (a counter below zero): damage, whatever lock was held. */
+  impossible?: true
   /** Their bytes (objectsBehind × the class's size). */
   bytesBehind: number
   message: string

@@ -39,7 +39,7 @@ export interface AllocatorGlobals {
    * What is inconsistent in the page heap found by symbol or by a known build's position (a list
    * caught mid-update, or damaged): the global is kept, each problem is a warning with its address.
    */
-  pageHeapProblems: Array<{message: string; address: number; structure: string; counter: boolean; slot: number}>
+  pageHeapProblems: Array<{message: string; address: number; structure: string; counter: boolean; slot: number; impossible?: true}>
 }
 
 /** A writable range of the allocator's module, read once for signature scans. */
@@ -469,8 +469,9 @@ function pageHeapListProblems(memory: AddressSpace, addr: number, layout: Layout
     // The word to show: a counter below zero, else the free bytes (whose sum passes the system's).
     const st = addr + ph.stats
     const unmappedAt = st + layout.stats.unmappedBytes
-    const slot = (readCounter(memory, unmappedAt) ?? 0) < 0 ? unmappedAt : st + layout.stats.freeBytes
-    problems.push({message: stats, address: st, structure: `page heap stats ${hex(st)}`, counter: true, slot})
+    const belowZero = (readCounter(memory, unmappedAt) ?? 0) < 0
+    const slot = belowZero ? unmappedAt : st + layout.stats.freeBytes
+    problems.push({message: stats, address: st, structure: `page heap stats ${hex(st)}`, counter: true, slot, ...(belowZero || (readCounter(memory, st + layout.stats.freeBytes) ?? 0) < 0 ? {impossible: true as const} : {})})
   }
   const heads: number[] = []
   for (let i = 0; i < ph.freeCount; i++) heads.push(addr + ph.free + i * SPAN_LIST_SIZE, addr + ph.free + i * SPAN_LIST_SIZE + SPAN.size)

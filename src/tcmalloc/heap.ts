@@ -66,7 +66,7 @@ export function analyzeHeap(program: Program, options: HeapOptions = {}): Tcmall
   for (const p of globals.pageHeapProblems) {
     const message = `${p.message}: the page heap was caught mid-update or is damaged; spans are read from the page map all the same`
     warnings.add('page-heap', message, p.address)
-    damage.add({kind: p.counter ? 'counter-disagrees' : 'half-linked-list', structure: p.structure, structureAddress: p.address, sizeClass: 0, tid: null, slot: p.slot, value: hexWord(memory, p.slot), entry: 0, target: 0, objectsBehind: -1, recovered: 0, bytesBehind: 0, message})
+    damage.add({kind: p.counter ? 'counter-disagrees' : 'half-linked-list', structure: p.structure, structureAddress: p.address, sizeClass: 0, tid: null, slot: p.slot, value: hexWord(memory, p.slot), entry: 0, target: 0, objectsBehind: -1, recovered: 0, bytesBehind: 0, message, ...(p.impossible ? {impossible: p.impossible} : {})})
   }
   options.progress?.('page map', 0, 1)
   const spans = readSpans(memory, globals.pageHeap, layout, sizes, warnings, page => options.progress?.('page map', page, 2 ** (48 - layout.pageShift)))
