@@ -5,7 +5,10 @@ import {EXIT_STRICT_WARNINGS} from '../src/cli/exit-codes.js'
 import {progressWanted, terminalProgress} from '../src/cli/progress.js'
 import {analysisFlags, requiredCoreArg} from '../src/cli/query-flags.js'
 import {abandonedWithoutParent, mallocTunablesInEffect} from '../src/cli/malloc-tuning.js'
-import {rememberLast} from '../src/index/index-location.js'
+import {defaultIndexPath, rememberLast} from '../src/index/index-location.js'
+import {INDEX_MAGIC} from '../src/index/index-file.js'
+import {openProgram} from '../src/cli/open-program.js'
+import {programInputs, refuseOverwrite} from '../src/cli/output-file.js'
 import {analyzeText} from '../src/report/analyze.js'
 import {ROOT_OPTION_NAMES} from '../src/graph/root-kinds.js'
 
@@ -19,6 +22,7 @@ export default class Analyze extends TomaCommand {
   static override flags = {
     ...analysisFlags,
     index: Flags.string({description: 'where to write the index (default: beside the core, or the cache folder)'}),
+    force: Flags.boolean({description: 'replace an existing file at the index path that is not a toma index'}),
     strict: Flags.boolean({description: `exit with code ${EXIT_STRICT_WARNINGS} when there is any warning or unequal cross-check figure`}),
     workers: Flags.integer({
       min: 1,
@@ -34,12 +38,16 @@ export default class Analyze extends TomaCommand {
     const progress = terminalProgress(!this.jsonEnabled() && progressWanted())
     try {
       // Every other flag is an analysis option (the index records it).
-      const {strict, index, workers, quiet: _quiet, json: _json, ...options} = flags as typeof flags & {json?: boolean}
+      const {strict, index, workers, force, quiet: _quiet, json: _json, ...options} = flags as typeof flags & {json?: boolean}
+      const program = openProgram(args.core, options)
+      const indexPath = index ?? defaultIndexPath(args.core)
+      refuseOverwrite(indexPath, {kind: 'toma index', ownKind: head => head.toString('latin1', 0, 8) === INDEX_MAGIC, inputs: programInputs(program), force})
       // In the second process of a tuned run (bin/run.js), the analysis stops if the first one is gone.
-      const analysis = analyzeCore(args.core, options, abandonedWithoutParent(progress.update), index, undefined, {workers})
+      const analysis = analyzeCore(args.core, options, abandonedWithoutParent(progress.update), indexPath, program, {workers})
       // Only analyze sets the default core; with --index it does not create ./.toma/ for it.
       rememberLast(args.core, analysis.indexPath, {create: index === undefined})
       progress.done()
+      for (const line of analysis.program.compressed?.notes ?? []) process.stderr.write(`toma: ${line}\n`)
       if (!this.jsonEnabled()) this.log(analyzeText(analysis.summary, analysis.indexPath))
       if (strict && !analysis.summary.warnings.consistent) process.exitCode = EXIT_STRICT_WARNINGS
       return {...analysis.summary, index: analysis.indexPath, threads: analysis.threadsUsed, scanThreads: analysis.scanThreads, reverseThreads: analysis.reverseThreads, mallocTunables: mallocTunablesInEffect()}

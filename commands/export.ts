@@ -1,6 +1,6 @@
 import * as Flags from '../src/cli/flags.js'
 import {TomaCommand} from '../src/cli/base-command.js'
-import {openIndex} from '../src/cli/open-index.js'
+import {openIndex, type OpenedIndex} from '../src/cli/open-index.js'
 import {parseAddress} from '../src/cli/parse-address.js'
 import {ADDRESS_FORMS, indexFlags, queryCoreArgs} from '../src/cli/query-flags.js'
 import {dominatedBy} from '../src/analysis/dominated.js'
@@ -12,6 +12,7 @@ import {exportDot} from '../src/report/export-dot.js'
 import {exportJson} from '../src/report/export-json.js'
 import {sampledAllocations} from '../src/analysis/allocations.js'
 import {TextSink} from '../src/report/output-stream.js'
+import {OutputFile, programInputs} from '../src/cli/output-file.js'
 
 export default class Export extends TomaCommand {
   static override enableJsonFlag = false
@@ -25,7 +26,8 @@ export default class Export extends TomaCommand {
     ...indexFlags,
     format: Flags.string({description: 'output format', options: ['json', 'dot'], default: 'json'}),
     all: Flags.boolean({description: 'list free objects too (every state), not only live ones'}),
-    output: Flags.string({char: 'o', description: 'write to this file instead of standard output'}),
+    output: Flags.string({char: 'o', description: 'write to this file instead of standard output (replaced only when complete)'}),
+    force: Flags.boolean({description: 'replace an existing file that is not a graph toma wrote'}),
     around: Flags.string({description: `dot: the object to centre on, by an address in it: ${ADDRESS_FORMS}`}),
     dominators: Flags.boolean({description: 'dot: draw the dominator tree below the object (what it keeps alive) instead of its pointers'}),
     depth: Flags.integer({description: 'dot: edges to follow from it in either direction', default: 2, min: 0, max: 16}),
@@ -35,8 +37,23 @@ export default class Export extends TomaCommand {
 
   async run() {
     const {args, flags} = await this.parse(Export)
-    const {index, corePath, program: openProgramOfIndex} = await openIndex(args.core, flags, line => process.stderr.write(`toma: ${line}\n`))
-    const sink = TextSink.open(flags.output)
+    const {index, corePath, indexPath, program: openProgramOfIndex} = await openIndex(args.core, flags, line => process.stderr.write(`toma: ${line}\n`))
+    const out = OutputFile.open(flags.output, {
+      kind: flags.format === 'dot' ? 'DOT graph' : 'toma-graph JSON file',
+      ownKind: head => (flags.format === 'dot' ? head.toString('latin1').startsWith('digraph') || head.toString('latin1').startsWith('// toma') : head.toString('latin1').startsWith('{"format":"toma-graph"')),
+      inputs: [...programInputs(openProgramOfIndex()), indexPath],
+      force: flags.force,
+    })
+    try {
+      await this.write(new TextSink(out.stream, out.name), flags, index, corePath, openProgramOfIndex)
+      await out.finish()
+    } catch (e) {
+      out.abandon()
+      throw e
+    }
+  }
+
+  private async write(sink: TextSink, flags: {format: string; around?: string; dominators: boolean; depth: number; 'max-nodes': number; 'max-edges': number; all: boolean}, index: OpenedIndex['index'], corePath: string, openProgramOfIndex: OpenedIndex['program']): Promise<void> {
     if (flags.format === 'dot') {
       if (!flags.around) throw new TomaError('--format dot needs --around ADDR (the object to centre the subgraph on)')
       const around = parseAddress(flags.around)

@@ -14,6 +14,7 @@ export default class Info extends TomaCommand {
   async run() {
     const {args, flags} = await this.parse(Info)
     const program = openProgram(args.core, flags)
+    for (const line of program.compressed?.notes ?? []) process.stderr.write(`toma: ${line}\n`)
     const cut = program.core.truncation
     if (cut) {
       process.stderr.write(

@@ -1,4 +1,3 @@
-import fs from 'node:fs'
 import * as Flags from '../src/cli/flags.js'
 import {diffCores} from '../src/analysis/diff.js'
 import {reportData} from '../src/analysis/report-data.js'
@@ -6,9 +5,9 @@ import {TomaCommand} from '../src/cli/base-command.js'
 import {openDiffSide, refuseOtherProgram} from '../src/cli/open-diff-pair.js'
 import {openIndex} from '../src/cli/open-index.js'
 import {indexFlags, queryCoreArgs} from '../src/cli/query-flags.js'
-import {TomaError} from '../src/errors.js'
+import {programInputs, refuseOverwrite, writeOutput} from '../src/cli/output-file.js'
 import {baselineSection} from '../src/report/html/baseline.js'
-import {htmlReport} from '../src/report/html/report.js'
+import {htmlReport, isTomaReport} from '../src/report/html/report.js'
 import {bytes} from '../src/report/table.js'
 
 export default class Report extends TomaCommand {
@@ -17,7 +16,8 @@ export default class Report extends TomaCommand {
   static override args = queryCoreArgs
   static override flags = {
     ...indexFlags,
-    output: Flags.string({char: 'o', description: 'the HTML file to write', default: 'toma-report.html'}),
+    output: Flags.string({char: 'o', description: 'the HTML file to write (replaced only when complete)', default: 'toma-report.html'}),
+    force: Flags.boolean({description: 'replace an existing file that is not a report toma wrote'}),
     baseline: Flags.string({description: 'an earlier core (or its .toma-index) of the same program: adds a section of what changed since (what toma diff BASELINE CORE says)'}),
   }
 
@@ -26,7 +26,10 @@ export default class Report extends TomaCommand {
     const note = (line: string) => process.stderr.write(`toma: ${line}\n`)
     // A baseline of another program is refused as toma diff refuses it: before either core is analysed when both are named.
     if (flags.baseline && args.core) refuseOtherProgram(flags.baseline, args.core)
-    const {index, corePath, program} = await openIndex(args.core, flags, note)
+    const {index, corePath, indexPath, program} = await openIndex(args.core, flags, note)
+    const rules = {kind: 'HTML report of toma', ownKind: isTomaReport, inputs: [...programInputs(program()), indexPath], force: flags.force}
+    // Refused before the report is made (minutes on a big core), and again when it is written.
+    refuseOverwrite(flags.output, rules)
     const extra = []
     if (flags.baseline) {
       if (corePath !== args.core) refuseOtherProgram(flags.baseline, corePath)
@@ -35,11 +38,7 @@ export default class Report extends TomaCommand {
       extra.push(baselineSection(diffCores(before, {index, program: program(), corePath})))
     }
     const page = htmlReport(reportData(program(), index, corePath), this.config.version, extra)
-    try {
-      fs.writeFileSync(flags.output, page)
-    } catch (e) {
-      throw new TomaError(`${flags.output}: cannot write: ${(e as Error).message}`)
-    }
+    await writeOutput(flags.output, page, rules)
     const size = Buffer.byteLength(page)
     if (!this.jsonEnabled()) this.log(`report on ${corePath}${flags.baseline ? ` compared with ${flags.baseline}` : ''} written to ${flags.output} (${bytes(size)})`)
     return {core: corePath, ...(flags.baseline ? {baseline: flags.baseline} : {}), report: flags.output, bytes: size}

@@ -14,3 +14,9 @@ export class TomaError extends Error {
 export function hex(value: number | bigint): string {
   return '0x' + value.toString(16)
 }
+
+/**
+ * An output could not be written (a full disk, a folder that is not there): sysexits' EX_IOERR.
+ * Here, beside TomaError, for every layer that writes (cli/exit-codes.ts lists all the codes).
+ */
+export const EXIT_OUTPUT_FAILED = 74

@@ -3,6 +3,7 @@ import chalk from 'chalk'
 import {TomaError} from '../errors.js'
 import {FastCommand, fastLaunch} from './fast-command.js'
 import * as Flags from './flags.js'
+import {watchStandardOutput} from './standard-output.js'
 import {silenceProgress} from '../util/terminal-progress.js'
 
 // On the fast path (bin/run.js) a command runs without oclif: loading oclif's Command, with its
@@ -21,6 +22,7 @@ export abstract class TomaCommand extends Base {
 
   protected override async init(): Promise<void> {
     await super.init()
+    watchStandardOutput()
     // chalk does not honour NO_COLOR itself; JSON output is never coloured.
     if (process.env.NO_COLOR !== undefined && process.env.NO_COLOR !== '') chalk.level = 0
     if (this.argv.includes('--json')) chalk.level = 0

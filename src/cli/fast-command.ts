@@ -1,3 +1,4 @@
+import {watchStandardOutput} from './standard-output.js'
 import {format, inspect} from 'node:util'
 import {jsonFlag} from './flags.js'
 
@@ -66,11 +67,8 @@ export abstract class FastCommand {
   }
 
   static async run(this: new (argv: string[], config: FastConfig) => FastCommand, argv: string[], config: FastConfig): Promise<unknown> {
-    // As oclif's Command does: output piped into `head` must not end in an EPIPE error.
-    process.stdout.on('error', (err: NodeJS.ErrnoException) => {
-      if (err?.code === 'EPIPE') return
-      throw err
-    })
+    // Output piped into `head` ends quietly, a full disk in one line (standard-output.ts).
+    watchStandardOutput()
     return new this(argv, config)._run()
   }
 

@@ -1,4 +1,5 @@
 import fs from 'node:fs'
+import {openRegularFile} from '../util/regular-file.js'
 import path from 'node:path'
 import {analysisInputs, knownModuleFiles, type AnalysisOptions} from '../analysis/analysis-inputs.js'
 import {TomaError} from '../errors.js'
@@ -74,6 +75,7 @@ async function openIndexNow(coreArg: string | undefined, flags: Record<string, u
   }
   const options: AnalysisOptions = {...(index?.meta.inputs.options ?? {}), ...given}
   const program = openProgram(corePath, options, index ? knownModuleFiles(index.meta.inputs) : undefined)
+  for (const line of program.compressed?.notes ?? []) note(line)
   if (index) {
     const change = inputChange(index.meta.inputs, analysisInputs(program, options))
     if (change) {
@@ -109,7 +111,7 @@ function givenAnalysisOptions(flags: Record<string, unknown>): AnalysisOptions {
 /** An index given where a core is expected: known by its magic, whatever its name. */
 export function isIndexFile(file: string): boolean {
   try {
-    const fd = fs.openSync(file, 'r')
+    const fd = openRegularFile(file)
     const magic = Buffer.alloc(8)
     fs.readSync(fd, magic, 0, 8, 0)
     fs.closeSync(fd)

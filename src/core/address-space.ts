@@ -16,7 +16,11 @@ export interface Segment {
   end: number
   flags: number
   fileOffset: number
-  /** Bytes the core holds for this segment (p_filesz); the rest up to memsz reads as zeros. */
+  /**
+   * Bytes the core holds for this segment (p_filesz). The rest up to memsz is not in the core
+   * (the kernel dumps one page of a mapped ELF file's header; a hostile core claims terabytes):
+   * it reads as absent ('not-dumped'), never as zeros to scan.
+   */
   fileSize: number
   /** fileSize clipped to what the core file actually contains. */
   presentSize: number
@@ -26,23 +30,48 @@ export function permissions(flags: number): string {
   return (flags & PF_R ? 'r' : '-') + (flags & PF_W ? 'w' : '-') + (flags & PF_X ? 'x' : '-')
 }
 
-/** The core's memory segments (PT_LOAD program headers) sorted by address, clipped to what the file holds. */
+/**
+ * The core's memory segments (PT_LOAD program headers) sorted by address, clipped to what the
+ * file holds. Segments of a hostile or damaged core may overlap: each is cut where the next
+ * begins, so every address is in one segment at most and every walk over them is bounded.
+ */
 export function loadSegments(programs: ProgramHeader[], fileSize: number): Segment[] {
-  return (
-    programs
-      // Kernel-space segments (the vsyscall page at 0xffffffffff600000) are not process memory,
-      // and their addresses are beyond what a double holds exactly.
-      .filter(p => p.type === PT_LOAD && p.memsz > 0 && p.vaddr + p.memsz <= USER_SPACE_END)
-      .map(p => ({
-        start: p.vaddr,
-        end: p.vaddr + p.memsz,
-        flags: p.flags,
-        fileOffset: p.offset,
-        fileSize: Math.min(p.filesz, p.memsz),
-        presentSize: Math.max(0, Math.min(p.filesz, p.memsz, fileSize - p.offset)),
-      }))
-      .sort((a, b) => a.start - b.start)
-  )
+  const sorted = programs
+    // Kernel-space segments (the vsyscall page at 0xffffffffff600000) are not process memory,
+    // and their addresses are beyond what a double holds exactly.
+    .filter(p => p.type === PT_LOAD && p.memsz > 0 && p.vaddr + p.memsz <= USER_SPACE_END)
+    .map(p => ({
+      start: p.vaddr,
+      end: p.vaddr + p.memsz,
+      flags: p.flags,
+      fileOffset: p.offset,
+      fileSize: Math.min(p.filesz, p.memsz),
+      presentSize: Math.max(0, Math.min(p.filesz, p.memsz, fileSize - p.offset)),
+    }))
+    .sort((a, b) => a.start - b.start || b.end - a.end)
+  const out: Segment[] = []
+  for (const [i, s] of sorted.entries()) {
+    const prev = out[out.length - 1]
+    // A segment starting where an earlier one does, or inside it, was cut to nothing: dropped.
+    if (prev && s.start < prev.end) continue
+    const next = sorted[i + 1]
+    if (next && next.start < s.end) {
+      const size = next.start - s.start
+      out.push({...s, end: next.start, fileSize: Math.min(s.fileSize, size), presentSize: Math.min(s.presentSize, size)})
+    } else out.push(s)
+  }
+  return out
+}
+
+/** The PT_LOAD headers that overlap another, as [start, end) pairs (loadSegments cut them). */
+export function overlappingSegments(programs: ProgramHeader[]): Array<[number, number]> {
+  const loads = programs.filter(p => p.type === PT_LOAD && p.memsz > 0 && p.vaddr + p.memsz <= USER_SPACE_END).sort((a, b) => a.vaddr - b.vaddr)
+  const out: Array<[number, number]> = []
+  for (let i = 1; i < loads.length; i++) {
+    const a = loads[i - 1]!
+    if (loads[i]!.vaddr < a.vaddr + a.memsz) out.push([a.vaddr, a.vaddr + a.memsz])
+  }
+  return out
 }
 
 /**
@@ -92,9 +121,27 @@ export class AddressSpace {
       const stop = Math.min(end, s.end) - s.start
       if (s.fileSize === 0) return 'not-dumped'
       if (s.presentSize < s.fileSize && stop > s.presentSize && off < s.fileSize) return 'truncated'
+      if (stop > s.fileSize) return 'not-dumped'
       pos = s.end
     }
     return undefined
+  }
+
+  /**
+   * The parts of [start, end) whose bytes the core holds, in order: what a walk over memory may
+   * read (a segment's bytes past its p_filesz, or cut from the file, are skipped, not scanned).
+   */
+  presentParts(start: number, end: number): Array<{start: number; end: number}> {
+    const parts: Array<{start: number; end: number}> = []
+    let i = this.segmentIndex(start)
+    if (i < 0) i = lastAtOrBelow(this.starts, start) + 1
+    for (; i < this.segments.length && this.starts[i]! < end; i++) {
+      const s = this.segments[i]!
+      const from = Math.max(start, s.start)
+      const to = Math.min(end, s.start + s.presentSize)
+      if (to > from) parts.push({start: from, end: to})
+    }
+    return parts
   }
 
   /** End of the run of contiguous mapped segments from addr (addr itself when it is unmapped): how far memory there can reach. */
@@ -114,18 +161,11 @@ export class AddressSpace {
     if (i >= 0) {
       const s = this.segments[i]!
       const off = addr - s.start
-      // Present bytes, or the zero tail past the file's bytes, read; the rest of a dumped segment
-      // (cut from the file) up to that tail does not.
-      if (s.fileSize > 0 && (off < s.presentSize || off >= s.fileSize)) return addr
-      if (s.fileSize > 0 && s.fileSize < s.end - s.start) return s.start + s.fileSize
+      // Only the bytes the file holds read.
+      if (off < s.presentSize) return addr
       i++
     } else i = lastAtOrBelow(this.starts, addr) + 1
-    for (; i < this.segments.length; i++) {
-      const s = this.segments[i]!
-      if (s.fileSize === 0) continue
-      if (s.presentSize > 0) return s.start
-      if (s.fileSize < s.end - s.start) return s.start + s.fileSize
-    }
+    for (; i < this.segments.length; i++) if (this.segments[i]!.presentSize > 0) return this.segments[i]!.start
     return Infinity
   }
 
@@ -135,8 +175,7 @@ export class AddressSpace {
 
   /**
    * Copies [addr, addr+length) into `into` at `at`. Returns false (leaving `into` partly written)
-   * when any byte is unreadable. Contiguous segments are crossed; the zero tail of a segment whose
-   * file size is below its memory size reads as zeros, as the kernel would have shown it.
+   * when any byte is unreadable. Contiguous segments are crossed.
    */
   readInto(addr: number, length: number, into: Buffer, at = 0): boolean {
     let pos = addr
@@ -149,12 +188,8 @@ export class AddressSpace {
       if (s.fileSize === 0) return false
       const off = pos - s.start
       const n = Math.min(end, s.end) - pos
-      const fromFile = Math.max(0, Math.min(n, s.fileSize - off))
-      if (fromFile > 0) {
-        if (off + fromFile > s.presentSize) return false
-        this.file.readInto(s.fileOffset + off, fromFile, into, out)
-      }
-      if (n > fromFile) into.fill(0, out + fromFile, out + n)
+      if (off + n > s.presentSize) return false
+      this.file.readInto(s.fileOffset + off, n, into, out)
       pos += n
       out += n
     }

@@ -1,7 +1,7 @@
 import fs from 'node:fs'
 import {TomaError} from '../errors.js'
-import {AddressSpace, loadSegments, type Segment} from './address-space.js'
-import {readCoreHeader} from './core-header.js'
+import {AddressSpace, loadSegments, overlappingSegments, type Segment} from './address-space.js'
+import {PF_W, readCoreHeader} from './core-header.js'
 import {FileReader, type FileOverlay} from './file-reader.js'
 import {findModules, parseMappedFiles, type MappedFile, type Module} from './modules.js'
 import {readNotes} from './notes.js'
@@ -36,11 +36,17 @@ export class Core {
   readonly mtimeMs: number
   /** Set when the file ends before the bytes its segments claim (a cut or partial core). */
   readonly truncation: {segments: number; missingBytes: number; firstAddress: number} | null
+  /** PT_LOAD headers that overlap another (a hostile or damaged core): cut where the next begins. */
+  readonly overlapping: Array<[number, number]>
+  /** Writable segments the core holds only the first p_filesz bytes of: the rest is absent, not scanned. */
+  readonly partlyDumped: Segment[]
 
   private constructor(readonly path: string, private readonly file: FileReader) {
     const programs = readCoreHeader(file, path)
     const notes = readNotes(file, programs, path)
     this.memory = new AddressSpace(file, loadSegments(programs, file.size))
+    this.overlapping = overlappingSegments(programs)
+    this.partlyDumped = this.memory.segments.filter(s => s.flags & PF_W && s.fileSize > 0 && s.fileSize < s.end - s.start)
     this.threads = parseThreads(notes)
     this.files = parseMappedFiles(notes).sort((a, b) => a.start - b.start)
     this.fileStarts = this.files.map(f => f.start)

@@ -1,4 +1,5 @@
 import fs from 'node:fs'
+import {openRegularFile} from '../util/regular-file.js'
 
 const BLOCK_SHIFT = 16 // 64 KiB blocks: list walks touch scattered words; scans use readRange
 const BLOCK_SIZE = 1 << BLOCK_SHIFT
@@ -36,7 +37,7 @@ export class FileReader {
 
   /** `cacheBlocks`: blocks the cache holds at most (tests make it small, to evict). */
   constructor(readonly path: string, readonly overlay?: FileOverlay, private readonly cacheBlocks = MAX_CACHED_BLOCKS) {
-    this.fd = fs.openSync(path, 'r')
+    this.fd = openRegularFile(path)
     const size = fs.fstatSync(this.fd).size
     this.size = overlay?.size === undefined ? size : Math.max(0, Math.min(size, overlay.size))
   }

@@ -1,4 +1,5 @@
 import {closeSync, fstatSync, openSync, readSync} from 'node:fs'
+import {openRegularFile} from '../util/regular-file.js'
 import {resolve} from 'node:path'
 import {TomaError} from '../errors.js'
 import {
@@ -412,7 +413,7 @@ function readDynamic(bytes: FileBytes, segments: ElfSegment[], sections: ElfSect
 function openFileBytes(path: string): FileBytes {
   try {
     const head = Buffer.alloc(64)
-    const fd = openSync(path, 'r')
+    const fd = openRegularFile(path)
     try {
       const got = head.subarray(0, readSync(fd, head, 0, 64, 0))
       refuseCore(got, path)

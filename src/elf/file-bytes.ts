@@ -1,4 +1,5 @@
 import {closeSync, fstatSync, openSync, readSync} from 'node:fs'
+import {openRegularFile} from '../util/regular-file.js'
 import {TomaError} from '../errors.js'
 
 /** Files up to this size are read whole at once: one read costs less than several. */
@@ -78,7 +79,7 @@ export class FileBytes {
   private read(offset: number, length: number): void {
     let fd: number
     try {
-      fd = openSync(this.path, 'r')
+      fd = openRegularFile(this.path)
     } catch (err) {
       throw new TomaError(`cannot read ${this.path}: ${(err as Error).message.split('\n')[0]}`)
     }

@@ -1,4 +1,5 @@
 import {closeSync, fstatSync, openSync, readSync} from 'node:fs'
+import {openRegularFile} from '../util/regular-file.js'
 import {createRequire} from 'node:module'
 import {TomaError} from '../errors.js'
 import {ELF64_EHDR_SIZE, ELF64_PHDR_SIZE, ELF64_SHDR_SIZE, SHT_NOBITS, SHT_NOTE, SHT_STRTAB, SHT_SYMTAB} from './constants.js'
@@ -21,8 +22,9 @@ const MAX_KEPT_BYTES = 1 << 30
 export function readSymbolParts(path: string): Buffer {
   let fd: number
   try {
-    fd = openSync(path, 'r')
+    fd = openRegularFile(path)
   } catch (err) {
+    if (err instanceof TomaError) throw err
     throw new TomaError(`cannot open ${path}: ${(err as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (err as Error).message.split('\n')[0]}`)
   }
   try {
@@ -122,7 +124,7 @@ function sectionNames(shdrs: Buffer, parts: Buffer[], shstrndx: number, base: nu
 export function fileCrc32(path: string): number {
   // node:zlib only here (a debuglink's check), not on every query's start.
   const zlib: typeof import('node:zlib') = createRequire(import.meta.url)('node:zlib')
-  const fd = openSync(path, 'r')
+  const fd = openRegularFile(path)
   try {
     const chunk = Buffer.alloc(1 << 20)
     let crc = 0

@@ -144,6 +144,10 @@ export function rootRanges(program: Program, heap: TcmallocHeap, warnings: Warni
     }
     excluded.allocator += seg.end - seg.start - bytesOf(subtract({start: seg.start, end: seg.end}, allocatorCut))
   }
+  // Only bytes the core holds are roots: a segment's bytes past its p_filesz, or cut from the
+  // file, are absent, not zeros to scan (a hostile core's 48 TiB segment would take hours).
+  const present = ranges.splice(0).flatMap(r => memory.presentParts(r.start, r.end).map(p => ({...r, start: p.start, end: p.end})))
+  ranges.push(...present)
   ranges.sort((a, b) => a.start - b.start)
   const how = glibc.cachedStacks ? glibc.how : `no _dl_stack_cache (${glibc.how}); exited threads' TCBs searched by their self pointers: ${exited.length} found`
   return {ranges, excluded, how: [...metadata.how, `cached stacks: ${how}`]}
@@ -153,7 +157,8 @@ export function rootRanges(program: Program, heap: TcmallocHeap, warnings: Warni
 function anonymousOutsideHeap(program: Program, allocatorCut: Interval[]): Interval[] {
   const out: Interval[] = []
   for (const seg of program.core.memory.segments) {
-    if (seg.flags & PF_W && !program.core.fileAt(seg.start)) out.push(...subtract({start: seg.start, end: seg.end}, allocatorCut))
+    if (!(seg.flags & PF_W) || program.core.fileAt(seg.start)) continue
+    for (const part of program.core.memory.presentParts(seg.start, seg.end)) out.push(...subtract(part, allocatorCut))
   }
   return out
 }

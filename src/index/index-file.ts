@@ -1,4 +1,6 @@
 import fs from 'node:fs'
+import {createTemporary, type TemporaryFile} from '../util/temporary-file.js'
+import {openRegularFile} from '../util/regular-file.js'
 import {TomaError} from '../errors.js'
 import {isShared} from '../util/shared-arrays.js'
 import type {FileArray} from '../util/file-array.js'
@@ -77,7 +79,7 @@ const PREAMBLE = 24
  */
 export class IndexWriter {
   private readonly entries: Record<string, ArrayEntry> = {}
-  private readonly tmp: string
+  private readonly tmp: TemporaryFile
   private fd: number | null
   private offset = 0
   /** Renamed into place: nothing left to abandon. */
@@ -88,8 +90,8 @@ export class IndexWriter {
     private readonly path: string,
     private readonly background: BackgroundWrites | null = null,
   ) {
-    this.tmp = `${path}.tmp-${process.pid}`
-    this.fd = fs.openSync(this.tmp, 'w')
+    this.tmp = createTemporary(path)
+    this.fd = this.tmp.fd
   }
 
   add(name: string, a: Typed): void {
@@ -150,7 +152,7 @@ export class IndexWriter {
   fileArray(name: string, written: Int32Array): FileArray {
     const entry = this.entries[name]
     if (!entry || entry.type !== 'u32') throw new Error(`index array ${name}: not a u32 array added`)
-    return {path: this.tmp, byteOffset: PREAMBLE + entry.offset, length: entry.length, written}
+    return {path: this.tmp.path, byteOffset: PREAMBLE + entry.offset, length: entry.length, written}
   }
 
   finish(meta: unknown): void {
@@ -170,11 +172,12 @@ export class IndexWriter {
       pre.writeUInt32LE(Math.floor(at / 2 ** 32), 20)
       this.written(() => writeAll(fd, pre, 0))
       fs.ftruncateSync(fd, at + json.length)
-    } finally {
-      this.fd = null
-      fs.closeSync(fd)
+    } catch (e) {
+      this.abandon()
+      throw e
     }
-    fs.renameSync(this.tmp, this.path)
+    this.fd = null
+    this.tmp.commit()
     this.finished = true
   }
 
@@ -209,10 +212,9 @@ export class IndexWriter {
       } catch {
         // the analysis failed already; the file goes
       }
-      fs.closeSync(this.fd)
       this.fd = null
     }
-    fs.rmSync(this.tmp, {force: true})
+    this.tmp.abandon()
   }
 }
 
@@ -255,9 +257,10 @@ export class IndexFile {
   static open(path: string): IndexFile | null {
     let fd: number
     try {
-      fd = fs.openSync(path, 'r')
-    } catch {
-      throw new TomaError(`${path}: cannot open index`)
+      fd = openRegularFile(path)
+    } catch (e) {
+      if (e instanceof TomaError) throw e
+      throw new TomaError(`${path}: cannot open index (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`)
     }
     try {
       const size = fs.fstatSync(fd).size

@@ -1,4 +1,5 @@
 import fs from 'node:fs'
+import {openRegularFile} from '../util/regular-file.js'
 
 /** The compressed formats a core may come in (systemd-coredump writes zstd by default). */
 export type CompressionFormat = 'zstd' | 'xz' | 'lz4' | 'gzip'
@@ -21,7 +22,7 @@ export function compressionOf(head: Uint8Array): CompressionFormat | null {
 export function fileCompression(file: string): CompressionFormat | null {
   let fd: number
   try {
-    fd = fs.openSync(file, 'r')
+    fd = openRegularFile(file)
   } catch {
     return null
   }

@@ -1,12 +1,14 @@
 import fs from 'node:fs'
 import {workerData, type MessagePort} from 'node:worker_threads'
 import type {CompressionFormat} from './compression-format.js'
-import type {SparseFileWriter} from './sparse-file.js'
 
 /** What the thread that waits for this worker hands it (uncompressed-core.ts). */
 export interface DecompressJob {
   input: string
-  output: string
+  /** The copy, created empty by the waiting thread (which closes, renames or removes it). */
+  outputFd: number
+  /** The folder the copy is in: its free space is watched. */
+  outputDir: string
   format: CompressionFormat
   showProgress: boolean
   /** Set to 1 (and notified) when the result is on the port. */
@@ -14,12 +16,11 @@ export interface DecompressJob {
   port: MessagePort
 }
 
-/** A failure is the data's (cut, damaged) unless `io`: reading the file or writing the copy failed (disk full, …). */
-export type DecompressResult = {ok: true; size: number} | {ok: false; message: string; io: boolean}
+/** A failure is the data's (cut, damaged, not a core) unless `io`: reading the file or writing the copy failed (disk full, …). */
+export type DecompressResult = {ok: true; size: number; unbounded: string | null} | {ok: false; message: string; io: boolean}
 
 const job = workerData as DecompressJob
 let result: DecompressResult
-let writer: SparseFileWriter | undefined
 let progress: {done(): void} | undefined
 // Everything that can fail, module loading included, is inside the try: the waiting thread
 // learns of a failure only from the answer this worker posts.
@@ -27,18 +28,34 @@ try {
   const {terminalProgress} = await import('../util/terminal-progress.js')
   const {decompressFile} = await import('./decompress.js')
   const {SparseFileWriter} = await import('./sparse-file.js')
+  const {CoreExtent, ExtentReached} = await import('./core-extent.js')
+  const {FreeSpaceWatch} = await import('./free-space.js')
   // The waiting thread is blocked: progress goes to fd 2 directly, not through process.stderr.
   const bar = terminalProgress(job.showProgress, text => void fs.writeSync(2, text))
   progress = bar
-  writer = new SparseFileWriter(job.output)
+  const writer = new SparseFileWriter(job.outputFd)
+  const extent = new CoreExtent()
+  const space = new FreeSpaceWatch(job.outputDir)
   const total = fs.statSync(job.input).size
   let read = 0
-  await decompressFile(job.input, job.format, chunk => writer!.write(chunk), n => bar.update(`decompressing ${job.format}`, (read += n), total, 'bytes'))
+  try {
+    await decompressFile(
+      job.input,
+      job.format,
+      chunk => {
+        writer.write(extent.take(chunk))
+        space.check(writer.dataBytes)
+      },
+      n => bar.update(`decompressing ${job.format}`, (read += n), total, 'bytes'),
+    )
+  } catch (e) {
+    // Data past the core's extent is not the core's: the copy is whole without it.
+    if (!(e instanceof ExtentReached)) throw e
+  }
   writer.finish()
-  result = {ok: true, size: writer.size}
+  result = {ok: true, size: writer.size, unbounded: extent.unbounded}
 } catch (e) {
-  writer?.abandon()
-  result = {ok: false, message: (e as Error).message || String(e), io: typeof (e as NodeJS.ErrnoException).code === 'string' && (e as NodeJS.ErrnoException).syscall !== undefined}
+  result = {ok: false, message: (e as Error).message || String(e), io: (e as {io?: boolean}).io === true || (typeof (e as NodeJS.ErrnoException).code === 'string' && (e as NodeJS.ErrnoException).syscall !== undefined)}
 }
 progress?.done()
 job.port.postMessage(result)

@@ -5,18 +5,17 @@ const PIECE = 4096
 const ZERO = Buffer.alloc(PIECE)
 
 /**
- * Writes a stream of bytes to a new file, leaving holes where whole aligned 4 KiB pieces are zero
- * (most of a big core is zero pages), so the copy takes the disk space of its data only. The file
- * gets its full size at finish().
+ * Writes a stream of bytes to a new, empty file open as `fd` (its owner closes it), leaving holes
+ * where whole aligned 4 KiB pieces are zero (most of a big core is zero pages), so the copy takes
+ * the disk space of its data only. The file gets its full size at finish().
  */
 export class SparseFileWriter {
-  private readonly fd: number
   /** Bytes written so far (holes included): the offset of the next byte. */
   size = 0
+  /** Bytes that went to the disk (holes excluded): what the copy costs in space. */
+  dataBytes = 0
 
-  constructor(readonly path: string) {
-    this.fd = fs.openSync(path, 'w')
-  }
+  constructor(private readonly fd: number) {}
 
   write(chunk: Uint8Array): void {
     const data = Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength)
@@ -40,20 +39,11 @@ export class SparseFileWriter {
   private writeRange(data: Buffer, from: number, to: number): void {
     let done = from
     while (done < to) done += fs.writeSync(this.fd, data, done, to - done, this.size + done)
+    this.dataBytes += to - from
   }
 
-  /** Sets the file's size (a trailing hole is written by no write) and closes it. */
+  /** Sets the file's size (a trailing hole is written by no write). */
   finish(): void {
     fs.ftruncateSync(this.fd, this.size)
-    fs.closeSync(this.fd)
-  }
-
-  /** Closes without finishing (the caller removes the file). */
-  abandon(): void {
-    try {
-      fs.closeSync(this.fd)
-    } catch {
-      // already closed
-    }
   }
 }

@@ -2,7 +2,7 @@ import path from 'node:path'
 import {Core} from '../core/core.js'
 import type {KnownFiles} from '../elf/file-identity.js'
 import {TomaError} from '../errors.js'
-import {uncompressedCore} from '../input/uncompressed-core.js'
+import {discardCopy, uncompressedCore, type CompressedCore} from '../input/uncompressed-core.js'
 import {Program} from './program.js'
 
 /** The options that say where a core's module files are, as the command-line flags spell them. */
@@ -21,7 +21,7 @@ export interface ModuleFlagValues {
  */
 export function openProgram(corePath: string, flags: ModuleFlagValues, knownFiles?: KnownFiles): Program {
   const compressed = uncompressedCore(corePath)
-  const core = compressed ? openDecompressed(corePath, compressed.uncompressedPath) : Core.open(corePath)
+  const core = compressed ? openDecompressed(corePath, compressed) : Core.open(corePath)
   return Program.load(core, {
     compressed,
     exe: flags.exe,
@@ -51,12 +51,16 @@ function absoluteList(list: string | undefined): string | undefined {
   return list?.split(':').filter(Boolean).map(d => path.resolve(d)).join(':')
 }
 
-/** A decompressed copy's errors name the file the user gave ("core.zst (decompressed): not an ELF file"). */
-function openDecompressed(given: string, copy: string): Core {
+/**
+ * A decompressed copy's errors name the file the user gave ("core.zst (decompressed): not an ELF
+ * file"); a copy that is no core toma can open goes (it would only fail again, and take space).
+ */
+function openDecompressed(given: string, copy: CompressedCore): Core {
   try {
-    return Core.open(copy)
+    return Core.open(copy.uncompressedPath)
   } catch (e) {
-    if (e instanceof TomaError) throw new TomaError(e.message.replaceAll(copy, `${given} (decompressed)`), e.exitCode)
+    discardCopy(copy)
+    if (e instanceof TomaError) throw new TomaError(e.message.replaceAll(copy.uncompressedPath, `${given} (decompressed)`), e.exitCode)
     throw e
   }
 }

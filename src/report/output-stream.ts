@@ -1,6 +1,5 @@
-import fs from 'node:fs'
 import type {Writable} from 'node:stream'
-import {TomaError} from '../errors.js'
+import {writeFailure} from '../util/temporary-file.js'
 
 /**
  * A buffered text sink for large outputs (exports of millions of objects): collects pieces into
@@ -11,17 +10,9 @@ export class TextSink {
   private size = 0
   private failed: Error | null = null
 
-  private constructor(private readonly stream: Writable, private readonly ownsStream: boolean) {
+  /** `name`: the output as its failure names it (the file, or standard output); its owner ends the stream. */
+  constructor(private readonly stream: Writable, private readonly name: string) {
     stream.on('error', e => (this.failed = e))
-  }
-
-  static open(file: string | undefined): TextSink {
-    if (!file || file === '-') return new TextSink(process.stdout, false)
-    try {
-      return new TextSink(fs.createWriteStream(file), true)
-    } catch (e) {
-      throw new TomaError(`${file}: cannot write: ${(e as Error).message}`)
-    }
   }
 
   /** Buffers text; returns a promise only when the buffer went out and the caller must wait. */
@@ -32,17 +23,32 @@ export class TextSink {
   }
 
   async flush(): Promise<void> {
-    if (this.failed) throw new TomaError(`cannot write output: ${this.failed.message}`)
+    this.check()
     if (this.parts.length === 0) return
     const chunk = this.parts.join('')
     this.parts = []
     this.size = 0
-    if (!this.stream.write(chunk)) await new Promise<void>(resolve => this.stream.once('drain', resolve))
+    // A failed stream never drains: its error ends the wait instead.
+    if (!this.stream.write(chunk)) {
+      await new Promise<void>(resolve => {
+        const done = () => {
+          this.stream.off('drain', done)
+          this.stream.off('error', done)
+          resolve()
+        }
+        this.stream.on('drain', done)
+        this.stream.on('error', done)
+      })
+    }
+    this.check()
   }
 
+  /** Writes out what is buffered (the owner of the stream ends it). */
   async close(): Promise<void> {
     await this.flush()
-    if (this.ownsStream) await new Promise<void>((resolve, reject) => this.stream.end((e?: Error | null) => (e ? reject(e) : resolve())))
-    if (this.failed) throw new TomaError(`cannot write output: ${this.failed.message}`)
+  }
+
+  private check(): void {
+    if (this.failed) throw writeFailure(this.name, this.failed)
   }
 }

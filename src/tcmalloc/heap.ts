@@ -62,6 +62,12 @@ export function analyzeHeap(program: Program, options: HeapOptions = {}): Tcmall
   if (cut) {
     warnings.add('core', `the core is truncated: ${cut.segments} segment(s) miss ${cut.missingBytes} bytes from ${hex(cut.firstAddress)} on; objects there cannot be read`, cut.firstAddress)
   }
+  for (const [start, end] of program.core.overlapping.slice(0, 5)) {
+    warnings.add('core', `the core's segment ${hex(start)}-${hex(end)} overlaps the next one: it is read only up to where that one begins`, start)
+  }
+  for (const seg of program.core.partlyDumped.slice(0, 5)) {
+    warnings.add('core', `the core holds ${seg.fileSize} of the ${seg.end - seg.start} bytes of writable segment ${hex(seg.start)}-${hex(seg.end)} (p_filesz < p_memsz): the rest is absent, not read or scanned`, seg.start)
+  }
   const damage = new DamageLog()
   for (const p of globals.pageHeapProblems) {
     const message = `${p.message}: the page heap was caught mid-update or is damaged; spans are read from the page map all the same`

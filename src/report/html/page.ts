@@ -12,6 +12,7 @@ export function htmlPage(title: string, subtitle: Html | string, sections: Repor
 <html lang="en">
 <head>
 <meta charset="utf-8">
+<meta name="generator" content="toma">
 <meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${title}</title>

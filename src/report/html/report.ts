@@ -14,6 +14,11 @@ import {damageSection} from './damage.js'
  * sections (the comparison with a baseline core) come after the overview's figures and before
  * the details; a new part of the report is one more ReportSection passed here.
  */
+/** Whether a file's first bytes are those of a page toma wrote (its generator tag, near the top). */
+export function isTomaReport(head: Buffer): boolean {
+  return head.toString('latin1').startsWith('<!DOCTYPE html>') && head.includes('<meta name="generator" content="toma">')
+}
+
 export function htmlReport(d: ReportData, toolVersion: string, extra: ReportSection[] = []): string {
   const s = d.summary
   const sections = [
