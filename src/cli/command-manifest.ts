@@ -1,6 +1,7 @@
 import fs from 'node:fs'
 import path from 'node:path'
 import {fileURLToPath} from 'node:url'
+import {writeFileSafely} from '../util/temporary-file.js'
 
 /**
  * oclif.manifest.json lists every command with its flags and arguments, so that a call of toma
@@ -16,9 +17,7 @@ export async function writeManifest(root: string): Promise<string> {
   const plugin = new Plugin({root, type: 'core', ignoreManifest: true, errorOnManifestCreate: true})
   await plugin.load()
   const file = path.join(root, MANIFEST)
-  const tmp = `${file}.tmp-${process.pid}`
-  fs.writeFileSync(tmp, JSON.stringify(plugin.manifest))
-  fs.renameSync(tmp, file)
+  writeFileSafely(file, JSON.stringify(plugin.manifest), 0o644)
   return file
 }
 

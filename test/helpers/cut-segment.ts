@@ -2,6 +2,13 @@ import fs from 'node:fs'
 
 const PT_LOAD = 1
 
+/** Where a core's program headers are (from its ELF header, read from `fd`). */
+export function programHeaderTable(fd: number): {phoff: number; phentsize: number; phnum: number} {
+  const ehdr = Buffer.alloc(64)
+  fs.readSync(fd, ehdr, 0, 64, 0)
+  return {phoff: Number(ehdr.readBigUInt64LE(0x20)), phentsize: ehdr.readUInt16LE(0x36), phnum: ehdr.readUInt16LE(0x38)}
+}
+
 /**
  * Makes the bytes of the core's PT_LOAD segment holding addr absent from the core (p_filesz = 0,
  * as for memory the kernel did not dump), in place, as a damaged or filtered core would have it.
@@ -10,11 +17,7 @@ const PT_LOAD = 1
 export function cutSegmentHolding(corePath: string, addr: number): [number, number] {
   const fd = fs.openSync(corePath, 'r+')
   try {
-    const ehdr = Buffer.alloc(64)
-    fs.readSync(fd, ehdr, 0, 64, 0)
-    const phoff = Number(ehdr.readBigUInt64LE(0x20))
-    const phentsize = ehdr.readUInt16LE(0x36)
-    const phnum = ehdr.readUInt16LE(0x38)
+    const {phoff, phentsize, phnum} = programHeaderTable(fd)
     const ph = Buffer.alloc(phentsize)
     for (let i = 0; i < phnum; i++) {
       fs.readSync(fd, ph, 0, phentsize, phoff + i * phentsize)
