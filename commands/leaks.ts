@@ -1,5 +1,6 @@
 import * as Flags from '../src/cli/flags.js'
 import {leaksWithPublicIds} from '../src/analysis/leaks.js'
+import {leakKinds} from '../src/report/retention.js'
 import {storedSightings} from '../src/index/sighting-index.js'
 import {TomaCommand} from '../src/cli/base-command.js'
 import {openIndex} from '../src/cli/open-index.js'
@@ -16,7 +17,7 @@ export default class Leaks extends TomaCommand {
   async run() {
     const {args, flags} = await this.parse(Leaks)
     const {index, corePath, program} = await openIndex(args.core, flags, line => process.stderr.write(`toma: ${line}\n`))
-    const leaks = leaksWithPublicIds(index, flags.limit, storedSightings(index))
+    const leaks = leaksWithPublicIds(index, flags.limit, storedSightings(index), program())
     // Free objects behind a damaged free list that their links do not tell are counted live: nothing
     // may point to them, so some leaks may be free objects. Said, never left silent.
     const unknown = (index.meta.summary as unknown as {damage?: HeapDamage}).damage?.unknownBehindDamage
@@ -40,15 +41,21 @@ export default class Leaks extends TomaCommand {
           this.log('', heading('Leads: leaked objects a returned call\'s frame still points at'))
           for (const o of leads) for (const x of o.lastSeen) this.log(`${o.address} ${o.type ?? '(untyped)'}: ${sightingText(x)}`)
         }
-        this.log('', heading('By type'))
-        this.log(table(['#objects', '#bytes', 'type'], leaks.byType.map(t => [t.objects, t.bytes, t.type ?? '(untyped)'])))
-        this.log('', heading(withCut(`Largest ${leaks.largest.length}`, leaks.largest.length, leaks.objects)))
-        this.log(
-          table(
-            ['address', '#id', '#size', '#pointed to by', '#points to', 'type'],
-            leaks.largest.map(o => [o.address, o.id, o.size, o.pointedToBy, o.pointsTo, o.type ?? '(untyped)']),
-          ),
-        )
+        this.log('', heading(leaks.untypedGroups.length ? 'By type, and untyped blocks by size and holder' : 'By type'))
+        this.log(table(['#objects', '#bytes', 'type'], leakKinds(leaks).map(k => [k.objects, k.bytes, k.kind])))
+        // The largest leaked objects that the starts above do not list already (a leak of single
+        // blocks is all starts: the list would repeat them).
+        const listed = new Set(leaks.starts.map(o => o.address))
+        const more = leaks.largest.filter(o => !listed.has(o.address))
+        if (more.length) {
+          this.log('', heading(withCut(`Largest ${more.length === 1 ? 'leaked object' : `${more.length} leaked objects`} not listed above`, more.length, leaks.objects - leaks.starts.length)))
+          this.log(
+            table(
+              ['address', '#id', '#size', '#pointed to by', '#points to', 'type'],
+              more.map(o => [o.address, o.id, o.size, o.pointedToBy, o.pointsTo, o.type ?? '(untyped)']),
+            ),
+          )
+        }
       }
     }
     return {core: corePath, ...leaks, ...(damageNote ? {damageNote} : {})}

@@ -18,10 +18,10 @@ export default class Top extends TomaCommand {
 
   async run() {
     const {args, flags} = await this.parse(Top)
-    const {index} = await openIndex(args.core, flags, line => process.stderr.write(`toma: ${line}\n`))
+    const {index, program} = await openIndex(args.core, flags, line => process.stderr.write(`toma: ${line}\n`))
     const retention = new RetentionIndex(index)
     if (flags.by === 'type') {
-      const t = topTypes(index, retention, flags.limit)
+      const t = topTypes(program(), index, retention, flags.limit)
       if (!this.jsonEnabled()) this.log(topTypesText(t))
       return t
     }

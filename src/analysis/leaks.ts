@@ -7,13 +7,15 @@ import type {HeapIndex} from '../index/heap-index.js'
 import {LIVE} from '../tcmalloc/object-states.js'
 import {ALLOCATOR_INTERNAL, UNREACHED} from '../graph/allocator-internal.js'
 import type {TypeIds} from '../graph/object-types.js'
+import type {Program} from '../program/program.js'
+import {groupBrief, holderGroups} from './holder-groups.js'
 
 /**
  * Live objects that no root reaches, from the index: totals, per type, and the objects themselves
  * (largest first), each with how many other objects point into it. An object nothing points to
  * is where a leaked structure starts; a leaked cycle has no such object, every member is pointed to.
  */
-export function leaksOf(index: HeapIndex, limit: number, sightings: Map<number, Sighting[]> = new Map()) {
+export function leaksOf(index: HeapIndex, limit: number, sightings: Map<number, Sighting[]> = new Map(), program?: Program) {
   const reachable = index.file.array<Uint8Array>('object.reachable')
   const types = index.file.array<TypeIds>('object.type')
   const byType = new Map<number, {objects: number; bytes: number}>()
@@ -53,6 +55,12 @@ export function leaksOf(index: HeapIndex, limit: number, sightings: Map<number, 
     byType: [...byType]
       .map(([t, c]) => ({type: index.typeName(t), ...c}))
       .sort((a, b) => b.bytes - a.bytes),
+    /**
+     * The untyped leaked objects by size and holder (the typed object above them in the leaked
+     * dominator tree, or none): a C program's leaks, which byType shows as one "(untyped)" row.
+     * Only when the program is at hand (its symbols name the holders).
+     */
+    untypedGroups: program && objects > 0 ? holderGroups(program, index, 'leaked').map(g => groupBrief(index, g, 0)) : [],
     largest: found.slice(0, limit).map(o => ({
       id: o.id,
       address: hex(o.start),
@@ -66,10 +74,11 @@ export function leaksOf(index: HeapIndex, limit: number, sightings: Map<number, 
 }
 
 /** leaksOf with the largest objects named by their public ids (the JSON export's), not the index's slots: what users see. */
-export function leaksWithPublicIds(index: HeapIndex, limit: number, sightings?: Map<number, Sighting[]>) {
-  const found = leaksOf(index, limit, sightings)
+export function leaksWithPublicIds(index: HeapIndex, limit: number, sightings?: Map<number, Sighting[]>, program?: Program) {
+  const found = leaksOf(index, limit, sightings, program)
   const ids = publicIdsOf(index, found.largest.map(o => o.id))
   return {...found, largest: found.largest.map(o => ({...o, id: ids.get(o.id)!}))}
 }
 
 export type Leaks = ReturnType<typeof leaksOf>
+

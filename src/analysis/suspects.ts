@@ -5,6 +5,7 @@ import type {Program} from '../program/program.js'
 import {objectBrief, type ObjectBrief} from './object-brief.js'
 import {pathsTo, type RootPath} from './paths.js'
 import {liveBytes} from './top.js'
+import {groupBrief, holderGroups} from './holder-groups.js'
 
 
 export interface Accumulated {
@@ -53,6 +54,13 @@ export function suspectsOf(program: Program, index: HeapIndex, retention: Retent
     if (total > 0 && typeBytes[t]! >= limit) groups.push({type: index.meta.typeNames[t - 1]!, retainedBytes: typeBytes[t]!, retainedObjects: typeObjects[t]!, share: typeBytes[t]! / total})
   }
   groups.sort((a, b) => b.retainedBytes - a.retainedBytes)
+  // Untyped blocks of one size under one holder (a C heap has few types or none): each group over
+  // the threshold is a suspect of its own, ranked with the single objects by what it retains.
+  // A group of one block that is a single suspect already is not said twice.
+  const singleAt = new Set(singles.map(x => x.object.address))
+  const blocks = total > 0
+    ? holderGroups(program, index, 'reachable').filter(g => g.retainedBytes >= limit).map(g => groupBrief(index, g, total)).filter(g => g.objects > 1 || !singleAt.has(g.example.address))
+    : []
   const starts = retention.leakStarts()
   const startBytes = retention.retainedBytesOf(starts)
   const startObjects = retention.retainedObjectsOf(starts)
@@ -64,7 +72,7 @@ export function suspectsOf(program: Program, index: HeapIndex, retention: Retent
           .slice(0, 10)
           .map(s => ({...objectBrief(index, s.id), retainedBytes: s.bytes, retainedObjects: s.objects, share: s.bytes / total}))
       : []
-  return {liveBytes: total, threshold, singles, groups, leakedBytes, leakStarts: starts.length, leaks}
+  return {liveBytes: total, threshold, singles, blocks, groups, leakedBytes, leakStarts: starts.length, leaks}
 }
 
 export type Suspects = ReturnType<typeof suspectsOf>

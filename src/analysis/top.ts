@@ -2,6 +2,8 @@ import type {HeapIndex} from '../index/heap-index.js'
 import type {HeapSummary} from './heap-summary.js'
 import type {RetentionIndex} from '../index/retention-index.js'
 import {objectBrief} from './object-brief.js'
+import {groupBrief, holderGroups, type GroupBrief, type HolderGroup} from './holder-groups.js'
+import type {Program} from '../program/program.js'
 
 /** Bytes of live objects: the share every retained size is measured against. */
 export function liveBytes(index: HeapIndex): number {
@@ -22,14 +24,24 @@ export function topObjects(index: HeapIndex, retention: RetentionIndex, limit: n
   }
 }
 
-/** Retained bytes per type, each byte once (an object inside another of its type adds nothing). */
-export function topTypes(index: HeapIndex, retention: RetentionIndex, limit: number) {
+/**
+ * Retained bytes per type, each byte once (an object inside another of its type adds nothing); and
+ * per group of untyped blocks (one size, one holder: holder-groups.ts) likewise, ranked together.
+ * An untyped row has `type` null and says its group in `blocks`.
+ */
+export function topTypes(program: Program, index: HeapIndex, retention: RetentionIndex, limit: number) {
   const total = liveBytes(index)
   const {bytes, objects} = retention.typeRetained()
-  const rows: Array<{type: string; retainedBytes: number; retainedObjects: number; share: number}> = []
+  type Row = {type: string | null; retainedBytes: number; retainedObjects: number; share: number; blocks?: GroupBrief}
+  const rows: Array<Row & {group?: HolderGroup}> = []
   for (let t = 1; t < bytes.length; t++) {
     if (bytes[t]! > 0) rows.push({type: index.meta.typeNames[t - 1]!, retainedBytes: bytes[t]!, retainedObjects: objects[t]!, share: total ? bytes[t]! / total : 0})
   }
-  rows.sort((a, b) => b.retainedBytes - a.retainedBytes || (a.type < b.type ? -1 : 1))
-  return {liveBytes: total, listed: Math.min(limit, rows.length), of: rows.length, types: rows.slice(0, limit)}
+  for (const g of holderGroups(program, index, 'all')) {
+    if (g.retainedBytes > 0) rows.push({type: null, retainedBytes: g.retainedBytes, retainedObjects: g.retainedObjects, share: total ? g.retainedBytes / total : 0, group: g})
+  }
+  rows.sort((a, b) => b.retainedBytes - a.retainedBytes || (a.group ? 1 : 0) - (b.group ? 1 : 0) || ((a.type ?? '') < (b.type ?? '') ? -1 : 1))
+  // The groups' examples are named (a read of the index each) only for the rows listed.
+  const listed: Row[] = rows.slice(0, limit).map(({group, ...r}) => (group ? {...r, blocks: groupBrief(index, group, total)} : r))
+  return {liveBytes: total, listed: listed.length, of: rows.length, types: listed}
 }

@@ -3,10 +3,55 @@ import type {Dominated, DominatedNode} from '../analysis/dominated.js'
 import type {ObjectBrief} from '../analysis/object-brief.js'
 import type {Paths, RootPath} from '../analysis/paths.js'
 import type {Suspects} from '../analysis/suspects.js'
+import type {Leaks} from '../analysis/leaks.js'
 import type {topObjects, topTypes} from '../analysis/top.js'
 import {bytes, heading, table} from './table.js'
 import {objectKind, percent, untypedKind} from './wording.js'
 import {grouped} from '../util/grouped.js'
+import type {HolderGroup} from '../analysis/holder-groups.js'
+import {hex} from '../errors.js'
+
+/** A block size as people say it: `1 MiB`, `64 KiB`, `320 B` (exact, not rounded). */
+export function blockSize(n: number): string {
+  for (const [unit, b] of [['GiB', 2 ** 30], ['MiB', 2 ** 20], ['KiB', 1024]] as const) if (n >= b && n % b === 0) return `${grouped(n / b)} ${unit}`
+  return `${grouped(n)} B`
+}
+
+/**
+ * What holds a group and where it keeps the pointers: `slabclass[i]+0x18 (global in slabcache,
+ * entries of 0x30 bytes)`, `anonymous mapping … +0x40, anchored by conn_arena …`.
+ */
+export function holderText(g: Pick<HolderGroup, 'holder' | 'offsets' | 'entries'>): string {
+  const h = g.holder
+  const many = g.offsets.length > 1
+  const list = g.offsets.map(o => `+${hex(o)}`).join(', ') + (g.offsets.length >= 8 ? ', …' : '')
+  const one = g.offsets.length === 1 ? `+${hex(g.offsets[0]!)}` : ''
+  // A field of an array's entries as `[i]+field`; other offsets as they are.
+  const field = g.entries
+  const where = field ? `[i]+${hex(field.field)}` : one
+  const at = field ? `, entries of ${hex(field.stride)} bytes` : many ? `, at ${list}` : ''
+  switch (h.kind) {
+    case 'type':
+      return `${h.name}${where}${at ? ` (${at.slice(2)})` : ''}`
+    case 'global':
+      return `${h.name}${where} (global${h.module ? ` in ${h.module}` : ''}${at})`
+    case 'frame':
+      return `the frame of ${h.name}`
+    case 'mapping': {
+      const anchors = h.anchors?.length ? `; anchored by ${h.anchors.join('; ')}` : '; no global or stack slot points into it'
+      return `${h.name}${where ? ` ${where}` : ''}${at ? ` (${at.slice(2)})` : ''}${anchors}`
+    }
+    case 'leaked':
+      return 'nothing: leaked'
+    default:
+      return h.name
+  }
+}
+
+/** `59 × 1 MiB blocks (untyped) held by slabclass+0x48 (global in slabcache)`. */
+export function blockGroupText(g: Pick<HolderGroup, 'size' | 'objects' | 'holder' | 'offsets' | 'entries'>): string {
+  return `${grouped(g.objects)} × ${blockSize(g.size)} ${g.objects === 1 ? 'block' : 'blocks'} (untyped) held by ${holderText(g)}`
+}
 
 const kind = (o: ObjectBrief) => o.type ?? chalk.dim(untypedKind(o))
 const named = (o: ObjectBrief) => `${chalk.bold(o.address)} ${kind(o)} ${grouped(o.size)} B`
@@ -75,15 +120,24 @@ export function topObjectsText(t: ReturnType<typeof topObjects>): string {
 
 export function topTypesText(t: ReturnType<typeof topTypes>): string {
   return [
-    heading(`Retained bytes per type, each byte once (first ${t.listed} of ${t.of}; live heap ${bytes(t.liveBytes)})`),
-    table(['type', '#retained', '#objects', '#share'], t.types.map(r => [r.type, r.retainedBytes, r.retainedObjects, percent(r.share)])),
+    heading(`Retained bytes per type and per group of untyped blocks (one size, one holder), each byte once (first ${t.listed} of ${t.of}; live heap ${bytes(t.liveBytes)})`),
+    table(['type', '#retained', '#objects', '#share'], t.types.map(r => [r.type ?? (r.blocks ? blockGroupText(r.blocks) : '(untyped)'), r.retainedBytes, r.retainedObjects, percent(r.share)])),
   ].join('\n')
 }
 
 export function suspectsText(s: Suspects): string {
   const out = [`live heap ${bytes(s.liveBytes)}; threshold ${percent(s.threshold)} (${bytes(Math.ceil(s.threshold * s.liveBytes))})`]
-  if (!s.singles.length && !s.groups.length && !s.leaks.length) out.push('no suspect: no object, type or leak retains that much')
-  s.singles.forEach((x, i) => {
+  if (!s.singles.length && !s.blocks.length && !s.groups.length && !s.leaks.length) out.push('no suspect: no object, type, group of blocks or leak retains that much')
+  // Single objects and groups of untyped blocks, one numbering, the largest retained first.
+  const ranked = [...s.singles.map(x => ({single: x, block: null})), ...s.blocks.map(b => ({single: null, block: b}))]
+    .sort((a, b) => (b.single ?? b.block)!.retainedBytes - (a.single ?? a.block)!.retainedBytes)
+  ranked.forEach(({single, block}, i) => {
+    if (block) {
+      out.push('', heading(`Suspect ${i + 1}: ${blockGroupText(block)} retain ${bytes(block.retainedBytes)} (${percent(block.share)}) in ${plural(block.retainedObjects, 'object')}`))
+      out.push(`  ${bytes(block.bytes)} of their own; e.g. ${named(block.example)}`)
+      return
+    }
+    const x = single!
     out.push('', heading(`Suspect ${i + 1}: ${kind(x.object)} at ${x.object.address} retains ${bytes(x.retainedBytes)} (${percent(x.share)}) in ${plural(x.retainedObjects, 'object')}`))
     if (x.path) out.push('path from a root:', ...rootPathText(x.path))
     const a = x.accumulationPoint
@@ -109,4 +163,16 @@ export function suspectsText(s: Suspects): string {
     out.push(table(['address', 'type', '#retained', '#objects', '#share'], s.leaks.map(l => [l.address, l.type ?? '(untyped)', l.retainedBytes, l.retainedObjects, percent(l.share)])))
   }
   return out.join('\n')
+}
+
+/**
+ * The leaked objects by what they are: each type, and the untyped ones by size and holder when
+ * they were grouped (else one "(untyped)" row), the most bytes first. `kind` is for people.
+ */
+export function leakKinds(l: Pick<Leaks, 'byType' | 'untypedGroups'>): Array<{kind: string; objects: number; bytes: number}> {
+  const typed = l.byType.filter(t => t.type !== null || l.untypedGroups.length === 0)
+  return [
+    ...typed.map(t => ({kind: t.type ?? '(untyped)', objects: t.objects, bytes: t.bytes})),
+    ...l.untypedGroups.map(g => ({kind: blockGroupText(g), objects: g.objects, bytes: g.bytes})),
+  ].sort((a, b) => b.bytes - a.bytes)
 }

@@ -3,6 +3,7 @@ import type {Sighting} from '../../index/sighting-index.js'
 import {bytes} from '../table.js'
 import {objectKind, sightingText} from '../wording.js'
 import {dataTable} from './data-table.js'
+import {leakKinds} from '../retention.js'
 import {html, num} from './html.js'
 import type {ReportSection} from './section.js'
 
@@ -17,6 +18,9 @@ function lastSeen(list: Sighting[]): string {
 /** Leaked objects grouped by where each leaked structure starts, by type, and the largest ones. */
 export function leaksSection(l: Leaks): ReportSection {
   const own = l.allocatorInternal
+  // The largest leaked objects the starts do not list already (a leak of single blocks is all starts).
+  const listed = new Set(l.starts.map(o => o.address))
+  const more = l.largest.filter(o => !listed.has(o.address))
   const body = html`<p>${num(l.objects)} live objects (${bytes(l.bytes)}) are reachable from no root.${own.objects ? html` <span class="dim">Not counted: ${num(own.objects)} unreferenced allocations of TCMalloc itself (${bytes(own.bytes)}, e.g. its MallocExtension singleton).</span>` : ''}</p>
 ${l.objects === 0
   ? ''
@@ -29,19 +33,21 @@ ${dataTable({
   columns: [{title: 'address'}, {title: 'type'}, {title: 'size', numeric: true}, {title: 'retained', numeric: true}, {title: 'objects', numeric: true}, {title: 'pointed to by', numeric: true}, {title: 'last seen'}],
   rows: l.starts.map(o => [html`<code>${o.address}</code>`, objectKind(o), o.size, o.retainedBytes, o.retainedObjects, o.pointedToBy, lastSeen(o.lastSeen)]),
 })}
-<h3>Leaked objects by type</h3>
+<h3>Leaked objects by type${l.untypedGroups.length ? ', and untyped blocks by size and holder' : ''}</h3>
 ${dataTable({
   id: 'leak-types',
   columns: [{title: 'type'}, {title: 'objects', numeric: true}, {title: 'bytes', numeric: true}],
-  rows: l.byType.map(t => [t.type ?? '(untyped)', t.objects, t.bytes]),
+  rows: leakKinds(l).map(k => [k.kind, k.objects, k.bytes]),
 })}
-<h3>Largest leaked objects</h3>
+${more.length
+  ? html`<h3>Largest leaked objects not listed above</h3>
 ${dataTable({
   id: 'leaks-largest',
-  total: l.objects,
+  total: l.objects - l.starts.length,
   whole: 'toma leaks --json --limit 100000',
   columns: [{title: 'address'}, {title: 'id', numeric: true}, {title: 'size', numeric: true}, {title: 'pointed to by', numeric: true}, {title: 'points to', numeric: true}, {title: 'type'}],
-  rows: l.largest.map(o => [html`<code>${o.address}</code>`, o.id, o.size, o.pointedToBy, o.pointsTo, o.type ?? '(untyped)']),
-})}`}`
+  rows: more.map(o => [html`<code>${o.address}</code>`, o.id, o.size, o.pointedToBy, o.pointsTo, o.type ?? '(untyped)']),
+})}`
+  : ''}`}`
   return {id: 'leaks', title: 'Leaks', body}
 }

@@ -1,6 +1,7 @@
 import type {RootPath} from '../../analysis/paths.js'
 import type {SingleSuspect, Suspects} from '../../analysis/suspects.js'
 import type {topObjects, topTypes} from '../../analysis/top.js'
+import {blockGroupText} from '../retention.js'
 import {TOP_OBJECTS} from '../../graph/retention.js'
 import {bytes} from '../table.js'
 import {objectKind, percent} from '../wording.js'
@@ -39,14 +40,14 @@ ${dataTable({
   columns: [{title: 'address'}, {title: 'type'}, {title: 'shallow', numeric: true}, {title: 'retained', numeric: true}, {title: 'objects', numeric: true}, {title: 'share', numeric: true}, {title: 'reachable'}],
   rows: top.objects.map(o => [html`<code>${o.address}</code>`, objectKind(o), o.size, o.retainedBytes, o.retainedObjects, {value: o.share, text: percent(o.share)}, o.reachable ? 'yes' : html`<span class="warn">leaked</span>`]),
 })}
-<h3>Retained bytes per type, each byte once</h3>
+<h3>Retained bytes per type and per group of untyped blocks (one size, one holder), each byte once</h3>
 ${dataTable({
   id: 'top-types',
   filter: true,
   total: types.of,
   whole: 'toma top --by type --json --limit 1000',
   columns: [{title: 'type'}, {title: 'retained', numeric: true}, {title: 'objects', numeric: true}, {title: 'share', numeric: true}],
-  rows: types.types.map(t => [t.type, t.retainedBytes, t.retainedObjects, {value: t.share, text: percent(t.share)}]),
+  rows: types.types.map(t => [t.type ?? (t.blocks ? blockGroupText(t.blocks) : '(untyped)'), t.retainedBytes, t.retainedObjects, {value: t.share, text: percent(t.share)}]),
 })}`
   return {id: 'dominators', title: 'What retains the memory', body}
 }
@@ -83,10 +84,21 @@ ${x.accumulated.length === 0
 
 /** Eclipse MAT's leak suspects: single objects, types, leaked structures over the threshold. */
 export function suspectsSection(s: Suspects): ReportSection {
-  const none = !s.singles.length && !s.groups.length && !s.leaks.length
+  const none = !s.singles.length && !s.blocks.length && !s.groups.length && !s.leaks.length
+  const blocks = s.blocks.length
+    ? html`<h3>Groups of untyped blocks (one size, one holder) that retain more than the threshold</h3>${dataTable({
+        id: 'suspect-blocks',
+        columns: [{title: 'blocks'}, {title: 'retained', numeric: true}, {title: 'objects', numeric: true}, {title: 'share', numeric: true}, {title: 'e.g.'}],
+        rows: s.blocks.map(b => [blockGroupText(b), b.retainedBytes, b.retainedObjects, {value: b.share, text: percent(b.share)}, html`<code>${b.example.address}</code>`]),
+      })}`
+    : ''
+  // The groups come first when they retain more than the largest single suspect.
+  const blocksFirst = s.blocks.length > 0 && s.blocks[0]!.retainedBytes >= (s.singles[0]?.retainedBytes ?? 0)
   const body = html`<p class="dim">Live heap ${bytes(s.liveBytes)}; a suspect retains more than ${percent(s.threshold)} of it (${bytes(Math.ceil(s.threshold * s.liveBytes))}).</p>
-${none ? html`<p>No suspect: no object, type or leak retains that much.</p>` : ''}
+${none ? html`<p>No suspect: no object, type, group of blocks or leak retains that much.</p>` : ''}
+${blocksFirst ? blocks : ''}
 ${s.singles.map(suspectHtml)}
+${blocksFirst ? '' : blocks}
 ${s.groups.length
   ? html`<h3>Types whose objects together retain more than the threshold</h3>${dataTable({
       id: 'suspect-types',

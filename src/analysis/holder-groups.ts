@@ -1,0 +1,368 @@
+import {BY_VIRTUAL_ROOT, groupOfIdom} from '../graph/dominator-ids.js'
+import {ALLOCATOR_INTERNAL, UNREACHED} from '../graph/allocator-internal.js'
+import {regionOf, type RootRegion} from '../graph/root-regions.js'
+import type {TypeIds} from '../graph/object-types.js'
+import {hex} from '../errors.js'
+import type {HeapIndex, RootRef} from '../index/heap-index.js'
+import {LIVE} from '../tcmalloc/object-states.js'
+import type {Program} from '../program/program.js'
+import {RED_ZONE} from '../program/dead-frames.js'
+import {unwindThread} from '../program/unwind.js'
+import {demangle} from '../elf/demangle.js'
+import {codeLabel} from './code-label.js'
+import {rootRefLabel} from './root-label.js'
+import {objectBrief} from './object-brief.js'
+
+/**
+ * What holds a group of untyped objects: the nearest typed object above them in the dominator
+ * tree (`type`), or, when only untyped objects lie between them and the roots, the root that holds
+ * the topmost one: a global symbol, a thread's frame, an anonymous mapping (with the globals and
+ * frames that point into it: its anchors), TLS, a register; `thread` when one thread alone reaches
+ * them through no single root; `leaked` when no root reaches them and no typed object is above them.
+ * An object the roots reach on several paths (the dominator tree's top) is held by whatever holds
+ * its start address (a root, or a referrer and so that referrer's holder): owners keep the start,
+ * to free it; pointers into the middle (an index's, a list's) are not the owner's.
+ */
+export interface Holder {
+  kind: 'type' | 'global' | 'frame' | 'mapping' | 'tls' | 'register' | 'cached-stack' | 'thread' | 'leaked'
+  /** The type, the symbol (demangled), the frame (`thread 12 #3 worker_main`), the region's label. */
+  name: string
+  /** A global's module file name. */
+  module?: string
+  /** A mapping's anchors: the globals and stack slots that point into it. */
+  anchors?: string[]
+}
+
+/** Untyped objects of one size under one holder. */
+export interface HolderGroup {
+  size: number
+  holder: Holder
+  objects: number
+  /** Their own bytes (objects × size). */
+  bytes: number
+  /** Bytes and objects they retain, each byte once (an object under another of the group adds nothing). */
+  retainedBytes: number
+  retainedObjects: number
+  /**
+   * Where the holder keeps the pointers its chains to these objects start from: offsets in the
+   * holding object, symbol or region (distinct, ascending; a sample of at most OFFSET_SAMPLES).
+   */
+  offsets: number[]
+  /** When the offsets are a field of an array's entries (three or more, equally spaced): the entry size and the field's offset in an entry. */
+  entries: {stride: number; field: number} | null
+  /** The group's first object met (an index slot). */
+  example: number
+  leaked: boolean
+}
+
+/** A group as queries report it: the example named, its share of the live heap. */
+export function groupBrief(index: HeapIndex, g: HolderGroup, liveBytes: number) {
+  const {example, ...rest} = g
+  return {...rest, example: objectBrief(index, example), share: liveBytes ? g.retainedBytes / liveBytes : 0}
+}
+
+export type GroupBrief = ReturnType<typeof groupBrief>
+
+/** Offsets sampled per group. */
+const OFFSET_SAMPLES = 8
+/** Anchors named per mapping. */
+const ANCHORS = 4
+/** Referrers of a top object asked where they point into it. */
+const REFERRERS = 16
+/** Root kinds in the order a top object's holder is chosen among its roots: names people know first. */
+const ROOT_PREFERENCE: RootRef['kind'][] = ['global', 'stack', 'mapping', 'tls', 'cached-stack', 'register']
+const NO_OFFSET = 0xffff_ffff
+
+/**
+ * Groups the untyped live objects by size and holder, in walks down the dominator tree (typed
+ * arrays, a stack as deep as the tree; no per-object JavaScript object). `which` picks the
+ * reachable objects, the leaked ones, or both.
+ */
+export function holderGroups(program: Program, index: HeapIndex, which: 'reachable' | 'leaked' | 'all' = 'all'): HolderGroup[] {
+  const f = index.file
+  const n = f.length('object.idom')
+  const childStart = f.array<Uint32Array>('dom.childStart')
+  const child = f.array<Uint32Array>('dom.child')
+  const idom = f.array<Uint32Array>('object.idom')
+  const types = f.array<TypeIds>('object.type')
+  const reachable = f.array<Uint8Array>('object.reachable')
+  const retainedBytes = f.array<Float64Array>('object.retainedBytes')
+  const retainedObjects = f.array<Uint32Array>('object.retainedObjects')
+  const groupCount = f.length('thread.retainedBytes')
+  const tids = Array.from(f.array<Int32Array>('thread.tid'))
+  // Sizes by slot (a block of 4 GiB or more keeps 2^32 - 1 here and is asked for its size).
+  const size32 = new Uint32Array(n)
+  index.objects.forEachObject((id, _start, size) => {
+    size32[id] = Math.min(size, 0xffff_ffff)
+  }, LIVE)
+  const sizeOf = (id: number) => (size32[id] === 0xffff_ffff ? index.object(id).size : size32[id]!)
+  // Per object walked: the holder it is under (-1: not walked yet) and the offset its chain starts at.
+  const holderOfObject = new Int32Array(n).fill(-1)
+  const entryOffset = new Uint32Array(n).fill(NO_OFFSET)
+
+  const holders: Holder[] = []
+  const holderByKey = new Map<string, number>()
+  const holderOf = (key: string, make: () => Holder) => {
+    let h = holderByKey.get(key)
+    if (h === undefined) {
+      h = holders.length
+      holders.push(make())
+      holderByKey.set(key, h)
+    }
+    return h
+  }
+  const typeHolder = new Int32Array(index.meta.typeNames.length + 1).fill(-1)
+  const holderOfType = (t: number) => {
+    if (typeHolder[t]! < 0) typeHolder[t] = holderOf(`type:${t}`, () => ({kind: 'type', name: index.typeName(t) ?? '?'}))
+    return typeHolder[t]!
+  }
+  const names = new Names(program, index)
+
+  // Group ids by holder and size; per group, its counts and how many nodes of the current path are in it.
+  const groupIds: Array<Map<number, number>> = []
+  const groups: HolderGroup[] = []
+  let active = new Uint32Array(64)
+  const groupFor = (holder: number, size: number, id: number, leaked: boolean) => {
+    const bySize = (groupIds[holder] ??= new Map())
+    let g = bySize.get(size)
+    if (g === undefined) {
+      g = groups.length
+      groups.push({size, holder: holders[holder]!, objects: 0, bytes: 0, retainedBytes: 0, retainedObjects: 0, offsets: [], entries: null, example: id, leaked})
+      bySize.set(size, g)
+      if (g >= active.length) {
+        const grown = new Uint32Array(active.length * 2)
+        grown.set(active)
+        active = grown
+      }
+    }
+    return g
+  }
+
+  // The walk: a stack of (node, next child, its group or -1).
+  let cap = 1024
+  let node = new Uint32Array(cap)
+  let next = new Uint32Array(cap)
+  let inGroup = new Int32Array(cap)
+  let depth = 0
+  const push = (id: number, holder: number, offset: number, leaked: boolean) => {
+    if (depth === cap) {
+      cap *= 2
+      const grow = <T extends Uint32Array | Int32Array>(a: T, make: (k: number) => T) => {
+        const b = make(cap)
+        b.set(a)
+        return b
+      }
+      node = grow(node, k => new Uint32Array(k))
+      next = grow(next, k => new Uint32Array(k))
+      inGroup = grow(inGroup, k => new Int32Array(k))
+    }
+    holderOfObject[id] = holder
+    entryOffset[id] = offset
+    let g = -1
+    if (types[id] === 0) {
+      const size = sizeOf(id)
+      g = groupFor(holder, size, id, leaked)
+      const r = groups[g]!
+      r.objects++
+      r.bytes += size
+      if (active[g] === 0) {
+        r.retainedBytes += retainedBytes[id]!
+        r.retainedObjects += retainedObjects[id]!
+      }
+      active[g]!++
+      if (offset !== NO_OFFSET && r.offsets.length < OFFSET_SAMPLES && !r.offsets.includes(offset)) r.offsets.push(offset)
+    }
+    node[depth] = id
+    next[depth] = childStart[id]!
+    inGroup[depth] = g
+    depth++
+  }
+  const walk = (top: number, holder: number, offset: number, leaked: boolean) => {
+    push(top, holder, offset, leaked)
+    while (depth > 0) {
+      const at = depth - 1
+      const id = node[at]!
+      if (next[at]! < childStart[id + 1]!) {
+        const c = child[next[at]!++]!
+        const t = types[id]!
+        if (t === 0) push(c, holderOfObject[id]!, entryOffset[id]!, leaked)
+        else {
+          // Under a typed object: held by its type, at the offset of its pointer (read from the core for a sample only).
+          const h = holderOfType(t)
+          const sampled = types[c] === 0 && (groupIds[h]?.size ?? 0) < 64 && sampledOffsets(h, sizeOf(c)) < OFFSET_SAMPLES
+          push(c, h, sampled ? (index.edgeBetween(id, c)?.offset ?? NO_OFFSET) : NO_OFFSET, leaked)
+        }
+      } else {
+        if (inGroup[at]! >= 0) active[inGroup[at]!]!--
+        depth--
+      }
+    }
+  }
+  const sampledOffsets = (h: number, size: number) => {
+    const g = groupIds[h]?.get(size)
+    return g === undefined ? 0 : groups[g]!.offsets.length
+  }
+
+  // Top objects whose holder is a referrer not walked yet wait for it.
+  let waiting: Array<{id: number; thread: number; starts: Array<{from: number; offset: number}>; others: number[]; root: RootRef | undefined}> = []
+  const top = child.subarray(childStart[n]!, childStart[n + 1]!)
+  for (const x of top) {
+    // TCMalloc's own unreferenced allocations are no group of the program's.
+    if (reachable[x] === ALLOCATOR_INTERNAL) continue
+    const leaked = reachable[x] === UNREACHED
+    if (leaked ? which === 'reachable' : which === 'leaked') continue
+    if (leaked) {
+      walk(x, holderOf('leaked', () => ({kind: 'leaked', name: 'nothing (a leaked structure)'})), NO_OFFSET, true)
+      continue
+    }
+    const d = idom[x]!
+    const group = d === BY_VIRTUAL_ROOT ? -1 : groupOfIdom(d, n, groupCount)
+    const thread = group >= 0 ? tids[group]! : -1
+    const roots = index.rootsOf(x)
+    const atStart = bestRoot(roots.filter(r => r.toOffset === 0), thread)
+    if (atStart) {
+      const place = names.rootHolder(atStart)
+      walk(x, holderOf(place.key, () => place.holder), place.offset ?? NO_OFFSET, false)
+      continue
+    }
+    // No root holds its start: the referrers that do (an owner), else any root, else any referrer.
+    const starts: Array<{from: number; offset: number}> = []
+    const others: number[] = []
+    for (const r of index.referrerIds(x, REFERRERS)) {
+      const e = index.edgeBetween(r, x)
+      if (e?.toOffset === 0) starts.push({from: r, offset: e.offset})
+      else others.push(r)
+    }
+    waiting.push({id: x, thread, starts, others, root: bestRoot(roots, thread)})
+  }
+  // Each pass places the waiting objects whose chosen referrer has been walked; what never gets one falls back.
+  for (let before = -1; waiting.length > 0; ) {
+    const last = waiting.length === before
+    before = waiting.length
+    const still: typeof waiting = []
+    for (const w of waiting) {
+      const owner = w.starts.find(s => holderOfObject[s.from]! >= 0)
+      if (owner) {
+        const t = types[owner.from]!
+        walk(w.id, t === 0 ? holderOfObject[owner.from]! : holderOfType(t), t === 0 ? entryOffset[owner.from]! : owner.offset, false)
+      } else if (w.starts.length === 0 && w.root) {
+        const place = names.rootHolder(w.root)
+        walk(w.id, holderOf(place.key, () => place.holder), place.offset ?? NO_OFFSET, false)
+      } else if (last) {
+        const other = w.others.find(r => holderOfObject[r]! >= 0)
+        if (other !== undefined && types[other] === 0) walk(w.id, holderOfObject[other]!, entryOffset[other]!, false)
+        else if (other !== undefined) walk(w.id, holderOfType(types[other]!), NO_OFFSET, false)
+        else {
+          const tid = w.thread
+          const h = holderOf(`thread:${tid}`, () => ({kind: 'thread', name: tid >= 0 ? `thread ${tid} (registers, stack and TLS)` : 'the roots together'}))
+          walk(w.id, h, NO_OFFSET, false)
+        }
+      } else still.push(w)
+    }
+    waiting = still
+  }
+  for (const h of holders) if (h.kind === 'mapping') h.anchors = names.anchorsOf(h)
+  for (const g of groups) {
+    g.offsets.sort((a, b) => a - b)
+    g.entries = arrayEntries(g.offsets)
+  }
+  return groups.sort((a, b) => b.retainedBytes - a.retainedBytes || b.bytes - a.bytes || a.size - b.size)
+}
+
+/**
+ * Three or more offsets equally spaced by more than a word: a field of an array's entries (the
+ * field's offset in an entry). A word apart they may as well be neighbouring fields: not said.
+ */
+function arrayEntries(offsets: number[]): {stride: number; field: number} | null {
+  if (offsets.length < 3) return null
+  const stride = offsets[1]! - offsets[0]!
+  for (let i = 2; i < offsets.length; i++) if (offsets[i]! - offsets[i - 1]! !== stride) return null
+  return stride > 8 ? {stride, field: offsets[0]! % stride} : null
+}
+
+/** The root a top object's holder is named by: a global first, the given thread's roots before others'. */
+function bestRoot(roots: RootRef[], thread: number | null): RootRef | undefined {
+  let best: RootRef | undefined
+  const rank = (r: RootRef) => ROOT_PREFERENCE.indexOf(r.kind) * 2 + (thread !== null && r.thread !== thread ? 1 : 0)
+  for (const r of roots) if (!best || rank(r) < rank(best)) best = r
+  return best
+}
+
+/** Names of the places roots lie in, each found once (symbols, frames, regions). */
+class Names {
+  private readonly frames = new Map<number, ReturnType<typeof unwindThread>['frames']>()
+  private readonly regions: RootRegion[]
+
+  constructor(
+    private readonly program: Program,
+    private readonly index: HeapIndex,
+  ) {
+    this.regions = index.meta.rootRegions
+  }
+
+  /** The holder a root names, its key, and the root's offset in it. */
+  rootHolder(r: RootRef): {key: string; holder: Holder; offset?: number} {
+    if (r.kind === 'global') {
+      const sym = this.program.symbolize(r.address)
+      if (sym?.symbol) {
+        const start = r.address - sym.offset
+        const holder: Holder = {kind: 'global', name: demangle(sym.symbol.name), module: baseName(sym.module.module.path)}
+        return {key: `global:${start}`, holder, offset: sym.offset}
+      }
+      const label = rootRefLabel(this.program, this.index, r)
+      return {key: `global:${label}`, holder: {kind: 'global', name: label}}
+    }
+    if (r.kind === 'stack' && r.thread !== null) {
+      const frame = this.frameOf(r.thread, r.address)
+      if (frame) {
+        const name = `thread ${r.thread} #${frame.level} ${codeLabel(this.program, frame.pc, frame.level === 0).label}`
+        return {key: `frame:${r.thread}:${frame.cfa}`, holder: {kind: 'frame', name}, offset: frame.cfa - r.address}
+      }
+    }
+    if (r.kind === 'register') return {key: `register:${r.thread}`, holder: {kind: 'register', name: `thread ${r.thread}'s registers`}}
+    const region = regionOf(this.regions, r.address)
+    if (region) {
+      const kind = r.kind === 'mapping' ? 'mapping' : r.kind === 'tls' ? 'tls' : r.kind === 'cached-stack' ? 'cached-stack' : 'frame'
+      return {key: `region:${region.base}:${region.label}`, holder: {kind, name: region.label}, offset: r.address - region.base}
+    }
+    const label = rootRefLabel(this.program, this.index, r)
+    return {key: `root:${label}`, holder: {kind: r.kind === 'mapping' ? 'mapping' : 'global', name: label}}
+  }
+
+  private frameOf(tid: number, address: number) {
+    let frames = this.frames.get(tid)
+    if (!frames) {
+      const t = this.program.core.threads.find(x => x.tid === tid)
+      frames = t ? unwindThread(this.program, t).frames : []
+      this.frames.set(tid, frames)
+    }
+    return frames.find(f => address >= f.sp - RED_ZONE && address < f.cfa)
+  }
+
+  /**
+   * The globals and stack slots that point into a mapping (every root region of those kinds is
+   * read word by word): what keeps the mapping's pointers meaningful to the program.
+   */
+  anchorsOf(h: Holder): string[] {
+    const mine = this.regions.filter(x => x.kind === 'mapping' && x.label === h.name)
+    if (!mine.length) return []
+    const lo = Math.min(...mine.map(x => x.base))
+    const hi = Math.max(...mine.map(x => x.end))
+    const found: string[] = []
+    const memory = this.program.core.memory
+    for (const region of this.regions) {
+      if (region.kind !== 'global' && region.kind !== 'stack') continue
+      const bytes = memory.readBytes(region.start, region.end - region.start)
+      if (!bytes) continue
+      for (let at = 0; at + 8 <= bytes.length && found.length < ANCHORS; at += 8) {
+        const v = bytes.readUInt32LE(at) + bytes.readUInt32LE(at + 4) * 2 ** 32
+        if (v < lo || v >= hi) continue
+        const address = region.start + at
+        found.push(`${rootRefLabel(this.program, this.index, {kind: region.kind, thread: region.thread, address, to: -1, toOffset: 0})}, pointing at +${hex(v - lo)}`)
+      }
+    }
+    return found
+  }
+}
+
+const baseName = (p: string) => p.slice(p.lastIndexOf('/') + 1)
