@@ -69,6 +69,13 @@ const OFFSET_SAMPLES = 8
 const ANCHORS = 4
 /** Referrers of a top object asked where they point into it. */
 const REFERRERS = 16
+/**
+ * Edges whose offsets are read from the core, in all: typed holders' field offsets (OFFSET_SAMPLES
+ * tries a group) and where referrers point into top objects. Past it a top object is held by
+ * its first walked referrer, wherever that points (a heap of millions of multiply-held blocks
+ * would otherwise cost a read each).
+ */
+const EDGE_READS = 100_000
 /** Root kinds in the order a top object's holder is chosen among its roots: names people know first. */
 const ROOT_PREFERENCE: RootRef['kind'][] = ['global', 'stack', 'mapping', 'tls', 'cached-stack', 'register']
 const NO_OFFSET = 0xffff_ffff
@@ -190,6 +197,7 @@ export function holderGroups(program: Program, index: HeapIndex, which: 'reachab
           // Under a typed object: held by its type, at the offset of its pointer (read from the core for a sample only).
           const h = holderOfType(t)
           const sampled = types[c] === 0 && (groupIds[h]?.size ?? 0) < 64 && sampledOffsets(h, sizeOf(c)) < OFFSET_SAMPLES
+          if (sampled) edgeReads++
           push(c, h, sampled ? (index.edgeBetween(id, c)?.offset ?? NO_OFFSET) : NO_OFFSET, leaked)
         }
       } else {
@@ -198,9 +206,14 @@ export function holderGroups(program: Program, index: HeapIndex, which: 'reachab
       }
     }
   }
+  // Offsets read per group (tries, not distinct offsets: a million holders with one field cost OFFSET_SAMPLES reads).
+  const tries: number[] = []
+  let edgeReads = 0
   const sampledOffsets = (h: number, size: number) => {
     const g = groupIds[h]?.get(size)
-    return g === undefined ? 0 : groups[g]!.offsets.length
+    if (g === undefined) return 0
+    tries[g] = (tries[g] ?? 0) + 1
+    return edgeReads < EDGE_READS ? tries[g]! - 1 : OFFSET_SAMPLES
   }
 
   // Top objects whose holder is a referrer not walked yet wait for it.
@@ -229,7 +242,8 @@ export function holderGroups(program: Program, index: HeapIndex, which: 'reachab
     const starts: Array<{from: number; offset: number}> = []
     const others: number[] = []
     for (const r of index.referrerIds(x, REFERRERS)) {
-      const e = index.edgeBetween(r, x)
+      const e = edgeReads < EDGE_READS ? index.edgeBetween(r, x) : undefined
+      if (e) edgeReads++
       if (e?.toOffset === 0) starts.push({from: r, offset: e.offset})
       else others.push(r)
     }
