@@ -1,8 +1,10 @@
 import fs from 'node:fs'
-import {Readable} from 'node:stream'
+import {Readable, type Transform} from 'node:stream'
+import {pipeline} from 'node:stream/promises'
 import zlib from 'node:zlib'
 import type {CompressionFormat} from './compression-format.js'
 import {decodeLz4Frames} from './lz4-frames.js'
+import {decodeWithZstdTool, zstdTool} from './zstd-tool.js'
 
 /** Each piece of output, in order; called synchronously, so the piece may be reused after it returns. */
 type Sink = (chunk: Uint8Array) => void
@@ -17,8 +19,12 @@ export async function decompressFile(input: string, format: CompressionFormat, s
   switch (format) {
     case 'gzip':
       return pump(Readable.from(chunks).pipe(zlib.createGunzip({chunkSize: 1 << 20})), sink)
-    case 'zstd':
-      return zstd(chunks, sink)
+    case 'zstd': {
+      const decoder = zstdDecoder()
+      if (decoder.kind === 'node-zlib') return pipeline(Readable.from(chunks), decoder.create({chunkSize: 1 << 20}), async (out: AsyncIterable<Buffer>) => pump(out, sink))
+      if (decoder.kind === 'zstd-tool') return decodeWithZstdTool(decoder.path, chunks, sink)
+      return fzstd(chunks, sink)
+    }
     case 'xz': {
       const {XzReadableStream} = (await import('xz-decompress')).default as unknown as typeof import('xz-decompress')
       const out = new XzReadableStream(Readable.toWeb(Readable.from(chunks)) as ReadableStream<Uint8Array>)
@@ -37,12 +43,33 @@ async function* counted(stream: fs.ReadStream, read: (bytes: number) => void): A
   }
 }
 
-async function pump(stream: NodeJS.ReadableStream, sink: Sink): Promise<void> {
+async function pump(stream: NodeJS.ReadableStream | AsyncIterable<Buffer>, sink: Sink): Promise<void> {
   for await (const chunk of stream as AsyncIterable<Buffer>) sink(chunk)
 }
 
+type ZstdDecompressor = (options: zlib.ZlibOptions) => Transform
+
+/** The zstd decoders, fastest first; `TOMA_ZSTD_DECODER` names one (for the tests, which run each). */
+export const ZSTD_DECODERS = ['node-zlib', 'zstd-tool', 'fzstd'] as const
+export type ZstdDecoderName = (typeof ZSTD_DECODERS)[number]
+
+/**
+ * The fastest zstd decoder at hand (README.md, "Compressed cores"): Node's own (libzstd, from Node
+ * 22.15 and 23.8), else the system's `zstd` program, else fzstd (pure JS, always there).
+ */
+export function zstdDecoder(): {kind: 'node-zlib'; create: ZstdDecompressor} | {kind: 'zstd-tool'; path: string} | {kind: 'fzstd'} {
+  const wanted = process.env.TOMA_ZSTD_DECODER
+  if (wanted && !(ZSTD_DECODERS as readonly string[]).includes(wanted)) throw new Error(`TOMA_ZSTD_DECODER=${wanted}: not one of ${ZSTD_DECODERS.join(', ')}`)
+  const create = (zlib as unknown as {createZstdDecompress?: ZstdDecompressor}).createZstdDecompress
+  if (create && (!wanted || wanted === 'node-zlib')) return {kind: 'node-zlib', create}
+  const tool = !wanted || wanted === 'zstd-tool' ? zstdTool() : null
+  if (tool) return {kind: 'zstd-tool', path: tool}
+  if (wanted && wanted !== 'fzstd') throw new Error(`TOMA_ZSTD_DECODER=${wanted}: not available here`)
+  return {kind: 'fzstd'}
+}
+
 /** fzstd's streaming decoder (pure JS): it throws when the last push leaves a frame unfinished. */
-async function zstd(chunks: AsyncIterable<Buffer>, sink: Sink): Promise<void> {
+async function fzstd(chunks: AsyncIterable<Buffer>, sink: Sink): Promise<void> {
   const {Decompress} = await import('fzstd')
   const decoder = new Decompress(chunk => sink(chunk))
   let any = false
