@@ -75,13 +75,13 @@ export async function decodeWithZstdTool(tool: string, chunks: AsyncIterable<Buf
   if (fed.status === 'rejected') throw new Error(`zstd stopped reading its input (${(fed.reason as Error).message})`)
 }
 
-/** The tool's last line of complaint, without the name it gives its input (`/*stdin*\`), as one printable line. */
+/** The tool's complaint as one printable line: its lines joined, without the name it gives its input (`/*stdin*\`). */
 function toolComplaint(stderr: string): string {
-  const lines = stderr.split('\n').map(line => line.trim()).filter(Boolean)
-  const last = lines.at(-1) ?? ''
-  return last
-    .replace(/^zstd: /, '')
-    .replace(/^\/\*stdin\*\\\s*:\s*/, '')
+  return stderr
+    .split('\n')
+    .map(line => line.trim().replace(/^zstd: /, '').replace(/^\/\*stdin\*\\\s*:\s*/, ''))
+    .filter(Boolean)
+    .join('; ')
     .replace(/[^\x20-\x7e]/g, '?')
-    .slice(0, 200)
+    .slice(0, 300)
 }

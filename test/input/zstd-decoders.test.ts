@@ -1,3 +1,4 @@
+import {spawnSync} from 'node:child_process'
 import crypto from 'node:crypto'
 import fs from 'node:fs'
 import path from 'node:path'
@@ -109,6 +110,16 @@ describe.each(ZSTD_DECODERS)('the %s decoder', decoder => {
     expect(fs.readdirSync(path.join(dir, '.toma', 'cores'))).toEqual([])
     expect(fs.existsSync(cut + '.toma-index')).toBe(false)
   })
+})
+
+it.skipIf(!available['zstd-tool'])('the system zstd refuses a frame that asks for a 2 GiB window: its memory stays bounded', async () => {
+  // The real tool, compressing from a pipe (size unknown) with --long=31, writes a 2 GiB window in the frame header.
+  const start = fs.readFileSync(await fixtureCorePath(entry.id)).subarray(0, 1 << 20)
+  const made = spawnSync(zstdTool()!, ['-q', '--long=31', '-c'], {input: start})
+  expect(made.status).toBe(0)
+  const file = writeVariant('long31.zst', made.stdout)
+  await expect(decode('zstd-tool', file)).rejects.toThrow(/^Decoding error \(36\) : Frame requires too much memory for decoding; .*2147483648 > 134217728/)
+  expect(zstdChildren()).toEqual([])
 })
 
 it('unasked, the fastest at hand is taken, and fzstd when there is no other', () => {
