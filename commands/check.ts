@@ -1,6 +1,7 @@
 import * as Flags from '../src/cli/flags.js'
 import {checkLimits, type LimitCheck} from '../src/analysis/check-limits.js'
-import {TomaCommand} from '../src/cli/base-command.js'
+import {TomaCommand, note} from '../src/cli/base-command.js'
+import {printable} from '../src/util/printable.js'
 import {openIndex} from '../src/cli/open-index.js'
 import {parseSize, SIZE_FORMS} from '../src/cli/parse-size.js'
 import {indexFlags, queryCoreArgs} from '../src/cli/query-flags.js'
@@ -37,15 +38,14 @@ export default class Check extends TomaCommand {
     if (limits.leakedBytes === undefined && limits.liveBytes === undefined && limits.types.length === 0 && limits.warnings === undefined) {
       throw new TomaError('no limit given: use --max-leaked-bytes, --max-live-bytes, --max-type TYPE=SIZE or --max-warnings')
     }
-    const note = (line: string) => process.stderr.write(`toma: ${line}\n`)
     const {index, corePath} = await openIndex(args.core, flags, note)
     const result = checkLimits(index, limits)
     for (const t of result.unknownTypes) note(`warning: no object of type ${t} in this core (its limit holds with 0 bytes)`)
     if (!result.passed) process.exitCode = EXIT_LIMIT_BROKEN
     if (!this.jsonEnabled()) {
       const broken = result.checks.filter(c => !c.ok)
-      if (broken.length === 0) this.log(`${corePath}: ${result.checks.length === 1 ? 'the limit holds' : `all ${result.checks.length} limits hold`}`)
-      for (const c of broken) this.log(`${corePath}: ${limitText(c)}`)
+      if (broken.length === 0) this.log(`${printable(corePath)}: ${result.checks.length === 1 ? 'the limit holds' : `all ${result.checks.length} limits hold`}`)
+      for (const c of broken) this.log(`${printable(corePath)}: ${limitText(c)}`)
     }
     return {core: corePath, ...result}
   }

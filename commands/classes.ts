@@ -1,5 +1,5 @@
 import {classCounts} from '../src/analysis/classes.js'
-import {TomaCommand} from '../src/cli/base-command.js'
+import {TomaCommand, note} from '../src/cli/base-command.js'
 import {openIndex} from '../src/cli/open-index.js'
 import {indexFlags, queryCoreArgs} from '../src/cli/query-flags.js'
 import {aboutCore, heading, table} from '../src/report/table.js'
@@ -11,7 +11,7 @@ export default class Classes extends TomaCommand {
 
   async run() {
     const {args, flags} = await this.parse(Classes)
-    const {index, corePath} = await openIndex(args.core, flags, line => process.stderr.write(`toma: ${line}\n`))
+    const {index, corePath} = await openIndex(args.core, flags, note)
     const counts = classCounts(index)
     if (!this.jsonEnabled()) {
       this.log(aboutCore(corePath))

@@ -1,5 +1,5 @@
 import type {HeapDamage} from '../src/analysis/heap-damage.js'
-import {TomaCommand} from '../src/cli/base-command.js'
+import {TomaCommand, note} from '../src/cli/base-command.js'
 import {openIndex} from '../src/cli/open-index.js'
 import {indexFlags, queryCoreArgs} from '../src/cli/query-flags.js'
 import {damageLines} from '../src/report/damage.js'
@@ -13,7 +13,7 @@ export default class Damage extends TomaCommand {
 
   async run() {
     const {args, flags} = await this.parse(Damage)
-    const {index, corePath} = await openIndex(args.core, flags, line => process.stderr.write(`toma: ${line}\n`))
+    const {index, corePath} = await openIndex(args.core, flags, note)
     const damage = (index.meta.summary as unknown as {damage: HeapDamage}).damage
     if (!this.jsonEnabled()) {
       this.log(aboutCore(corePath))

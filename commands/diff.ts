@@ -1,7 +1,7 @@
 import * as Args from '../src/cli/args.js'
 import * as Flags from '../src/cli/flags.js'
 import {diffCores} from '../src/analysis/diff.js'
-import {TomaCommand} from '../src/cli/base-command.js'
+import {TomaCommand, note} from '../src/cli/base-command.js'
 import {openDiffPair} from '../src/cli/open-diff-pair.js'
 import {analysisFlags} from '../src/cli/query-flags.js'
 import {diffText} from '../src/report/diff.js'
@@ -20,7 +20,6 @@ export default class Diff extends TomaCommand {
 
   async run() {
     const {args, flags} = await this.parse(Diff)
-    const note = (line: string) => process.stderr.write(`toma: ${line}\n`)
     const [before, after] = await openDiffPair(args.old, args.new, flags, note)
     const d = diffCores(before, after, {growthLimit: flags.limit})
     if (!this.jsonEnabled()) this.log(diffText(d, flags.limit))

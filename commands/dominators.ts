@@ -1,6 +1,6 @@
 import * as Flags from '../src/cli/flags.js'
 import {dominatedBy} from '../src/analysis/dominated.js'
-import {TomaCommand} from '../src/cli/base-command.js'
+import {TomaCommand, note} from '../src/cli/base-command.js'
 import {openIndex} from '../src/cli/open-index.js'
 import {parseAddress} from '../src/cli/parse-address.js'
 import {addressArgs, indexFlags} from '../src/cli/query-flags.js'
@@ -21,7 +21,7 @@ export default class Dominators extends TomaCommand {
   async run() {
     const {args, flags} = await this.parse(Dominators)
     const address = parseAddress(args.address)
-    const {index} = await openIndex(args.core, flags, line => process.stderr.write(`toma: ${line}\n`))
+    const {index} = await openIndex(args.core, flags, note)
     const tree = dominatedBy(index, new RetentionIndex(index), address, {depth: flags.depth, limit: flags.limit})
     if (!tree) throw new TomaError(`${args.address} is not inside any heap object`)
     if (!this.jsonEnabled()) this.log(dominatedText(tree))

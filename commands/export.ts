@@ -1,5 +1,5 @@
 import * as Flags from '../src/cli/flags.js'
-import {TomaCommand} from '../src/cli/base-command.js'
+import {TomaCommand, note} from '../src/cli/base-command.js'
 import {openIndex, type OpenedIndex} from '../src/cli/open-index.js'
 import {parseAddress} from '../src/cli/parse-address.js'
 import {ADDRESS_FORMS, indexFlags, queryCoreArgs} from '../src/cli/query-flags.js'
@@ -37,7 +37,7 @@ export default class Export extends TomaCommand {
 
   async run() {
     const {args, flags} = await this.parse(Export)
-    const {index, corePath, indexPath, program: openProgramOfIndex} = await openIndex(args.core, flags, line => process.stderr.write(`toma: ${line}\n`))
+    const {index, corePath, indexPath, program: openProgramOfIndex} = await openIndex(args.core, flags, note)
     const out = OutputFile.open(flags.output, {
       kind: flags.format === 'dot' ? 'DOT graph' : 'toma-graph JSON file',
       ownKind: head => (flags.format === 'dot' ? head.toString('latin1').startsWith('digraph') || head.toString('latin1').startsWith('// toma') : head.toString('latin1').startsWith('{"format":"toma-graph"')),

@@ -1,6 +1,6 @@
 import * as Flags from '../src/cli/flags.js'
 import {DUMP_BYTES, MAX_DUMP_BYTES, MIN_DUMP_BYTES, objectInfo} from '../src/analysis/object-info.js'
-import {TomaCommand} from '../src/cli/base-command.js'
+import {TomaCommand, note} from '../src/cli/base-command.js'
 import {openIndex} from '../src/cli/open-index.js'
 import {parseAddress} from '../src/cli/parse-address.js'
 import {addressArgs, indexFlags} from '../src/cli/query-flags.js'
@@ -19,7 +19,7 @@ export default class FindObject extends TomaCommand {
   async run() {
     const {args, flags} = await this.parse(FindObject)
     const address = parseAddress(args.address)
-    const {index, corePath, program: openProgramOfIndex} = await openIndex(args.core, flags, line => process.stderr.write(`toma: ${line}\n`))
+    const {index, corePath, program: openProgramOfIndex} = await openIndex(args.core, flags, note)
     const program = openProgramOfIndex()
     const info = objectInfo(program, index, address, flags.strings, flags.bytes)
     if (!this.jsonEnabled()) this.log(findObjectText(info, corePath))

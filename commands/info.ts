@@ -1,4 +1,4 @@
-import {TomaCommand, moduleFlags} from '../src/cli/base-command.js'
+import {TomaCommand, moduleFlags, note} from '../src/cli/base-command.js'
 import {openProgram} from '../src/cli/open-program.js'
 import {requiredCoreArg} from '../src/cli/query-flags.js'
 import {infoData, infoText} from '../src/report/info.js'
@@ -17,9 +17,7 @@ export default class Info extends TomaCommand {
     for (const line of program.compressed?.notes ?? []) process.stderr.write(`toma: ${line}\n`)
     const cut = program.core.truncation
     if (cut) {
-      process.stderr.write(
-        `toma: warning: ${args.core} is truncated: ${count(cut.segments, 'segment')} miss${cut.segments === 1 ? 'es' : ''} ${count(cut.missingBytes, 'byte')} from ${hex(cut.firstAddress)} on; reads there fail\n`,
-      )
+      note(`warning: ${args.core} is truncated: ${count(cut.segments, 'segment')} miss${cut.segments === 1 ? 'es' : ''} ${count(cut.missingBytes, 'byte')} from ${hex(cut.firstAddress)} on; reads there fail`)
     }
     const data = infoData(program)
     if (!this.jsonEnabled()) this.log(infoText(data))

@@ -2,7 +2,7 @@ import * as Flags from '../src/cli/flags.js'
 import {leaksWithPublicIds} from '../src/analysis/leaks.js'
 import {leakKinds} from '../src/report/retention.js'
 import {storedSightings} from '../src/index/sighting-index.js'
-import {TomaCommand} from '../src/cli/base-command.js'
+import {TomaCommand, note} from '../src/cli/base-command.js'
 import {openIndex} from '../src/cli/open-index.js'
 import {indexFlags, queryCoreArgs} from '../src/cli/query-flags.js'
 import {aboutCore, bytes, heading, table} from '../src/report/table.js'
@@ -16,14 +16,14 @@ export default class Leaks extends TomaCommand {
 
   async run() {
     const {args, flags} = await this.parse(Leaks)
-    const {index, corePath, program} = await openIndex(args.core, flags, line => process.stderr.write(`toma: ${line}\n`))
+    const {index, corePath, program} = await openIndex(args.core, flags, note)
     const leaks = leaksWithPublicIds(index, flags.limit, storedSightings(index), program())
     // Free objects behind a damaged free list that their links do not tell are counted live: nothing
     // may point to them, so some leaks may be free objects. Said, never left silent.
     const unknown = (index.meta.summary as unknown as {damage?: HeapDamage}).damage?.unknownBehindDamage
     const damageNote = unknown && unknown.objects > 0 ? `${count(unknown.objects, 'free object')} (${bytes(unknown.bytes)}) behind damaged free lists are counted live (toma damage): nothing points to a free object, so some of the leaks below may be those free objects` : null
     if (!this.jsonEnabled()) {
-      if (damageNote) process.stderr.write(`toma: ${damageNote}\n`)
+      if (damageNote) note(damageNote)
       this.log(aboutCore(corePath))
       this.log(`${count(leaks.objects, 'live object')} (${bytes(leaks.bytes)}) ${leaks.objects === 1 ? 'is' : 'are'} reachable from no root`)
       const own = leaks.allocatorInternal

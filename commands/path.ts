@@ -1,6 +1,6 @@
 import * as Flags from '../src/cli/flags.js'
 import {pathsTo} from '../src/analysis/paths.js'
-import {TomaCommand} from '../src/cli/base-command.js'
+import {TomaCommand, note} from '../src/cli/base-command.js'
 import {openIndex} from '../src/cli/open-index.js'
 import {parseAddress} from '../src/cli/parse-address.js'
 import {addressArgs, indexFlags} from '../src/cli/query-flags.js'
@@ -21,7 +21,7 @@ export default class Path extends TomaCommand {
   async run() {
     const {args, flags} = await this.parse(Path)
     const address = parseAddress(args.address)
-    const {index, program} = await openIndex(args.core, flags, line => process.stderr.write(`toma: ${line}\n`))
+    const {index, program} = await openIndex(args.core, flags, note)
     const paths = pathsTo(program(), index, new RetentionIndex(index), address, {paths: flags.all ? 100 : flags.roots})
     if (!paths) throw new TomaError(`${args.address} is not inside any heap object`)
     if (!this.jsonEnabled()) this.log(pathsText(paths))

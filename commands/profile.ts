@@ -1,6 +1,6 @@
 import * as Flags from '../src/cli/flags.js'
 import {heapProfile} from '../src/analysis/heap-profile.js'
-import {TomaCommand} from '../src/cli/base-command.js'
+import {TomaCommand, note} from '../src/cli/base-command.js'
 import {EXIT_NO_SAMPLES} from '../src/cli/exit-codes.js'
 import {openIndex} from '../src/cli/open-index.js'
 import {programInputs, writeOutput} from '../src/cli/output-file.js'
@@ -28,7 +28,7 @@ export default class Profile extends TomaCommand {
 
   async run() {
     const {args, flags} = await this.parse(Profile)
-    const {index, indexPath, program} = await openIndex(args.core, flags, line => process.stderr.write(`toma: ${line}\n`))
+    const {index, indexPath, program} = await openIndex(args.core, flags, note)
     const profile = heapProfile(program(), index, flags['sample-period'])
     if (!profile) {
       throw new TomaError('no sampled objects in this core: TCMalloc samples only when the process ran with TCMALLOC_SAMPLE_PARAMETER > 0, and libtcmalloc_minimal never does', EXIT_NO_SAMPLES)
@@ -39,6 +39,6 @@ export default class Profile extends TomaCommand {
     const ownKind = (head: Buffer) => (head[0] === 0x1f && head[1] === 0x8b) || head.toString('latin1').startsWith('heap profile:')
     await writeOutput(flags.output, data, {kind: 'heap profile', ownKind, inputs: [...programInputs(program()), indexPath], force: flags.force})
     const total = profile.samples.reduce((n, s) => n + s.requestedSize, 0)
-    if (flags.output && flags.output !== '-') process.stderr.write(`toma: ${profile.samples.length} sampled objects (${total} bytes requested, sampling period ${profile.period}) written to ${flags.output}\n`)
+    if (flags.output && flags.output !== '-') note(`${profile.samples.length} sampled objects (${total} bytes requested, sampling period ${profile.period}) written to ${flags.output}`)
   }
 }

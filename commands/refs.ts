@@ -1,6 +1,6 @@
 import * as Flags from '../src/cli/flags.js'
 import {refsOf} from '../src/analysis/refs.js'
-import {TomaCommand} from '../src/cli/base-command.js'
+import {TomaCommand, note} from '../src/cli/base-command.js'
 import {openIndex} from '../src/cli/open-index.js'
 import {parseAddress} from '../src/cli/parse-address.js'
 import {addressArgs, indexFlags} from '../src/cli/query-flags.js'
@@ -22,7 +22,7 @@ export default class Refs extends TomaCommand {
   async run() {
     const {args, flags} = await this.parse(Refs)
     const address = parseAddress(args.address)
-    const {index, corePath, program: openProgramOfIndex} = await openIndex(args.core, flags, line => process.stderr.write(`toma: ${line}\n`))
+    const {index, corePath, program: openProgramOfIndex} = await openIndex(args.core, flags, note)
     const program = openProgramOfIndex()
     const options = {incoming: !flags.out, outgoing: !flags.in, depth: flags.depth, limit: flags.limit}
     const refs = refsOf(program, index, address, options)

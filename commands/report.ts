@@ -1,7 +1,8 @@
 import * as Flags from '../src/cli/flags.js'
 import {diffCores} from '../src/analysis/diff.js'
 import {reportData} from '../src/analysis/report-data.js'
-import {TomaCommand} from '../src/cli/base-command.js'
+import {TomaCommand, note} from '../src/cli/base-command.js'
+import {printable} from '../src/util/printable.js'
 import {openDiffSide, refuseOtherProgram} from '../src/cli/open-diff-pair.js'
 import {openIndex} from '../src/cli/open-index.js'
 import {indexFlags, queryCoreArgs} from '../src/cli/query-flags.js'
@@ -23,7 +24,6 @@ export default class Report extends TomaCommand {
 
   async run() {
     const {args, flags} = await this.parse(Report)
-    const note = (line: string) => process.stderr.write(`toma: ${line}\n`)
     // A baseline of another program is refused as toma diff refuses it: before either core is analysed when both are named.
     if (flags.baseline && args.core) refuseOtherProgram(flags.baseline, args.core)
     const {index, corePath, indexPath, program} = await openIndex(args.core, flags, note)
@@ -40,7 +40,7 @@ export default class Report extends TomaCommand {
     const page = htmlReport(reportData(program(), index, corePath), this.config.version, extra)
     await writeOutput(flags.output, page, rules)
     const size = Buffer.byteLength(page)
-    if (!this.jsonEnabled()) this.log(`report on ${corePath}${flags.baseline ? ` compared with ${flags.baseline}` : ''} written to ${flags.output} (${bytes(size)})`)
+    if (!this.jsonEnabled()) this.log(printable(`report on ${corePath}${flags.baseline ? ` compared with ${flags.baseline}` : ''} written to ${flags.output} (${bytes(size)})`))
     return {core: corePath, ...(flags.baseline ? {baseline: flags.baseline} : {}), report: flags.output, bytes: size}
   }
 }

@@ -1,4 +1,4 @@
-import {TomaCommand} from '../src/cli/base-command.js'
+import {TomaCommand, note} from '../src/cli/base-command.js'
 import {IndexSession, setActiveSession} from '../src/cli/index-session.js'
 import {openIndex, sessionKey} from '../src/cli/open-index.js'
 import {indexFlags, queryCoreArgs} from '../src/cli/query-flags.js'
@@ -17,7 +17,7 @@ export default class Shell extends TomaCommand {
     setActiveSession(session)
     try {
       // Opened (or analysed) once, before the first prompt; queries without a core use it.
-      const opened = await openIndex(args.core, flags, line => process.stderr.write(`toma: ${line}\n`))
+      const opened = await openIndex(args.core, flags, note)
       session.defaultCore = opened.corePath
       await session.remember(sessionKey(opened.corePath, {}), () => {}, async () => opened)
       await runShell(this.config, session, opened.index.meta.typeNames)

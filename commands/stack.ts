@@ -1,6 +1,6 @@
 import * as Args from '../src/cli/args.js'
 import {stackOf} from '../src/analysis/threads.js'
-import {TomaCommand} from '../src/cli/base-command.js'
+import {TomaCommand, note} from '../src/cli/base-command.js'
 import {openIndex} from '../src/cli/open-index.js'
 import {indexFlags, queryCoreArgs} from '../src/cli/query-flags.js'
 import {TomaError} from '../src/errors.js'
@@ -16,7 +16,7 @@ export default class Stack extends TomaCommand {
 
   async run() {
     const {args, flags} = await this.parse(Stack)
-    const {index, program} = await openIndex(args.core, flags, line => process.stderr.write(`toma: ${line}\n`))
+    const {index, program} = await openIndex(args.core, flags, note)
     const p = program()
     const stack = stackOf(p, index, args.tid)
     if (!stack) throw new TomaError(`no thread ${args.tid} in this core (threads: ${p.core.threads.map(t => t.tid).join(', ')})`)

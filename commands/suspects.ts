@@ -1,6 +1,6 @@
 import * as Flags from '../src/cli/flags.js'
 import {suspectsOf} from '../src/analysis/suspects.js'
-import {TomaCommand} from '../src/cli/base-command.js'
+import {TomaCommand, note} from '../src/cli/base-command.js'
 import {openIndex} from '../src/cli/open-index.js'
 import {indexFlags, queryCoreArgs} from '../src/cli/query-flags.js'
 import {RetentionIndex} from '../src/index/retention-index.js'
@@ -17,7 +17,7 @@ export default class Suspects extends TomaCommand {
 
   async run() {
     const {args, flags} = await this.parse(Suspects)
-    const {index, program} = await openIndex(args.core, flags, line => process.stderr.write(`toma: ${line}\n`))
+    const {index, program} = await openIndex(args.core, flags, note)
     const suspects = suspectsOf(program(), index, new RetentionIndex(index), flags.threshold / 100)
     if (!this.jsonEnabled()) this.log(suspectsText(suspects))
     return suspects

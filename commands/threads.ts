@@ -1,5 +1,5 @@
 import {threadsOf} from '../src/analysis/threads.js'
-import {TomaCommand} from '../src/cli/base-command.js'
+import {TomaCommand, note} from '../src/cli/base-command.js'
 import {openIndex} from '../src/cli/open-index.js'
 import {indexFlags, queryCoreArgs} from '../src/cli/query-flags.js'
 import {threadsText} from '../src/report/threads.js'
@@ -11,7 +11,7 @@ export default class Threads extends TomaCommand {
 
   async run() {
     const {args, flags} = await this.parse(Threads)
-    const {index, program} = await openIndex(args.core, flags, line => process.stderr.write(`toma: ${line}\n`))
+    const {index, program} = await openIndex(args.core, flags, note)
     const threads = threadsOf(program(), index)
     if (!this.jsonEnabled()) this.log(threadsText(threads))
     return threads

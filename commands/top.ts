@@ -1,6 +1,6 @@
 import * as Flags from '../src/cli/flags.js'
 import {topObjects, topTypes} from '../src/analysis/top.js'
-import {TomaCommand} from '../src/cli/base-command.js'
+import {TomaCommand, note} from '../src/cli/base-command.js'
 import {openIndex} from '../src/cli/open-index.js'
 import {indexFlags, queryCoreArgs} from '../src/cli/query-flags.js'
 import {RetentionIndex} from '../src/index/retention-index.js'
@@ -18,7 +18,7 @@ export default class Top extends TomaCommand {
 
   async run() {
     const {args, flags} = await this.parse(Top)
-    const {index, program} = await openIndex(args.core, flags, line => process.stderr.write(`toma: ${line}\n`))
+    const {index, program} = await openIndex(args.core, flags, note)
     const retention = new RetentionIndex(index)
     if (flags.by === 'type') {
       const t = topTypes(program(), index, retention, flags.limit)

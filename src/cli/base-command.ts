@@ -5,6 +5,7 @@ import {FastCommand, fastLaunch} from './fast-command.js'
 import * as Flags from './flags.js'
 import {watchStandardOutput} from './standard-output.js'
 import {silenceProgress} from '../util/terminal-progress.js'
+import {printable, terminalSafe} from '../util/printable.js'
 
 // On the fast path (bin/run.js) a command runs without oclif: loading oclif's Command, with its
 // configuration, parser and terminal code, costs more than most queries. Elsewhere it is oclif's.
@@ -33,7 +34,7 @@ export abstract class TomaCommand extends Base {
     if (err instanceof TomaError) {
       // Thrown by an argument's own check (a thread id that is not a number), the parse still ran.
       this.parsed = true
-      process.stderr.write(`toma: ${err.message}\n`)
+      note(err.message)
       process.exitCode = err.exitCode
       return
     }
@@ -41,14 +42,32 @@ export abstract class TomaCommand extends Base {
       // A parse that failed was still a parse: no "did not parse its arguments" warning after the message.
       this.parsed = true
       if (err.oclif.exit === 0) return
-      process.stderr.write(`toma: ${missingArguments(err) ?? oneLine(err.message)}\n`)
+      note(missingArguments(err) ?? oneLine(err.message))
       process.exitCode = err.oclif.exit ?? 2
       return
     }
     if (process.env.TOMA_DEBUG) process.stderr.write(`${err.stack}\n`)
-    process.stderr.write(`toma: internal error: ${oneLine(err.message)} (set TOMA_DEBUG=1 for details)\n`)
+    note(`internal error: ${oneLine(err.message)} (set TOMA_DEBUG=1 for details)`)
     process.exitCode = 70
   }
+
+  // Text output leaves for the terminal here (and in `note`): the last guard of src/util/printable.ts.
+  override log(message = '', ...args: unknown[]): void {
+    super.log(terminalSafe(message), ...args.map(a => (typeof a === 'string' ? terminalSafe(a) : a)))
+  }
+
+  /** As oclif's (pretty, no theme), through the guard: JSON.stringify leaves DEL and C1 raw. */
+  override logJson(json: unknown): void {
+    process.stdout.write(`${terminalSafe(JSON.stringify(json, null, 2))}\n`)
+  }
+}
+
+/**
+ * One line on stderr, `toma: …`: a warning, a note, an error. A line is one line: whatever it
+ * quotes from the core or the command line (a module path, a file name) is made printable.
+ */
+export function note(line: string): void {
+  process.stderr.write(`toma: ${printable(line)}\n`)
 }
 
 /**

@@ -1,5 +1,6 @@
 import type {Hook} from '@oclif/core'
 import pluginNotFound from '@oclif/plugin-not-found'
+import {printable} from '../util/printable.js'
 
 /**
  * An unknown command. At a terminal, @oclif/plugin-not-found asks "Did you mean …?" and runs the
@@ -13,7 +14,7 @@ const hook: Hook.CommandNotFound = async function (options) {
   // `help` is a plugin's command, loaded only when help is asked for (bin/run.js): named here all the same.
   const known = [...new Set(['help', ...options.config.commands.filter(c => !c.hidden).flatMap(c => [c.id, ...c.aliases])])]
   const suggestion = closest(given, known)
-  process.stderr.write(`toma: ${given} is not a toma command${suggestion ? `; did you mean ${suggestion.replaceAll(':', ' ')}?` : ''} (toma help lists them all)\n`)
+  process.stderr.write(`toma: ${printable(given)} is not a toma command${suggestion ? `; did you mean ${suggestion.replaceAll(':', ' ')}?` : ''} (toma help lists them all)\n`)
   this.exit(127)
 }
 

@@ -1,7 +1,7 @@
 import readline from 'node:readline'
 import type {Config} from '@oclif/core'
 import chalk from 'chalk'
-import {oneLine} from './base-command.js'
+import {note, oneLine} from './base-command.js'
 import {closest} from './command-not-found.js'
 import type {IndexSession} from './index-session.js'
 import {completeLine, type CompletionSource} from './shell-completion.js'
@@ -47,7 +47,7 @@ export async function runShell(config: Config, session: IndexSession, types: rea
 }
 
 async function runLine(config: Config, session: IndexSession, line: string): Promise<void> {
-  const say = (text: string): void => void process.stderr.write(`toma: ${text}\n`)
+  const say = note
   const parsed = shellWords(line)
   if ('problem' in parsed) return say(`${parsed.problem}; the line was not run`)
   const [first, ...argv] = parsed.words
@@ -78,7 +78,7 @@ async function run(config: Config, id: string, argv: string[]): Promise<void> {
   } catch (e) {
     // Errors end in the commands' own catch (one line); anything else is a bug, said in one line too.
     const err = e as Error & {oclif?: {exit?: number}}
-    if (err.oclif?.exit !== 0) process.stderr.write(`toma: ${oneLine(err.message ?? String(e))}\n`)
+    if (err.oclif?.exit !== 0) note(oneLine(err.message ?? String(e)))
   } finally {
     chalk.level = colour
     process.exitCode = undefined

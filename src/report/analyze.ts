@@ -5,8 +5,10 @@ import {bytes, heading, table} from './table.js'
 import {count} from './wording.js'
 import {grouped} from '../util/grouped.js'
 import {damageLines, hasDamageNews} from './damage.js'
+import {printable, printableData} from '../util/printable.js'
 
-export function analyzeText(s: HeapSummary, indexPath: string): string {
+export function analyzeText(summary: HeapSummary, indexPath: string): string {
+  const s = printableData(summary)
   const a = s.allocator
   const out: string[] = []
   out.push(`${chalk.bold('core')} ${s.core.path}  (${s.core.command ?? '?'} pid ${s.core.pid ?? '?'})`)
@@ -74,12 +76,13 @@ export function analyzeText(s: HeapSummary, indexPath: string): string {
   if (hasDamageNews(s.damage)) out.push('', heading('Heap damage'), ...damageLines(s.damage))
   out.push('', heading(`Warnings (${s.warnings.total})`))
   out.push(...warningLines(s.warnings))
-  out.push('', `index written to ${indexPath}`)
+  out.push('', `index written to ${printable(indexPath)}`)
   return out.join('\n')
 }
 
 /** Every listed warning with its phase and addresses, what was not listed counted by phase, and the verdict. */
-export function warningLines(w: WarningReport): string[] {
+export function warningLines(report: WarningReport): string[] {
+  const w = printableData(report)
   if (w.consistent) return ['none: every list and counter is consistent']
   const out = w.list.map(x => chalk.yellow(`[${x.phase}] ${x.kind}${x.addresses.length ? ` at ${x.addresses.join(', ')}` : ''}: ${x.message}${x.inFlight ? ` [in flight: ${x.inFlight}]` : ''}`))
   for (const [phase, n] of Object.entries(w.omitted)) out.push(`[${phase}] … and ${grouped(n)} more not listed`)

@@ -2,11 +2,7 @@ import defaultChalk, {type ChalkInstance} from 'chalk'
 import type {HeapDamage} from '../analysis/heap-damage.js'
 import {count} from './wording.js'
 import {grouped} from '../util/grouped.js'
-
-/** Text from the core or its modules made safe for a terminal: control bytes shown as \xNN. */
-function safe(text: string): string {
-  return text.replace(/[\x00-\x1f\x7f-\x9f]/g, c => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`)
-}
+import {printableData} from '../util/printable.js'
 
 /**
  * Whether there is anything to say about damage, a crash or a process caught inside TCMalloc (for
@@ -18,22 +14,23 @@ export function hasDamageNews(d: HeapDamage | undefined): boolean {
 }
 
 /** The "Heap damage" section of `analyze` and the body of `toma damage` (and, without colour, of the HTML report's section). */
-export function damageLines(d: HeapDamage, chalk: ChalkInstance = defaultChalk): string[] {
+export function damageLines(damage: HeapDamage, chalk: ChalkInstance = defaultChalk): string[] {
+  const d = printableData(damage)
   const out: string[] = []
   if (d.crash) {
     const c = d.crash
     const gp = c.faultAddress === '0x0' && c.following ? ' (the kernel reports 0 for a non-canonical address)' : ''
     out.push(`${chalk.bold('crash')}: thread ${c.tid} took ${c.signalName}${c.faultAddress ? ` at ${c.faultAddress}${gp}` : ''}${c.inAllocator ? ', inside TCMalloc' : ''}`)
-    for (const f of c.frames.slice(0, 6)) out.push(`  ${safe(f)}`)
+    for (const f of c.frames.slice(0, 6)) out.push(`  ${f}`)
     if (c.following) out.push(`  it was reading ${c.following.structure}: ${c.following.register ?? 'a register'} holds ${c.following.value}, the value found there`)
   }
   if (d.findings.length === 0) out.push(d.crash ? 'no damaged free list found: every list TCMalloc keeps is consistent' : 'no damaged free list')
   for (const f of d.findings) {
     const tag = f.inFlight ? chalk.yellow('[in flight] ') : chalk.red(`[${f.kind}] `)
     out.push(`${tag}${f.structure} at ${f.structureAddress}`)
-    out.push(`  slot ${f.slot}${f.entry ? ` (the link of free object ${f.entry})` : ''} holds ${f.value}${f.valueMeans ? `: ${safe(f.valueMeans)}` : ''}`)
-    if (f.inside) out.push(`  the entry is ${f.inside.offset} bytes into the ${f.inside.state} ${f.inside.type ? safe(f.inside.type) : 'object'} at ${f.inside.address}: freed through an interior pointer; the rest of the list is intact and was walked`)
-    for (const h of f.pointedBy) out.push(`  still pointed to by the live ${h.type ? safe(h.type) : 'object'} at ${h.address} +${h.offset} (${h.value}): a dangling pointer, the likely writer`)
+    out.push(`  slot ${f.slot}${f.entry ? ` (the link of free object ${f.entry})` : ''} holds ${f.value}${f.valueMeans ? `: ${f.valueMeans}` : ''}`)
+    if (f.inside) out.push(`  the entry is ${f.inside.offset} bytes into the ${f.inside.state} ${f.inside.type || 'object'} at ${f.inside.address}: freed through an interior pointer; the rest of the list is intact and was walked`)
+    for (const h of f.pointedBy) out.push(`  still pointed to by the live ${h.type || 'object'} at ${h.address} +${h.offset} (${h.value}): a dangling pointer, the likely writer`)
     if (f.handedOut) out.push(`  the value is the first word of ${f.handedOut}, handed out from this list with that link: the object whose link was overwritten`)
     if (f.objectsBehind > 0) {
       const lost = f.objectsBehind - f.recovered
@@ -47,7 +44,7 @@ export function damageLines(d: HeapDamage, chalk: ChalkInstance = defaultChalk):
       const c = f.culprit
       out.push(
         c.state === 'live'
-          ? `  likely culprit: the live ${c.type ? safe(c.type) : `${c.size}-byte object`} at ${c.address} (${safe(c.how)}); the damaged slot's first ${c.bytesPastEnd} bytes are non-zero: how far a write past this object's end shows in the core (a string's NUL is one more)`
+          ? `  likely culprit: the live ${c.type || `${c.size}-byte object`} at ${c.address} (${c.how}); the damaged slot's first ${c.bytesPastEnd} bytes are non-zero: how far a write past this object's end shows in the core (a string's NUL is one more)`
           : `  the slot before it (${c.address}) is ${c.state}: no live neighbour wrote past its end`,
       )
     }
@@ -60,12 +57,12 @@ export function damageLines(d: HeapDamage, chalk: ChalkInstance = defaultChalk):
   const dp = d.danglingPointers
   if (dp.count > 0) {
     out.push(`${count(dp.count, 'pointer')} from live objects into free slots (dangling if the program still reads them; stale fields, such as a pointer kept after delete, are common and harmless)${dp.kept < dp.count ? `; the first ${grouped(dp.kept)} grouped` : ''}:`)
-    for (const g of dp.groups) out.push(`  ${grouped(g.pointers)} × ${safe(g.holder)} +${g.offset} → ${Object.entries(g.targets).map(([state, n]) => `${grouped(n)} ${state}`).join(', ')} (e.g. ${g.example.holder} → ${g.example.target})`)
+    for (const g of dp.groups) out.push(`  ${grouped(g.pointers)} × ${g.holder} +${g.offset} → ${Object.entries(g.targets).map(([state, n]) => `${grouped(n)} ${state}`).join(', ')} (e.g. ${g.example.holder} → ${g.example.target})`)
     if (dp.moreGroups) out.push(`  … and ${grouped(dp.moreGroups)} more groups`)
   }
   if (d.threadsInAllocator.length) {
     out.push(`${count(d.threadsInAllocator.length, 'thread')} inside TCMalloc when the core was taken:`)
-    for (const t of d.threadsInAllocator) out.push(`  thread ${t.tid}: ${t.frames.slice(0, 3).map(safe).join(' < ')}${t.atPc ? '' : ' (called out of TCMalloc)'}`)
+    for (const t of d.threadsInAllocator) out.push(`  thread ${t.tid}: ${t.frames.slice(0, 3).join(' < ')}${t.atPc ? '' : ' (called out of TCMalloc)'}`)
   }
   if (d.locks.length) {
     const who = (l: HeapDamage['locks'][number]) =>

@@ -3,6 +3,7 @@ import type {CoreDiff} from '../analysis/diff.js'
 import type {ObjectBrief} from '../analysis/object-brief.js'
 import {bytes, heading, table} from './table.js'
 import {grouped} from '../util/grouped.js'
+import {printableData} from '../util/printable.js'
 
 /** A change in objects with its sign: "+1,200", "-300", "0". */
 export const signed = (n: number) => (n > 0 ? `+${grouped(n)}` : grouped(n))
@@ -11,7 +12,8 @@ export const signedBytes = (n: number) => (n < 0 ? `-${bytes(-n)}` : `+${bytes(n
 const kind = (o: ObjectBrief) => o.type ?? (o.sizeClass ? `untyped (class ${o.sizeClass}, ${o.size} B)` : `untyped large block (${grouped(o.size)} B)`)
 
 /** A holder that grew, in words (the text and the HTML report say it alike): "+84.4 KiB", "under app::Cache at 0x…", ", via +0x8 → …", "retained … → …". */
-export function growthWords(g: CoreDiff['growth'][number]) {
+export function growthWords(growth: CoreDiff['growth'][number]) {
+  const g = printableData(growth)
   const via = g.via ? `, via ${g.via.offset === null ? 'a pointer inside it' : `+0x${g.via.offset.toString(16)}`} → ${g.via.child.address} ${kind(g.via.child)} (${signedBytes(g.via.growth)}${g.via.born ? ', born' : ''})` : ''
   return {growth: signedBytes(g.growth), holder: `under ${kind(g.holder)} at ${g.holder.address}${via}`, retained: `retained ${bytes(g.retainedBefore)} → ${bytes(g.retainedAfter)}`}
 }
@@ -23,7 +25,8 @@ export function totalsLine(d: CoreDiff): string {
 }
 
 /** `toma diff` as text: totals, per type, the holders that grew, TCMalloc's states. */
-export function diffText(d: CoreDiff, rows: number): string {
+export function diffText(diff: CoreDiff, rows: number): string {
+  const d = printableData(diff)
   const out = [
     `${chalk.dim('before')} ${d.before.core} (pid ${d.before.pid})`,
     `${chalk.dim('after ')} ${d.after.core} (pid ${d.after.pid})`,

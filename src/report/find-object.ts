@@ -5,8 +5,10 @@ import {sightingText} from './wording.js'
 import {aboutCore} from './table.js'
 import {count} from './wording.js'
 import {grouped} from '../util/grouped.js'
+import {printable, printableData} from '../util/printable.js'
 
-export function findObjectText(info: ObjectInfo, core: string): string {
+export function findObjectText(raw: ObjectInfo, core: string): string {
+  const info = printableData(raw)
   const about = aboutCore(core)
   if (!info.heap) return `${about}\n${info.address} is not in the TCMalloc heap: ${info.label}${info.root ? `\nscanned as a ${info.root.kind} root: ${info.root.label}` : ''}`
   const o = info.object
@@ -38,14 +40,18 @@ export function findObjectText(info: ObjectInfo, core: string): string {
       lines.push(`  ${chalk.dim('+' + w.offset.toString(16).padStart(3, '0'))}  ${w.value} → ${to}`)
     }
   } else lines.push(chalk.yellow('  (bytes not in the core)'))
-  if (o.strings) {
-    if (o.strings.cString !== null) lines.push(`  C string: ${JSON.stringify(o.strings.cString)}`)
-    const s = o.strings.stdString
-    if (s) lines.push(`  std::string buffer of the string at ${'0x' + (s.owner + s.offset).toString(16)} (object 0x${s.owner.toString(16)}+${s.offset}), length ${s.length}: ${JSON.stringify(s.text)}`)
-    if (o.strings.cString === null && !s) lines.push(chalk.dim('  no string here'))
+  // Quoted from the raw text: JSON's escapes (\n, \", \\), then printable's for what JSON leaves (DEL, C1).
+  const strings = raw.heap ? raw.object.strings : null
+  if (strings) {
+    if (strings.cString !== null) lines.push(`  C string: ${quoted(strings.cString)}`)
+    const s = strings.stdString
+    if (s) lines.push(`  std::string buffer of the string at ${'0x' + (s.owner + s.offset).toString(16)} (object 0x${s.owner.toString(16)}+${s.offset}), length ${s.length}: ${quoted(s.text)}`)
+    if (strings.cString === null && !s) lines.push(chalk.dim('  no string here'))
   }
   return lines.join('\n')
 }
+
+const quoted = (text: string) => printable(JSON.stringify(text))
 
 /** A sampled object's record: the bytes asked for and the stack that allocated it, innermost first. */
 function allocationLines(a: Allocation | null): string[] {

@@ -4,6 +4,7 @@ import {hex} from '../errors.js'
 import {permissions} from '../core/address-space.js'
 import {describeSymbolic, type Program} from '../program/program.js'
 import {heading, table} from './table.js'
+import {printableData} from '../util/printable.js'
 
 /** Everything `toma info` shows, as plain data (the --json form). */
 export function infoData(program: Program) {
@@ -54,7 +55,8 @@ function registerEntries(regs: BigUint64Array): Array<[string, string]> {
   return REGISTER_NAMES.map((n, i) => [n, '0x' + regs[i]!.toString(16)])
 }
 
-export function infoText(data: ReturnType<typeof infoData>): string {
+export function infoText(raw: ReturnType<typeof infoData>): string {
+  const data = printableData(raw)
   const out: string[] = []
   const p = data.process
   out.push(`${chalk.bold('core')} ${data.core}  ${grouped(data.size)} bytes`)

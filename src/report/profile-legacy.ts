@@ -1,4 +1,5 @@
 import type {HeapProfile} from '../analysis/heap-profile.js'
+import {printable} from '../util/printable.js'
 
 /**
  * gperftools' own heap-sample text, as MallocExtension::GetHeapSample writes it (2.10,
@@ -13,8 +14,17 @@ export function legacyHeapProfile(p: HeapProfile): string {
   for (const s of p.samples) out.push(`${countAndSize(1, s.requestedSize)}${s.stack.map(pc => ` ${pointer(pc)}`).join('')}\n`)
   out.push('\nMAPPED_LIBRARIES:\n')
   // "%08llx-%08llx %c%c%c%c %08llx %02x:%02x %-11lld %s\n": a core has no device or inode (0).
-  for (const m of p.maps) out.push(`${hex8(m.start)}-${hex8(m.end)} ${m.permissions} ${hex8(m.fileOffset)} 00:00 ${'0'.padEnd(11)} ${m.path}\n`)
+  for (const m of p.maps) out.push(`${hex8(m.start)}-${hex8(m.end)} ${m.permissions} ${hex8(m.fileOffset)} 00:00 ${'0'.padEnd(11)} ${mapsPath(m.path)}\n`)
   return out.join('')
+}
+
+/**
+ * A path as the kernel writes it in /proc/PID/maps, where gperftools read it: a newline as `\012`
+ * (so a path cannot forge a line of the map); the other control characters, which the kernel
+ * leaves raw, made printable for whoever reads the text.
+ */
+function mapsPath(path: string): string {
+  return printable(path.replaceAll('\n', '\\012'))
 }
 
 /** "%6d: %8d [%6d: %8d] @" */

@@ -5,11 +5,13 @@ import {colourState} from './find-object.js'
 import {aboutCore} from './table.js'
 import {count, withCut} from './wording.js'
 import {grouped} from '../util/grouped.js'
+import {printableData} from '../util/printable.js'
 
 type Brief = Refs['object']
 const describe = (o: Brief) => `${chalk.bold(o.address)} #${o.id} ${o.type ?? chalk.dim('(untyped)')} ${o.size} B ${o.state === 'live' ? '' : colourState(o.state)}`.trimEnd()
 
-export function refsText(r: Refs, core: string, options: {incoming: boolean; outgoing: boolean}): string {
+export function refsText(refs: Refs, core: string, options: {incoming: boolean; outgoing: boolean}): string {
+  const r = printableData(refs)
   const out = [aboutCore(core), `object ${describe(r.object)}${r.offset ? `  (address is at +${r.offset})` : ''}`]
   const s = r.selfReferences
   if (s.count > 0) {

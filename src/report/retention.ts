@@ -52,12 +52,14 @@ export function holderText(g: Pick<HolderGroup, 'holder' | 'offsets' | 'entries'
 export function blockGroupText(g: Pick<HolderGroup, 'size' | 'objects' | 'holder' | 'offsets' | 'entries'>): string {
   return `${grouped(g.objects)} × ${blockSize(g.size)} ${g.objects === 1 ? 'block' : 'blocks'} (untyped) held by ${holderText(g)}`
 }
+import {printableData} from '../util/printable.js'
 
 const kind = (o: ObjectBrief) => o.type ?? chalk.dim(untypedKind(o))
 const named = (o: ObjectBrief) => `${chalk.bold(o.address)} ${kind(o)} ${grouped(o.size)} B`
 const plural = (n: number, one: string, many = `${one}s`) => `${grouped(n)} ${n === 1 ? one : many}`
 
-export function rootPathText(p: RootPath, indent = '  '): string[] {
+export function rootPathText(path: RootPath, indent = '  '): string[] {
+  const p = printableData(path)
   const r = p.root
   const lines = [`${indent}${chalk.cyan(r.kind)} ${r.label}${r.address && r.kind !== 'global' ? ` @ ${r.address}` : ''} → +${r.toOffset}`]
   p.steps.forEach((s, i) => {
@@ -67,7 +69,8 @@ export function rootPathText(p: RootPath, indent = '  '): string[] {
   return lines
 }
 
-export function pathsText(r: Paths): string {
+export function pathsText(paths: Paths): string {
+  const r = printableData(paths)
   const out = [`object ${named(r.object)}${r.offset ? `  (address is at +${r.offset})` : ''}`]
   if (r.object.state !== 'live') {
     out.push(`not live (${r.object.state}): nothing holds it`)
@@ -90,7 +93,8 @@ export function pathsText(r: Paths): string {
   return out.join('\n')
 }
 
-export function dominatedText(d: Dominated): string {
+export function dominatedText(tree: Dominated): string {
+  const d = printableData(tree)
   const out: string[] = []
   if (!d.inTree) return `object ${named(d.tree.object)} is not live: it retains nothing`
   out.push(
@@ -108,7 +112,8 @@ export function dominatedText(d: Dominated): string {
   return out.join('\n')
 }
 
-export function topObjectsText(t: ReturnType<typeof topObjects>): string {
+export function topObjectsText(top: ReturnType<typeof topObjects>): string {
+  const t = printableData(top)
   return [
     heading(`Objects retaining the most (first ${t.listed} of ${grouped(t.of)} held directly by roots or starting a leak; live heap ${bytes(t.liveBytes)})`),
     table(
@@ -118,14 +123,16 @@ export function topObjectsText(t: ReturnType<typeof topObjects>): string {
   ].join('\n')
 }
 
-export function topTypesText(t: ReturnType<typeof topTypes>): string {
+export function topTypesText(top: ReturnType<typeof topTypes>): string {
+  const t = printableData(top)
   return [
     heading(`Retained bytes per type and per group of untyped blocks (one size, one holder), each byte once (first ${t.listed} of ${t.of}; live heap ${bytes(t.liveBytes)})`),
     table(['type', '#retained', '#objects', '#share'], t.types.map(r => [r.type ?? (r.blocks ? blockGroupText(r.blocks) : '(untyped)'), r.retainedBytes, r.retainedObjects, percent(r.share)])),
   ].join('\n')
 }
 
-export function suspectsText(s: Suspects): string {
+export function suspectsText(suspects: Suspects): string {
+  const s = printableData(suspects)
   const out = [`live heap ${bytes(s.liveBytes)}; threshold ${percent(s.threshold)} (${bytes(Math.ceil(s.threshold * s.liveBytes))})`]
   if (!s.singles.length && !s.blocks.length && !s.groups.length && !s.leaks.length) out.push('no suspect: no object, type, group of blocks or leak retains that much')
   // Single objects and groups of untyped blocks, one numbering, the largest retained first.

@@ -1,5 +1,6 @@
 import chalk from 'chalk'
 import {grouped} from '../util/grouped.js'
+import {printable} from '../util/printable.js'
 
 /** Left-aligned text columns; numbers (right-aligned) when the column's header starts with '#'. */
 export function table(headers: string[], rows: Array<Array<string | number>>): string {
@@ -37,5 +38,5 @@ export function bytes(n: number): string {
 
 /** The line that opens every query's text answer: which core it is about. */
 export function aboutCore(corePath: string): string {
-  return `${chalk.dim('core')} ${corePath}`
+  return `${chalk.dim('core')} ${printable(corePath)}`
 }

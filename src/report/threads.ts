@@ -1,8 +1,10 @@
 import chalk from 'chalk'
 import type {ThreadList, ThreadStack} from '../analysis/threads.js'
 import {bytes, table} from './table.js'
+import {printableData} from '../util/printable.js'
 
-export function threadsText(t: ThreadList): string {
+export function threadsText(list: ThreadList): string {
+  const t = printableData(list)
   const out = [
     table(
       ['#tid', 'start routine', 'stack used / size', '#thread cache', '#held only by it', 'frames'],
@@ -22,7 +24,8 @@ export function threadsText(t: ThreadList): string {
   return out.join('\n')
 }
 
-export function stackText(s: ThreadStack): string {
+export function stackText(stack: ThreadStack): string {
+  const s = printableData(stack)
   const out = [chalk.bold(`thread ${s.tid}: ${s.frames.length} frame(s); ${s.stop}`)]
   for (const f of s.frames) {
     out.push(`#${String(f.level).padEnd(3)} ${f.pc}  ${f.label}  ${chalk.dim(`CFA ${f.cfa}${f.how === 'frame-pointer' ? ', by frame pointer' : ''}${f.signalFrame ? ', signal frame' : ''}`)}`)

@@ -1,5 +1,6 @@
 import type {Sighting} from '../index/sighting-index.js'
 import {grouped} from '../util/grouped.js'
+import {printable} from '../util/printable.js'
 
 /** A count with its noun in the right number: "1 live object", "4,246 live objects". */
 export function count(n: number, singular: string, plural = `${singular}s`): string {
@@ -34,5 +35,5 @@ export function objectKind(o: {type: string | null; sizeClass: number}): string 
 
 /** People's words for a sighting. */
 export function sightingText(s: Sighting): string {
-  return `last seen in a returned frame of ${s.function ?? s.frame} in thread ${s.tid} (at ${s.at})`
+  return printable(`last seen in a returned frame of ${s.function ?? s.frame} in thread ${s.tid} (at ${s.at})`)
 }

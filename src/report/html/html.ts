@@ -1,4 +1,5 @@
 import {grouped} from '../../util/grouped.js'
+import {printableBlock} from '../../util/printable.js'
 /** Markup that is already safe to emit (built by `html`, or trusted text such as the page's own script). */
 export class Html {
   constructor(readonly text: string) {}
@@ -7,9 +8,13 @@ export class Html {
   }
 }
 
-/** Text for HTML: every character that could open a tag, end an attribute or start an entity is escaped. */
+/**
+ * Text for HTML: every character that could open a tag, end an attribute or start an entity is
+ * escaped, and so is every control character but LF and TAB (printableBlock: a bidi override
+ * from a core's names would reorder the line it is in; the others have no place in HTML).
+ */
 export function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, c => ({'&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;'})[c]!)
+  return printableBlock(text).replace(/[&<>"']/g, c => ({'&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;'})[c]!)
 }
 
 /** Markup the report itself wrote (styles, script, SVG numbers): emitted as is. */
