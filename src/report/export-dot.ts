@@ -5,6 +5,7 @@ import {rootRefLabel} from '../analysis/root-label.js'
 import type {Program} from '../program/program.js'
 import {count} from './wording.js'
 import {grouped} from '../util/grouped.js'
+import {dotComment, dotString} from './dot-text.js'
 
 export interface DotLimits {
   /** Objects drawn at most (the centre always). */
@@ -74,13 +75,10 @@ export function exportDot(program: Program, index: HeapIndex, corePath: string, 
   for (const id of nodes) pointersIn += index.inDegree(id) - (selfOffsets.get(id)?.length ?? 0) - (inFromDrawn.get(id) ?? 0)
   const arrows = [...merged.values()]
   const drawn = arrows.slice(0, limits.maxEdges)
-  const esc = (s: string) => s.replace(/\\/g, '\\\\').replace(/"/g, '\\"')
-  /** A multi-line label: each line escaped, joined by DOT's own line break. */
-  const multiline = (text: string[]) => text.map(esc).join('\\n')
   const some = (list: string[], max: number) => (list.length > max ? `${list.slice(0, max).join(' ')} …+${list.length - max}` : list.join(' '))
   const lines = [
     'digraph heap {',
-    `  // toma: the objects around ${hex(around)} in ${corePath}`,
+    `  ${dotComment(`toma: the objects around ${hex(around)} in ${corePath}`)}`,
     '  node [shape=box, fontname="monospace", fontsize=10];',
     '  edge [fontname="monospace", fontsize=9];',
   ]
@@ -94,19 +92,19 @@ export function exportDot(program: Program, index: HeapIndex, corePath: string, 
     const label = [`#${ids.get(id)} ${hex(o.start)}`, type ?? 'untyped', `${o.size} B${index.state(id) === 'live' ? '' : ` ${index.state(id)}`}`]
     if (self.length) label.push(`${count(self.length, 'self-pointer')}: ${some(self, OFFSETS_PER_EDGE)}`)
     if (roots.length > ROOTS_PER_OBJECT) label.push(`${count(roots.length - ROOTS_PER_OBJECT, 'more root')}`)
-    const attrs = [`label="${multiline(label)}"`, `address="${hex(o.start)}"`]
-    if (self.length) attrs.push(`self_pointers=${self.length}`, `self_offsets="${esc(self.join(' '))}"`)
+    const attrs = [`label=${dotString(label)}`, `address="${hex(o.start)}"`]
+    if (self.length) attrs.push(`self_pointers=${self.length}`, `self_offsets=${dotString(self.join(' '))}`)
     if (id === start.index) attrs.push('style=bold', 'color=red')
     lines.push(`  ${name(id)} [${attrs.join(', ')}];`)
     for (const root of roots.slice(0, ROOTS_PER_OBJECT)) {
-      lines.push(`  r${rootNodes} [shape=ellipse, label="${multiline([root.kind, rootRefLabel(program, index, root)])}"];`, `  r${rootNodes} -> ${name(id)};`)
+      lines.push(`  r${rootNodes} [shape=ellipse, label=${dotString([root.kind, rootRefLabel(program, index, root)])}];`, `  r${rootNodes} -> ${name(id)};`)
       rootNodes++
     }
     rootsLeftOut += Math.max(0, roots.length - ROOTS_PER_OBJECT)
   }
   for (const a of drawn) {
     const label = a.offsets.length > 1 ? `×${a.offsets.length}: ${some(a.offsets, OFFSETS_PER_EDGE)}` : a.offsets[0]!
-    lines.push(`  ${name(a.from)} -> ${name(a.to)} [label="${esc(label)}", count=${a.offsets.length}, offsets="${esc(a.offsets.join(' '))}"];`)
+    lines.push(`  ${name(a.from)} -> ${name(a.to)} [label=${dotString(label)}, count=${a.offsets.length}, offsets=${dotString(a.offsets.join(' '))}];`)
   }
   const leftOut = [
     nodeCapHit ? `objects beyond --max-nodes ${limits.maxNodes}` : '',
@@ -115,6 +113,6 @@ export function exportDot(program: Program, index: HeapIndex, corePath: string, 
     rootsLeftOut ? `${count(rootsLeftOut, 'root')} (${ROOTS_PER_OBJECT} drawn per object)` : '',
   ].filter(Boolean)
   const note = `${count(nodes.size, 'object')} within ${count(depth, 'pointer')} of ${hex(start.start)}, ${count(drawn.length, 'arrow')}${leftOut.length ? `; left out: ${leftOut.join('; ')}` : ''}`
-  lines.push(`  label="${multiline([note, corePath])}";`, '  labelloc=b;', '}')
+  lines.push(`  label=${dotString([note, corePath])};`, '  labelloc=b;', '}')
   return lines.join('\n') + '\n'
 }
