@@ -1,3 +1,5 @@
+import {createHash} from 'node:crypto'
+
 /**
  * The page's only script (inline, no library): sorting a table by a clicked header, and filtering
  * a table's rows by the text typed in its filter box. Numeric columns sort by each cell's data-v
@@ -55,3 +57,6 @@ export const PAGE_SCRIPT = `
   });
 })();
 `
+
+/** The CSP source that allows this script and no other: `'sha256-…'` of its text exactly as the page holds it. */
+export const PAGE_SCRIPT_SOURCE = `'sha256-${createHash('sha256').update(PAGE_SCRIPT, 'utf8').digest('base64')}'`
