@@ -1,5 +1,6 @@
 import type {Writable} from 'node:stream'
 import {writeFailure} from '../util/temporary-file.js'
+import {terminalSafe} from '../util/printable.js'
 
 /**
  * A buffered text sink for large outputs (exports of millions of objects): collects pieces into
@@ -15,9 +16,13 @@ export class TextSink {
     stream.on('error', e => (this.failed = e))
   }
 
-  /** Buffers text; returns a promise only when the buffer went out and the caller must wait. */
+  /**
+   * Buffers text; returns a promise only when the buffer went out and the caller must wait. Text
+   * for standard output passes the last guard of src/util/printable.ts (a JSON export holds DEL,
+   * C1 and bidi controls from the core raw; its \u escapes keep the JSON valid and equal).
+   */
   write(text: string): Promise<void> | undefined {
-    this.parts.push(text)
+    this.parts.push(this.stream === process.stdout ? terminalSafe(text) : text)
     this.size += text.length
     return this.size >= 1 << 20 ? this.flush() : undefined
   }

@@ -137,6 +137,18 @@ describe.skipIf(!entry)('text from a hostile core is shown escaped', () => {
     expect(maps.filter(l => l.endsWith(' /x\\x1b]0;T\\x07\\x1b[2J\\x0d\\012Warnings (0)\\x9b\\x7f\\u202eaaaaaaaaaaaaa'))).toHaveLength(5)
   })
 
+  it('export --format json to standard output: DEL, C1 and U+202E (raw in JSON) pass the last guard, the JSON stays valid and equal', async () => {
+    const r = await toma(['export', f.core, ...flags, '--format', 'json'], work)
+    expect(r.status, r.stderr.toString()).toBe(0)
+    clean(r)
+    const file = path.join(work, 'graph.json')
+    expect((await toma(['export', f.core, ...flags, '--format', 'json', '-o', file], work)).status).toBe(0)
+    const raw = fs.readFileSync(file, 'utf8')
+    // The file (no terminal) holds them raw, as JSON.stringify writes them.
+    expect(raw).toContain('Warnings (0)\u009b\u007f\u202e')
+    expect(JSON.parse(r.stdout.toString())).toEqual(JSON.parse(raw))
+  })
+
   describe('export --format dot', () => {
     // The type name the patched vtable symbol demangles to, measured by the demangler itself.
     const longType = demangle(nestedTemplateVtable(LONG_TYPE_DEPTH)).replace(/^vtable for /, '')
