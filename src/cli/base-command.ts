@@ -51,7 +51,8 @@ export abstract class TomaCommand extends Base {
     process.exitCode = 70
   }
 
-  // Text output leaves for the terminal here (and in `note`): the last guard of src/util/printable.ts.
+  // The last guard of src/util/printable.ts, where a command's text leaves for the terminal (`note`
+  // lines are printable whole; TextSink guards what it writes to standard output).
   override log(message = '', ...args: unknown[]): void {
     super.log(terminalSafe(message), ...args.map(a => (typeof a === 'string' ? terminalSafe(a) : a)))
   }
