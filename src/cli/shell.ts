@@ -54,20 +54,36 @@ async function runLine(config: Config, session: IndexSession, line: string): Pro
   const id = first!
   if (id === 'help') {
     if (argv.length === 0) return void process.stdout.write(helpText(config))
-    return run(config, 'help', argv)
+    return commandHelp(config, argv[0]!, say)
   }
   const known = config.findCommand(id)
   if (!known || known.hidden || NOT_IN_SHELL.has(id)) {
-    const names = [...shellCommands(config).map(c => c.id), ...BUILTINS]
-    const suggestion = closest(id, names)
     if (known && NOT_IN_SHELL.has(id)) return say(`${id} is not run inside the shell (help lists what is)`)
-    return say(`${id} is not a toma command${suggestion ? `; did you mean ${suggestion}?` : ''} (help lists them)`)
+    return say(notACommand(config, id))
   }
   // oclif reads --help before the command runs (not inside it): the help command says the same.
-  if (argv.includes('--help') || argv.includes('-h')) return run(config, 'help', [id])
+  if (argv.includes('--help') || argv.includes('-h')) return commandHelp(config, id, say)
   await run(config, id, argv)
   // An analysis may have rewritten an index the session holds open.
   if (id === 'analyze') session.forget()
+}
+
+/**
+ * `help CMD` and `CMD --help`: the text `toma help CMD` prints. Not through the `help` command:
+ * that is @oclif/plugin-help's, which bin/run.js loads only when the command line asks for help
+ * (not for `toma shell`), so the shell renders it with oclif's help class itself.
+ */
+async function commandHelp(config: Config, id: string, say: (text: string) => void): Promise<void> {
+  const known = config.findCommand(id)
+  if (!known || known.hidden) return say(notACommand(config, id))
+  const {loadHelpClass} = await import('@oclif/core/help')
+  const Help = await loadHelpClass(config)
+  await new Help(config).showHelp([id])
+}
+
+function notACommand(config: Config, id: string): string {
+  const suggestion = closest(id, [...shellCommands(config).map(c => c.id), ...BUILTINS])
+  return `${id} is not a toma command${suggestion ? `; did you mean ${suggestion}?` : ''} (help lists them)`
 }
 
 /** One command, as the CLI runs it; its exit status is its own, not the shell's. */

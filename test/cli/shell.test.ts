@@ -57,6 +57,16 @@ describe('toma shell', () => {
     ])
   })
 
+  it('prints a command\'s help for `help CMD` and `CMD --help`, as `toma help CMD` does', async () => {
+    const cli = await runToma(['help', 'top'], {cwd: work, env: env()})
+    expect(cli.status, cli.stderr).toBe(0)
+    expect(cli.stdout).toMatch(/^USAGE$/m)
+    const r = await runToma(['shell', core], {cwd: work, env: env(), input: 'help top\ntop --help\nhelp tpo\n'})
+    expect(r.status, r.stderr).toBe(0)
+    expect(r.stdout).toBe(cli.stdout + cli.stdout)
+    expect(r.stderr).toBe('toma: tpo is not a toma command; did you mean top? (help lists them)\n')
+  })
+
   it('keeps one opened index for the queries of a sitting', async () => {
     const session = new IndexSession(core)
     setActiveSession(session)
