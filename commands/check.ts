@@ -2,6 +2,7 @@ import * as Flags from '../src/cli/flags.js'
 import {checkLimits, type LimitCheck} from '../src/analysis/check-limits.js'
 import {TomaCommand, note} from '../src/cli/base-command.js'
 import {printable} from '../src/util/printable.js'
+import {nearest} from '../src/cli/nearest-names.js'
 import {openIndex} from '../src/cli/open-index.js'
 import {parseSize, SIZE_FORMS} from '../src/cli/parse-size.js'
 import {indexFlags, queryCoreArgs} from '../src/cli/query-flags.js'
@@ -40,7 +41,12 @@ export default class Check extends TomaCommand {
     }
     const {index, corePath} = await openIndex(args.core, flags, note)
     const result = checkLimits(index, limits)
-    for (const t of result.unknownTypes) note(`warning: no object of type ${t} in this core (its limit holds with 0 bytes)`)
+    // A misspelt type would hold any limit with 0 bytes: a gate that always passes is worse than none.
+    const unknown = result.unknownTypes[0]
+    if (unknown !== undefined) {
+      const near = nearest(unknown, index.meta.typeNames, 3)
+      throw new TomaError(`--max-type ${unknown}: no object in this core has that type${near.length ? `; closest: ${near.join(', ')}` : ''} (toma classes lists the types)`)
+    }
     if (!result.passed) process.exitCode = EXIT_LIMIT_BROKEN
     if (!this.jsonEnabled()) {
       const broken = result.checks.filter(c => !c.ok)

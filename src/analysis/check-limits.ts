@@ -23,7 +23,7 @@ export interface LimitCheck {
  * Each limit given against the index's figures: leaked bytes as `toma leaks` counts them (live
  * objects no root reaches, TCMalloc's own left out), live bytes and per-type live bytes as
  * `toma classes`, and the analysis's warnings. `unknownTypes` are limited types no object of the
- * core has (their measure is 0: a misspelt name would hold any limit, so the caller says so).
+ * core has (their measure is 0: a misspelt name would hold any limit, so the caller refuses them).
  */
 export function checkLimits(index: HeapIndex, limits: Limits) {
   const checks: LimitCheck[] = []

@@ -2,6 +2,7 @@ import type {Hook} from '@oclif/core'
 import pluginNotFound from '@oclif/plugin-not-found'
 import {printable} from '../util/printable.js'
 import {EXIT_USAGE} from './exit-codes.js'
+import {closest} from './nearest-names.js'
 
 /**
  * An unknown command. At a terminal, @oclif/plugin-not-found asks "Did you mean …?" and runs the
@@ -29,24 +30,3 @@ const hook: Hook.CommandNotFound = async function (options) {
 }
 
 export default hook
-
-/** The known name fewest single-character edits away from the given one (Levenshtein distance). */
-export function closest(given: string, known: string[]): string | undefined {
-  let best: string | undefined
-  let bestDistance = Infinity
-  for (const name of known) {
-    const d = editDistance(given, name)
-    if (d < bestDistance) [best, bestDistance] = [name, d]
-  }
-  return best
-}
-
-function editDistance(a: string, b: string): number {
-  let row = Array.from({length: b.length + 1}, (_, j) => j)
-  for (let i = 1; i <= a.length; i++) {
-    const next = [i]
-    for (let j = 1; j <= b.length; j++) next[j] = Math.min(row[j]! + 1, next[j - 1]! + 1, row[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1))
-    row = next
-  }
-  return row[b.length]!
-}

@@ -66,10 +66,11 @@ describe('toma check', () => {
     expect(text.stdout).toContain('live-bytes ')
   })
 
-  it('a type no object has holds, with a warning; no limit or a bad size is bad usage', async () => {
-    const r = await check(['--max-type', 'app::NoSuchType=0'])
-    expect(r.status).toBe(0)
-    expect(r.stderr).toBe('toma: warning: no object of type app::NoSuchType in this core (its limit holds with 0 bytes)\n')
+  it('a type no object has is refused (a misspelt gate would always pass), naming the closest types; no limit or a bad size is bad usage', async () => {
+    const r = await check(['--max-type', 'app::Sesion=0', '--max-live-bytes', '1TB'])
+    expect(r.status).toBe(2)
+    expect(r.stdout).toBe('')
+    expect(r.stderr).toMatch(/^toma: --max-type app::Sesion: no object in this core has that type; closest: app::Session, [^\n]*\(toma classes lists the types\)\n$/)
     const none = await check([])
     expect(none.status).toBe(2)
     expect(none.stderr.trim().split('\n')).toHaveLength(1)
