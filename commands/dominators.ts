@@ -7,6 +7,7 @@ import {addressArgs, indexFlags} from '../src/cli/query-flags.js'
 import {TomaError} from '../src/errors.js'
 import {RetentionIndex} from '../src/index/retention-index.js'
 import {dominatedText} from '../src/report/retention.js'
+import {aboutCore} from '../src/report/table.js'
 
 export default class Dominators extends TomaCommand {
   static override description = 'What the object at an address keeps alive: its dominator subtree, largest retained first'
@@ -21,10 +22,10 @@ export default class Dominators extends TomaCommand {
   async run() {
     const {args, flags} = await this.parse(Dominators)
     const address = parseAddress(args.address)
-    const {index} = await openIndex(args.core, flags, note)
+    const {index, corePath} = await openIndex(args.core, flags, note)
     const tree = dominatedBy(index, new RetentionIndex(index), address, {depth: flags.depth, limit: flags.limit})
     if (!tree) throw new TomaError(`${args.address} is not inside any heap object`)
-    if (!this.jsonEnabled()) this.log(dominatedText(tree))
-    return tree
+    if (!this.jsonEnabled()) this.log(`${aboutCore(corePath)}\n${dominatedText(tree)}`)
+    return {core: corePath, ...tree}
   }
 }

@@ -7,6 +7,7 @@ import {addressArgs, indexFlags} from '../src/cli/query-flags.js'
 import {TomaError} from '../src/errors.js'
 import {RetentionIndex} from '../src/index/retention-index.js'
 import {pathsText} from '../src/report/retention.js'
+import {aboutCore} from '../src/report/table.js'
 
 export default class Path extends TomaCommand {
   static override description = 'The shortest chain of pointers from a root (register, stack slot, global) to the object holding an address'
@@ -21,10 +22,10 @@ export default class Path extends TomaCommand {
   async run() {
     const {args, flags} = await this.parse(Path)
     const address = parseAddress(args.address)
-    const {index, program} = await openIndex(args.core, flags, note)
+    const {index, program, corePath} = await openIndex(args.core, flags, note)
     const paths = pathsTo(program(), index, new RetentionIndex(index), address, {paths: flags.all ? 100 : flags.roots})
     if (!paths) throw new TomaError(`${args.address} is not inside any heap object`)
-    if (!this.jsonEnabled()) this.log(pathsText(paths))
-    return paths
+    if (!this.jsonEnabled()) this.log(`${aboutCore(corePath)}\n${pathsText(paths)}`)
+    return {core: corePath, ...paths}
   }
 }

@@ -5,6 +5,7 @@ import {openIndex} from '../src/cli/open-index.js'
 import {indexFlags, queryCoreArgs} from '../src/cli/query-flags.js'
 import {TomaError} from '../src/errors.js'
 import {stackText} from '../src/report/threads.js'
+import {aboutCore} from '../src/report/table.js'
 
 export default class Stack extends TomaCommand {
   static override description = 'A thread\'s call stack with the heap pointers in each frame, and the frames of returned calls below it'
@@ -16,11 +17,11 @@ export default class Stack extends TomaCommand {
 
   async run() {
     const {args, flags} = await this.parse(Stack)
-    const {index, program} = await openIndex(args.core, flags, note)
+    const {index, program, corePath} = await openIndex(args.core, flags, note)
     const p = program()
     const stack = stackOf(p, index, args.tid)
     if (!stack) throw new TomaError(`no thread ${args.tid} in this core (threads: ${p.core.threads.map(t => t.tid).join(', ')})`)
-    if (!this.jsonEnabled()) this.log(stackText(stack))
-    return stack
+    if (!this.jsonEnabled()) this.log(`${aboutCore(corePath)}\n${stackText(stack)}`)
+    return {core: corePath, ...stack}
   }
 }

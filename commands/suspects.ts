@@ -5,6 +5,7 @@ import {openIndex} from '../src/cli/open-index.js'
 import {indexFlags, queryCoreArgs} from '../src/cli/query-flags.js'
 import {RetentionIndex} from '../src/index/retention-index.js'
 import {suspectsText} from '../src/report/retention.js'
+import {aboutCore} from '../src/report/table.js'
 
 export default class Suspects extends TomaCommand {
   static override description = 'Leak suspects: objects, types and leaked structures that retain more than a share of the live heap, with their paths and accumulation points'
@@ -17,9 +18,9 @@ export default class Suspects extends TomaCommand {
 
   async run() {
     const {args, flags} = await this.parse(Suspects)
-    const {index, program} = await openIndex(args.core, flags, note)
+    const {index, program, corePath} = await openIndex(args.core, flags, note)
     const suspects = suspectsOf(program(), index, new RetentionIndex(index), flags.threshold / 100)
-    if (!this.jsonEnabled()) this.log(suspectsText(suspects))
-    return suspects
+    if (!this.jsonEnabled()) this.log(`${aboutCore(corePath)}\n${suspectsText(suspects)}`)
+    return {core: corePath, ...suspects}
   }
 }

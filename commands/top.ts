@@ -5,6 +5,7 @@ import {openIndex} from '../src/cli/open-index.js'
 import {indexFlags, queryCoreArgs} from '../src/cli/query-flags.js'
 import {RetentionIndex} from '../src/index/retention-index.js'
 import {topObjectsText, topTypesText} from '../src/report/retention.js'
+import {aboutCore} from '../src/report/table.js'
 
 export default class Top extends TomaCommand {
   static override description = 'The objects (or types) that retain the most memory: what would be freed without them'
@@ -18,15 +19,15 @@ export default class Top extends TomaCommand {
 
   async run() {
     const {args, flags} = await this.parse(Top)
-    const {index, program} = await openIndex(args.core, flags, note)
+    const {index, program, corePath} = await openIndex(args.core, flags, note)
     const retention = new RetentionIndex(index)
     if (flags.by === 'type') {
       const t = topTypes(program(), index, retention, flags.limit)
-      if (!this.jsonEnabled()) this.log(topTypesText(t))
-      return t
+      if (!this.jsonEnabled()) this.log(`${aboutCore(corePath)}\n${topTypesText(t)}`)
+      return {core: corePath, ...t}
     }
     const t = topObjects(index, retention, flags.limit)
-    if (!this.jsonEnabled()) this.log(topObjectsText(t))
-    return t
+    if (!this.jsonEnabled()) this.log(`${aboutCore(corePath)}\n${topObjectsText(t)}`)
+    return {core: corePath, ...t}
   }
 }

@@ -329,7 +329,9 @@ describe.each(chosen.map(f => [f.id, f] as const))('queries on %s', (id, entry) 
 
   it('every answer says which core it is about', async () => {
     const o = byName('inventory')
-    for (const args of [['find-object', o.address], ['refs', o.address], ['classes'], ['leaks']]) {
+    const tid = String(program.core.threads[0]!.tid)
+    const queries = [['find-object', o.address], ['refs', o.address], ['classes'], ['leaks'], ['top'], ['top', '--by', 'type'], ['suspects'], ['path', o.address], ['threads'], ['dominators', o.address], ['stack', tid]]
+    for (const args of queries) {
       expect((await json([...args, core])).core).toBe(core)
       const text = await runToma([...args, core], {cwd: work})
       expect(text.stdout.split('\n')[0]).toBe(`core ${core}`)
