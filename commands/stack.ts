@@ -1,4 +1,5 @@
 import * as Args from '../src/cli/args.js'
+import * as Flags from '../src/cli/flags.js'
 import {stackOf} from '../src/analysis/threads.js'
 import {TomaCommand, note} from '../src/cli/base-command.js'
 import {openIndex} from '../src/cli/open-index.js'
@@ -13,7 +14,11 @@ export default class Stack extends TomaCommand {
     tid: Args.integer({description: 'the thread id (LWP), as `toma threads` lists it', required: true, ignoreStdin: true}),
     ...queryCoreArgs,
   }
-  static override flags = indexFlags
+  static override flags = {
+    ...indexFlags,
+    // A plain flag, not oclif's allowNo: a negated flag sends the call off the fast path (README, "Start-up").
+    'no-returned': Flags.boolean({description: 'leave out the frames of calls that have returned (below the stack pointer)'}),
+  }
 
   async run() {
     const {args, flags} = await this.parse(Stack)
@@ -21,7 +26,12 @@ export default class Stack extends TomaCommand {
     const p = program()
     const stack = stackOf(p, index, args.tid)
     if (!stack) throw new TomaError(`no thread ${args.tid} in this core (threads: ${p.core.threads.map(t => t.tid).join(', ')})`)
-    if (!this.jsonEnabled()) this.log(`${aboutCore(corePath)}\n${stackText(stack)}`)
+    const returned = !flags['no-returned']
+    if (!this.jsonEnabled()) this.log(`${aboutCore(corePath)}\n${stackText(stack, {returned})}`)
+    if (!returned) {
+      const {deadFrames: _, ...live} = stack
+      return {core: corePath, ...live}
+    }
     return {core: corePath, ...stack}
   }
 }

@@ -24,13 +24,15 @@ export function threadsText(list: ThreadList): string {
   return out.join('\n')
 }
 
-export function stackText(stack: ThreadStack): string {
+/** A thread's frames, then (unless `returned` is false) the returned frames below its stack pointer. */
+export function stackText(stack: ThreadStack, options: {returned: boolean} = {returned: true}): string {
   const s = printableData(stack)
   const out = [chalk.bold(`thread ${s.tid}: ${s.frames.length} frame(s); ${s.stop}`)]
   for (const f of s.frames) {
     out.push(`#${String(f.level).padEnd(3)} ${f.pc}  ${f.label}  ${chalk.dim(`CFA ${f.cfa}${f.how === 'frame-pointer' ? ', by frame pointer' : ''}${f.signalFrame ? ', signal frame' : ''}`)}`)
     for (const p of f.pointers) out.push(`       ${chalk.dim(p.at)} → ${p.object.address}${p.object.offset ? `+${p.object.offset}` : ''} ${p.object.type ?? '(untyped)'} ${p.object.size} B`)
   }
+  if (!options.returned) return out.join('\n')
   const withPointers = s.deadFrames.filter(d => d.pointers.length > 0)
   out.push('', chalk.bold(`Returned frames below the stack pointer: ${s.deadFrames.length} (${withPointers.length} holding heap pointers; not roots)`))
   for (const d of withPointers) {

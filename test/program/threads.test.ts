@@ -120,6 +120,20 @@ describe('toma threads and toma stack through the CLI', () => {
     const returned = stack.deadFrames.find((d: {function: string}) => d.function === dead.function)
     expect(returned, 'the returned frame of fill_scratch').toBeDefined()
     expect(returned.pointers.map((p: {object: {address: string}}) => p.object.address)).toEqual(expect.arrayContaining(dead.targets))
+    // --no-returned: the same frames, without the returned ones (text and JSON).
+    const live = await run(['stack', String(dead.tid), '--no-returned'])
+    expect(live.frames).toEqual(stack.frames)
+    expect(live).not.toHaveProperty('deadFrames')
+    const text = async (args: string[]) => {
+      const r = await runToma([...args, f.corePath, '--index', index])
+      expect(r.status, r.stderr).toBe(0)
+      return r.stdout
+    }
+    const full = await text(['stack', String(dead.tid)])
+    const cut = full.indexOf('\n\nReturned frames below the stack pointer: ')
+    expect(cut).toBeGreaterThan(0)
+    expect(full).toContain(dead.function)
+    expect(await text(['stack', String(dead.tid), '--no-returned'])).toBe(full.slice(0, cut) + '\n')
     // The same leads, found once by analyze and read from the index by the queries: each target
     // was last seen in fill_scratch's returned frame, at the slot the program filled.
     const leaks = await run(['leaks', '--limit', '100000'])
