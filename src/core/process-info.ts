@@ -41,6 +41,19 @@ export function parseAuxv(notes: Note[]): Map<number, bigint> {
 }
 
 const FAULT_SIGNALS = new Set([4, 7, 8, 11])
+const SIGSTOP = 19
+/** si_code of a signal the kernel sent itself (include/uapi/asm-generic/siginfo.h). */
+const SI_KERNEL = 0x80
+
+/**
+ * SIGSTOP with si_code SI_KERNEL: the stop PTRACE_ATTACH sends (the kernel's ptrace_attach:
+ * send_sig_info(SIGSTOP, SEND_SIG_PRIV, task)), which gdb's gcore attaches with and then writes as
+ * the core's NT_SIGINFO (every gcore fixture core holds 19/128). `kill -STOP` gives SI_USER (0),
+ * tgkill SI_TKILL (-6); a fault's SI_KERNEL comes with SIGSEGV, not SIGSTOP.
+ */
+export function isAttachStop(s: {signo: number; code: number}): boolean {
+  return s.signo === SIGSTOP && s.code === SI_KERNEL
+}
 
 export function parseSignalInfo(notes: Note[]): SignalInfo | null {
   const note = notes.find(n => n.type === NT_SIGINFO && n.desc.length >= 24)

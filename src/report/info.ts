@@ -5,6 +5,7 @@ import {permissions} from '../core/address-space.js'
 import {describeSymbolic, type Program} from '../program/program.js'
 import {heading, table} from './table.js'
 import {printableData} from '../util/printable.js'
+import {signalText} from './wording.js'
 
 /** Everything `toma info` shows, as plain data (the --json form). */
 export function infoData(program: Program) {
@@ -61,7 +62,7 @@ export function infoText(raw: ReturnType<typeof infoData>): string {
   const p = data.process
   out.push(`${chalk.bold('core')} ${data.core}  ${grouped(data.size)} bytes`)
   out.push(`${chalk.bold('process')} ${p.command ?? '?'} pid ${p.pid ?? '?'}  ${p.args ?? ''}`)
-  if (data.signal) out.push(`${chalk.bold('signal')} ${data.signal.signo}${data.signal.faultAddress !== null ? ` at ${hex(data.signal.faultAddress)}` : ''}`)
+  if (data.signal) out.push(signalText({...data.signal, faultAddress: data.signal.faultAddress === null ? null : hex(data.signal.faultAddress)}))
   out.push('', heading(`Threads (${data.threads.length})`))
   out.push(
     table(

@@ -2,6 +2,7 @@ import chalk from 'chalk'
 import type {ThreadList, ThreadStack} from '../analysis/threads.js'
 import {bytes, table} from './table.js'
 import {printableData} from '../util/printable.js'
+import {signalText} from './wording.js'
 
 export function threadsText(list: ThreadList): string {
   const t = printableData(list)
@@ -18,7 +19,7 @@ export function threadsText(list: ThreadList): string {
       ]),
     ),
   ]
-  if (t.signal) out.push('', `signal ${t.signal.signo} (code ${t.signal.code}${t.signal.faultAddress ? `, fault address ${t.signal.faultAddress}` : ''})`)
+  if (t.signal) out.push('', signalText(t.signal))
   out.push('', chalk.dim(`struct pthread read by ${t.nptl.how}`))
   for (const n of t.nptl.notes) out.push(chalk.yellow(`note: ${n}`))
   return out.join('\n')

@@ -1,3 +1,4 @@
+import {isAttachStop} from '../core/process-info.js'
 import type {Sighting} from '../index/sighting-index.js'
 import {grouped} from '../util/grouped.js'
 import {printable} from '../util/printable.js'
@@ -36,4 +37,10 @@ export function objectKind(o: {type: string | null; sizeClass: number}): string 
 /** People's words for a sighting. */
 export function sightingText(s: Sighting): string {
   return printable(`last seen in a returned frame of ${s.function ?? s.frame} in thread ${s.tid} (at ${s.at})`)
+}
+
+/** The core's signal (NT_SIGINFO): number, si_code, fault address; what gcore's own stop is, said. */
+export function signalText(s: {signo: number; code: number; faultAddress: string | null}): string {
+  const text = `signal ${s.signo} (code ${s.code}${s.faultAddress ? `, fault address ${s.faultAddress}` : ''})`
+  return isAttachStop(s) ? `${text}: stopped by gcore (the SIGSTOP the kernel sends as a debugger attaches)` : text
 }

@@ -3,7 +3,9 @@ import {codeLabel} from '../../src/analysis/code-label.js'
 import {deadFrames} from '../../src/program/dead-frames.js'
 import {nptlThreads} from '../../src/program/nptl.js'
 import {unwindThread} from '../../src/program/unwind.js'
-import {addr, fixtureFlags, fixtureIndex, openFixture} from '../helpers/fixture-core.js'
+import path from 'node:path'
+import {fileURLToPath} from 'node:url'
+import {addr, brotliCorePath, fixtureCorePath, fixtureFlags, fixtureIndex, openFixture} from '../helpers/fixture-core.js'
 import {runToma} from '../helpers/run-toma.js'
 import {testTempFile} from '../helpers/test-temp.js'
 
@@ -149,5 +151,22 @@ describe('toma threads and toma stack through the CLI', () => {
     expect(missing.status).not.toBe(0)
     expect(missing.stderr.trim().split('\n')).toHaveLength(1)
     f.program.core.close()
+  })
+})
+
+describe('the core\'s signal', () => {
+  // gcore's cores hold NT_SIGINFO SIGSTOP (19) with si_code SI_KERNEL (128), the stop of its ptrace
+  // attach; the overflow crash core (fixtures/crashes/README.md) holds SIGSEGV with that same code.
+  const crashes = fileURLToPath(new URL('../../fixtures/crashes', import.meta.url))
+  const signalLine = async (core: string) => {
+    const r = await runToma(['info', core])
+    expect(r.status, r.stderr).toBe(0)
+    return r.stdout.split('\n').find(l => l.startsWith('signal '))
+  }
+  it('says "stopped by gcore" for gcore\'s own stop only', async () => {
+    expect(await signalLine(await fixtureCorePath('v2.10-shared'))).toBe('signal 19 (code 128): stopped by gcore (the SIGSTOP the kernel sends as a debugger attaches)')
+    expect(await signalLine(await brotliCorePath(path.join(crashes, 'uaf-before', 'core.br')))).toMatch(/^signal 19 \(code 128\): stopped by gcore /)
+    expect(await signalLine(await brotliCorePath(path.join(crashes, 'overflow', 'core.br')))).toBe('signal 11 (code 128, fault address 0x0)')
+    expect(await signalLine(await brotliCorePath(path.join(crashes, 'uaf-crash', 'core.br')))).toBe('signal 11 (code 1, fault address 0x3e8)')
   })
 })

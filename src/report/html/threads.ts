@@ -1,5 +1,6 @@
 import type {ThreadList, ThreadStack} from '../../analysis/threads.js'
 import {bytes} from '../table.js'
+import {signalText} from '../wording.js'
 import {dataTable} from './data-table.js'
 import {html, num, type Html} from './html.js'
 import type {ReportSection} from './section.js'
@@ -45,7 +46,7 @@ export function threadsSection(t: ThreadList, stacks: Array<ThreadStack | null>)
       x.topFrames.join(' ← '),
     ]),
   })}
-${t.signal ? html`<p>signal ${t.signal.signo} (code ${t.signal.code}${t.signal.faultAddress ? `, fault address ${t.signal.faultAddress}` : ''})</p>` : ''}
+${t.signal ? html`<p>${signalText(t.signal)}</p>` : ''}
 <p class="dim">struct pthread read by ${t.nptl.how}. "Held only by it": bytes that would become unreachable without the thread's registers, stack and TLS.</p>
 ${t.nptl.notes.map(n => html`<p class="warn">note: ${n}</p>`)}
 <h3>Stacks</h3>
