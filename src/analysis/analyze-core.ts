@@ -182,7 +182,7 @@ function graphPhases(program: Program, heap: TcmallocHeap, writer: IndexWriter, 
   const named: {types: ObjectTypes; ownObjects: Uint32Array} = {types: {typeOf: new Uint16Array(0), names: [], typed: 0}, ownObjects: new Uint32Array(0)}
   const takeFirstWords = (firstWords: Float64Array) => {
     named.types = nameObjects(firstWords, new TypeNamer(program), progress)
-    named.ownObjects = allocatorObjects(heap, firstWords, named.types)
+    named.ownObjects = allocatorObjects(heap, firstWords, named.types, program.core.memory)
   }
   // The forward edges go to the index at once, on the writer thread where there is one, while
   // this thread scans the roots and names types: the writer is done with them (and lets them go)

@@ -1,4 +1,7 @@
-import type {TcmallocHeap} from '../tcmalloc/heap.js'
+import path from 'node:path'
+import type {AddressSpace} from '../core/address-space.js'
+import {PF_X} from '../core/core-header.js'
+import {heapObjects, type TcmallocHeap} from '../tcmalloc/heap.js'
 import {LIVE} from '../tcmalloc/object-states.js'
 import type {ObjectTypes} from './object-types.js'
 
@@ -13,20 +16,49 @@ const ALLOCATOR_CLASS = /^(MallocExtension|TCMallocImplementation|DebugMallocImp
 /**
  * TCMalloc's own objects: live objects of one of its classes whose vtable is in the allocator's
  * module, e.g. the default MallocExtension instance that TCMalloc replaces by its own at start-up
- * and never frees (in every core). Found as soon as types are named, so the objects' first words
- * can be dropped before the dominator pass allocates; markAllocatorInternal uses them once
- * reachability is known.
+ * and never frees (in every core before gperftools 2.16). Found as soon as types are named, so the
+ * objects' first words can be dropped before the dominator pass allocates; markAllocatorInternal
+ * uses them once reachability is known.
+ *
+ * Without the library's file no type is named, so that instance is known by what the core shows
+ * of it (defaultExtensionShape): measured on fixture v2.10-p32-shared analysed with and without
+ * its files, the one such object is the one named MallocExtension with them.
  */
-export function allocatorObjects(heap: TcmallocHeap, firstWords: Float64Array, types: ObjectTypes): Uint32Array {
+export function allocatorObjects(heap: TcmallocHeap, firstWords: Float64Array, types: ObjectTypes, memory: AddressSpace): Uint32Array {
   const mappings = heap.module.loaded.module.mappings
   const inAllocator = (a: number) => mappings.some(m => a >= m.start && a < m.end)
   const ownType = types.names.map(n => ALLOCATOR_CLASS.test(n))
+  // A static link's module is the program's too: a vtable in it may be any of the program's classes.
+  const ownLibrary = /^libtcmalloc/.test(path.basename(heap.module.loaded.module.path))
+  const objects = heapObjects(heap)
   const found: number[] = []
   for (let o = 0; o < firstWords.length; o++) {
     const t = types.typeOf[o]!
-    if (t !== 0 && heap.state[o] === LIVE && ownType[t - 1] && inAllocator(firstWords[o]!)) found.push(o)
+    if (heap.state[o] !== LIVE || !inAllocator(firstWords[o]!)) continue
+    if (t !== 0 ? ownType[t - 1] : ownLibrary && defaultExtensionShape(heap, memory, firstWords[o]!, objects.object(o).size)) found.push(o)
   }
   return Uint32Array.from(found)
+}
+
+/**
+ * An untyped object that can only be MallocExtension's default instance: an 8-byte slot (the
+ * class has a vtable pointer and no fields) whose word points into libtcmalloc's data at a vtable
+ * as the Itanium C++ ABI lays it out: offset-to-top 0, a type_info pointer into the library, and a
+ * first virtual function in the library's code (any address of the library when neither its file
+ * nor its text is at hand: gcore does not dump unwritten file pages). The library defines no other class of 8 bytes.
+ */
+function defaultExtensionShape(heap: TcmallocHeap, memory: AddressSpace, vptr: number, size: number): boolean {
+  // The vtable is data the core holds (relocated, so written: gcore dumps it), never code.
+  const segment = memory.segmentAt(vptr)
+  if (size !== 8 || vptr % 8 !== 0 || !segment || segment.flags & PF_X) return false
+  const mappings = heap.module.loaded.module.mappings
+  const typeInfo = memory.readU64(vptr - 8)
+  const firstVirtual = memory.readU64(vptr)
+  return (
+    memory.readU64(vptr - 16) === 0 &&
+    typeInfo !== undefined && mappings.some(m => typeInfo >= m.start && typeInfo < m.end) &&
+    firstVirtual !== undefined && heap.module.isCode(firstVirtual)
+  )
 }
 
 /**

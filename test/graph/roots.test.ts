@@ -189,7 +189,7 @@ describe.each(fixtures.map(f => [f.id] as const))('root set on %s', id => {
     const types = nameObjects(graph.firstWords, new TypeNamer(program))
     const reached = reachableFromRoots(graph.objectCount, graph.outStart, graph.outTo, graph.rootTo)
     const before = unreachedAddresses(heap, reached)
-    markAllocatorInternal(allocatorObjects(heap, graph.firstWords, types), reached, graph.outStart, graph.outTo)
+    markAllocatorInternal(allocatorObjects(heap, graph.firstWords, types, program.core.memory), reached, graph.outStart, graph.outTo)
     const after = unreachedAddresses(heap, reached)
     const recorded = new Set(truth.live.map(([a]) => addr(a)))
     const internal = [...before].filter(a => !after.has(a))
@@ -202,6 +202,33 @@ describe.each(fixtures.map(f => [f.id] as const))('root set on %s', id => {
     }
     // gperftools before 2.16 leaks the default instance it replaces; the fixtures of 2.16 and later have none.
     if (/^2\.(8|10)\./.test(`${truth.gperftools}.`)) expect(internal.length).toBe(1)
+  })
+})
+
+// Without module files no type is named: the default MallocExtension instance (gperftools < 2.16
+// leaks it by design) is known by its 8-byte slot and the vtable it points to in libtcmalloc's
+// data. Expected: the one object the analysis with the files names MallocExtension, and no other.
+describe.each(fixtures.filter(f => ['v2.10-shared', 'v2.8.1-shared', 'v2.16-shared'].includes(f.id)).map(f => [f.id] as const))("TCMalloc's own allocation without module files, %s", id => {
+  it('is the object the files name MallocExtension, and nothing else is marked', async () => {
+    const typed = await openFixture(id)
+    const typedHeap = analyzeHeap(typed.program)
+    const typedGraph = scanHeapGraph(typed.program, typedHeap)
+    const typedTypes = nameObjects(typedGraph.firstWords, new TypeNamer(typed.program))
+    const extension = allocatorObjects(typedHeap, typedGraph.firstWords, typedTypes, typed.program.core.memory)
+    const named = [...extension].filter(o => typedTypes.names[typedTypes.typeOf[o]! - 1] === 'MallocExtension')
+    typed.program.core.close()
+
+    const bare = await openFixture(id)
+    for (const m of bare.program.modules) m.file = null
+    const heap = analyzeHeap(bare.program)
+    const graph = scanHeapGraph(bare.program, heap)
+    const types = nameObjects(graph.firstWords, new TypeNamer(bare.program))
+    const found = allocatorObjects(heap, graph.firstWords, types, bare.program.core.memory)
+    bare.program.core.close()
+    expect(types.typed).toBe(0)
+    expect([...found]).toEqual(named)
+    if (id === 'v2.16-shared') expect(named).toEqual([])
+    else expect(named).toHaveLength(1)
   })
 })
 
