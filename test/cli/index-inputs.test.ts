@@ -67,6 +67,22 @@ describe('an index that knows its inputs', () => {
     }
   })
 
+  it('--exe naming the file the index found by itself reuses the index; another copy of it analyses again', async () => {
+    const {dir, core} = workFolder('exe-found')
+    for (const sub of ['bin', 'other']) {
+      fs.mkdirSync(path.join(dir, sub))
+      fs.copyFileSync(fixtureFlags(entry).exe, path.join(dir, sub, 'heapdemo'))
+    }
+    const a = await runToma(['analyze', core, '--solib-search-path', path.join(dir, 'bin'), '--json'], {cwd: dir})
+    expect(a.status, a.stderr).toBe(0)
+    const same = await runToma(['leaks', core, '--exe', 'bin/heapdemo'], {cwd: dir})
+    expect(same.status, same.stderr).toBe(0)
+    expect(same.stderr).toBe('')
+    const other = await runToma(['leaks', core, '--exe', 'other/heapdemo'], {cwd: dir})
+    expect(other.status, other.stderr).toBe(0)
+    expect(other.stderr.trim().split('\n')).toEqual([`toma: index made without --exe; analysing again with --exe ${path.join(dir, 'other', 'heapdemo')}`])
+  })
+
   it('a damaged index (an array length of 10^12, a cut file, garbage JSON) is rebuilt for its core and is one clear line when given directly', async () => {
     const {dir, core} = workFolder('damaged')
     const index = core + '.toma-index'
