@@ -12,12 +12,12 @@ import type {HeapDamage} from '../src/analysis/heap-damage.js'
 export default class Leaks extends TomaCommand {
   static override description = 'Live objects that no root (register, stack, TLS, global, mapping, cached stack) reaches, directly or through other objects'
   static override args = queryCoreArgs
-  static override flags = {...indexFlags, limit: Flags.integer({description: 'list at most this many objects, largest first', default: 50, min: 0})}
+  static override flags = {...indexFlags, limit: Flags.integer({description: 'list at most this many objects, largest first (0: all)', default: 50, min: 0})}
 
   async run() {
     const {args, flags} = await this.parse(Leaks)
     const {index, corePath, program} = await openIndex(args.core, flags, note)
-    const leaks = leaksWithPublicIds(index, flags.limit, storedSightings(index), program())
+    const leaks = leaksWithPublicIds(index, flags.limit === 0 ? Infinity : flags.limit, storedSightings(index), program())
     // Free objects behind a damaged free list that their links do not tell are counted live: nothing
     // may point to them, so some leaks may be free objects. Said, never left silent.
     const unknown = (index.meta.summary as unknown as {damage?: HeapDamage}).damage?.unknownBehindDamage

@@ -14,7 +14,7 @@ export default class Top extends TomaCommand {
   static override flags = {
     ...indexFlags,
     by: Flags.string({description: 'rank single objects, or types (each byte counted once)', options: ['object', 'type'], default: 'object'}),
-    limit: Flags.integer({description: 'rows to show', default: 20, min: 1, max: 1000}),
+    limit: Flags.integer({description: 'rows to show (0: all)', default: 20, min: 0}),
   }
 
   async run() {

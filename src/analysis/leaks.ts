@@ -40,8 +40,7 @@ export function leaksOf(index: HeapIndex, limit: number, sightings: Map<number, 
   found.sort((a, b) => b.size - a.size || a.start - b.start)
   // Where each leaked structure starts (nothing else leaked points to it), with what it retains.
   const retention = new RetentionIndex(index)
-  // TCMalloc's own unreferenced allocations start no leak of the program's.
-  const startIds = retention.leakStarts().filter(id => reachable[id] === UNREACHED)
+  const startIds = programLeakStarts(index, retention)
   const startBytes = retention.retainedBytesOf(startIds)
   const startObjects = retention.retainedObjectsOf(startIds)
   const starts = Array.from(startIds, (id, i) => ({id, bytes: startBytes[i]!, objects: startObjects[i]!})).sort((a, b) => b.bytes - a.bytes || a.id - b.id)
@@ -71,6 +70,12 @@ export function leaksOf(index: HeapIndex, limit: number, sightings: Map<number, 
       lastSeen: sightings.get(o.id) ?? [],
     })),
   }
+}
+
+/** Where the program's leaked structures start: TCMalloc's own unreferenced allocations start no leak of the program's. */
+export function programLeakStarts(index: HeapIndex, retention: RetentionIndex): Uint32Array {
+  const reachable = index.file.array<Uint8Array>('object.reachable')
+  return retention.leakStarts().filter(id => reachable[id] === UNREACHED)
 }
 
 /** leaksOf with the largest objects named by their public ids (the JSON export's), not the index's slots: what users see. */

@@ -4,6 +4,7 @@ import type {RetentionIndex} from '../index/retention-index.js'
 import type {Program} from '../program/program.js'
 import {objectBrief, type ObjectBrief} from './object-brief.js'
 import {pathsTo, type RootPath} from './paths.js'
+import {programLeakStarts} from './leaks.js'
 import {liveBytes} from './top.js'
 import {groupBrief, holderGroups} from './holder-groups.js'
 
@@ -61,7 +62,7 @@ export function suspectsOf(program: Program, index: HeapIndex, retention: Retent
   const blocks = total > 0
     ? holderGroups(program, index, 'reachable').filter(g => g.retainedBytes >= limit).map(g => groupBrief(index, g, total)).filter(g => g.objects > 1 || !singleAt.has(g.example.address))
     : []
-  const starts = retention.leakStarts()
+  const starts = programLeakStarts(index, retention)
   const startBytes = retention.retainedBytesOf(starts)
   const startObjects = retention.retainedObjectsOf(starts)
   const leakedBytes = startBytes.reduce((n, b) => n + b, 0)

@@ -6,7 +6,7 @@ import type {Suspects} from '../analysis/suspects.js'
 import type {Leaks} from '../analysis/leaks.js'
 import type {topObjects, topTypes} from '../analysis/top.js'
 import {bytes, heading, table} from './table.js'
-import {objectKind, percent, untypedKind} from './wording.js'
+import {count, objectKind, percent, untypedKind, withCut} from './wording.js'
 import {grouped} from '../util/grouped.js'
 import type {HolderGroup} from '../analysis/holder-groups.js'
 import {hex} from '../errors.js'
@@ -115,7 +115,7 @@ export function dominatedText(tree: Dominated): string {
 export function topObjectsText(top: ReturnType<typeof topObjects>): string {
   const t = printableData(top)
   return [
-    heading(`Objects retaining the most (first ${t.listed} of ${grouped(t.of)} held directly by roots or starting a leak; live heap ${bytes(t.liveBytes)})`),
+    heading(`${withCut(`Objects retaining the most: ${count(t.of, 'object')} held directly by roots or starting a leak`, t.listed, t.of)}; live heap ${bytes(t.liveBytes)}`),
     table(
       ['address', 'type', '#shallow', '#retained', '#objects', '#share', 'reachable'],
       t.objects.map(o => [o.address, objectKind(o), o.size, o.retainedBytes, o.retainedObjects, percent(o.share), o.reachable ? 'yes' : 'leaked']),
@@ -126,7 +126,7 @@ export function topObjectsText(top: ReturnType<typeof topObjects>): string {
 export function topTypesText(top: ReturnType<typeof topTypes>): string {
   const t = printableData(top)
   return [
-    heading(`Retained bytes per type and per group of untyped blocks (one size, one holder), each byte once (first ${t.listed} of ${t.of}; live heap ${bytes(t.liveBytes)})`),
+    heading(`${withCut(`Retained bytes per type and per group of untyped blocks (one size, one holder), each byte once: ${count(t.of, 'row')}`, t.listed, t.of)}; live heap ${bytes(t.liveBytes)}`),
     table(['type', '#retained', '#objects', '#share'], t.types.map(r => [r.type ?? (r.blocks ? blockGroupText(r.blocks) : '(untyped)'), r.retainedBytes, r.retainedObjects, percent(r.share)])),
   ].join('\n')
 }
@@ -166,7 +166,7 @@ export function suspectsText(suspects: Suspects): string {
     out.push(table(['type', '#retained', '#objects', '#share'], s.groups.map(g => [g.type, g.retainedBytes, g.retainedObjects, percent(g.share)])))
   }
   if (s.leaks.length) {
-    out.push('', heading(`Leaked: ${bytes(s.leakedBytes)} from ${plural(s.leakStarts, 'starting point')} (largest first)`))
+    out.push('', heading(`${withCut(`Leaked: ${bytes(s.leakedBytes)} from ${plural(s.leakStarts, 'starting point')}, largest first`, s.leaks.length, s.leakStarts)}`))
     out.push(table(['address', 'type', '#retained', '#objects', '#share'], s.leaks.map(l => [l.address, l.type ?? '(untyped)', l.retainedBytes, l.retainedObjects, percent(l.share)])))
   }
   return out.join('\n')

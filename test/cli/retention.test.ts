@@ -213,6 +213,33 @@ describe.each(chosen.map(f => [f.id, f] as const))('why memory is held, on %s', 
     }
   })
 
+  it('top counts the whole top level (not the index\'s ranked 1,000), --limit 0 lists it all in order, and the text says where it is cut', async () => {
+    // Independent count: the exported live objects without an immediate dominator.
+    const r = await runToma(['export', '--format', 'json', indexPath], {cwd: work})
+    expect(r.status, r.stderr).toBe(0)
+    const exported = JSON.parse(r.stdout)
+    const atTop = exported.objects.filter((o: {dominator?: number | null}) => o.dominator === null)
+    const all = await json(['top', '--limit', '0'])
+    expect(all.of).toBe(atTop.length)
+    expect(all.listed).toBe(atTop.length)
+    expect(all.objects.map((o: {id: number}) => o.id).sort((a: number, b: number) => a - b)).toEqual(atTop.map((o: {id: number}) => o.id).sort((a: number, b: number) => a - b))
+    const sizes = all.objects.map((o: {retainedBytes: number}) => o.retainedBytes)
+    expect(sizes).toEqual([...sizes].sort((a: number, b: number) => b - a))
+    // The index ranks the first 1,000 itself: the ranking past them goes on from them.
+    const ranked = await json(['top', '--limit', '1000'])
+    expect(all.objects.slice(0, 1000)).toEqual(ranked.objects)
+    const text = await runToma(['top', '--limit', '3', indexPath], {cwd: work})
+    expect(text.stdout).toContain(`Objects retaining the most: ${atTop.length.toLocaleString('en-US')} objects held directly by roots or starting a leak (first 3 of ${atTop.length.toLocaleString('en-US')} shown)`)
+    const types = await json(['top', '--by', 'type', '--limit', '0'])
+    expect(types.listed).toBe(types.of)
+    // suspects counts leaks as leaks does: TCMalloc's own unreferenced allocation starts none.
+    const suspects = await json(['suspects'])
+    const leaks = await json(['leaks'])
+    if (id === 'v2.10-shared') expect(leaks.allocatorInternal.objects).toBe(1)
+    expect(suspects.leakStarts).toBe(leaks.startCount)
+    expect(suspects.leakedBytes).toBe(leaks.bytes)
+  })
+
   it('export, leaks, classes and find-object say why objects are held', async () => {
     const out = path.join(work, 'graph.json')
     const r = await runToma(['export', indexPath, '--format', 'json', '-o', out], {cwd: work})

@@ -2,7 +2,6 @@ import type {RootPath} from '../../analysis/paths.js'
 import type {SingleSuspect, Suspects} from '../../analysis/suspects.js'
 import type {topObjects, topTypes} from '../../analysis/top.js'
 import {blockGroupText} from '../retention.js'
-import {TOP_OBJECTS} from '../../graph/retention.js'
 import {bytes} from '../table.js'
 import {objectKind, percent} from '../wording.js'
 import {dataTable} from './data-table.js'
@@ -18,8 +17,7 @@ type TopObjects = ReturnType<typeof topObjects>
 /** The treemap of what the dominator tree's top retains, the top objects and the top types. */
 export function dominatorSection(top: TopObjects, types: ReturnType<typeof topTypes>): ReportSection {
   const listed = top.objects.reduce((n, o) => n + o.retainedBytes, 0)
-  // The index keeps the TOP_OBJECTS largest: at that count there may be more than it says.
-  const others = top.of < TOP_OBJECTS ? `${num(top.of - top.objects.length)} others` : 'all others'
+  const others = `${num(top.of - top.objects.length)} others`
   const boxes = top.objects.map(o => ({
     label: o.address,
     group: o.reachable ? objectKind(o) : `leaked ${objectKind(o)}`,
@@ -29,14 +27,14 @@ export function dominatorSection(top: TopObjects, types: ReturnType<typeof topTy
   }))
   // What the boxes drawn leave of the heap is one box, so the areas add up to the whole.
   if (top.of > top.objects.length && top.liveBytes > listed) boxes.push({label: others, group: 'the rest', bytes: top.liveBytes - listed, detail: `${others} at the top of the dominator tree`, leaked: false})
-  const body = html`<p class="dim">Every live byte is retained by exactly one object at the top of the dominator tree (held by roots alone, or starting a leak). Areas: retained bytes of the ${num(top.objects.length)} largest${top.of < TOP_OBJECTS ? ` of ${num(top.of)}` : ''} and of all others together, in one box per type; red: leaked. Live heap ${bytes(top.liveBytes)}. Hover a box for details.</p>
+  const body = html`<p class="dim">Every live byte is retained by exactly one object at the top of the dominator tree (held by roots alone, or starting a leak). Areas: retained bytes of the ${num(top.objects.length)} largest of ${num(top.of)} and of all others together, in one box per type; red: leaked. Live heap ${bytes(top.liveBytes)}. Hover a box for details.</p>
 ${treemapSvg(boxes, 'retained bytes by type and dominator')}
 <h3>Objects retaining the most</h3>
 ${dataTable({
   id: 'dominator-top',
   max: TOP_ROWS,
   total: top.of,
-  whole: 'toma top --json --limit 1000',
+  whole: 'toma top --json --limit 0',
   columns: [{title: 'address'}, {title: 'type'}, {title: 'shallow', numeric: true}, {title: 'retained', numeric: true}, {title: 'objects', numeric: true}, {title: 'share', numeric: true}, {title: 'reachable'}],
   rows: top.objects.map(o => [html`<code>${o.address}</code>`, objectKind(o), o.size, o.retainedBytes, o.retainedObjects, {value: o.share, text: percent(o.share)}, o.reachable ? 'yes' : html`<span class="warn">leaked</span>`]),
 })}
@@ -45,7 +43,7 @@ ${dataTable({
   id: 'top-types',
   filter: true,
   total: types.of,
-  whole: 'toma top --by type --json --limit 1000',
+  whole: 'toma top --by type --json --limit 0',
   columns: [{title: 'type'}, {title: 'retained', numeric: true}, {title: 'objects', numeric: true}, {title: 'share', numeric: true}],
   rows: types.types.map(t => [t.type ?? (t.blocks ? blockGroupText(t.blocks) : '(untyped)'), t.retainedBytes, t.retainedObjects, {value: t.share, text: percent(t.share)}]),
 })}`
