@@ -60,7 +60,7 @@ export function refsOf(program: Program, index: HeapIndex, address: number, opti
   const ids = publicIdsOf(index, [self, ...incoming.edges.map(e => e.from), ...shownOut.map(e => e.to), ...deeper.map(d => d.from.from)])
   const brief = (slot: number) => {
     const o = index.object(slot)
-    return {id: ids.get(slot)!, address: hex(o.start), size: o.size, state: index.state(slot), type: index.type(slot)}
+    return {id: ids.get(slot)!, address: hex(o.start), size: o.size, state: index.state(slot), type: index.type(slot), sizeClass: index.sizeClass(o)}
   }
   const rootsOf = (slot: number) => index.rootsOf(slot).map(r => ({kind: r.kind, thread: r.thread, address: r.kind === 'register' ? null : hex(r.address), label: rootRefLabel(program, index, r), toOffset: r.toOffset}))
   return {

@@ -5,6 +5,7 @@ import type {Program} from '../program/program.js'
 import {objectBrief, type ObjectBrief} from './object-brief.js'
 import {pathsTo, type RootPath} from './paths.js'
 import {programLeakStarts} from './leaks.js'
+import {untypedGroup} from './untyped-kind.js'
 import {liveBytes} from './top.js'
 import {groupBrief, holderGroups} from './holder-groups.js'
 
@@ -86,7 +87,7 @@ function single(program: Program, index: HeapIndex, retention: RetentionIndex, i
   const acc = index.meta.accumulations.find(a => a.holder === id)
   if (!acc) throw new DamagedIndexError(index.file.path, `no accumulation point for object ${id}`)
   const at = retention.retained(acc.point)
-  const accumulated = acc.groups.map(g => ({group: g.type > 0 ? (index.typeName(g.type) ?? '?') : `(untyped, ${g.size} B class)`, objects: g.objects, bytes: g.bytes}))
+  const accumulated = acc.groups.map(g => ({group: g.type > 0 ? (index.typeName(g.type) ?? '?') : untypedGroup(g.size, index.meta.sizeClassSizes), objects: g.objects, bytes: g.bytes}))
   return {
     object: brief,
     retainedBytes: r.bytes,

@@ -14,7 +14,7 @@ const TOP_FRAMES = 3
 
 /** Live heap objects pointed to by the words of [start, end): where, and which object. */
 function heapPointers(program: Program, index: HeapIndex, start: number, end: number) {
-  const out: Array<{at: string; object: {id: number; address: string; offset: number; size: number; type: string | null}}> = []
+  const out: Array<{at: string; object: {id: number; address: string; offset: number; size: number; type: string | null; sizeClass: number}}> = []
   if (end <= start) return out
   const bytes = program.core.memory.readBytes(start, end - start)
   if (!bytes) return out
@@ -23,7 +23,7 @@ function heapPointers(program: Program, index: HeapIndex, start: number, end: nu
     if (w < 4096) continue
     const o = index.objectAt(w)
     if (!o || index.state(o.index) !== 'live') continue
-    out.push({at: hex(start + i), object: {id: o.index, address: hex(o.start), offset: w - o.start, size: o.size, type: index.type(o.index)}})
+    out.push({at: hex(start + i), object: {id: o.index, address: hex(o.start), offset: w - o.start, size: o.size, type: index.type(o.index), sizeClass: index.sizeClass(o)}})
   }
   return out
 }

@@ -3,7 +3,7 @@ import type {ObjectInfo} from '../analysis/object-info.js'
 import type {Allocation} from '../analysis/allocations.js'
 import {sightingText} from './wording.js'
 import {aboutCore} from './table.js'
-import {count} from './wording.js'
+import {byteSize, count, offset} from './wording.js'
 import {grouped} from '../util/grouped.js'
 import {printable, printableData} from '../util/printable.js'
 
@@ -15,7 +15,7 @@ export function findObjectText(raw: ObjectInfo, core: string): string {
   const lines = [
     about,
     `${chalk.bold(info.address)} is ${o.offset === 0 ? 'the start' : `offset ${o.offset} (0x${o.offset.toString(16)})`} of object #${o.id} ${chalk.bold(o.address)}`,
-    `  size ${o.size}  size class ${o.sizeClass || 'none (large span)'}  state ${colourState(o.state)}${o.thread ? ` (thread ${o.thread.tid ?? '?'}, cache ${o.thread.threadCache})` : ''}`,
+    `  size ${byteSize(o.size)}  size class ${o.sizeClass || 'none (large span)'}  state ${colourState(o.state)}${o.thread ? ` (thread ${o.thread.tid ?? '?'}, cache ${o.thread.threadCache})` : ''}`,
     `  type ${o.type ?? chalk.dim('unknown (no vtable)')}`,
     ...(o.held
       ? [
@@ -28,7 +28,7 @@ export function findObjectText(raw: ObjectInfo, core: string): string {
   ]
   const b = o.bytes
   if (b) {
-    lines.push(`  bytes +0x${b.offset.toString(16)} to +0x${(b.offset + b.length).toString(16)} of ${o.size}${b.length < o.size ? ' (--bytes N shows more)' : ''}:`)
+    lines.push(`  bytes ${offset(b.offset)} to ${offset(b.offset + b.length)} of ${byteSize(o.size)}${b.length < o.size ? ' (--bytes N shows more)' : ''}:`)
     for (let at = 0; at < b.length; at += 16) {
       const rel = b.offset + at
       const here = o.offset >= rel && o.offset < rel + 16
@@ -36,7 +36,7 @@ export function findObjectText(raw: ObjectInfo, core: string): string {
       lines.push(`${here ? chalk.bold('→') : ' '} ${chalk.dim('+' + rel.toString(16).padStart(3, '0'))}  ${hexPart.padEnd(47)}  ${b.ascii.slice(at, at + 16)}`)
     }
     for (const w of b.words) {
-      const to = w.to.kind === 'object' ? `object #${w.to.id} ${w.to.address}${w.to.offset ? `+${w.to.offset}` : ''} ${w.to.state}${w.to.type ? ` ${w.to.type}` : ''}` : w.to.label
+      const to = w.to.kind === 'object' ? `object #${w.to.id} ${w.to.address}${w.to.offset ? offset(w.to.offset) : ''} ${w.to.state}${w.to.type ? ` ${w.to.type}` : ''}` : w.to.label
       lines.push(`  ${chalk.dim('+' + w.offset.toString(16).padStart(3, '0'))}  ${w.value} → ${to}`)
     }
   } else lines.push(chalk.yellow('  (bytes not in the core)'))
@@ -45,7 +45,7 @@ export function findObjectText(raw: ObjectInfo, core: string): string {
   if (strings) {
     if (strings.cString !== null) lines.push(`  C string: ${quoted(strings.cString)}`)
     const s = strings.stdString
-    if (s) lines.push(`  std::string buffer of the string at ${'0x' + (s.owner + s.offset).toString(16)} (object 0x${s.owner.toString(16)}+${s.offset}), length ${s.length}: ${quoted(s.text)}`)
+    if (s) lines.push(`  std::string buffer of the string at ${'0x' + (s.owner + s.offset).toString(16)} (object 0x${s.owner.toString(16)}${offset(s.offset)}), length ${s.length}: ${quoted(s.text)}`)
     if (strings.cString === null && !s) lines.push(chalk.dim('  no string here'))
   }
   return lines.join('\n')

@@ -6,7 +6,7 @@ import type {Suspects} from '../analysis/suspects.js'
 import type {Leaks} from '../analysis/leaks.js'
 import type {topObjects, topTypes} from '../analysis/top.js'
 import {bytes, heading, table} from './table.js'
-import {count, objectKind, percent, untypedKind, withCut} from './wording.js'
+import {byteSize, count, objectKind, offset, percent, untypedKind, withCut} from './wording.js'
 import {grouped} from '../util/grouped.js'
 import type {HolderGroup} from '../analysis/holder-groups.js'
 import {hex} from '../errors.js'
@@ -55,15 +55,15 @@ export function blockGroupText(g: Pick<HolderGroup, 'size' | 'objects' | 'holder
 import {printableData} from '../util/printable.js'
 
 const kind = (o: ObjectBrief) => o.type ?? chalk.dim(untypedKind(o))
-const named = (o: ObjectBrief) => `${chalk.bold(o.address)} ${kind(o)} ${grouped(o.size)} B`
+const named = (o: ObjectBrief) => `${chalk.bold(o.address)} ${kind(o)} ${byteSize(o.size)}`
 const plural = (n: number, one: string, many = `${one}s`) => `${grouped(n)} ${n === 1 ? one : many}`
 
 export function rootPathText(path: RootPath, indent = '  '): string[] {
   const p = printableData(path)
   const r = p.root
-  const lines = [`${indent}${chalk.cyan(r.kind)} ${r.label}${r.address && r.kind !== 'global' ? ` @ ${r.address}` : ''} → +${r.toOffset}`]
+  const lines = [`${indent}${chalk.cyan(r.kind)} ${r.label}${r.address && r.kind !== 'global' ? ` @ ${r.address}` : ''} → ${offset(r.toOffset)}`]
   p.steps.forEach((s, i) => {
-    lines.push(`${indent}  ${named(s.object)}${s.offset === null ? '' : `  .+${s.offset} → +${s.nextOffset}`}`)
+    lines.push(`${indent}  ${named(s.object)}${s.offset === null ? '' : `  .${offset(s.offset)} → ${offset(s.nextOffset ?? 0)}`}`)
     if (p.omitted && i === p.steps.length / 2 - 1) lines.push(`${indent}  ${chalk.dim(`… ${grouped(p.omitted)} more steps …`)}`)
   })
   return lines
@@ -71,7 +71,7 @@ export function rootPathText(path: RootPath, indent = '  '): string[] {
 
 export function pathsText(paths: Paths): string {
   const r = printableData(paths)
-  const out = [`object ${named(r.object)}${r.offset ? `  (address is at +${r.offset})` : ''}`]
+  const out = [`object ${named(r.object)}${r.offset ? `  (address is at ${offset(r.offset)})` : ''}`]
   if (r.object.state !== 'live') {
     out.push(`not live (${r.object.state}): nothing holds it`)
     return out.join('\n')
@@ -167,7 +167,7 @@ export function suspectsText(suspects: Suspects): string {
   }
   if (s.leaks.length) {
     out.push('', heading(`${withCut(`Leaked: ${bytes(s.leakedBytes)} from ${plural(s.leakStarts, 'starting point')}, largest first`, s.leaks.length, s.leakStarts)}`))
-    out.push(table(['address', 'type', '#retained', '#objects', '#share'], s.leaks.map(l => [l.address, l.type ?? '(untyped)', l.retainedBytes, l.retainedObjects, percent(l.share)])))
+    out.push(table(['address', 'type', '#retained', '#objects', '#share'], s.leaks.map(l => [l.address, objectKind(l), l.retainedBytes, l.retainedObjects, percent(l.share)])))
   }
   return out.join('\n')
 }

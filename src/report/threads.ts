@@ -2,7 +2,7 @@ import chalk from 'chalk'
 import type {ThreadList, ThreadStack} from '../analysis/threads.js'
 import {bytes, table} from './table.js'
 import {printableData} from '../util/printable.js'
-import {signalText} from './wording.js'
+import {byteSize, objectKind, offset, signalText} from './wording.js'
 
 export function threadsText(list: ThreadList): string {
   const t = printableData(list)
@@ -31,14 +31,19 @@ export function stackText(stack: ThreadStack, options: {returned: boolean} = {re
   const out = [chalk.bold(`thread ${s.tid}: ${s.frames.length} frame(s); ${s.stop}`)]
   for (const f of s.frames) {
     out.push(`#${String(f.level).padEnd(3)} ${f.pc}  ${f.label}  ${chalk.dim(`CFA ${f.cfa}${f.how === 'frame-pointer' ? ', by frame pointer' : ''}${f.signalFrame ? ', signal frame' : ''}`)}`)
-    for (const p of f.pointers) out.push(`       ${chalk.dim(p.at)} → ${p.object.address}${p.object.offset ? `+${p.object.offset}` : ''} ${p.object.type ?? '(untyped)'} ${p.object.size} B`)
+    for (const p of f.pointers) out.push(pointerText(p))
   }
   if (!options.returned) return out.join('\n')
   const withPointers = s.deadFrames.filter(d => d.pointers.length > 0)
   out.push('', chalk.bold(`Returned frames below the stack pointer: ${s.deadFrames.length} (${withPointers.length} holding heap pointers; not roots)`))
   for (const d of withPointers) {
     out.push(`  ${d.label}  ${chalk.dim(`${d.start}..${d.end}`)}`)
-    for (const p of d.pointers) out.push(`       ${chalk.dim(p.at)} → ${p.object.address}${p.object.offset ? `+${p.object.offset}` : ''} ${p.object.type ?? '(untyped)'} ${p.object.size} B`)
+    for (const p of d.pointers) out.push(pointerText(p))
   }
   return out.join('\n')
+}
+
+/** A heap pointer in a frame: where it lies, the object it points into, at which offset. */
+function pointerText(p: ThreadStack['frames'][number]['pointers'][number]): string {
+  return `       ${chalk.dim(p.at)} → ${p.object.address}${p.object.offset ? offset(p.object.offset) : ''} ${objectKind(p.object)} ${byteSize(p.object.size)}`
 }

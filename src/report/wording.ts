@@ -1,3 +1,4 @@
+import {untypedKind} from '../analysis/untyped-kind.js'
 import {isAttachStop} from '../core/process-info.js'
 import type {Sighting} from '../index/sighting-index.js'
 import {grouped} from '../util/grouped.js'
@@ -24,10 +25,22 @@ export function percent(share: number): string {
   return `${(share * 100).toFixed(share < 0.001 ? 3 : 1)}%`
 }
 
-/** What an object is when it has no type: which kind of untyped block. */
-export function untypedKind(o: {sizeClass: number}): string {
-  return o.sizeClass ? `(untyped, class ${o.sizeClass})` : '(untyped, large)'
+/**
+ * The one way each kind of figure is written in text: an offset inside an object is hex, as
+ * symbol+0x… and find-object's bytes are ("+0x18"); an object's exact size is grouped bytes
+ * ("1,048,576 B"; bytes() rounds to KiB/MiB where a figure is about amounts); an untyped block is
+ * named by its class, or as large (analysis/untyped-kind.ts).
+ */
+export function offset(n: number): string {
+  return `+0x${n.toString(16)}`
 }
+
+/** An object's exact size: "1,048,576 B". */
+export function byteSize(n: number): string {
+  return `${grouped(n)} B`
+}
+
+export {untypedKind}
 
 /** What an object is: its type, or which kind of untyped block. */
 export function objectKind(o: {type: string | null; sizeClass: number}): string {

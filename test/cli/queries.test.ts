@@ -212,7 +212,7 @@ describe.each(chosen.map(f => [f.id, f] as const))('queries on %s', (id, entry) 
     const selfOfNode = node.pointers.filter(p => p.to === node.address)
     expect(selfOfNode).toHaveLength(1)
     const one = await runToma(['refs', node.address, core], {cwd: work})
-    expect(one.stdout).toContain(`1 word of it points into itself (self-references, not counted as referrers): +${selfOfNode[0]!.offset} → +${selfOfNode[0]!.toOffset}`)
+    expect(one.stdout).toContain(`1 word of it points into itself (self-references, not counted as referrers): +0x${selfOfNode[0]!.offset.toString(16)} → +0x${selfOfNode[0]!.toOffset.toString(16)}`)
   })
 
   it('find-object: the bytes around the address asked, each pointing word named, --bytes bounded', async () => {

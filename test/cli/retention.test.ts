@@ -240,6 +240,29 @@ describe.each(chosen.map(f => [f.id, f] as const))('why memory is held, on %s', 
     expect(suspects.leakedBytes).toBe(leaks.bytes)
   })
 
+  it('one way to write each figure: refs, path, stack and find-object give an object\'s kind, size and offsets alike', async () => {
+    const big = truth.objects.find(o => o.name === 'big3m')!
+    const text = async (args: string[]) => {
+      const r = await runToma([...args, indexPath], {cwd: work})
+      expect(r.status, r.stderr).toBe(0)
+      return r.stdout
+    }
+    const size = `${big.size.toLocaleString('en-US')} B`
+    const refs = await text(['refs', big.address])
+    const path = await text(['path', big.address])
+    expect(refs).toContain(`(untyped, large) ${size}`)
+    expect(path).toContain(`object ${big.address} (untyped, large) ${size}`)
+    expect(await text(['find-object', big.address])).toContain(`size ${size}  size class none`)
+    // Offsets are hex wherever they are written (as symbol+0x… is).
+    for (const out of [refs, path]) {
+      expect(out).toMatch(/→ \+0x[0-9a-f]+/)
+      expect(out).not.toMatch(/[ .]\+\d+\b(?!x)/)
+    }
+    // An accumulation point's untyped groups are named as their objects are.
+    const suspects = await json(['suspects', '--threshold', '1'])
+    for (const s of suspects.singles) for (const g of s.accumulated) expect(g.group).toMatch(/^(?!\(untyped)|^\(untyped, (class \d+|large, [\d,]+ B each)\)$/)
+  })
+
   it('export, leaks, classes and find-object say why objects are held', async () => {
     const out = path.join(work, 'graph.json')
     const r = await runToma(['export', indexPath, '--format', 'json', '-o', out], {cwd: work})

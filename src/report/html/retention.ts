@@ -3,7 +3,7 @@ import type {SingleSuspect, Suspects} from '../../analysis/suspects.js'
 import type {topObjects, topTypes} from '../../analysis/top.js'
 import {blockGroupText} from '../retention.js'
 import {bytes} from '../table.js'
-import {objectKind, percent} from '../wording.js'
+import {objectKind, offset, percent} from '../wording.js'
 import {dataTable} from './data-table.js'
 import {html, num, type Html} from './html.js'
 import {objectLine, type ReportSection} from './section.js'
@@ -54,8 +54,8 @@ ${dataTable({
 export function pathHtml(p: RootPath): Html {
   const r = p.root
   const half = p.steps.length / 2 - 1
-  return html`<div class="path"><div><b>${r.kind}</b> ${r.label}${r.address && r.kind !== 'global' ? html` @ <code>${r.address}</code>` : ''} → +${r.toOffset}</div>
-${p.steps.map((s, i) => html`<div>&nbsp;&nbsp;${objectLine(s.object)}${s.offset === null ? '' : html` <span class="dim">.+${s.offset} → +${s.nextOffset}</span>`}</div>${p.omitted && i === half ? html`<div class="dim">… ${num(p.omitted)} more steps …</div>` : ''}`)}</div>`
+  return html`<div class="path"><div><b>${r.kind}</b> ${r.label}${r.address && r.kind !== 'global' ? html` @ <code>${r.address}</code>` : ''} → ${offset(r.toOffset)}</div>
+${p.steps.map((s, i) => html`<div>&nbsp;&nbsp;${objectLine(s.object)}${s.offset === null ? '' : html` <span class="dim">.${offset(s.offset)} → ${offset(s.nextOffset ?? 0)}</span>`}</div>${p.omitted && i === half ? html`<div class="dim">… ${num(p.omitted)} more steps …</div>` : ''}`)}</div>`
 }
 
 function suspectHtml(x: SingleSuspect, i: number): Html {

@@ -1,6 +1,6 @@
 import type {ThreadList, ThreadStack} from '../../analysis/threads.js'
 import {bytes} from '../table.js'
-import {signalText} from '../wording.js'
+import {objectKind, offset, signalText} from '../wording.js'
 import {dataTable} from './data-table.js'
 import {html, num, type Html} from './html.js'
 import type {ReportSection} from './section.js'
@@ -14,7 +14,7 @@ type StackFrame = ThreadStack['frames'][number]
 function frameHtml(f: StackFrame, pointers: number): Html {
   const listed = f.pointers.slice(0, pointers)
   return html`<div>#${f.level} <code>${f.pc}</code> ${f.label} <span class="dim">CFA ${f.cfa}${f.how === 'frame-pointer' ? ', by frame pointer' : ''}${f.signalFrame ? ', signal frame' : ''}</span>
-${listed.map(p => html`<div class="dim">&nbsp;&nbsp;&nbsp;&nbsp;${p.at} → ${p.object.address}${p.object.offset ? `+${p.object.offset}` : ''} ${p.object.type ?? '(untyped)'} ${num(p.object.size)} B</div>`)}
+${listed.map(p => html`<div class="dim">&nbsp;&nbsp;&nbsp;&nbsp;${p.at} → ${p.object.address}${p.object.offset ? offset(p.object.offset) : ''} ${objectKind(p.object)} ${num(p.object.size)} B</div>`)}
 ${f.pointers.length > listed.length ? html`<div class="more">&nbsp;&nbsp;&nbsp;&nbsp;… ${num(f.pointers.length - listed.length)} more heap pointers</div>` : ''}</div>`
 }
 
