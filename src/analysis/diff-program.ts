@@ -10,8 +10,8 @@ export function programMismatch(before: Program, after: Program): {problem: stri
   const b = after.executable?.module
   if (!a || !b) return {problem: null, unchecked: 'no executable found in one of the cores: not checked that they are of one program'}
   if (a.buildId && b.buildId) {
-    return {problem: a.buildId === b.buildId ? null : `${before.core.path} and ${after.core.path} are cores of different programs (${a.path} build-id ${a.buildId}, ${b.path} build-id ${b.buildId}); diff compares two cores of one program`, unchecked: null}
+    return {problem: a.buildId === b.buildId ? null : `${before.coreFile} and ${after.coreFile} are cores of different programs (${a.path} build-id ${a.buildId}, ${b.path} build-id ${b.buildId}); diff compares two cores of one program`, unchecked: null}
   }
-  if (a.path !== b.path) return {problem: `${before.core.path} and ${after.core.path} are cores of different programs (${a.path}, ${b.path}); diff compares two cores of one program`, unchecked: null}
+  if (a.path !== b.path) return {problem: `${before.coreFile} and ${after.coreFile} are cores of different programs (${a.path}, ${b.path}); diff compares two cores of one program`, unchecked: null}
   return {problem: null, unchecked: `no build-id of ${a.path} in one of the cores: same program assumed from its path`}
 }

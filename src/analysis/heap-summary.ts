@@ -63,7 +63,7 @@ export function heapSummary(program: Program, heap: TcmallocHeap, graph: GraphFa
   // After the large phases: it unwinds every thread, whose call-frame information then stays loaded.
   const damage = heapDamage(program, heap, types, graph.freePointers, allocatorActivity(program, heap))
   return {
-    core: {path: program.compressed?.path ?? program.core.path, size: program.core.size, pid: program.core.process.pid, command: program.core.process.command},
+    core: {path: program.coreFile, size: program.core.size, pid: program.core.process.pid, command: program.core.process.command},
     allocator: {
       kind: 'gperftools' as const,
       version: g.version,

@@ -71,6 +71,11 @@ export class Program {
     this.executable = modules.find(m => m.module === exe)
   }
 
+  /** The core file the user named: for a compressed core the compressed file, not its decompressed copy in .toma/cores. */
+  get coreFile(): string {
+    return this.compressed?.path ?? this.core.path
+  }
+
   static load(core: Core, options: ProgramOptions = {}): Program {
     const open = (file: string) => ElfFile.loadKnown(file, options.knownFiles)
     const explicit = explicitFiles(core, options, open)

@@ -11,8 +11,10 @@ import {signalText} from './wording.js'
 export function infoData(program: Program) {
   const core = program.core
   return {
-    core: core.path,
+    core: program.coreFile,
+    /** The decompressed core's size for a compressed core (`compressed` says its format and copy). */
     size: core.size,
+    ...(program.compressed ? {compressed: {format: program.compressed.format, uncompressedPath: program.compressed.uncompressedPath}} : {}),
     process: core.process,
     signal: core.signal,
     threads: core.threads.map(t => {
@@ -60,7 +62,7 @@ export function infoText(raw: ReturnType<typeof infoData>): string {
   const data = printableData(raw)
   const out: string[] = []
   const p = data.process
-  out.push(`${chalk.bold('core')} ${data.core}  ${grouped(data.size)} bytes`)
+  out.push(`${chalk.bold('core')} ${data.core}  ${data.compressed ? `${data.compressed.format}, ${grouped(data.size)} bytes decompressed` : `${grouped(data.size)} bytes`}`)
   out.push(`${chalk.bold('process')} ${p.command ?? '?'} pid ${p.pid ?? '?'}  ${p.args ?? ''}`)
   if (data.signal) out.push(signalText({...data.signal, faultAddress: data.signal.faultAddress === null ? null : hex(data.signal.faultAddress)}))
   out.push('', heading(`Threads (${data.threads.length})`))

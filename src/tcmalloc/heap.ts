@@ -140,7 +140,7 @@ export function analyzeHeap(program: Program, options: HeapOptions = {}): Tcmall
 
 function noTcmalloc(program: Program): TomaError {
   return new TomaError(
-    `${program.core.path}: no TCMalloc in this process (no libtcmalloc mapped, no module with tcmalloc's symbols, none of its structures in the executable)`,
+    `${program.coreFile}: no TCMalloc in this process (no libtcmalloc mapped, no module with tcmalloc's symbols, none of its structures in the executable)`,
   )
 }
 

@@ -90,6 +90,22 @@ describe.each(FORMATS)('a %s-compressed core', (format, suffix) => {
     expect(fs.readdirSync(path.dirname(copy)).sort()).toEqual([path.basename(copy), path.basename(copy) + '.identity'])
   })
 
+  it('info, threads and --json name the file given, not its decompressed copy', async () => {
+    const text = await runToma(['info', file], {cwd: dir})
+    expect(text.status, text.stderr).toBe(0)
+    expect(text.stdout.split('\n')[0]).toBe(`core ${file}  ${format}, ${entry.coreBytes.toLocaleString('en-US')} bytes decompressed`)
+    const json = await runToma(['info', file, '--json'], {cwd: dir})
+    const data = JSON.parse(json.stdout)
+    expect(data.core).toBe(file)
+    expect(data.compressed.format).toBe(format)
+    for (const args of [['threads', file], ['threads', file, '--json'], ['classes', file, '--json']]) {
+      const r = await runToma(args, {cwd: dir})
+      expect(r.status, r.stderr).toBe(0)
+      expect(r.stdout).not.toContain(path.join('.toma', 'cores'))
+    }
+    expect(text.stdout).not.toContain(path.join('.toma', 'cores'))
+  })
+
   it('cut short, it gives one clear line and a non-zero exit, and leaves no copy behind', async () => {
     const cutDir = path.join(root, `${format}-cut`)
     fs.mkdirSync(cutDir)
