@@ -74,6 +74,8 @@ async function runLine(config: Config, session: IndexSession, line: string): Pro
  * (not for `toma shell`), so the shell renders it with oclif's help class itself.
  */
 async function commandHelp(config: Config, id: string, say: (text: string) => void): Promise<void> {
+  // The shell's own words (help, exit, quit) are explained in its command list.
+  if (BUILTINS.includes(id)) return void process.stdout.write(helpText(config))
   const known = config.findCommand(id)
   if (!known || known.hidden) return say(notACommand(config, id))
   const {loadHelpClass} = await import('@oclif/core/help')
