@@ -1,9 +1,8 @@
 import chalk from 'chalk'
 import type {ObjectInfo} from '../analysis/object-info.js'
 import type {Allocation} from '../analysis/allocations.js'
-import {sightingText} from './wording.js'
 import {aboutCore} from './table.js'
-import {byteSize, count, offset} from './wording.js'
+import {byteSize, count, offset, sightingText} from './wording.js'
 import {grouped} from '../util/grouped.js'
 import {printable, printableData} from '../util/printable.js'
 

@@ -1,9 +1,8 @@
 import chalk from 'chalk'
 import type {Refs} from '../analysis/refs.js'
-import {sightingText} from './wording.js'
 import {colourState} from './find-object.js'
 import {aboutCore} from './table.js'
-import {byteSize, count, offset, untypedKind, withCut} from './wording.js'
+import {byteSize, count, offset, sightingText, untypedKind, withCut} from './wording.js'
 import {grouped} from '../util/grouped.js'
 import {printableData} from '../util/printable.js'
 
