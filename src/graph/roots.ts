@@ -146,7 +146,13 @@ export function rootRanges(program: Program, heap: TcmallocHeap, warnings: Warni
   }
   // Only bytes the core holds are roots: a segment's bytes past its p_filesz, or cut from the
   // file, are absent, not zeros to scan (a hostile core's 48 TiB segment would take hours).
-  const present = ranges.splice(0).flatMap(r => memory.presentParts(r.start, r.end).map(p => ({...r, start: p.start, end: p.end})))
+  // What is cut is said, as the scan said it of unreadable bytes before the cut moved here.
+  const present = ranges.splice(0).flatMap(r => {
+    const parts = memory.presentParts(r.start, r.end)
+    const absent = r.end - r.start - bytesOf(parts)
+    if (absent > 0) warnings.add('roots', `${r.label}: ${absent} bytes at ${hex(r.start)}..${hex(r.end)} are not in the core; not scanned`, r.start)
+    return parts.map(p => ({...r, start: p.start, end: p.end}))
+  })
   ranges.push(...present)
   ranges.sort((a, b) => a.start - b.start)
   const how = glibc.cachedStacks ? glibc.how : `no _dl_stack_cache (${glibc.how}); exited threads' TCBs searched by their self pointers: ${exited.length} found`
