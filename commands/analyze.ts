@@ -1,6 +1,6 @@
 import * as Flags from '../src/cli/flags.js'
 import {analyzeCore} from '../src/analysis/analyze-core.js'
-import {TomaCommand} from '../src/cli/base-command.js'
+import {TomaCommand, note} from '../src/cli/base-command.js'
 import {EXIT_STRICT_WARNINGS} from '../src/cli/exit-codes.js'
 import {progressWanted, terminalProgress} from '../src/cli/progress.js'
 import {analysisFlags, requiredCoreArg} from '../src/cli/query-flags.js'
@@ -47,7 +47,7 @@ export default class Analyze extends TomaCommand {
       // Only analyze sets the default core; with --index it does not create ./.toma/ for it.
       rememberLast(args.core, analysis.indexPath, {create: index === undefined})
       progress.done()
-      for (const line of analysis.program.compressed?.notes ?? []) process.stderr.write(`toma: ${line}\n`)
+      for (const line of analysis.program.compressed?.notes ?? []) note(line)
       if (!this.jsonEnabled()) this.log(analyzeText(analysis.summary, analysis.indexPath))
       if (strict && !analysis.summary.warnings.consistent) process.exitCode = EXIT_STRICT_WARNINGS
       return {...analysis.summary, index: analysis.indexPath, threads: analysis.threadsUsed, scanThreads: analysis.scanThreads, reverseThreads: analysis.reverseThreads, mallocTunables: mallocTunablesInEffect()}

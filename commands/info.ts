@@ -14,7 +14,7 @@ export default class Info extends TomaCommand {
   async run() {
     const {args, flags} = await this.parse(Info)
     const program = openProgram(args.core, flags)
-    for (const line of program.compressed?.notes ?? []) process.stderr.write(`toma: ${line}\n`)
+    for (const line of program.compressed?.notes ?? []) note(line)
     const cut = program.core.truncation
     if (cut) {
       note(`warning: ${args.core} is truncated: ${count(cut.segments, 'segment')} miss${cut.segments === 1 ? 'es' : ''} ${count(cut.missingBytes, 'byte')} from ${hex(cut.firstAddress)} on; reads there fail`)
