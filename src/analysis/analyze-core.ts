@@ -23,6 +23,10 @@ import {heapObjects} from '../tcmalloc/heap.js'
 import {LIVE} from '../tcmalloc/object-states.js'
 
 import {parseRootKinds} from '../graph/root-kinds.js'
+import {nameHeap, type NamingResult} from '../naming/name-heap.js'
+import {conflictLine} from '../naming/object-names.js'
+import {VIA_LABELS} from '../naming/via.js'
+import type {NamingMeta} from '../index/index-meta.js'
 import {allocatorObjects, markAllocatorInternal} from '../graph/allocator-internal.js'
 import {rootRegions} from '../graph/root-regions.js'
 import {sightingTable} from '../index/sighting-index.js'
@@ -36,6 +40,8 @@ export interface Analysis {
   program: Program
   heap: TcmallocHeap
   types: ObjectTypes
+  /** Every tier's names (types holds the same ids), with how each was known and what the tiers found. */
+  naming: NamingResult
   summary: HeapSummary
   indexPath: string
   /** Threads the analysis ran on (2 when the dominator pass ran beside the main thread). */
@@ -89,7 +95,7 @@ export function analyzeCore(corePath: string, options: AnalysisOptions, progress
   const writer = new IndexWriter(indexPath, background)
   const started: StartedRetention = {retention: null}
   try {
-    const {types, reachable, graph} = graphPhases(program, heap, writer, workers, run, rootKinds, started, progress)
+    const {types: vtableTypes, namer, reachable, graph} = graphPhases(program, heap, writer, workers, run, rootKinds, started, progress)
     const pending = started.retention
     // The graph's arrays are garbage on this thread now (the dominator worker drops its references
     // once its pass is done): freed before the dominator pass's predecessor copy grows.
@@ -97,6 +103,11 @@ export function analyzeCore(corePath: string, options: AnalysisOptions, progress
     // This thread's share of that copy, before the summary: the copy is on the pass's critical
     // path, while the summary and the steps below fill the wait for its semidominators.
     pending?.help()
+    // The other tiers' names, beside the dominator pass (which needs the type ids only at its end).
+    progress?.('names', 0, 1)
+    const objects = heapObjects(heap)
+    const naming = nameHeap(program, objects, LIVE, namer, graph.roots.ranges, vtableTypes)
+    const types = naming.names.asTypes()
     progress?.('summary', 0, 1)
     const summary = heapSummary(program, heap, graph, types, reachable)
     const regions = rootRegions(graph)
@@ -104,11 +115,10 @@ export function analyzeCore(corePath: string, options: AnalysisOptions, progress
     // Leads found once here, beside the dominator pass: each needs the threads unwound and libc's
     // thread descriptors, too slow for every query.
     progress?.('returned frames', 0, 1)
-    const objects = heapObjects(heap)
     const sightings = sightingTable(deadFrameSightings(program, addr => objects.findObject(addr)))
     writer.addAll(sightings.arrays)
     progress?.('writing index', 0, 1)
-    writer.addAll({'object.type': types.typeOf, 'object.reachable': reachable})
+    writer.addAll({'object.type': types.typeOf, 'object.via': naming.names.via, 'object.reachable': reachable})
     // Each per-object array goes to the writer thread as soon as it is final.
     const retentionArrays: Record<keyof RetentionArrays, string> = {
       idom: 'object.idom',
@@ -139,13 +149,15 @@ export function analyzeCore(corePath: string, options: AnalysisOptions, progress
       sizeClassSizes: Array.from(heap.globals.sizes.size),
       threadCaches: heap.threadCaches.map(c => ({address: c.address, tid: c.tid})),
       typeNames: types.names,
+      typeKinds: naming.names.kinds,
+      naming: namingMeta(naming),
       rootRegions: regions,
       accumulations: retention?.accumulations ?? [],
       samplePeriod: heap.sampled.period,
       sightingFrames: sightings.frames,
     }
     writer.finish(meta)
-    return {program, heap, types, summary, indexPath, threadsUsed: Math.max(scanThreads, reverseThreads, pending?.parallel ? 2 : 1), scanThreads, reverseThreads}
+    return {program, heap, types, naming, summary, indexPath, threadsUsed: Math.max(scanThreads, reverseThreads, pending?.parallel ? 2 : 1), scanThreads, reverseThreads}
   } catch (e) {
     writer.abandon()
     // A failed index write (a full disk) comes first: a phase that read the index back failed for it.
@@ -179,9 +191,10 @@ function graphPhases(program: Program, heap: TcmallocHeap, writer: IndexWriter, 
   const scanned: Scanned = {reverse: {edges: null}, spare: null}
   // Types are named from the objects' first words (8 bytes a slot) as soon as the scan and the
   // roots are done, so that the words are gone before the reverse pass allocates.
+  const namer = new TypeNamer(program)
   const named: {types: ObjectTypes; ownObjects: Uint32Array} = {types: {typeOf: new Uint16Array(0), names: [], typed: 0}, ownObjects: new Uint32Array(0)}
   const takeFirstWords = (firstWords: Float64Array) => {
-    named.types = nameObjects(firstWords, new TypeNamer(program), progress)
+    named.types = nameObjects(firstWords, namer, progress)
     named.ownObjects = allocatorObjects(heap, firstWords, named.types, program.core.memory)
   }
   // The forward edges go to the index at once, on the writer thread where there is one, while
@@ -226,7 +239,18 @@ function graphPhases(program: Program, heap: TcmallocHeap, writer: IndexWriter, 
   if (retention && !onWorker) started.retention = startRetention({graph, forward: forwardTaken(graph), reverse, reverseReleased, ...live, threads}, workers, progress)
   // The edges stay behind: the caller's next step (the dominator pass's copy) grows while they go.
   const {outStart: _outStart, outTo: _outTo, outStartFile: _outStartFile, ...facts} = graph
-  return {types, reachable, graph: facts}
+  return {types, namer, reachable, graph: facts}
+}
+
+/** What the index keeps of the naming pass: counts by tier, findings, inconsistencies and conflicts. */
+function namingMeta(naming: NamingResult): NamingMeta {
+  const {names} = naming
+  return {
+    namedBy: Object.fromEntries(VIA_LABELS.map((label, via) => [label, names.namedBy[via]!]).filter(([label, n]) => label !== '' && (n as number) > 0)),
+    notes: naming.notes,
+    warnings: naming.warnings.map(w => ({message: w.message, address: w.address})),
+    conflicts: {count: names.conflictCount, examples: names.conflicts.map(conflictLine)},
+  }
 }
 
 /**

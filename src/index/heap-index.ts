@@ -9,6 +9,7 @@ import {ROOT_KIND_NAMES, type RootKindName} from '../graph/csr.js'
 import type {TypeIds} from '../graph/object-types.js'
 import type {AddressSpace} from '../core/address-space.js'
 import {EdgeOffsets, type ObjectEdges} from './edge-offsets.js'
+import {VIA_NONE, viaLabel, type ViaLabel} from '../naming/via.js'
 
 export type {ObjectRef}
 
@@ -32,7 +33,7 @@ export interface RootRef {
 /** Arrays that hold one element per span, per object slot, per edge, per root: each group has one length. */
 const SAME_LENGTH = [
   ['span.record', 'span.start', 'span.pages', 'span.sizeClass', 'span.location', 'span.objectSize', 'span.firstObject', 'span.objectCount'],
-  ['object.state', 'object.type', 'object.reachable'],
+  ['object.state', 'object.type', 'object.via', 'object.reachable'],
   ['edge.to', 'edge.inEdge', 'edge.inFrom'],
   ['edge.checkpoint', 'edge.checkpointOffset'],
   ['root.kind', 'root.thread', 'root.address', 'root.to', 'root.toOffset'],
@@ -283,6 +284,20 @@ export class HeapIndex {
 
   type(index: number): string | null {
     return this.typeName(this.file.slice<TypeIds>('object.type', index, 1)[0]!)
+  }
+
+  /** How an object's name was known (naming/via.ts): '' when it has none. */
+  via(index: number): ViaLabel {
+    const code = this.file.slice<Uint8Array>('object.via', index, 1)[0]!
+    const label = viaLabel(code)
+    if (label === '' && code !== VIA_NONE) throw this.damaged(`object ${index} has no valid naming tier`)
+    return label
+  }
+
+  /** What sort of block a type id names ("object", "std::string buffer", …; null for id 0). */
+  typeKind(id: number): string | null {
+    if (!(id >= 0 && id <= this.meta.typeKinds.length)) throw this.damaged(`type id ${id} is out of range`)
+    return id === 0 ? null : this.meta.typeKinds[id - 1]!
   }
 
   /** The name of a type id of object.type (0: no type). */

@@ -10,7 +10,7 @@ import type {BackgroundWrites} from './background-writes.js'
 export const INDEX_MAGIC = 'TOMAIDX\0'
 const MAGIC = INDEX_MAGIC
 /** Bump when what an index holds or how it is laid out changes: older indexes are then rebuilt. */
-export const INDEX_FORMAT_VERSION = 9
+export const INDEX_FORMAT_VERSION = 10
 
 type ArrayType = 'u8' | 'u16' | 'u32' | 'i32' | 'f64'
 type Typed = Uint8Array | Uint16Array | Uint32Array | Int32Array | Float64Array

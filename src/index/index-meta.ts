@@ -43,6 +43,15 @@ export interface StoredWarning {
   addresses: string[]
 }
 
+/** What the naming tiers did (naming/name-heap.ts), for info and the report. */
+export interface NamingMeta {
+  /** Objects named, by via label (naming/via.ts). */
+  namedBy: Record<string, number>
+  notes: string[]
+  warnings: Array<{message: string; address: number}>
+  conflicts: {count: number; examples: string[]}
+}
+
 /** What later commands need from the index besides its arrays. */
 export interface IndexMeta {
   inputs: IndexInputs
@@ -55,6 +64,10 @@ export interface IndexMeta {
   threadCaches: Array<{address: number; tid: number | null}>
   /** Type id k (k ≥ 1) in object.type names typeNames[k − 1]. */
   typeNames: string[]
+  /** What sort of block each name is ("object" for a C/C++ type; naming/object-names.ts). */
+  typeKinds: string[]
+  /** The naming pass's counts by tier, findings and conflicts. */
+  naming: NamingMeta
   /** The root regions scanned, sorted by start: a root's label is the region holding its address. */
   rootRegions: RootRegion[]
   /** Accumulation points of the objects retaining ≥ 1 % of the live heap (graph/accumulation.ts). */
@@ -85,6 +98,8 @@ export function metaProblem(meta: unknown): string | null {
   if (!every(meta.sizeClassSizes, isNum)) return 'bad size classes'
   if (!every(meta.threadCaches, c => isObj(c) && isNum(c.address) && (c.tid === null || isNum(c.tid)))) return 'bad thread caches'
   if (!every(meta.typeNames, isStr)) return 'bad type names'
+  if (!every(meta.typeKinds, isStr) || (meta.typeKinds as unknown[]).length !== (meta.typeNames as unknown[]).length) return 'bad type kinds'
+  if (!isObj(meta.naming) || !isObj(meta.naming.namedBy) || !every(meta.naming.notes, isStr) || !isObj(meta.naming.conflicts)) return 'bad naming record'
   if (!every(meta.accumulations, a => isObj(a) && isNum(a.holder) && isNum(a.point) && isNum(a.depth) && typeof a.cut === 'boolean' && isNum(a.objects) && every(a.groups, g => isObj(g) && isNum(g.type) && isNum(g.size) && isNum(g.objects) && isNum(g.bytes)))) return 'bad accumulation points'
   if (!every(meta.rootRegions, r => isObj(r) && isStr(r.kind) && isNum(r.start) && isNum(r.end) && isNum(r.base) && isStr(r.label) && (r.thread === null || isNum(r.thread)))) return 'bad root regions'
   if (!(meta.samplePeriod === null || (isNum(meta.samplePeriod) && meta.samplePeriod > 0))) return 'bad sample period'

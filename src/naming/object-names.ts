@@ -1,0 +1,127 @@
+import {sharedUint32} from '../util/shared-arrays.js'
+import type {ObjectTypes, TypeIds} from '../graph/object-types.js'
+import {VIA_NONE, VIA_VTABLE, viaLabel} from './via.js'
+import {hex} from '../errors.js'
+
+/** Two tiers (or two owners) that gave one object different names. */
+export interface NameConflict {
+  /** The object's first byte. */
+  address: number
+  kept: string
+  offered: string
+  /** viaLabel of the tier that offered the name that was not taken. */
+  offeredVia: string
+}
+
+/** Conflicts kept with their addresses (the count goes on past it). */
+const CONFLICTS_KEPT = 100
+
+/**
+ * Every object slot's name and how it was known. Names are shared strings (`names`, ids from 1);
+ * each name has a kind: what sort of block it is, from a small vocabulary ("object" for a C++ or C
+ * type, "std::string buffer", "python object", …), so that queries can group and filter by it.
+ *
+ * Tiers run from the most certain: a slot keeps the first name it is given. A later tier offering
+ * a different name is a conflict, recorded with its address and reported, never resolved by
+ * guessing (`forget` drops a name a tier finds it cannot stand by).
+ */
+export class ObjectNames {
+  typeOf: TypeIds
+  readonly via: Uint8Array
+  readonly names: string[]
+  readonly kinds: string[]
+  private readonly idOfName = new Map<string, number>()
+  readonly conflicts: NameConflict[] = []
+  conflictCount = 0
+  /** Named slots per via code. */
+  readonly namedBy = new Float64Array(8)
+
+  constructor(vtableTypes: ObjectTypes) {
+    this.typeOf = vtableTypes.typeOf
+    this.via = new Uint8Array(vtableTypes.typeOf.length)
+    this.names = [...vtableTypes.names]
+    this.kinds = this.names.map(() => 'object')
+    this.names.forEach((n, i) => this.idOfName.set(n, i + 1))
+    for (let i = 0; i < this.typeOf.length; i++) {
+      if (this.typeOf[i] !== 0) this.via[i] = VIA_VTABLE
+    }
+    this.namedBy[VIA_VTABLE] = vtableTypes.typed
+  }
+
+  get slots(): number {
+    return this.typeOf.length
+  }
+
+  /** The name of a slot, or null. */
+  nameOf(slot: number): string | null {
+    const id = this.typeOf[slot] ?? 0
+    return id === 0 ? null : this.names[id - 1]!
+  }
+
+  kindOf(slot: number): string | null {
+    const id = this.typeOf[slot] ?? 0
+    return id === 0 ? null : this.kinds[id - 1]!
+  }
+
+  /** The id of a name, made on first use (its kind is fixed by that first use). */
+  idOf(name: string, kind: string): number {
+    let id = this.idOfName.get(name)
+    if (id === undefined) {
+      this.names.push(name)
+      this.kinds.push(kind)
+      id = this.names.length
+      this.idOfName.set(name, id)
+      if (id > 0xffff && this.typeOf instanceof Uint16Array) this.typeOf = widened(this.typeOf)
+    }
+    return id
+  }
+
+  /**
+   * Names a slot. True when the slot now has this name (given here or before); false when it had
+   * another, which is recorded as a conflict.
+   */
+  assign(slot: number, name: string, kind: string, via: number, address: number): boolean {
+    const had = this.typeOf[slot]!
+    const id = this.idOf(name, kind)
+    if (had === id) return true
+    if (had !== 0) {
+      this.conflict(address, this.names[had - 1]!, name, via)
+      return false
+    }
+    this.typeOf[slot] = id
+    this.via[slot] = via
+    this.namedBy[via]++
+    return true
+  }
+
+  /** Drops a slot's name (a tier that finds, later, that it gave one object two names). */
+  forget(slot: number): void {
+    if (this.typeOf[slot] === 0) return
+    this.namedBy[this.via[slot]!]--
+    this.typeOf[slot] = 0
+    this.via[slot] = VIA_NONE
+  }
+
+  conflict(address: number, kept: string, offered: string, via: number): void {
+    this.conflictCount++
+    if (this.conflicts.length < CONFLICTS_KEPT) this.conflicts.push({address, kept, offered, offeredVia: viaLabel(via)})
+  }
+
+  /** The types part, as the retention analysis and the index take it. */
+  asTypes(): ObjectTypes {
+    let typed = 0
+    for (let i = 0; i < this.typeOf.length; i++) if (this.typeOf[i] !== 0) typed++
+    return {typeOf: this.typeOf, names: this.names, typed}
+  }
+}
+
+/** One line for a conflict: "0x… named app::A (vtable) and app::B (debug-info)". */
+export function conflictLine(c: NameConflict): string {
+  return `object ${hex(c.address)} is ${c.kept}, but ${c.offeredVia} says ${c.offered}: kept the first`
+}
+
+function widened(ids: Uint16Array): Uint32Array {
+  const wide = sharedUint32(ids.length)
+  wide.set(ids)
+  return wide
+}
