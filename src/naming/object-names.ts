@@ -77,11 +77,14 @@ export class ObjectNames {
   }
 
   /**
-   * Names a slot. True when the slot now has this name (given here or before); false when it had
-   * another, which is recorded as a conflict.
+   * Names a slot. True when the slot now has this name, or an earlier one of the same kind;
+   * false when it had a name of another kind, which is recorded as a conflict.
    */
   assign(slot: number, name: string, kind: string, via: number, address: number): boolean {
     const had = this.typeOf[slot]!
+    // Same kind: a tier agreeing with an earlier, often more specific, name ("std::vector body"
+    // offered where debug information said "std::vector<app::Shape*> body").
+    if (had !== 0 && this.kinds[had - 1] === kind) return true
     const id = this.idOf(name, kind)
     if (had === id) return true
     if (had !== 0) {
