@@ -5,7 +5,7 @@ import {indexFlags, queryCoreArgs} from '../src/cli/query-flags.js'
 import {aboutCore, heading, table} from '../src/report/table.js'
 
 export default class Classes extends TomaCommand {
-  static override description = 'Live objects and bytes per C++ type (and per size class for objects without a vtable)'
+  static override description = 'Live objects and bytes per name: C++ type, library structure or runtime object, with how it was known (and per size class for objects without a name)'
   static override args = queryCoreArgs
   static override flags = indexFlags
 
@@ -15,10 +15,10 @@ export default class Classes extends TomaCommand {
     const counts = classCounts(index)
     if (!this.jsonEnabled()) {
       this.log(aboutCore(corePath))
-      this.log('', heading('Live objects by type'))
-      // The type last: a long template name then widens no other line. Retained: each byte once per type.
-      this.log(table(['#objects', '#bytes', '#retained', 'type'], counts.types.map(t => [t.objects, t.bytes, t.retainedBytes, t.type])))
-      this.log('', heading('Live objects without a type, by size class'))
+      this.log('', heading('Live objects by name'))
+      // The name last: a long template name then widens no other line. Retained: each byte once per name.
+      this.log(table(['#objects', '#bytes', '#retained', 'via', 'name'], counts.types.map(t => [t.objects, t.bytes, t.retainedBytes, t.via, t.type])))
+      this.log('', heading('Live objects without a name, by size class'))
       this.log(
         table(
           ['#class', '#size', '#objects', '#bytes'],

@@ -10,6 +10,7 @@ import {rootFrame, rootRefLabel} from '../src/analysis/root-label.js'
 import {TomaError} from '../src/errors.js'
 import {exportDot} from '../src/report/export-dot.js'
 import {exportJson} from '../src/report/export-json.js'
+import {holderWalk} from '../src/analysis/holder-groups.js'
 import {sampledAllocations} from '../src/analysis/allocations.js'
 import {TextSink} from '../src/report/output-stream.js'
 import {OutputFile, programInputs} from '../src/cli/output-file.js'
@@ -66,7 +67,7 @@ export default class Export extends TomaCommand {
       await sink.write(dot)
     } else {
       const program = openProgramOfIndex()
-      await exportJson(index, corePath, flags.all, sink, r => ({label: rootRefLabel(program, index, r), frame: rootFrame(program, r)}), sampledAllocations(program, index))
+      await exportJson(index, corePath, flags.all, sink, r => ({label: rootRefLabel(program, index, r), frame: rootFrame(program, r)}), sampledAllocations(program, index), holderWalk(program, index))
     }
     await sink.close()
   }

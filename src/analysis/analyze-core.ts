@@ -109,7 +109,7 @@ export function analyzeCore(corePath: string, options: AnalysisOptions, progress
     const naming = nameHeap(program, objects, LIVE, namer, graph.roots.ranges, vtableTypes)
     const types = naming.names.asTypes()
     progress?.('summary', 0, 1)
-    const summary = heapSummary(program, heap, graph, types, reachable)
+    const summary = heapSummary(program, heap, graph, types, reachable, naming)
     const regions = rootRegions(graph)
     const {scanThreads, reverseThreads} = graph
     // Leads found once here, beside the dominator pass: each needs the threads unwound and libc's

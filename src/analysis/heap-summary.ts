@@ -13,9 +13,12 @@ import {allocatorActivity} from '../tcmalloc/inside-allocator.js'
 import {ROOT_OPTION_NAMES} from '../graph/root-kinds.js'
 import {REGISTER_NAMES} from '../core/threads.js'
 import {ALLOCATOR_INTERNAL, UNREACHED} from '../graph/allocator-internal.js'
+import type {NamingResult} from '../naming/name-heap.js'
+import {namingSummary, namingWarnings} from './naming-summary.js'
+import {heapObjects} from '../tcmalloc/heap.js'
 
 /** The figures `toma analyze` reports, as plain JSON-able data (also stored in the index). */
-export function heapSummary(program: Program, heap: TcmallocHeap, graph: GraphFacts, types: ObjectTypes, reachable: Uint8Array, topClasses = 12) {
+export function heapSummary(program: Program, heap: TcmallocHeap, graph: GraphFacts, types: ObjectTypes, reachable: Uint8Array, naming: NamingResult, topClasses = 12) {
   const {globals, spans, state} = heap
   const g = globals
   const ps = heap.pageSize
@@ -113,7 +116,9 @@ export function heapSummary(program: Program, heap: TcmallocHeap, graph: GraphFa
       types: types.names.length,
       warnings: graph.warnings.total,
     },
-    warnings: reportWarnings([heap.warnings, graph.warnings], heap.crossCheck, missingModuleWarnings(program, heap.module.loaded), new Map(damage.touchedFigures.filter(t => t.inFlight).map(t => [t.property, t.why]))),
+    /** Live objects and bytes named, by the tier that named them (naming/). */
+    names: namingSummary(heapObjects(heap), LIVE, naming),
+    warnings: reportWarnings([heap.warnings, graph.warnings, namingWarnings(naming)], heap.crossCheck, missingModuleWarnings(program, heap.module.loaded), new Map(damage.touchedFigures.filter(t => t.inFlight).map(t => [t.property, t.why]))),
     /** Broken free lists and who broke them, the crash, threads inside TCMalloc and its locks held (heap-damage.ts). */
     damage,
   }

@@ -86,6 +86,33 @@ const NO_OFFSET = 0xffff_ffff
  * reachable objects, the leaked ones, or both.
  */
 export function holderGroups(program: Program, index: HeapIndex, which: 'reachable' | 'leaked' | 'all' = 'all'): HolderGroup[] {
+  return holderWalk(program, index, which).groups
+}
+
+/** Every untyped live object's holder, from one walk: the holder-name tier (issue 30's tier 5). */
+export interface ObjectHolders {
+  holders: Holder[]
+  /** Per slot: index into holders, −1 for a slot not walked (named, free, TCMalloc's own). */
+  holderOf: Int32Array
+  /** Per slot: where in the holder its chain starts (NO_OFFSET: not read). */
+  entryOffset: Uint32Array
+}
+
+/**
+ * The holder name of an untyped object ("app::Inventory+0x40", "g_roots+0x38 (heapdemo)", "thread
+ * 12 #3 worker_main"), or null. A holder name says what holds the block, never what it is.
+ */
+export function holderName(h: ObjectHolders, id: number): string | null {
+  const k = h.holderOf[id]!
+  if (k < 0) return null
+  const holder = h.holders[k]!
+  const at = h.entryOffset[id]!
+  const where = at === NO_OFFSET || holder.kind === 'leaked' || holder.kind === 'thread' || holder.kind === 'register' ? '' : `+0x${at.toString(16)}`
+  return `${holder.name}${where}${holder.module ? ` (${holder.module})` : ''}`
+}
+
+/** The walk behind holderGroups, with every walked object's holder. */
+export function holderWalk(program: Program, index: HeapIndex, which: 'reachable' | 'leaked' | 'all' = 'all'): {groups: HolderGroup[]} & ObjectHolders {
   const f = index.file
   const n = f.length('object.idom')
   const childStart = f.array<Uint32Array>('dom.childStart')
@@ -280,7 +307,8 @@ export function holderGroups(program: Program, index: HeapIndex, which: 'reachab
     g.offsets.sort((a, b) => a - b)
     g.entries = arrayEntries(g.offsets)
   }
-  return groups.sort((a, b) => b.retainedBytes - a.retainedBytes || b.bytes - a.bytes || a.size - b.size)
+  groups.sort((a, b) => b.retainedBytes - a.retainedBytes || b.bytes - a.bytes || a.size - b.size)
+  return {groups, holders, holderOf: holderOfObject, entryOffset}
 }
 
 /**

@@ -9,6 +9,7 @@ import {RetentionIndex} from '../index/retention-index.js'
 import {objectBrief} from './object-brief.js'
 import {storedSightings} from '../index/sighting-index.js'
 import {allocationOfSpan} from './allocations.js'
+import {holderName, holderWalk} from './holder-groups.js'
 
 /** Bytes shown around the address unless asked otherwise, and the most that may be asked. */
 export const DUMP_BYTES = 64
@@ -57,7 +58,7 @@ export function objectInfo(program: Program, index: HeapIndex, address: number, 
       state,
       thread: owner ? {tid: owner.tid, threadCache: hex(owner.cache)} : null,
       sizeClass: index.sizeClass(obj),
-      type: state === 'live' ? index.type(obj.index) : null,
+      ...objectNaming(program, index, obj.index, state === 'live'),
       // Why it is held (live objects): reachable from a root, what it retains, who dominates it.
       held:
         state === 'live'
@@ -99,6 +100,22 @@ export function objectInfo(program: Program, index: HeapIndex, address: number, 
 }
 
 export type ObjectInfo = ReturnType<typeof objectInfo>
+
+/**
+ * What a live object is called and how that was known: `type` is its exact C/C++ type (by vtable
+ * or debug information) or null; `name`, `kind` and `via` are any tier's (via.ts); an object no
+ * tier names gets its holder's name instead (`via` 'holder': what holds it, not what it is).
+ */
+function objectNaming(program: Program, index: HeapIndex, slot: number, live: boolean) {
+  const id = live ? index.typeId(slot) : 0
+  if (id !== 0) {
+    const via = index.via(slot)
+    const name = index.typeName(id)
+    return {type: via === 'vtable' || via === 'debug-info' ? name : null, name, kind: index.typeKind(id), via}
+  }
+  const held = live ? holderName(holderWalk(program, index), slot) : null
+  return {type: null, name: held === null ? null : `held by ${held}`, kind: held === null ? null : 'holder', via: held === null ? null : ('holder' as const)}
+}
 
 /** `length` bytes of the object around `address`: whole 16-byte lines from the object's start, the address's line in the middle, inside the object. */
 function dumpWindow(start: number, size: number, address: number, length: number): {from: number; length: number} {

@@ -283,7 +283,12 @@ export class HeapIndex {
   }
 
   type(index: number): string | null {
-    return this.typeName(this.file.slice<TypeIds>('object.type', index, 1)[0]!)
+    return this.typeName(this.typeId(index))
+  }
+
+  /** An object's name id in object.type (0: no name). */
+  typeId(index: number): number {
+    return this.file.slice<TypeIds>('object.type', index, 1)[0]!
   }
 
   /** How an object's name was known (naming/via.ts): '' when it has none. */

@@ -1,4 +1,5 @@
 import chalk from 'chalk'
+import type {NamingSummary} from '../analysis/naming-summary.js'
 import type {HeapSummary} from '../analysis/heap-summary.js'
 import type {WarningReport} from '../analysis/warning-report.js'
 import {bytes, heading, table} from './table.js'
@@ -69,7 +70,7 @@ export function analyzeText(summary: HeapSummary, indexPath: string): string {
   const unused = g.roots.filter(r => !r.used)
   if (unused.length) out.push(`  not used as roots: ${unused.map(r => r.option).join(', ')}`)
   out.push(`  not scanned: ${bytes(g.rootsNotScanned.allocatorBytes)} of heap spans and TCMalloc metadata, ${bytes(g.rootsNotScanned.deadStackBytes)} of dead stack below rsp`)
-  out.push(`${count(g.typedObjects, 'object')} typed by vtable, ${count(g.types, 'distinct type')} (toma classes lists them)`)
+  out.push(...namingLines(s.names))
   out.push(`${count(g.unreachable.objects, 'live object')} (${bytes(g.unreachable.bytes)}) ${g.unreachable.objects === 1 ? 'is' : 'are'} reachable from no root: leaked (toma leaks lists them)`)
   if (g.allocatorInternal.objects) out.push(`  not counted: ${count(g.allocatorInternal.objects, 'unreferenced allocation')} of TCMalloc itself (${bytes(g.allocatorInternal.bytes)}; e.g. its MallocExtension singleton)`)
   if (g.unreadableObjects) out.push(chalk.yellow(`${count(g.unreadableObjects, 'live object')} could not be read from the core`))
@@ -113,4 +114,15 @@ export function unusedCacheNotes(caches: CacheRow[]): string[] {
     )
   }
   return notes
+}
+
+/** The named share of live bytes and what each tier named (naming-summary.ts). */
+export function namingLines(n: NamingSummary): string[] {
+  const share = (x: number) => `${(Math.floor(x * 1000) / 10).toFixed(1)} %`
+  const tiers = n.byVia.map(v => `${grouped(v.objects)} by ${v.via} (${bytes(v.bytes)})`).join(', ')
+  return [
+    `names: ${share(n.namedShare)} of live bytes named (${bytes(n.namedBytes)} of ${bytes(n.liveBytes)}), ${count(n.namedObjects, 'object')}${tiers ? `: ${tiers}` : ''}; ${count(n.distinctNames, 'distinct name')} (toma classes lists them)`,
+    ...(n.conflicts ? [chalk.yellow(`  ${count(n.conflicts, 'object')} given two names: the first kept (listed under Warnings)`)] : []),
+    ...n.notes.map(x => `  ${x}`),
+  ]
 }

@@ -8,6 +8,8 @@ import {publicIdArray} from '../analysis/object-ids.js'
 import type {TextSink} from './output-stream.js'
 import type {Allocation} from '../analysis/allocations.js'
 import type {TypeIds} from '../graph/object-types.js'
+import {VIA_DEBUG_INFO, VIA_VTABLE, viaLabel} from '../naming/via.js'
+import {holderName, type ObjectHolders} from '../analysis/holder-groups.js'
 
 const EDGE_CHUNK = 1 << 20
 
@@ -27,6 +29,8 @@ export async function exportJson(
   describeRoot?: (r: RootRef) => {label: string; frame: number | null},
   /** Sampled objects' allocation records by slot: written as the optional `allocation` field. */
   allocations?: Map<number, Allocation>,
+  /** Untyped live objects' holders: written as `name` with `via: "holder"` (never as `type`). */
+  holders?: ObjectHolders,
 ): Promise<{objects: number; edges: number; roots: number}> {
   const meta = index.meta
   const state = index.objects.state
@@ -43,8 +47,20 @@ export async function exportJson(
     core: corePath,
     allocator: {kind: 'gperftools', version: meta.summary.allocator.version, pageSize: meta.summary.allocator.pageSize},
   }
-  // Each type's JSON text once, not once per object.
-  const typeJson = ['null', ...meta.typeNames.map(n => JSON.stringify(n))]
+  const vias = index.file.array<Uint8Array>('object.via')
+  // Each name's JSON text once, not once per object: `type` only for exact C/C++ types (a vtable,
+  // debug information), `name`/`kind` for every tier's, `via` for how it was known.
+  const nameJson = ['', ...meta.typeNames.map((n, k) => `,"name":${JSON.stringify(n)},"kind":${JSON.stringify(meta.typeKinds[k] ?? null)}`)]
+  const exactJson = ['null', ...meta.typeNames.map(n => JSON.stringify(n))]
+  const namedJson = (id: number): string => {
+    const t = types[id]!
+    const via = vias[id]!
+    if (t === 0) {
+      const held = state[id] === 0 && holders ? holderName(holders, id) : null
+      return held === null ? ',"type":null' : `,"type":null,"name":${JSON.stringify(`held by ${held}`)},"kind":"holder","via":"holder"`
+    }
+    return `,"type":${via === VIA_VTABLE || via === VIA_DEBUG_INFO ? exactJson[t] : 'null'}${nameJson[t]},"via":"${viaLabel(via)}"`
+  }
   await out.write(JSON.stringify(header).slice(0, -1) + ',\n"objects":[')
   let first = true
   // Objects in id order: the live ones, then (with --all) the others (publicIdArray's rule).
@@ -59,7 +75,7 @@ export async function exportJson(
       const allocation = allocations?.get(i)
       const sampled = allocation ? `,"allocation":${allocationJson(allocation)}` : ''
       const pending = out.write(
-        `${first ? '\n' : ',\n'}{"id":${idOf[i]},"address":"${hex(c.start)}","size":${c.size},"state":"${STATE_NAMES[state[i]!]}","sizeClass":${index.spanSizeClass[c.span]!},"type":${typeJson[types[i]!]}${held}${sampled}}`,
+        `${first ? '\n' : ',\n'}{"id":${idOf[i]},"address":"${hex(c.start)}","size":${c.size},"state":"${STATE_NAMES[state[i]!]}","sizeClass":${index.spanSizeClass[c.span]!}${namedJson(i)}${held}${sampled}}`,
       )
       if (pending) await pending
       first = false

@@ -15,7 +15,7 @@ export function findObjectText(raw: ObjectInfo, core: string): string {
     about,
     `${chalk.bold(info.address)} is ${o.offset === 0 ? 'the start' : `offset ${o.offset} (0x${o.offset.toString(16)})`} of object #${o.id} ${chalk.bold(o.address)}`,
     `  size ${byteSize(o.size)}  size class ${o.sizeClass || 'none (large span)'}  state ${colourState(o.state)}${o.thread ? ` (thread ${o.thread.tid ?? '?'}, cache ${o.thread.threadCache})` : ''}`,
-    `  type ${o.type ?? chalk.dim('unknown (no vtable)')}`,
+    nameLine(o),
     ...(o.held
       ? [
           `  ${o.held.reachable ? 'reachable from a root' : chalk.yellow('leaked: no root reaches it')}; retains ${grouped(o.held.retained.bytes)} B in ${grouped(o.held.retained.objects)} object(s); immediate dominator ${o.held.immediateDominator ? `${o.held.immediateDominator.address} ${o.held.immediateDominator.type ?? '(untyped)'}` : o.held.onlyThread !== null ? `none: only thread ${o.held.onlyThread}'s registers, stack and TLS reach it` : o.held.reachable ? 'none (held directly by roots)' : 'none (it starts a leaked structure)'}`,
@@ -51,6 +51,14 @@ export function findObjectText(raw: ObjectInfo, core: string): string {
 }
 
 const quoted = (text: string) => printable(JSON.stringify(text))
+
+/** `type app::Order (vtable)`, `name std::string buffer (layout)`, `held by g_roots+0x38 (a holder name, not a type)`. */
+function nameLine(o: {type: string | null; name: string | null; via: string | null; state: string}): string {
+  if (o.type !== null) return `  type ${o.type} ${chalk.dim(`(${o.via})`)}`
+  if (o.via === 'holder') return `  ${o.name} ${chalk.dim('(a holder name, not a type: no tier named it)')}`
+  if (o.name !== null) return `  name ${o.name} ${chalk.dim(`(${o.via})`)}`
+  return `  type ${chalk.dim(o.state === 'live' ? 'unknown (no tier named it)' : 'none (not live)')}`
+}
 
 /** A sampled object's record: the bytes asked for and the stack that allocated it, innermost first. */
 function allocationLines(a: Allocation | null): string[] {

@@ -5,15 +5,15 @@ import type {ReportSection} from './section.js'
 
 /** Live and retained bytes per type (sortable, filterable), and the untyped objects by size class. */
 export function classesSection(c: ReturnType<typeof classCounts>): ReportSection {
-  const body = html`<p class="dim">Live objects per C++ type (found by vtable). Retained: what the type's objects keep alive, each byte once. Click a header to sort; type to filter.</p>
+  const body = html`<p class="dim">Live objects per name: a C++ type (by vtable or debug information), a standard-library structure, a runtime's object; <em>via</em> says how each was known. Retained: what the name's objects keep alive, each byte once. Click a header to sort; type to filter.</p>
 ${dataTable({
   id: 'classes',
   filter: true,
   whole: 'toma classes --json',
-  columns: [{title: 'type'}, {title: 'objects', numeric: true}, {title: 'live bytes', numeric: true}, {title: 'retained bytes', numeric: true}, {title: 'retained objects', numeric: true}],
-  rows: c.types.map(t => [t.type, t.objects, t.bytes, t.retainedBytes, t.retainedObjects]),
+  columns: [{title: 'name'}, {title: 'via'}, {title: 'objects', numeric: true}, {title: 'live bytes', numeric: true}, {title: 'retained bytes', numeric: true}, {title: 'retained objects', numeric: true}],
+  rows: c.types.map(t => [t.type, t.via, t.objects, t.bytes, t.retainedBytes, t.retainedObjects]),
 })}
-<h3>Live objects without a type, by size class</h3>
+<h3>Live objects without a name, by size class</h3>
 ${dataTable({
   id: 'untyped',
   whole: 'toma classes --json',
