@@ -3,7 +3,7 @@ import type {NamingSummary} from '../analysis/naming-summary.js'
 import type {HeapSummary} from '../analysis/heap-summary.js'
 import type {WarningReport} from '../analysis/warning-report.js'
 import {bytes, heading, table} from './table.js'
-import {count} from './wording.js'
+import {count, percent} from './wording.js'
 import {grouped} from '../util/grouped.js'
 import {damageLines, hasDamageNews} from './damage.js'
 import {printable, printableData} from '../util/printable.js'
@@ -118,10 +118,9 @@ export function unusedCacheNotes(caches: CacheRow[]): string[] {
 
 /** The named share of live bytes and what each tier named (naming-summary.ts). */
 export function namingLines(n: NamingSummary): string[] {
-  const share = (x: number) => `${(Math.floor(x * 1000) / 10).toFixed(1)} %`
   const tiers = n.byVia.map(v => `${grouped(v.objects)} by ${v.via} (${bytes(v.bytes)})`).join(', ')
   return [
-    `names: ${share(n.namedShare)} of live bytes named (${bytes(n.namedBytes)} of ${bytes(n.liveBytes)}), ${count(n.namedObjects, 'object')}${tiers ? `: ${tiers}` : ''}; ${count(n.distinctNames, 'distinct name')} (toma classes lists them)`,
+    `names: ${percent(n.namedShare)} of live bytes named (${bytes(n.namedBytes)} of ${bytes(n.liveBytes)}), ${count(n.namedObjects, 'object')}${tiers ? `: ${tiers}` : ''}; ${count(n.distinctNames, 'distinct name')} (toma classes lists them)`,
     ...(n.conflicts ? [chalk.yellow(`  ${count(n.conflicts, 'object')} given two names: the first kept (listed under Warnings)`)] : []),
     ...n.notes.map(x => `  ${x}`),
   ]

@@ -1,3 +1,4 @@
+import {percent} from '../wording.js'
 import type {HeapSummary} from '../../analysis/heap-summary.js'
 import {bytes} from '../table.js'
 import {dataTable} from './data-table.js'
@@ -33,7 +34,7 @@ function graphFacts(s: HeapSummary): Html {
   return facts([
     ['scanned', `${num(g.scannedObjects)} live objects (${bytes(g.scannedBytes)}), ${num(g.edges)} pointers between them`],
     ['roots', `${used.map(r => `${num(r.count)} ${r.kind} (${bytes(r.scannedBytes)} scanned)`).join(', ')}`],
-    ['types', `${num(g.typedObjects)} objects typed by vtable, ${num(g.types)} distinct types`],
+    ['names', `${percent(s.names.namedShare)} of live bytes named (${bytes(s.names.namedBytes)} of ${bytes(s.names.liveBytes)}), ${num(s.names.namedObjects)} objects${s.names.byVia.length ? `: ${s.names.byVia.map(v => `${num(v.objects)} by ${v.via} (${bytes(v.bytes)})`).join(', ')}` : ''}; ${num(s.names.distinctNames)} distinct names${s.names.conflicts ? `; ${num(s.names.conflicts)} objects given two names (the first kept; see the warnings)` : ''}`],
     ['leaked', `${num(g.unreachable.objects)} live objects (${bytes(g.unreachable.bytes)}) reachable from no root`],
     ...(g.allocatorInternal.objects ? [['not counted', `${num(g.allocatorInternal.objects)} unreferenced allocations of TCMalloc itself (${bytes(g.allocatorInternal.bytes)})`] as [string, string]] : []),
     ...(g.unreadableObjects ? [['unreadable', html`<span class="warn">${num(g.unreadableObjects)} live objects could not be read from the core</span>`] as [string, Html]] : []),
