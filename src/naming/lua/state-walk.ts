@@ -1,0 +1,230 @@
+import {hex} from '../../errors.js'
+import type {NamingContext} from '../recogniser.js'
+import {VIA_RUNTIME} from '../via.js'
+import type {LuaBlock, LuaHeap} from './lua-heap.js'
+import type {Lua54Layout} from './lua54-layout.js'
+import type {LuaStateBlock} from './find-states.js'
+
+export const LUA_OBJECT = 'lua object'
+export const LUA_STORAGE = 'lua storage'
+
+/** What one lua_State owns: its objects and the blocks they own, counted and summed by block size. */
+export interface LuaStateTally {
+  objects: number
+  objectBytes: number
+  storage: number
+  storageBytes: number
+  /** Objects per name (`lua:table` → count). */
+  byName: Map<string, number>
+}
+
+/**
+ * Walks one Lua 5.4 state's objects, as its collector links them: the lists allgc (which, in 5.4,
+ * holds every string too, and the generational collector's survival/old lists as parts of the
+ * chain), finobj, tobefnz and fixedgc, by CommonHeader's `next`; then the string table's chains
+ * (u.hnext), which only confirm strings already met. Each object is named when its block starts
+ * at its address and agrees with the size its own header gives; the blocks it owns (a table's
+ * array and nodes, a proto's arrays, a thread's stack and CallInfos, the string table's buckets)
+ * are named when they are live blocks of the size the owner's fields give.
+ *
+ * A list's walk stops, with a warning, at the first word it cannot prove (not a live block, a
+ * size that disagrees, an unknown tag, an object met twice: a cycle), after at most one step per
+ * live block. Names given before the stop were each proven on their own.
+ */
+export class Lua54StateWalk {
+  readonly tally: LuaStateTally = {objects: 0, objectBytes: 0, storage: 0, storageBytes: 0, byName: new Map()}
+
+  constructor(
+    private readonly ctx: NamingContext,
+    private readonly heap: LuaHeap,
+    private readonly L: Lua54Layout,
+    /** One byte per slot, shared by every state's walk: a block is owned once. */
+    private readonly claimed: Uint8Array,
+    private readonly state: LuaStateBlock,
+    private readonly stepLimit: number,
+  ) {}
+
+  run(): LuaStateTally {
+    const {L, state} = this
+    const g = state.global
+    this.claim({slot: state.slot, start: state.block, size: state.size}, 'lua:state', LUA_OBJECT, state.mainthread)
+    this.threadStorage(state.mainthread)
+    const hash = this.heap.pointer(g + L.global.strtHash)
+    const buckets = this.heap.i32(g + L.global.strtSize)
+    if (hash !== undefined && buckets !== undefined && buckets > 0) this.storage(hash, buckets * 8, 'lua:string table', g)
+    for (const list of ['allgc', 'finobj', 'tobefnz', 'fixedgc'] as const) this.list(list, this.heap.pointer(g + L.global[list]))
+    if (hash !== undefined && buckets !== undefined && buckets > 0) this.stringTable(hash, buckets)
+    return this.tally
+  }
+
+  private list(name: string, first: number | undefined): void {
+    let o = first
+    for (let steps = 0; o !== undefined && o !== 0; steps++) {
+      if (steps >= this.stepLimit) return this.stop(`${name} has more objects than the heap has blocks`, o)
+      const problem = this.object(o, false)
+      if (problem !== null) return this.stop(`${name}: ${problem}`, o)
+      o = this.heap.pointer(o + this.L.next)
+    }
+    if (o === undefined) this.stop(`${name}: a next field that is no pointer`, first ?? 0)
+  }
+
+  /** The string table's chains: each string in them must be one the lists named, or one proven here. */
+  private stringTable(hash: number, buckets: number): void {
+    for (let i = 0; i < buckets; i++) {
+      let s = this.heap.pointer(hash + i * 8)
+      for (let steps = 0; s !== undefined && s !== 0; steps++) {
+        if (steps >= this.stepLimit) return this.stop('a string table chain is longer than the heap has blocks', s)
+        const b = this.ctx.objects.findObject(s)
+        const named = b !== undefined && b.start === s && this.claimed[b.index] === 1
+        if (!named) {
+          if (this.heap.u8(s + this.L.tt) !== this.L.tag.shortString) return this.stop('a string table entry that is no short string', s)
+          const problem = this.object(s, true)
+          if (problem !== null) return this.stop(`string table: ${problem}`, s)
+        }
+        s = this.heap.pointer(s + this.L.string.hnext)
+      }
+    }
+  }
+
+  /** Names one collectable object and what it owns; a problem (the walk stops) or null. */
+  private object(o: number, fromStrings: boolean): string | null {
+    const {L, heap} = this
+    const tt = heap.u8(o + L.tt)
+    if (tt === undefined) return 'an object outside the core'
+    let needed: number | undefined
+    let offset = 0
+    let name: string
+    switch (tt) {
+      case L.tag.shortString: {
+        const len = heap.u8(o + L.string.shrlen)
+        needed = len === undefined ? undefined : L.string.contents + len + 1
+        name = 'lua:string'
+        break
+      }
+      case L.tag.longString: {
+        const len = heap.u64(o + L.string.lnglen)
+        needed = len === undefined ? undefined : L.string.contents + len + 1
+        name = 'lua:string'
+        break
+      }
+      case L.tag.table:
+        needed = L.table.size
+        name = 'lua:table'
+        break
+      case L.tag.luaClosure:
+      case L.tag.cClosure: {
+        const n = heap.u8(o + L.closure.nupvalues)
+        const lua = tt === L.tag.luaClosure
+        needed = n === undefined ? undefined : lua ? L.closure.lUpvals + n * L.closure.upvalPointer : L.closure.cUpvalue + n * L.closure.tvalue
+        name = 'lua:closure'
+        break
+      }
+      case L.tag.userdata: {
+        const nuv = heap.u16(o + L.udata.nuvalue)
+        const len = heap.u64(o + L.udata.len)
+        needed = nuv === undefined || len === undefined ? undefined : (nuv === 0 ? L.udata.memNoUserValues : L.udata.uv + nuv * L.udata.uvalue) + len
+        name = 'lua:userdata'
+        break
+      }
+      case L.tag.thread:
+        // 5.4 links the main thread first on allgc: it is the state's own block, named already.
+        if (o === this.state.mainthread) return null
+        needed = L.lx
+        offset = L.extraSpace
+        name = 'lua:thread'
+        break
+      case L.tag.upvalue:
+        needed = L.upvalSize
+        name = 'lua:upvalue'
+        break
+      case L.tag.proto:
+        needed = L.proto.size
+        name = 'lua:proto'
+        break
+      default:
+        return `an object with tag ${tt}, which Lua 5.4 does not have`
+    }
+    if (fromStrings && name !== 'lua:string') return 'a string table entry that is no string'
+    const b = needed === undefined ? undefined : heap.block(o, needed, offset)
+    if (b === undefined) return `${name} at ${hex(o)} is not a live block of the size its header gives`
+    if (this.claimed[b.slot] === 1) return `${name} at ${hex(o)} is met twice (a cycle)`
+    this.claim(b, name, LUA_OBJECT, o)
+    if (tt === L.tag.table) this.tableStorage(o)
+    else if (tt === L.tag.thread) this.threadStorage(o)
+    else if (tt === L.tag.proto) this.protoStorage(o)
+    return null
+  }
+
+  private tableStorage(t: number): void {
+    const {L, heap} = this
+    const alimit = heap.u32(t + L.table.alimit)
+    const flags = heap.u8(t + L.table.flags)
+    const array = heap.pointer(t + L.table.array)
+    if (alimit !== undefined && flags !== undefined && array !== undefined && alimit > 0) {
+      // luaH_realasize: with BITRAS (flags' top bit) set, alimit is a hint below the real size,
+      // the next power of two
+      let size = alimit
+      if (flags >= L.tableBitRas) for (size = 1; size < alimit; ) size *= 2
+      this.storage(array, size * L.table.tvalue, 'lua:table array', t)
+    }
+    const lastfree = heap.pointer(t + L.table.lastfree)
+    const lsizenode = heap.u8(t + L.table.lsizenode)
+    const node = heap.pointer(t + L.table.node)
+    // lastfree is NULL for the shared static dummy node, which is no heap block
+    if (lastfree !== undefined && lastfree !== 0 && lsizenode !== undefined && lsizenode < 40 && node !== undefined) {
+      this.storage(node, 2 ** lsizenode * L.table.node_, 'lua:table nodes', t)
+    }
+  }
+
+  private threadStorage(th: number): void {
+    const {L, heap} = this
+    const stack = heap.pointer(th + L.state.stack)
+    const last = heap.pointer(th + L.state.stackLast)
+    if (stack !== undefined && last !== undefined && last >= stack && (last - stack) % L.stackValue === 0) {
+      this.storage(stack, last - stack + L.extraStack * L.stackValue, 'lua:stack', th)
+    }
+    let ci = heap.pointer(th + L.state.baseCi + L.callInfo.next)
+    for (let steps = 0; ci !== undefined && ci !== 0; steps++) {
+      if (steps >= this.stepLimit || !this.storage(ci, L.callInfo.size, 'lua:callinfo', th)) return
+      ci = heap.pointer(ci + L.callInfo.next)
+    }
+  }
+
+  private protoStorage(p: number): void {
+    for (const [sizeField, pointerField, each, name] of this.L.proto.arrays) {
+      const n = this.heap.i32(p + sizeField)
+      const at = this.heap.pointer(p + pointerField)
+      if (n !== undefined && n > 0 && at !== undefined && at !== 0) this.storage(at, n * each, name, p)
+    }
+  }
+
+  /** Names a block an object owns; false (with a warning) when it is no live block of that size. */
+  private storage(addr: number, needed: number, name: string, owner: number): boolean {
+    const b = this.heap.block(addr, needed)
+    if (b === undefined || this.claimed[b.slot] === 1) {
+      this.ctx.warn(`${name} at ${hex(addr)} (of ${hex(owner)}) is ${b === undefined ? `not a live block of ${needed} bytes` : 'claimed twice'}: not named`, addr)
+      return false
+    }
+    this.claim(b, name, LUA_STORAGE, addr)
+    return true
+  }
+
+  private claim(b: LuaBlock, name: string, kind: string, address: number): void {
+    this.claimed[b.slot] = 1
+    // A name of another kind given first (a vtable) is a conflict the names record: not counted here
+    if (!this.ctx.names.assign(b.slot, name, kind, VIA_RUNTIME, address)) return
+    const t = this.tally
+    if (kind === LUA_OBJECT) {
+      t.objects++
+      t.objectBytes += b.size
+      t.byName.set(name, (t.byName.get(name) ?? 0) + 1)
+    } else {
+      t.storage++
+      t.storageBytes += b.size
+    }
+  }
+
+  private stop(message: string, address: number): void {
+    this.ctx.warn(`lua_State ${hex(this.state.mainthread)}: ${message}: the walk of that list stops`, address)
+  }
+}

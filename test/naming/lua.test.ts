@@ -1,0 +1,179 @@
+import fs from 'node:fs'
+import path from 'node:path'
+import {fileURLToPath} from 'node:url'
+import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+import {Core} from '../../src/core/core.js'
+import {HeapIndex} from '../../src/index/heap-index.js'
+import {pokeU64} from '../helpers/damage-core.js'
+import {brotliCorePath} from '../helpers/fixture-core.js'
+import {runToma} from '../helpers/run-toma.js'
+import {testTemp} from '../helpers/test-temp.js'
+
+// Issue 30, Lua: the objects of two embedded Lua 5.4 states (fixtures/luademo/README.md) named from
+// their collectors' lists, with the blocks they own, and which lua_State owns them. Every expected
+// value is what the process recorded about its own objects (truth.json), walking the same lists
+// with Lua's own headers and checking what its scripts keep through lua_topointer.
+
+const DIR = fileURLToPath(new URL('../../fixtures/luademo', import.meta.url))
+const TCMALLOC = fileURLToPath(new URL('../../fixtures/cores/v2.10-shared/libtcmalloc.so.4', import.meta.url))
+
+interface LuaTruth {
+  release: string
+  states: Array<{index: number; block: number; mainthread: number; global: number; objects: number; checkedByApi: number}>
+  /** [state, address, block, size, name] */
+  objects: Array<[number, number, number, number, string]>
+  /** [state, block, size, name, owner] */
+  storage: Array<[number, number, number, string, number]>
+}
+
+interface Expected {
+  state: number
+  name: string
+  kind: 'lua object' | 'lua storage'
+  size: number
+}
+
+const truth = JSON.parse(fs.readFileSync(path.join(DIR, 'truth.json'), 'utf8')) as LuaTruth
+/** Every block the truth names, by its first byte. */
+const expected = new Map<number, Expected>()
+for (const [state, , block, size, name] of truth.objects) expected.set(block, {state, name, kind: 'lua object', size})
+for (const [state, block, size, name] of truth.storage) expected.set(block, {state, name, kind: 'lua storage', size})
+
+/** What toma named with the runtime tier, and the live heap. */
+interface Named {
+  index: HeapIndex
+  byStart: Map<number, {name: string; kind: string}>
+  liveBytes: number
+  namedBytes: number
+  notes: string[]
+  warnings: string[]
+}
+
+function readNamed(indexPath: string): Named {
+  const index = HeapIndex.open(indexPath)!
+  const byStart = new Map<number, {name: string; kind: string}>()
+  const kindOf = new Map(index.meta.typeNames.map((n, i) => [n, index.meta.typeKinds[i]!]))
+  let liveBytes = 0
+  let namedBytes = 0
+  index.objects.forEachObject((slot, start, size) => {
+    if (index.state(slot) !== 'live') return
+    liveBytes += size
+    const name = index.type(slot)
+    if (name !== null) namedBytes += size
+    if (index.via(slot) !== 'runtime') return
+    byStart.set(start, {name: name!, kind: kindOf.get(name!)!})
+  })
+  const naming = index.meta.naming
+  return {index, byStart, liveBytes, namedBytes, notes: naming.notes, warnings: naming.warnings.map(w => w.message)}
+}
+
+async function analyze(core: string, work: string): Promise<string> {
+  const indexPath = path.join(work, path.basename(core) + '.toma-index')
+  const a = await runToma(['analyze', core, '--exe', path.join(DIR, 'luademo'), '--tcmalloc', TCMALLOC, '--index', indexPath, '--json'], {cwd: work})
+  expect(a.status, a.stderr).toBe(0)
+  return indexPath
+}
+
+/** Per name: how many the truth lists, how many toma named right, how many it named that the truth does not have so. */
+function compare(named: Named): Map<string, {truth: number; right: number; wrong: number}> {
+  const per = new Map<string, {truth: number; right: number; wrong: number}>()
+  const entry = (name: string) => per.get(name) ?? per.set(name, {truth: 0, right: 0, wrong: 0}).get(name)!
+  for (const [block, e] of expected) {
+    entry(e.name).truth++
+    const got = named.byStart.get(block)
+    if (got && got.name === e.name && got.kind === e.kind) entry(e.name).right++
+  }
+  for (const [start, got] of named.byStart) {
+    const e = expected.get(start)
+    if (!(e && e.name === got.name && e.kind === got.kind)) entry(got.name).wrong++
+  }
+  return per
+}
+
+describe('Lua 5.4 objects named from their collectors\' lists (luademo)', () => {
+  let work: string
+  let named: Named
+  let core: string
+
+  beforeAll(async () => {
+    work = testTemp('toma-lua-')
+    core = await brotliCorePath(path.join(DIR, 'core.br'))
+    named = readNamed(await analyze(core, work))
+  })
+  afterAll(() => {
+    if (work) fs.rmSync(work, {recursive: true, force: true})
+  })
+
+  it('the fixture is what its README says: Lua 5.4.4, two states, every kind of object', () => {
+    expect(truth.release).toBe('Lua 5.4.4')
+    expect(truth.states).toHaveLength(2)
+    const names = new Set([...expected.values()].map(e => e.name))
+    for (const n of ['lua:state', 'lua:table', 'lua:string', 'lua:closure', 'lua:userdata', 'lua:thread', 'lua:proto', 'lua:upvalue',
+      'lua:table array', 'lua:table nodes', 'lua:stack', 'lua:callinfo', 'lua:string table', 'lua:proto code', 'lua:proto constants']) {
+      expect(names, n).toContain(n)
+    }
+    for (const s of truth.states) expect(s.checkedByApi).toBeGreaterThan(900)
+  })
+
+  it('names every object and owned block the truth lists, and nothing else (recall and precision 100 % per name)', () => {
+    const per = compare(named)
+    for (const [name, c] of per) {
+      expect({name, right: c.right, wrong: c.wrong}).toEqual({name, right: c.truth, wrong: 0})
+    }
+    expect(named.byStart.size).toBe(expected.size)
+    expect(named.warnings).toEqual([])
+  })
+
+  it('the sizes Lua asked for fit the blocks named', () => {
+    for (const [block, e] of expected) {
+      const o = named.index.objects.findObject(block)!
+      expect(o.start).toBe(block)
+      expect(e.size).toBeLessThanOrEqual(o.size)
+    }
+  })
+
+  it('tells which lua_State owns how many objects and blocks', () => {
+    for (const s of truth.states) {
+      const objects = truth.objects.filter(o => o[0] === s.index).length
+      const storage = truth.storage.filter(o => o[0] === s.index).length
+      expect(objects).toBe(s.objects)
+      const note = named.notes.find(n => n.startsWith(`[lua] lua_State 0x${s.mainthread.toString(16)} `))
+      expect(note, named.notes.join('\n')).toBeDefined()
+      expect(note).toContain(`global_State 0x${s.global.toString(16)}`)
+      expect(note).toMatch(new RegExp(`: ${objects} objects \\(\\d+ bytes: .*\\) and ${storage} blocks they own`))
+    }
+  })
+
+  it('names at least 90 % of the live bytes', () => {
+    const share = named.namedBytes / named.liveBytes
+    console.log(`luademo: ${named.namedBytes} of ${named.liveBytes} live bytes named (${(100 * share).toFixed(1)} %)`)
+    expect(share).toBeGreaterThanOrEqual(0.9)
+  })
+
+  it('a list whose next field loops back stops there, with a warning, and every name it gave stays right', async () => {
+    // State 0's objects in the truth are in allgc's order after the state itself: point the 200th's
+    // next at the 100th, a cycle the walk must stop at instead of naming anything twice or looping.
+    const state0 = truth.objects.filter(o => o[0] === 0 && o[4] !== 'lua:state')
+    const from = state0[200]!
+    const to = state0[100]!
+    const damaged = path.join(work, 'cycle.core')
+    fs.copyFileSync(core, damaged)
+    pokeU64(damaged, Core.open(core), from[1], to[1])
+    const cut = readNamed(await analyze(damaged, work))
+    {
+      expect(cut.warnings.some(w => /lua_State .*: allgc: .* met twice \(a cycle\): the walk of that list stops/.test(w)), cut.warnings.join('\n')).toBe(true)
+      const per = compare(cut)
+      let right = 0
+      for (const c of per.values()) {
+        expect(c.wrong).toBe(0)
+        right += c.right
+      }
+      // the objects after the 200th on state 0's allgc, and what they own, are not named; state 1 is whole
+      expect(right).toBeLessThan(expected.size)
+      // (strings past the stop are still named from the string table's chains)
+      const next = state0.slice(201).find(o => o[4] !== 'lua:string')!
+      expect(cut.byStart.get(next[2])).toBeUndefined()
+      for (const [state, , block] of truth.objects) if (state === 1) expect(cut.byStart.has(block)).toBe(true)
+    }
+  })
+})
