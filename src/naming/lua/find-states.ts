@@ -1,6 +1,6 @@
 import type {NamingContext} from '../recogniser.js'
 import type {LuaHeap} from './lua-heap.js'
-import type {Lua54Layout} from './lua54-layout.js'
+import type {LuaLayout} from './lua-layouts.js'
 
 /** One Lua interpreter: the block lua_newstate allocated (LG: main thread, then global_State). */
 export interface LuaStateBlock {
@@ -19,7 +19,7 @@ export interface LuaStateBlock {
  * words that agree with each other and with the block's start and size: no other block does that.
  * Only blocks whose size agrees with sizeof(LG) are read.
  */
-export function findLuaStates(ctx: NamingContext, heap: LuaHeap, layout: Lua54Layout): LuaStateBlock[] {
+export function findLuaStates(ctx: NamingContext, heap: LuaHeap, layout: LuaLayout): LuaStateBlock[] {
   const found: LuaStateBlock[] = []
   ctx.objects.forEachObject((slot, start, size) => {
     if (size < layout.lg || size > 2 * layout.lg) return

@@ -2,11 +2,14 @@ import {hex} from '../../errors.js'
 import type {NamingContext} from '../recogniser.js'
 import {VIA_RUNTIME} from '../via.js'
 import type {LuaBlock, LuaHeap} from './lua-heap.js'
-import type {Lua54Layout} from './lua54-layout.js'
+import type {LuaLayout} from './lua-layouts.js'
 import type {LuaStateBlock} from './find-states.js'
 
 export const LUA_OBJECT = 'lua object'
 export const LUA_STORAGE = 'lua storage'
+/** The walk's marks of a slot: named once, or a 5.3 upvalue (which closures share). */
+const CLAIMED = 1
+const SHARED = 2
 
 /** What one lua_State owns: its objects and the blocks they own, counted and summed by block size. */
 export interface LuaStateTally {
@@ -19,26 +22,27 @@ export interface LuaStateTally {
 }
 
 /**
- * Walks one Lua 5.4 state's objects, as its collector links them: the lists allgc (which, in 5.4,
- * holds every string too, and the generational collector's survival/old lists as parts of the
- * chain), finobj, tobefnz and fixedgc, by CommonHeader's `next`; then the string table's chains
- * (u.hnext), which only confirm strings already met. Each object is named when its block starts
- * at its address and agrees with the size its own header gives; the blocks it owns (a table's
- * array and nodes, a proto's arrays, a thread's stack and CallInfos, the string table's buckets)
- * are named when they are live blocks of the size the owner's fields give.
+ * Walks one Lua 5.3 or 5.4 state's objects, as its collector links them: the lists allgc (which
+ * holds every string too, and in 5.4 the generational collector's survival/old lists as parts of
+ * the chain), finobj, tobefnz and fixedgc, by CommonHeader's `next`; then the string table's
+ * chains (u.hnext), which only confirm strings already met. Each object is named when its block
+ * starts at its address and agrees with the size its own header gives; the blocks it owns (a
+ * table's array and nodes, a proto's arrays, a thread's stack and CallInfos, the string table's
+ * buckets; in 5.3 a Lua closure's upvalues, shared, reference-counted blocks) are named when they
+ * are live blocks of the size the owner's fields give.
  *
  * A list's walk stops, with a warning, at the first word it cannot prove (not a live block, a
  * size that disagrees, an unknown tag, an object met twice: a cycle), after at most one step per
  * live block. Names given before the stop were each proven on their own.
  */
-export class Lua54StateWalk {
+export class LuaStateWalk {
   readonly tally: LuaStateTally = {objects: 0, objectBytes: 0, storage: 0, storageBytes: 0, byName: new Map()}
 
   constructor(
     private readonly ctx: NamingContext,
     private readonly heap: LuaHeap,
-    private readonly L: Lua54Layout,
-    /** One byte per slot, shared by every state's walk: a block is owned once. */
+    private readonly L: LuaLayout,
+    /** One byte per slot, shared by every state's walk: CLAIMED (a block is owned once), or SHARED (a 5.3 upvalue). */
     private readonly claimed: Uint8Array,
     private readonly state: LuaStateBlock,
     private readonly stepLimit: number,
@@ -75,7 +79,7 @@ export class Lua54StateWalk {
       for (let steps = 0; s !== undefined && s !== 0; steps++) {
         if (steps >= this.stepLimit) return this.stop('a string table chain is longer than the heap has blocks', s)
         const b = this.ctx.objects.findObject(s)
-        const named = b !== undefined && b.start === s && this.claimed[b.index] === 1
+        const named = b !== undefined && b.start === s && this.claimed[b.index] === CLAIMED
         if (!named) {
           if (this.heap.u8(s + this.L.tt) !== this.L.tag.shortString) return this.stop('a string table entry that is no short string', s)
           const problem = this.object(s, true)
@@ -120,7 +124,7 @@ export class Lua54StateWalk {
         break
       }
       case L.tag.userdata: {
-        const nuv = heap.u16(o + L.udata.nuvalue)
+        const nuv = L.udata.nuvalue === null ? 0 : heap.u16(o + L.udata.nuvalue)
         const len = heap.u64(o + L.udata.len)
         needed = nuv === undefined || len === undefined ? undefined : (nuv === 0 ? L.udata.memNoUserValues : L.udata.uv + nuv * L.udata.uvalue) + len
         name = 'lua:userdata'
@@ -134,7 +138,7 @@ export class Lua54StateWalk {
         name = 'lua:thread'
         break
       case L.tag.upvalue:
-        needed = L.upvalSize
+        needed = L.upvalue.size
         name = 'lua:upvalue'
         break
       case L.tag.proto:
@@ -142,14 +146,15 @@ export class Lua54StateWalk {
         name = 'lua:proto'
         break
       default:
-        return `an object with tag ${tt}, which Lua 5.4 does not have`
+        return `an object with tag ${tt}, which Lua ${L.version} does not have`
     }
     if (fromStrings && name !== 'lua:string') return 'a string table entry that is no string'
     const b = needed === undefined ? undefined : heap.block(o, needed, offset)
     if (b === undefined) return `${name} at ${hex(o)} is not a live block of the size its header gives`
-    if (this.claimed[b.slot] === 1) return `${name} at ${hex(o)} is met twice (a cycle)`
+    if (this.claimed[b.slot] !== 0) return `${name} at ${hex(o)} is met twice (a cycle)`
     this.claim(b, name, LUA_OBJECT, o)
     if (tt === L.tag.table) this.tableStorage(o)
+    else if (tt === L.tag.luaClosure && !L.upvalue.collectable) this.upvalues(o)
     else if (tt === L.tag.thread) this.threadStorage(o)
     else if (tt === L.tag.proto) this.protoStorage(o)
     return null
@@ -157,14 +162,14 @@ export class Lua54StateWalk {
 
   private tableStorage(t: number): void {
     const {L, heap} = this
-    const alimit = heap.u32(t + L.table.alimit)
+    const alimit = heap.u32(t + L.table.arraySize)
     const flags = heap.u8(t + L.table.flags)
     const array = heap.pointer(t + L.table.array)
     if (alimit !== undefined && flags !== undefined && array !== undefined && alimit > 0) {
       // luaH_realasize: with BITRAS (flags' top bit) set, alimit is a hint below the real size,
       // the next power of two
       let size = alimit
-      if (flags >= L.tableBitRas) for (size = 1; size < alimit; ) size *= 2
+      if (L.table.realSizeBit !== null && flags >= L.table.realSizeBit) for (size = 1; size < alimit; ) size *= 2
       this.storage(array, size * L.table.tvalue, 'lua:table array', t)
     }
     const lastfree = heap.pointer(t + L.table.lastfree)
@@ -172,7 +177,7 @@ export class Lua54StateWalk {
     const node = heap.pointer(t + L.table.node)
     // lastfree is NULL for the shared static dummy node, which is no heap block
     if (lastfree !== undefined && lastfree !== 0 && lsizenode !== undefined && lsizenode < 40 && node !== undefined) {
-      this.storage(node, 2 ** lsizenode * L.table.node_, 'lua:table nodes', t)
+      this.storage(node, 2 ** lsizenode * L.table.nodeSize, 'lua:table nodes', t)
     }
   }
 
@@ -190,6 +195,23 @@ export class Lua54StateWalk {
     }
   }
 
+  /** 5.3: a Lua closure's upvalues, blocks of their own that closures share (a reference count). */
+  private upvalues(cl: number): void {
+    const {L, heap} = this
+    const n = heap.u8(cl + L.closure.nupvalues) ?? 0
+    for (let i = 0; i < n; i++) {
+      const uv = heap.pointer(cl + L.closure.lUpvals + i * L.closure.upvalPointer)
+      if (uv === undefined || uv === 0) continue
+      const b = heap.block(uv, L.upvalue.size)
+      if (b !== undefined && this.claimed[b.slot] === SHARED) continue
+      if (b === undefined || this.claimed[b.slot] !== 0) {
+        this.ctx.warn(`lua:upvalue at ${hex(uv)} (of ${hex(cl)}) is ${b === undefined ? `not a live block of ${L.upvalue.size} bytes` : 'claimed as something else'}: not named`, uv)
+        continue
+      }
+      this.claim(b, 'lua:upvalue', LUA_OBJECT, uv, SHARED)
+    }
+  }
+
   private protoStorage(p: number): void {
     for (const [sizeField, pointerField, each, name] of this.L.proto.arrays) {
       const n = this.heap.i32(p + sizeField)
@@ -201,7 +223,7 @@ export class Lua54StateWalk {
   /** Names a block an object owns; false (with a warning) when it is no live block of that size. */
   private storage(addr: number, needed: number, name: string, owner: number): boolean {
     const b = this.heap.block(addr, needed)
-    if (b === undefined || this.claimed[b.slot] === 1) {
+    if (b === undefined || this.claimed[b.slot] !== 0) {
       this.ctx.warn(`${name} at ${hex(addr)} (of ${hex(owner)}) is ${b === undefined ? `not a live block of ${needed} bytes` : 'claimed twice'}: not named`, addr)
       return false
     }
@@ -209,8 +231,8 @@ export class Lua54StateWalk {
     return true
   }
 
-  private claim(b: LuaBlock, name: string, kind: string, address: number): void {
-    this.claimed[b.slot] = 1
+  private claim(b: LuaBlock, name: string, kind: string, address: number, how = CLAIMED): void {
+    this.claimed[b.slot] = how
     // A name of another kind given first (a vtable) is a conflict the names record: not counted here
     if (!this.ctx.names.assign(b.slot, name, kind, VIA_RUNTIME, address)) return
     const t = this.tally
