@@ -56,17 +56,29 @@ export class LuaStateWalk {
     const hash = this.heap.pointer(g + L.global.strtHash)
     const buckets = this.heap.i32(g + L.global.strtSize)
     if (hash !== undefined && buckets !== undefined && buckets > 0) this.storage(hash, buckets * 8, 'lua:string table', g)
-    for (const list of ['allgc', 'finobj', 'tobefnz', 'fixedgc'] as const) this.list(list, this.heap.pointer(g + L.global[list]))
+    if (L.global.buffer !== null) {
+      const buffer = this.heap.pointer(g + L.global.buffer.pointer)
+      const size = this.heap.u64(g + L.global.buffer.size)
+      if (buffer !== undefined && buffer !== 0 && size !== undefined && size > 0) this.storage(buffer, size, 'lua:buffer', g)
+    }
+    for (const [list, offset, circular] of L.global.lists) {
+      const head = this.heap.pointer(g + offset)
+      // a ring is entered at its head's successor and left after the head
+      if (circular) this.list(list, head === undefined || head === 0 ? head : this.heap.pointer(head + L.next), head)
+      else this.list(list, head)
+    }
     if (hash !== undefined && buckets !== undefined && buckets > 0) this.stringTable(hash, buckets)
     return this.tally
   }
 
-  private list(name: string, first: number | undefined): void {
+  /** A list by `next`, to its NULL, or through `last` when it is a ring. */
+  private list(name: string, first: number | undefined, last?: number): void {
     let o = first
     for (let steps = 0; o !== undefined && o !== 0; steps++) {
       if (steps >= this.stepLimit) return this.stop(`${name} has more objects than the heap has blocks`, o)
       const problem = this.object(o, false)
       if (problem !== null) return this.stop(`${name}: ${problem}`, o)
+      if (o === last) return
       o = this.heap.pointer(o + this.L.next)
     }
     if (o === undefined) this.stop(`${name}: a next field that is no pointer`, first ?? 0)
@@ -100,7 +112,7 @@ export class LuaStateWalk {
     let name: string
     switch (tt) {
       case L.tag.shortString: {
-        const len = heap.u8(o + L.string.shrlen)
+        const len = L.string.shrlen === null ? heap.u64(o + L.string.lnglen) : heap.u8(o + L.string.shrlen)
         needed = len === undefined ? undefined : L.string.contents + len + 1
         name = 'lua:string'
         break
@@ -118,7 +130,7 @@ export class LuaStateWalk {
       case L.tag.luaClosure:
       case L.tag.cClosure: {
         const n = heap.u8(o + L.closure.nupvalues)
-        const lua = tt === L.tag.luaClosure
+        const lua = this.isLuaClosure(o, tt)
         needed = n === undefined ? undefined : lua ? L.closure.lUpvals + n * L.closure.upvalPointer : L.closure.cUpvalue + n * L.closure.tvalue
         name = 'lua:closure'
         break
@@ -154,10 +166,15 @@ export class LuaStateWalk {
     if (this.claimed[b.slot] !== 0) return `${name} at ${hex(o)} is met twice (a cycle)`
     this.claim(b, name, LUA_OBJECT, o)
     if (tt === L.tag.table) this.tableStorage(o)
-    else if (tt === L.tag.luaClosure && !L.upvalue.collectable) this.upvalues(o)
+    else if (name === 'lua:closure' && !L.upvalue.collectable && this.isLuaClosure(o, tt)) this.upvalues(o)
     else if (tt === L.tag.thread) this.threadStorage(o)
     else if (tt === L.tag.proto) this.protoStorage(o)
     return null
+  }
+
+  /** 5.3, 5.4: the tag says; 5.1: the isC byte (0 for a Lua closure). */
+  private isLuaClosure(o: number, tt: number): boolean {
+    return this.L.closure.isC === null ? tt === this.L.tag.luaClosure : this.heap.u8(o + this.L.closure.isC) === 0
   }
 
   private tableStorage(t: number): void {
@@ -175,24 +192,39 @@ export class LuaStateWalk {
     const lastfree = heap.pointer(t + L.table.lastfree)
     const lsizenode = heap.u8(t + L.table.lsizenode)
     const node = heap.pointer(t + L.table.node)
-    // lastfree is NULL for the shared static dummy node, which is no heap block
-    if (lastfree !== undefined && lastfree !== 0 && lsizenode !== undefined && lsizenode < 40 && node !== undefined) {
-      this.storage(node, 2 ** lsizenode * L.table.nodeSize, 'lua:table nodes', t)
-    }
+    if (lastfree === undefined || lsizenode === undefined || lsizenode >= 40 || node === undefined) return
+    // The shared static dummy node, in the library's data, is no heap block: 5.3 and 5.4 set
+    // lastfree NULL for it; 5.1 does not, and its node pointer is outside the heap
+    const dummy = L.table.dummy === 'lastfree' ? lastfree === 0 : lsizenode === 0 && this.ctx.objects.findObject(node) === undefined
+    if (!dummy) this.storage(node, 2 ** lsizenode * L.table.nodeSize, 'lua:table nodes', t)
   }
 
   private threadStorage(th: number): void {
     const {L, heap} = this
     const stack = heap.pointer(th + L.state.stack)
-    const last = heap.pointer(th + L.state.stackLast)
-    if (stack !== undefined && last !== undefined && last >= stack && (last - stack) % L.stackValue === 0) {
-      this.storage(stack, last - stack + L.extraStack * L.stackValue, 'lua:stack', th)
+    if (L.state.stackSize !== null) {
+      const slots = heap.i32(th + L.state.stackSize)
+      if (stack !== undefined && slots !== undefined && slots > 0) this.storage(stack, slots * L.stackValue, 'lua:stack', th)
+    } else {
+      const last = heap.pointer(th + L.state.stackLast)
+      if (stack !== undefined && last !== undefined && last >= stack && (last - stack) % L.stackValue === 0) {
+        this.storage(stack, last - stack + L.extraStack * L.stackValue, 'lua:stack', th)
+      }
     }
-    let ci = heap.pointer(th + L.state.baseCi + L.callInfo.next)
-    for (let steps = 0; ci !== undefined && ci !== 0; steps++) {
-      if (steps >= this.stepLimit || !this.storage(ci, L.callInfo.size, 'lua:callinfo', th)) return
-      ci = heap.pointer(ci + L.callInfo.next)
+    const ci = L.callInfo
+    if (ci.kind === 'array') {
+      const array = heap.pointer(th + L.state.baseCi)
+      const count = heap.i32(th + ci.count)
+      if (array !== undefined && array !== 0 && count !== undefined && count > 0) this.storage(array, count * ci.size, 'lua:callinfo', th)
+    } else {
+      let at = heap.pointer(th + L.state.baseCi + ci.next)
+      for (let steps = 0; at !== undefined && at !== 0; steps++) {
+        if (steps >= this.stepLimit || !this.storage(at, ci.size, 'lua:callinfo', th)) break
+        at = heap.pointer(at + ci.next)
+      }
     }
+    // 5.1: open upvalues are on their thread's list only
+    if (L.state.openUpval !== null) this.list('openupval', heap.pointer(th + L.state.openUpval))
   }
 
   /** 5.3: a Lua closure's upvalues, blocks of their own that closures share (a reference count). */
