@@ -22,18 +22,21 @@ export interface LuaStateTally {
 }
 
 /**
- * Walks one Lua 5.3 or 5.4 state's objects, as its collector links them: the lists allgc (which
- * holds every string too, and in 5.4 the generational collector's survival/old lists as parts of
- * the chain), finobj, tobefnz and fixedgc, by CommonHeader's `next`; then the string table's
- * chains (u.hnext), which only confirm strings already met. Each object is named when its block
- * starts at its address and agrees with the size its own header gives; the blocks it owns (a
- * table's array and nodes, a proto's arrays, a thread's stack and CallInfos, the string table's
- * buckets; in 5.3 a Lua closure's upvalues, shared, reference-counted blocks) are named when they
- * are live blocks of the size the owner's fields give.
+ * Walks one Lua state's objects, as its collector links them, by CommonHeader's `next`: 5.3 and
+ * 5.4's lists allgc (which holds every string too, and in 5.4 the generational collector's
+ * survival/old lists as parts of the chain), finobj, tobefnz and fixedgc; 5.1's rootgc, the ring
+ * tmudata and each thread's openupval. Then the string table's chains, which hold 5.1's strings
+ * and only confirm 5.3 and 5.4's. Each object is named when its block starts at its address and
+ * agrees with the size its own header gives; the blocks it owns (a table's array and nodes, a
+ * proto's arrays, a thread's stack and CallInfos, the string table's buckets, 5.1's buffer; in
+ * 5.3 a Lua closure's upvalues, shared, reference-counted blocks) are named when they are live
+ * blocks of the size the owner's fields give.
  *
  * A list's walk stops, with a warning, at the first word it cannot prove (not a live block, a
- * size that disagrees, an unknown tag, an object met twice: a cycle), after at most one step per
- * live block. Names given before the stop were each proven on their own.
+ * size that disagrees, an unknown tag, an object met twice: a cycle). Every step names a block
+ * not named before or stops, so all the walks together take at most one step per live block
+ * (the string table's, which also passes strings already named, has that budget of its own).
+ * Names given before a stop were each proven on their own.
  */
 export class LuaStateWalk {
   readonly tally: LuaStateTally = {objects: 0, objectBytes: 0, storage: 0, storageBytes: 0, byName: new Map()}
@@ -55,7 +58,8 @@ export class LuaStateWalk {
     this.threadStorage(state.mainthread)
     const hash = this.heap.pointer(g + L.global.strtHash)
     const buckets = this.heap.i32(g + L.global.strtSize)
-    if (hash !== undefined && buckets !== undefined && buckets > 0) this.storage(hash, buckets * 8, 'lua:string table', g)
+    // the chains are walked only from a bucket array that is a live block of that many pointers
+    const strings = hash !== undefined && buckets !== undefined && buckets > 0 && this.storage(hash, buckets * 8, 'lua:string table', g)
     if (L.global.buffer !== null) {
       const buffer = this.heap.pointer(g + L.global.buffer.pointer)
       const size = this.heap.u64(g + L.global.buffer.size)
@@ -67,7 +71,7 @@ export class LuaStateWalk {
       if (circular) this.list(list, head === undefined || head === 0 ? head : this.heap.pointer(head + L.next), head)
       else this.list(list, head)
     }
-    if (hash !== undefined && buckets !== undefined && buckets > 0) this.stringTable(hash, buckets)
+    if (strings) this.stringTable(hash!, buckets!)
     return this.tally
   }
 
@@ -86,10 +90,11 @@ export class LuaStateWalk {
 
   /** The string table's chains: each string in them must be one the lists named, or one proven here. */
   private stringTable(hash: number, buckets: number): void {
+    let steps = 0
     for (let i = 0; i < buckets; i++) {
       let s = this.heap.pointer(hash + i * 8)
-      for (let steps = 0; s !== undefined && s !== 0; steps++) {
-        if (steps >= this.stepLimit) return this.stop('a string table chain is longer than the heap has blocks', s)
+      for (; s !== undefined && s !== 0; steps++) {
+        if (steps >= this.stepLimit) return this.stop('the string table holds more strings than the heap has blocks', s)
         const b = this.ctx.objects.findObject(s)
         const named = b !== undefined && b.start === s && this.claimed[b.index] === CLAIMED
         if (!named) {
