@@ -7,14 +7,15 @@ import {LUA_LAYOUTS} from './lua-layouts.js'
 import {LuaStateWalk, type LuaStateTally} from './state-walk.js'
 
 /**
- * Lua 5.3 and 5.4 interpreters embedded in the program and allocating through the process malloc: each
- * lua_State's global_State is found by its own words (find-states.ts), and its collector's lists
- * name every object and the blocks objects own (state-walk.ts). Which lua_State owns what is
- * told in one note per state.
+ * Lua 5.1, 5.3 and 5.4 interpreters embedded in the program and allocating through the process
+ * malloc: each lua_State's global_State is found by its own words (find-states.ts, with each
+ * release line's layout, lua-layouts.ts), and its collector's lists name every object and the
+ * blocks objects own (state-walk.ts). Which lua_State owns what is told in one note per state.
  *
  * It applies to every program: finding an LG reads three words of the few live blocks whose size
  * agrees with sizeof(LG), which is cheap, and needs no symbol (Lua is often linked in statically,
- * stripped). LuaJIT's objects are not in malloc'd blocks (its own allocator, on mmap'd memory).
+ * stripped). LuaJIT's luaL_newstate does not allocate from malloc (its own allocator, on mmap'd
+ * memory), and its layouts are not here.
  */
 export const luaRecogniser: Recogniser = {
   label: 'lua',
