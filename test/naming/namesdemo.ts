@@ -1,0 +1,119 @@
+import fs from 'node:fs'
+import path from 'node:path'
+import {fileURLToPath} from 'node:url'
+import {afterAll, beforeAll, expect} from 'vitest'
+import {analyzeCore} from '../../src/analysis/analyze-core.js'
+import {HeapIndex} from '../../src/index/heap-index.js'
+import {LIVE} from '../../src/tcmalloc/object-states.js'
+import {brotliCorePath} from '../helpers/fixture-core.js'
+import {testTemp} from '../helpers/test-temp.js'
+
+/**
+ * fixtures/namesdemo (fixtures/namesdemo/README.md): a core of programs/namesdemo.cpp and the
+ * truth the process recorded about its own blocks (address, request, kind, name) before it.
+ */
+export const DIR = fileURLToPath(new URL('../../fixtures/namesdemo', import.meta.url))
+const TCMALLOC = fileURLToPath(new URL('../../fixtures/demo/libtcmalloc.so.4', import.meta.url))
+
+export interface TruthBlock {
+  address: string
+  request: number
+  kind: string
+  name: string
+  container: string
+}
+
+export interface NamesTruth {
+  poolStride: number
+  poolSlots: number
+  poolObjects: number
+  blocks: TruthBlock[]
+}
+
+export const truth = JSON.parse(fs.readFileSync(path.join(DIR, 'truth.json'), 'utf8')) as NamesTruth
+
+export interface Analysed {
+  work: string
+  index: HeapIndex
+}
+
+/**
+ * Analyzes the core with the stripped executable alone (copied into a folder of its own, so that
+ * its .gnu_debuglink finds no debug file: no DWARF, no .symtab) or with the -g build (DWARF and
+ * .symtab). The caller closes the index and removes `work`.
+ */
+export async function analyzeNamesdemo(exe: 'stripped' | 'symbols'): Promise<Analysed> {
+  const work = testTemp('toma-names-')
+  let exePath = path.join(DIR, 'namesdemo')
+  if (exe === 'stripped') {
+    exePath = path.join(work, 'namesdemo.stripped')
+    fs.copyFileSync(path.join(DIR, 'namesdemo.stripped'), exePath)
+  }
+  const indexPath = path.join(work, 'core.toma-index')
+  analyzeCore(await brotliCorePath(path.join(DIR, 'core.br')), {exe: exePath, tcmalloc: TCMALLOC}, undefined, indexPath)
+  return {work, index: HeapIndex.open(indexPath)!}
+}
+
+/** Analyzes once for the calling describe block (and cleans up after it); the index once it is there. */
+export function useNamesdemo(exe: 'stripped' | 'symbols'): () => HeapIndex {
+  let a: Analysed | undefined
+  beforeAll(async () => {
+    a = await analyzeNamesdemo(exe)
+  })
+  afterAll(() => {
+    a?.index.file.close()
+    if (a) fs.rmSync(a.work, {recursive: true, force: true})
+  })
+  return () => a!.index
+}
+
+/** The names a tier gives when the element type is not known (helper-common's vocabulary). */
+const GENERIC = new Set([
+  'std::string buffer', 'std::vector body', 'std::map/set node', 'std::unordered buckets', 'std::unordered node',
+  'std::deque map', 'std::deque block', 'std::list node', 'C string',
+])
+
+const addr = (s: string) => Number(BigInt(s))
+
+/**
+ * Recall and precision of one tier, per kind: every block the truth lists with one of `kinds` is a
+ * live slot starting there, named by `via`, with the truth's name or the kind's generic name
+ * (a kind without a generic name, the truth's name only); and every slot `via` named is a block the truth lists with that
+ * kind. Returns the counts per kind and the bytes named.
+ */
+export function expectTier(index: HeapIndex, kinds: string[], via: string): Record<string, number> {
+  const listed = truth.blocks.filter(b => kinds.includes(b.kind))
+  const byAddress = new Map(listed.map(b => [addr(b.address), b]))
+  const counts: Record<string, number> = {}
+  for (const b of listed) {
+    const o = index.objectAt(addr(b.address))
+    expect(o?.start, `${b.kind} ${b.address} (${b.container}) starts a slot`).toBe(addr(b.address))
+    expect(index.state(o!.index)).toBe('live')
+    expect(b.request).toBeLessThanOrEqual(o!.size)
+    const name = index.type(o!.index)
+    const wanted = GENERIC.has(b.kind) ? [b.name, b.kind] : [b.name]
+    expect(wanted, `${b.kind} ${b.address} (${b.container}) is named ${name}`).toContain(name)
+    expect(index.via(o!.index), `${b.address} (${b.container})`).toBe(via)
+    counts[b.kind] = (counts[b.kind] ?? 0) + 1
+  }
+  let named = 0
+  index.objects.forEachObject((id, start) => {
+    if (index.via(id) !== via) return
+    const b = byAddress.get(start)
+    expect(b, `${index.type(id)} at 0x${start.toString(16)}, named by ${via}, is a block the truth lists`).toBeDefined()
+    named++
+  }, LIVE)
+  expect(named).toBe(listed.length)
+  return counts
+}
+
+/** Bytes of live slots, and of those some tier named. */
+export function namedShare(index: HeapIndex): {live: number; named: number} {
+  let live = 0
+  let named = 0
+  index.objects.forEachObject((id, _start, size) => {
+    live += size
+    if (index.type(id) !== null) named += size
+  }, LIVE)
+  return {live, named}
+}
