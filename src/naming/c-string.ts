@@ -1,9 +1,10 @@
 import type {Recogniser} from './recogniser.js'
 import {VIA_CONTENT} from './via.js'
+import {forEachSlotBytes} from './slot-bytes.js'
 
 /** Shortest text taken as a C string: below it, small integers and flags read as text too often. */
 const MIN_LENGTH = 4
-/** Largest block read (a longer C string is rare; its block is left to other tiers). */
+/** Largest block tested (a longer C string is rare; its block is left to other tiers). */
 const MAX_BLOCK = 1 << 16
 
 /**
@@ -20,32 +21,30 @@ export const cString: Recogniser = {
   via: VIA_CONTENT,
   applies: () => true,
   run(ctx) {
-    const memory = ctx.program.core.memory
     const typeOf = ctx.names.typeOf
-    const buf = Buffer.alloc(MAX_BLOCK)
     let named = 0
     let bytes = 0
-    ctx.objects.forEachObject((id, start, size) => {
-      if (typeOf[id] !== 0 || size > MAX_BLOCK || !memory.readInto(start, size, buf)) return
-      const length = textLength(buf, size)
+    forEachSlotBytes(ctx, id => typeOf[id] === 0, (id, start, size, buf, offset) => {
+      if (size > MAX_BLOCK) return
+      const length = textLength(buf.subarray(offset, offset + size))
       if (length < MIN_LENGTH || !ctx.fits(length + 1, size)) return
       ctx.names.assign(id, 'C string', 'C string', VIA_CONTENT, start)
       named++
       bytes += size
-    }, ctx.live)
+    })
     ctx.note(`${named} blocks (${bytes} bytes) named as C strings by their content`)
   },
 }
 
 /**
- * The length of the text before the first NUL in buf[0, size), or −1 when it is not all text, has
+ * The length of the text before the first NUL in buf, or −1 when it is not all text, has
  * no NUL, or is one character repeated: a buffer memset with one printable byte ('L' × 200) reads as
  * text, and its NUL is often only the block's zero slack past the request.
  */
-export function textLength(buf: Buffer, size: number): number {
+export function textLength(buf: Buffer): number {
   let letters = 0
   let varied = false
-  for (let i = 0; i < size; i++) {
+  for (let i = 0; i < buf.length; i++) {
     const c = buf[i]!
     if (c === 0) return letters > 0 && varied ? i : -1
     if (c !== buf[0]) varied = true

@@ -16,7 +16,8 @@ export function listAt(p: Probe, owner: number, firstNode: ObjectRef): boolean {
   if (!p.holds(owner, owner + 24)) return false
   const last = p.word(owner + 8)
   const size = p.word(owner + 16)
-  if (last === undefined || size === undefined || !(size >= 1 && size <= MAX_ELEMENTS)) return false
+  if (size === undefined || !(size >= 1 && size <= MAX_ELEMENTS)) return false
+  if (last !== firstNode.start && !p.block(last)) return false
   const nodes: ObjectRef[] = []
   let prev = owner
   let at: number | undefined = firstNode.start

@@ -19,13 +19,15 @@ export function rbTreeAt(p: Probe, owner: number, root: ObjectRef): boolean {
   const header = owner - 8
   // The comparator (8 bytes at least) comes before the header, the node count after it.
   if (!p.holds(header - 8, owner + 32)) return false
-  if (p.word(root.start + 8) !== header) return false
-  if (p.u32(header) !== RED || p.u32(root.start) !== BLACK) return false
+  // The owner's words first (they reject almost every pointer without a read of the heap).
+  if (p.u32(header) !== RED) return false
   const leftmost = p.word(owner + 8)
   const rightmost = p.word(owner + 16)
   const count = p.word(owner + 24)
-  if (leftmost === undefined || rightmost === undefined || count === undefined) return false
-  if (!(count >= 1 && count <= MAX_ELEMENTS)) return false
+  if (count === undefined || !(count >= 1 && count <= MAX_ELEMENTS)) return false
+  if (!p.block(leftmost) && leftmost !== root.start) return false
+  if (!p.block(rightmost) && rightmost !== root.start) return false
+  if (p.word(root.start + 8) !== header || p.u32(root.start) !== BLACK) return false
   const nodes: ObjectRef[] = [root]
   const stack = [root.start]
   while (stack.length > 0) {

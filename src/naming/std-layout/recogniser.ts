@@ -1,13 +1,13 @@
 import path from 'node:path'
 import type {Recogniser} from '../recogniser.js'
 import {VIA_LAYOUT} from '../via.js'
-import {Probe} from './probe.js'
+import {MAX_ELEMENTS, Probe} from './probe.js'
 import {forEachOwnerWord} from './owner-words.js'
 import {dequeAt} from './deque.js'
 import {bucketsAt, singleBucketAt} from './unordered.js'
 import {rbTreeAt} from './rb-tree.js'
 import {listAt} from './list.js'
-import {functionTargetAt} from './function.js'
+import {functionTargetAt, Handlers} from './function.js'
 import {stringAt} from './string.js'
 import {vectorAt} from './vector.js'
 
@@ -33,26 +33,35 @@ export const stdLayout: Recogniser = {
   },
   run(ctx) {
     const p = new Probe(ctx)
+    const handlers = new Handlers(ctx.program)
     const before = ctx.names.namedBy[VIA_LAYOUT]!
-    // The words no linked container took, with their owners' bounds, for the two later passes.
-    const left: number[] = []
-    forEachOwnerWord(ctx, (a, w, start, end) => {
-      const b = p.block(w)
-      if (!b) return
-      p.ownerStart = start
-      p.ownerEnd = end
-      if (dequeAt(p, a, b) || bucketsAt(p, a, b) || singleBucketAt(p, a, b) || rbTreeAt(p, a, b) || listAt(p, a, b) || functionTargetAt(p, a, b)) return
-      left.push(a, w, start, end)
-    })
-    for (const test of [stringAt, vectorAt]) {
-      for (let i = 0; i < left.length; i += 4) {
-        const b = p.block(left[i + 1]!)
-        if (!b) continue
-        p.ownerStart = left[i + 2]!
-        p.ownerEnd = left[i + 3]!
-        test(p, left[i]!, b)
-      }
+    const count = (x: number | undefined) => x !== undefined && x >= 1 && x <= MAX_ELEMENTS
+    // What every owner of each pass must have in its own words (each test checks it again, among
+    // the rest): most words fail it without a lookup of the block they point at.
+    const mayBeLinked = (a: number): boolean =>
+      count(p.word(a + 8)) || // deque map size, bucket count
+      count(p.word(a + 16)) || // list size
+      (count(p.word(a + 24)) && p.u32(a - 8) === 0) || // tree node count, red header
+      p.word(a - 16) === a + 32 || // single bucket
+      handlers.inModule(p.word(a + 16)) // std::function manager
+    const mayBeContiguous = (a: number, w: number): boolean => {
+      const second = p.word(a + 8)
+      const third = p.word(a + 16)
+      if (second === undefined || third === undefined) return false
+      return (second <= third && third > 15) || (w <= second && second <= third && third > w)
     }
+    const linked = (a: number, w: number) => {
+      if (!mayBeLinked(a)) return
+      const b = p.block(w)
+      if (b) void (dequeAt(p, a, b) || bucketsAt(p, a, b) || singleBucketAt(p, a, b) || rbTreeAt(p, a, b) || listAt(p, a, b) || functionTargetAt(p, a, b, handlers))
+    }
+    const contiguous = (a: number, w: number) => {
+      if (!mayBeContiguous(a, w)) return
+      const b = p.block(w)
+      if (b) void (stringAt(p, a, b) || vectorAt(p, a, b))
+    }
+    forEachOwnerWord(ctx, p, linked)
+    forEachOwnerWord(ctx, p, contiguous)
     ctx.note(`${ctx.names.namedBy[VIA_LAYOUT]! - before} blocks named by libstdc++'s layouts`)
   },
 }

@@ -55,12 +55,17 @@ export function singleBucketAt(p: Probe, beforeBegin: number, first: ObjectRef):
   return true
 }
 
+/** The max load factor's bits read as the float they are. */
+const FLOAT_BITS = new Uint32Array(1)
+const FLOAT = new Float32Array(FLOAT_BITS.buffer)
+
 /** The nodes chained from before-begin, when they are exactly the element count; else null. */
 function chain(p: Probe, owner: number): ObjectRef[] | null {
   const count = p.word(owner + 24)
-  const policy = p.ctx.program.core.memory.readBytes(owner + 32, 4)
-  if (count === undefined || !policy || !(count <= MAX_ELEMENTS)) return null
-  const maxLoad = policy.readFloatLE(0)
+  const policy = p.u32(owner + 32)
+  if (count === undefined || policy === undefined || !(count <= MAX_ELEMENTS)) return null
+  FLOAT_BITS[0] = policy
+  const maxLoad = FLOAT[0]!
   if (!(Number.isFinite(maxLoad) && maxLoad > 0)) return null
   const nodes: ObjectRef[] = []
   let at = p.word(owner + 16)
