@@ -28,6 +28,14 @@ describe('std-layout on namesdemo, stripped, no debug file', () => {
     expect(index().meta.naming.warnings).toEqual([])
   })
 
+  it('names the plain struct shared_ptr(new T) owns from its control block\'s type', () => {
+    const owned = truth.blocks.filter(b => b.container === 'g_owned' && !b.name.startsWith('std::'))
+    expect(owned.map(b => b.name)).toEqual(['app::Point'])
+    const o = index().objectAt(Number(BigInt(owned[0]!.address)))!
+    expect(index().type(o.index)).toBe('app::Point')
+    expect(index().via(o.index)).toBe('layout')
+  })
+
   it('the vtable tier still names the shared_ptr control blocks and the polymorphic objects', () => {
     for (const b of truth.blocks.filter(t => t.kind === 'object' && (t.name.startsWith('std::_Sp_counted') || t.name === 'app::Circle' || t.name === 'app::Square'))) {
       const o = index().objectAt(Number(BigInt(b.address)))!

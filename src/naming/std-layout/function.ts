@@ -3,6 +3,7 @@ import {demangle} from '../../graph/demangle.js'
 import type {Program} from '../../program/program.js'
 import {lastAtOrBelow} from '../../util/search.js'
 import type {Probe} from './probe.js'
+import {templateArguments} from './template-arguments.js'
 
 const HANDLER = 'std::_Function_handler<'
 
@@ -17,8 +18,8 @@ export function functionTargetAt(p: Probe, owner: number, target: ObjectRef, han
   if (!p.holds(owner, owner + 32)) return false
   const manager = handlers.of(p.word(owner + 16), '_M_manager')
   if (manager === null || handlers.of(p.word(owner + 24), '_M_invoke') !== manager) return false
-  const functor = lastTemplateArgument(manager)
-  if (functor === null) return false
+  const functor = templateArguments(manager)?.at(-1)
+  if (functor === undefined) return false
   p.name(target, functor, 'std::function target')
   return true
 }
@@ -58,20 +59,4 @@ export class Handlers {
     const end = text.indexOf(`>::${member}(`)
     return end < 0 ? null : text.slice(HANDLER.length, end)
   }
-}
-
-/** The last top-level argument of a template argument list, or null when the brackets do not balance. */
-export function lastTemplateArgument(args: string): string | null {
-  let depth = 0
-  let cut = -1
-  for (let i = 0; i < args.length; i++) {
-    const c = args[i]
-    if (c === '<' || c === '(' || c === '[' || c === '{') depth++
-    else if (c === '>' || c === ')' || c === ']' || c === '}') depth--
-    else if (c === ',' && depth === 0) cut = i
-    if (depth < 0) return null
-  }
-  if (depth !== 0) return null
-  const last = args.slice(cut + 1).trim()
-  return last === '' ? null : last
 }

@@ -10,6 +10,7 @@ import {listAt} from './list.js'
 import {functionTargetAt, Handlers} from './function.js'
 import {stringAt} from './string.js'
 import {vectorAt} from './vector.js'
+import {nameSharedPointees} from './shared-ptr.js'
 
 /** Symbols any program built with libstdc++ statically and allocating with `new` has. */
 const STATIC_LIBSTDCXX = ['_ZSt17__throw_bad_allocv', '_ZSt20__throw_length_errorPKc']
@@ -62,6 +63,8 @@ export const stdLayout: Recogniser = {
     }
     forEachOwnerWord(ctx, p, linked)
     forEachOwnerWord(ctx, p, contiguous)
+    const pointees = nameSharedPointees(ctx, p)
+    if (pointees > 0) ctx.note(`${pointees} objects named by the shared_ptr control blocks that own them`)
     ctx.note(`${ctx.names.namedBy[VIA_LAYOUT]! - before} blocks named by libstdc++'s layouts`)
   },
 }
