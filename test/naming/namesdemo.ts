@@ -13,6 +13,8 @@ import {testTemp} from '../helpers/test-temp.js'
  * truth the process recorded about its own blocks (address, request, kind, name) before it.
  */
 export const DIR = fileURLToPath(new URL('../../fixtures/namesdemo', import.meta.url))
+/** The same program built with clang++ -stdlib=libc++, stripped (fixtures/namesdemo-libcxx). */
+export const LIBCXX_DIR = fileURLToPath(new URL('../../fixtures/namesdemo-libcxx', import.meta.url))
 const TCMALLOC = fileURLToPath(new URL('../../fixtures/demo/libtcmalloc.so.4', import.meta.url))
 
 export interface TruthBlock {
@@ -30,32 +32,38 @@ export interface NamesTruth {
   blocks: TruthBlock[]
 }
 
-export const truth = JSON.parse(fs.readFileSync(path.join(DIR, 'truth.json'), 'utf8')) as NamesTruth
+const readTruth = (dir: string) => JSON.parse(fs.readFileSync(path.join(dir, 'truth.json'), 'utf8')) as NamesTruth
+export const truth = readTruth(DIR)
+export const libcxxTruth = readTruth(LIBCXX_DIR)
 
 export interface Analysed {
   work: string
   index: HeapIndex
 }
 
+/** Which build: libstdc++ stripped (no debug file), libstdc++ with -g, or libc++ stripped. */
+export type Build = 'stripped' | 'symbols' | 'libcxx'
+
 /**
  * Analyzes the core with the stripped executable alone (copied into a folder of its own, so that
- * its .gnu_debuglink finds no debug file: no DWARF, no .symtab) or with the -g build (DWARF and
- * .symtab). The caller closes the index and removes `work`.
+ * its .gnu_debuglink finds no debug file: no DWARF, no .symtab), with the -g build (DWARF and
+ * .symtab), or the libc++ build's core. The caller closes the index and removes `work`.
  */
-export async function analyzeNamesdemo(exe: 'stripped' | 'symbols'): Promise<Analysed> {
+export async function analyzeNamesdemo(build: Build): Promise<Analysed> {
   const work = testTemp('toma-names-')
-  let exePath = path.join(DIR, 'namesdemo')
-  if (exe === 'stripped') {
+  const dir = build === 'libcxx' ? LIBCXX_DIR : DIR
+  let exePath = path.join(dir, 'namesdemo')
+  if (build === 'stripped') {
     exePath = path.join(work, 'namesdemo.stripped')
     fs.copyFileSync(path.join(DIR, 'namesdemo.stripped'), exePath)
   }
   const indexPath = path.join(work, 'core.toma-index')
-  analyzeCore(await brotliCorePath(path.join(DIR, 'core.br')), {exe: exePath, tcmalloc: TCMALLOC}, undefined, indexPath)
+  analyzeCore(await brotliCorePath(path.join(dir, 'core.br')), {exe: exePath, tcmalloc: TCMALLOC}, undefined, indexPath)
   return {work, index: HeapIndex.open(indexPath)!}
 }
 
 /** Analyzes once for the calling describe block (and cleans up after it); the index once it is there. */
-export function useNamesdemo(exe: 'stripped' | 'symbols'): () => HeapIndex {
+export function useNamesdemo(exe: Build): () => HeapIndex {
   let a: Analysed | undefined
   beforeAll(async () => {
     a = await analyzeNamesdemo(exe)
@@ -66,6 +74,12 @@ export function useNamesdemo(exe: 'stripped' | 'symbols'): () => HeapIndex {
   })
   return () => a!.index
 }
+
+/** The kinds the std-layout tier names (all of them are in both fixtures' truth). */
+export const LAYOUT_KINDS = [
+  'std::string buffer', 'std::vector body', 'std::map/set node', 'std::unordered buckets', 'std::unordered node',
+  'std::deque map', 'std::deque block', 'std::list node',
+]
 
 /** The names a tier gives when the element type is not known (helper-common's vocabulary). */
 const GENERIC = new Set([
@@ -84,9 +98,9 @@ const accepted = (b: TruthBlock) => (GENERIC.has(b.kind) ? [b.name, b.kind] : [b
  * a generic name: the truth's name only); and every slot `via` named is a block the truth lists
  * (of any kind), with such a name. Returns the counts per kind.
  */
-export function expectTier(index: HeapIndex, kinds: string[], via: string): Record<string, number> {
+export function expectTier(index: HeapIndex, kinds: string[], via: string, t: NamesTruth = truth): Record<string, number> {
   const counts: Record<string, number> = {}
-  for (const b of truth.blocks.filter(t => kinds.includes(t.kind))) {
+  for (const b of t.blocks.filter(k => kinds.includes(k.kind))) {
     const o = index.objectAt(addr(b.address))
     expect(o?.start, `${b.kind} ${b.address} (${b.container}) starts a slot`).toBe(addr(b.address))
     expect(index.state(o!.index)).toBe('live')
@@ -96,7 +110,7 @@ export function expectTier(index: HeapIndex, kinds: string[], via: string): Reco
     expect(index.via(o!.index), `${b.address} (${b.container})`).toBe(via)
     counts[b.kind] = (counts[b.kind] ?? 0) + 1
   }
-  const byAddress = new Map(truth.blocks.map(b => [addr(b.address), b]))
+  const byAddress = new Map(t.blocks.map(b => [addr(b.address), b]))
   index.objects.forEachObject((id, start) => {
     if (index.via(id) !== via) return
     const b = byAddress.get(start)

@@ -1,14 +1,10 @@
 import {describe, expect, it} from 'vitest'
-import {expectTier, namedShare, truth, useNamesdemo} from './namesdemo.js'
+import {expectTier, namedShare, truth, useNamesdemo, LAYOUT_KINDS} from './namesdemo.js'
 
 // Issue 30, tier 1: libstdc++'s containers named from their owners' words, on a stripped
 // executable with no debug file. Every expected value is what namesdemo recorded about itself
 // (truth.json, taken through gperftools' malloc hooks and the containers' own interfaces).
 
-const LAYOUT_KINDS = [
-  'std::string buffer', 'std::vector body', 'std::map/set node', 'std::unordered buckets', 'std::unordered node',
-  'std::deque map', 'std::deque block', 'std::list node',
-]
 
 describe('std-layout on namesdemo, stripped, no debug file', () => {
   const index = useNamesdemo('stripped')

@@ -13,8 +13,9 @@ import type {Probe} from './probe.js'
  * element reads as an empty vector of 512 bytes' capacity: ruled out by its fourth word, a
  * pointer into the deque's map whose word is the block itself (deques are tried first, too). A
  * `std::vector<bool>` {p, offset, p, offset, end} fails at once: its second word is a bit offset.
- * A stdio `FILE` {…, write base, write ptr, write end, buf base, buf end} (and a streambuf's get
- * area followed by its put area) has a fourth word pointing into the same block: a vector's next
+ * A stdio `FILE` {…, write base, write ptr, write end, buf base, buf end}, a streambuf's get area
+ * followed by its put area, and libc++'s `__split_buffer` {first, begin, end, end of capacity} (a
+ * deque's map) have a fourth word pointing into the same block or at its end: a vector's next
  * field rarely does (a neighbouring vector's begin is another block), so such a triple is refused.
  */
 export function vectorAt(p: Probe, owner: number, body: ObjectRef): boolean {
@@ -25,7 +26,7 @@ export function vectorAt(p: Probe, owner: number, body: ObjectRef): boolean {
   if (!(body.start <= end && end <= capacityEnd && p.fits(capacityEnd - body.start, body))) return false
   const next = p.word(owner + 24)
   if (next !== undefined && next % 8 === 0 && next !== 0 && p.word(next) === body.start) return false
-  if (next !== undefined && next >= body.start && next < capacityEnd) return false
+  if (next !== undefined && next >= body.start && next <= capacityEnd) return false
   p.name(body, 'std::vector body')
   return true
 }
