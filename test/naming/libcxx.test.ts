@@ -1,5 +1,5 @@
 import {describe, expect, it} from 'vitest'
-import {expectTier, libcxxTruth, useNamesdemo, LAYOUT_KINDS} from './namesdemo.js'
+import {expectTier, libcxxTruth, useNamesdemo, LAYOUT_KINDS, expectSharedPointee} from './namesdemo.js'
 
 // Issue 30, tier 1 with libc++: namesdemo built with clang++ -stdlib=libc++ (Debian's clang 14),
 // stripped (fixtures/namesdemo-libcxx). libc++'s string (long mode: {capacity | 1, size, data}),
@@ -24,4 +24,6 @@ describe('std-layout, pool and c-string on namesdemo built with libc++, stripped
     expect(expectTier(index(), ['pool'], 'pool', libcxxTruth).pool).toBe(1)
     expect(index().meta.naming.conflicts.count).toBe(0)
   })
+
+  it('names the plain struct shared_ptr(new T) owns from libc++\'s __shared_ptr_pointer', () => expectSharedPointee(index(), libcxxTruth))
 })

@@ -121,6 +121,15 @@ export function expectTier(index: HeapIndex, kinds: string[], via: string, t: Na
   return counts
 }
 
+/** The plain struct shared_ptr(new T) owns (g_owned) is named app::Point by the layout tier. */
+export function expectSharedPointee(index: HeapIndex, t: NamesTruth): void {
+  const owned = t.blocks.filter(b => b.container === 'g_owned' && !b.name.startsWith('std::'))
+  expect(owned.map(b => b.name)).toEqual(['app::Point'])
+  const o = index.objectAt(addr(owned[0]!.address))!
+  expect(index.type(o.index)).toBe('app::Point')
+  expect(index.via(o.index)).toBe('layout')
+}
+
 /** Bytes of live slots, and of those some tier named. */
 export function namedShare(index: HeapIndex): {live: number; named: number} {
   let live = 0
