@@ -30,7 +30,7 @@ export function dequeAt(p: Probe, owner: number, map: ObjectRef): boolean {
   if (start.node > finish.node) return false
   const blocks: ObjectRef[] = []
   for (let node = start.node; node <= finish.node; node += 8) {
-    const b = p.block(p.word(node))
+    const b = p.block(p.word(node), 'std::deque block')
     if (!b || !p.fits(blockBytes, b) || (blocks.length > 0 && b.size !== blocks[0]!.size)) return false
     blocks.push(b)
   }

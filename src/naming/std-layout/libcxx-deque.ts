@@ -26,7 +26,7 @@ export function libcxxDequeAt(p: Probe, owner: number, map: ObjectRef): boolean 
   if ((begin - map.start) % 8 !== 0 || (end - map.start) % 8 !== 0 || !p.fits(capacityEnd - map.start, map)) return false
   const blocks: ObjectRef[] = []
   for (let at = begin; at < end; at += 8) {
-    const b = p.block(p.word(at))
+    const b = p.block(p.word(at), 'std::deque block')
     if (!b || b.size < MIN_BLOCK || (blocks.length > 0 && b.size !== blocks[0]!.size)) return false
     blocks.push(b)
   }

@@ -1,6 +1,8 @@
 import type {ObjectRef} from '../../tcmalloc/heap-objects.js'
 import {MAX_ELEMENTS, type Probe} from './probe.js'
 
+const NODE = 'std::list node'
+
 /**
  * A libstdc++ `std::list` (C++11 ABI) at `owner`: its sentinel {next = first, prev = last, size}
  * and nodes {next, prev, value}, one block each. Proven by: following next from the sentinel
@@ -17,18 +19,18 @@ export function listAt(p: Probe, owner: number, firstNode: ObjectRef): boolean {
   const last = p.word(owner + 8)
   const size = p.word(owner + 16)
   if (size === undefined || !(size >= 1 && size <= MAX_ELEMENTS)) return false
-  if (last !== firstNode.start && !p.block(last)) return false
+  if (last !== firstNode.start && !p.block(last, NODE)) return false
   const nodes: ObjectRef[] = []
   let prev = owner
   let at: number | undefined = firstNode.start
   for (let i = 0; i < size; i++) {
-    const n = p.block(at)
+    const n = p.block(at, NODE)
     if (!n || n.size !== firstNode.size || p.word(n.start + 8) !== prev) return false
     nodes.push(n)
     prev = n.start
     at = p.word(n.start)
   }
   if (at !== owner || prev !== last) return false
-  for (const n of nodes) p.name(n, 'std::list node')
+  for (const n of nodes) p.name(n, NODE)
   return true
 }

@@ -46,8 +46,12 @@ export class Probe {
     return this.ctx.program.core.memory.readU32(addr)
   }
 
-  /** The live slot that starts exactly at addr and has no name yet, else undefined. */
-  block(addr: number | undefined): ObjectRef | undefined {
+  /**
+   * The live slot that starts exactly at addr and has no name yet (or, given `kind`, a name of that
+   * kind: another tier, debug information, may have named some of a container's blocks first),
+   * else undefined.
+   */
+  block(addr: number | undefined, kind?: string): ObjectRef | undefined {
     if (addr === undefined || addr % 8 !== 0 || addr <= 0) return undefined
     // Every word of every owner is asked: the slot is worked out here without an object per word.
     const {objects} = this.ctx
@@ -58,7 +62,8 @@ export class Probe {
     const k = (addr - spans.start[span]!) / size
     if (!Number.isInteger(k) || k >= spans.objectCount[span]!) return undefined
     const index = spans.firstObject[span]! + k
-    if (objects.state[index] !== this.ctx.live || this.ctx.names.typeOf[index] !== 0) return undefined
+    if (objects.state[index] !== this.ctx.live) return undefined
+    if (this.ctx.names.typeOf[index] !== 0 && (kind === undefined || this.ctx.names.kindOf(index) !== kind)) return undefined
     return {index, start: addr, size, span}
   }
 

@@ -1,6 +1,7 @@
 import type {ObjectRef} from '../../tcmalloc/heap-objects.js'
 import {MAX_ELEMENTS, type Probe} from './probe.js'
 
+const NODE = 'std::map/set node'
 const RED = 0
 const BLACK = 1
 
@@ -37,11 +38,11 @@ export function rbTreeAt(p: Probe, owner: number, root: ObjectRef): boolean {
   const rightmost = p.word(owner + 16)
   const count = p.word(owner + 24)
   if (count === undefined || !(count >= 1 && count <= MAX_ELEMENTS)) return false
-  if (!p.block(leftmost) || !p.block(rightmost)) return false
+  if (!p.block(leftmost, NODE) || !p.block(rightmost, NODE)) return false
   if (p.word(root.start + LIBSTDCXX.parent) !== header) return false
   const nodes = treeNodes(p, root, count, LIBSTDCXX)
   if (!nodes || extreme(p, root.start, LIBSTDCXX.left) !== leftmost || extreme(p, root.start, LIBSTDCXX.right) !== rightmost) return false
-  for (const n of nodes) p.name(n, 'std::map/set node')
+  for (const n of nodes) p.name(n, NODE)
   return true
 }
 
@@ -56,11 +57,11 @@ export function libcxxTreeAt(p: Probe, owner: number, root: ObjectRef): boolean 
   const leftmost = p.word(owner - 8)
   const count = p.word(owner + 8)
   if (count === undefined || !(count >= 1 && count <= MAX_ELEMENTS)) return false
-  if (!p.block(leftmost)) return false
+  if (!p.block(leftmost, NODE)) return false
   if (p.word(root.start + LIBCXX.parent) !== owner) return false
   const nodes = treeNodes(p, root, count, LIBCXX)
   if (!nodes || extreme(p, root.start, LIBCXX.left) !== leftmost) return false
-  for (const n of nodes) p.name(n, 'std::map/set node')
+  for (const n of nodes) p.name(n, NODE)
   return true
 }
 
@@ -83,7 +84,7 @@ function treeNodes(p: Probe, root: ObjectRef, count: number, l: NodeLayout): Obj
     for (const child of [left, right]) {
       if (child === 0) continue
       if (nodes.length >= count) return null
-      const c = p.block(child)
+      const c = p.block(child, NODE)
       if (!c || c.size !== root.size || p.word(child + l.parent) !== n) return null
       const childColour = colourOf(child)
       if (childColour !== RED && childColour !== BLACK) return null

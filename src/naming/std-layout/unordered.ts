@@ -70,7 +70,7 @@ function chain(p: Probe, owner: number): ObjectRef[] | null {
   const nodes: ObjectRef[] = []
   let at = p.word(owner + 16)
   for (let i = 0; i < count; i++) {
-    const n = p.block(at)
+    const n = p.block(at, 'std::unordered node')
     if (!n || (nodes.length > 0 && n.size !== nodes[0]!.size)) return null
     nodes.push(n)
     at = p.word(n.start)
