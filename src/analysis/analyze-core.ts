@@ -24,6 +24,7 @@ import {LIVE} from '../tcmalloc/object-states.js'
 
 import {parseRootKinds} from '../graph/root-kinds.js'
 import {nameHeap, type NamingResult} from '../naming/name-heap.js'
+import {requestFit} from '../tcmalloc/request-fit.js'
 import {conflictLine} from '../naming/object-names.js'
 import {VIA_LABELS} from '../naming/via.js'
 import type {NamingMeta} from '../index/index-meta.js'
@@ -106,7 +107,7 @@ export function analyzeCore(corePath: string, options: AnalysisOptions, progress
     // The other tiers' names, beside the dominator pass (which needs the type ids only at its end).
     progress?.('names', 0, 1)
     const objects = heapObjects(heap)
-    const naming = nameHeap(program, objects, LIVE, namer, graph.roots.ranges, vtableTypes)
+    const naming = nameHeap(program, objects, LIVE, namer, graph.roots.ranges, vtableTypes, requestFit(heap.globals.sizes, heap.pageSize))
     const types = naming.names.asTypes()
     progress?.('summary', 0, 1)
     const summary = heapSummary(program, heap, graph, types, reachable, naming)

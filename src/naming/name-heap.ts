@@ -30,6 +30,7 @@ export function nameHeap(
   vtables: TypeNamer,
   roots: readonly RootRange[],
   vtableTypes: ObjectTypes,
+  fits: (request: number, blockSize: number) => boolean,
   recognisers: readonly Recogniser[] = RECOGNISERS,
 ): NamingResult {
   const names = new ObjectNames(vtableTypes)
@@ -39,7 +40,7 @@ export function nameHeap(
     let kept = 0
     let dropped = 0
     const ctx: NamingContext = {
-      program, objects, live, vtables, roots, names,
+      program, objects, live, vtables, roots, names, fits,
       note: m => notes.push(`[${r.label}] ${m}`),
       warn: (message, address) => {
         if (kept++ < WARNINGS_KEPT) warnings.push({message: `[${r.label}] ${message}`, address})

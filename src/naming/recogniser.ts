@@ -17,6 +17,12 @@ export interface NamingContext {
   vtables: TypeNamer
   roots: readonly RootRange[]
   names: ObjectNames
+  /**
+   * Whether the allocator would have given a block of `blockSize` bytes (a slot's size) for a
+   * request of `request` bytes: how a length or capacity read from an owner is proven to be the
+   * one the block was allocated for.
+   */
+  fits(request: number, blockSize: number): boolean
   /** A finding worth a line in the report ("CPython 3.11: 41,210 objects named by ob_type"). */
   note(message: string): void
   /** Something inconsistent, with its address ("dict keys at 0x… claims 2^40 entries: not named"). */

@@ -1,5 +1,8 @@
 import type {Recogniser} from './recogniser.js'
 import {luaRecogniser} from './lua/lua-recogniser.js'
+import {stdLayout} from './std-layout/recogniser.js'
+import {pool} from './pool.js'
+import {cString} from './c-string.js'
 
 /**
  * The recognisers, in the order they run: most certain first, since a slot keeps the first name
@@ -7,4 +10,7 @@ import {luaRecogniser} from './lua/lua-recogniser.js'
  */
 export const RECOGNISERS: readonly Recogniser[] = [
   luaRecogniser,
+  stdLayout,
+  pool,
+  cString,
 ]

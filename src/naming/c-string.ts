@@ -1,0 +1,55 @@
+import type {Recogniser} from './recogniser.js'
+import {VIA_CONTENT} from './via.js'
+import {forEachSlotBytes} from './slot-bytes.js'
+
+/** Shortest text taken as a C string: below it, small integers and flags read as text too often. */
+const MIN_LENGTH = 4
+/** Largest block tested (a longer C string is rare; its block is left to other tiers). */
+const MAX_BLOCK = 1 << 16
+
+/**
+ * C strings by their content: a live unnamed block whose bytes up to the first NUL are text
+ * (printable ASCII, tab, newline, carriage return; at least MIN_LENGTH of them, one a letter) and
+ * whose length + 1 is a request that rounds to the block's size: what `strdup` or
+ * `malloc(strlen(s) + 1)` leaves. A block allocated larger than its text (a fixed 256-byte
+ * buffer holding a short line) fails the size test and stays unnamed: a struct that starts with a
+ * short char array would look the same. Runs last: std::string buffers, which are also text with
+ * a NUL, are named by their owners first.
+ */
+export const cString: Recogniser = {
+  label: 'c-string',
+  via: VIA_CONTENT,
+  applies: () => true,
+  run(ctx) {
+    const typeOf = ctx.names.typeOf
+    let named = 0
+    let bytes = 0
+    forEachSlotBytes(ctx, id => typeOf[id] === 0, (id, start, size, buf, offset) => {
+      if (size > MAX_BLOCK) return
+      const length = textLength(buf.subarray(offset, offset + size))
+      if (length < MIN_LENGTH || !ctx.fits(length + 1, size)) return
+      ctx.names.assign(id, 'C string', 'C string', VIA_CONTENT, start)
+      named++
+      bytes += size
+    })
+    ctx.note(`${named} blocks (${bytes} bytes) named as C strings by their content`)
+  },
+}
+
+/**
+ * The length of the text before the first NUL in buf, or −1 when it is not all text, has
+ * no NUL, or is one character repeated: a buffer memset with one printable byte ('L' × 200) reads as
+ * text, and its NUL is often only the block's zero slack past the request.
+ */
+export function textLength(buf: Buffer): number {
+  let letters = 0
+  let varied = false
+  for (let i = 0; i < buf.length; i++) {
+    const c = buf[i]!
+    if (c === 0) return letters > 0 && varied ? i : -1
+    if (c !== buf[0]) varied = true
+    if ((c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a)) letters++
+    else if (!((c >= 0x20 && c < 0x7f) || c === 0x09 || c === 0x0a || c === 0x0d)) return -1
+  }
+  return -1
+}

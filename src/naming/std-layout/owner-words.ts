@@ -1,0 +1,55 @@
+import type {NamingContext} from '../recogniser.js'
+import {forEachSlotBytes, SLOT_CHUNK} from '../slot-bytes.js'
+import type {Probe} from './probe.js'
+
+/**
+ * Calls visit(address, word) for every aligned word of every live object and every root range
+ * (stacks, globals, TLS, other mappings) whose value may start a heap block: 8-aligned and inside
+ * the heap's span range. Before each call the probe knows the owner (the object or root range the
+ * word is in) and the bytes read around it. The words themselves are untrusted.
+ */
+export function forEachOwnerWord(ctx: NamingContext, p: Probe, visit: (address: number, word: number) => void): void {
+  const {objects} = ctx
+  const spans = objects.spans
+  let lo = Infinity
+  let hi = 0
+  for (let i = 0; i < spans.start.length; i++) {
+    lo = Math.min(lo, spans.start[i]!)
+    hi = Math.max(hi, spans.start[i]! + spans.pages[i]! * objects.pageSize)
+  }
+  if (!(lo < hi)) return
+  const memory = ctx.program.core.memory
+  // The words of bytes[offset, offset + length), at `start`, whose owner is [ownerStart, ownerEnd).
+  let viewOf: Buffer | null = null
+  const words = (bytes: Buffer, offset: number, length: number, start: number, ownerStart: number, ownerEnd: number): void => {
+    p.ownerStart = ownerStart
+    p.ownerEnd = ownerEnd
+    if (bytes !== viewOf) {
+      p.useBytes(bytes, start - offset)
+      viewOf = bytes
+    }
+    const view = p.words!
+    const first = offset / 4
+    const end = (offset + length) / 4
+    for (let i = first; i + 2 <= end; i += 2) {
+      const low = view[i]!
+      if (low % 8 !== 0) continue
+      const w = view[i + 1]! * 0x1_0000_0000 + low
+      if (w >= lo && w < hi) visit(start + (i - first) * 4, w)
+    }
+  }
+  const chunk = Buffer.alloc(SLOT_CHUNK)
+  // A range read in pieces, one owner throughout.
+  const range = (start: number, end: number): void => {
+    for (let at = start; at < end; at += SLOT_CHUNK) {
+      const n = Math.min(SLOT_CHUNK, end - at)
+      if (!memory.readInto(at, n, chunk)) continue
+      viewOf = null
+      words(chunk.subarray(0, n), 0, n, at, start, end)
+    }
+  }
+  forEachSlotBytes(ctx, () => true, (_id, start, size, bytes, offset) => words(bytes, offset, size, start, start, start + size),
+    (_id, start, size) => range(start, start + size))
+  for (const r of ctx.roots) range(Math.ceil(r.start / 8) * 8, r.end)
+  p.words = null
+}

@@ -1,0 +1,81 @@
+import type {ObjectRef} from '../../tcmalloc/heap-objects.js'
+import type {NamingContext} from '../recogniser.js'
+import {VIA_LAYOUT} from '../via.js'
+
+/**
+ * What the layout tests read and how they name: words of the process image (untrusted, undefined
+ * where the core has none) and the live, still unnamed blocks that start at an address.
+ *
+ * The owner being read (an object or a root range) is at hand in `words` (from `wordsStart`), so
+ * the owner-side checks, which every test makes first and which reject almost every word, cost no
+ * read of the core; only what passes them reads the blocks pointed at.
+ */
+export class Probe {
+  /** The object or root range whose words are being read: a container lies wholly inside it. */
+  ownerStart = 0
+  ownerEnd = 0
+  /** Words already read around the owner, as 32-bit halves, and the address of words[0]. */
+  words: Uint32Array | null = null
+  wordsStart = 0
+
+  constructor(readonly ctx: NamingContext) {}
+
+  /** Whether [from, to) lies inside the current owner (a layout read past it is not the owner's). */
+  holds(from: number, to: number): boolean {
+    return from >= this.ownerStart && to <= this.ownerEnd
+  }
+
+  /** Reads from here on come from `bytes` (what the core holds at `start`, 8-aligned) where they can. */
+  useBytes(bytes: Buffer, start: number): void {
+    this.words = new Uint32Array(bytes.buffer, bytes.byteOffset, Math.floor(bytes.length / 4))
+    this.wordsStart = start
+  }
+
+  word(addr: number): number | undefined {
+    const w = this.words
+    const i = (addr - this.wordsStart) / 4
+    if (w !== null && i >= 0 && i + 1 < w.length && Number.isInteger(i)) return w[i]! + w[i + 1]! * 0x1_0000_0000
+    return this.ctx.program.core.memory.readU64(addr)
+  }
+
+  /** The low 32 bits of a word (an int field, such as an rb-tree node's colour). */
+  u32(addr: number): number | undefined {
+    const w = this.words
+    const i = (addr - this.wordsStart) / 4
+    if (w !== null && i >= 0 && i < w.length && Number.isInteger(i)) return w[i]!
+    return this.ctx.program.core.memory.readU32(addr)
+  }
+
+  /**
+   * The live slot that starts exactly at addr and has no name yet (or, given `kind`, a name of that
+   * kind: another tier, debug information, may have named some of a container's blocks first),
+   * else undefined.
+   */
+  block(addr: number | undefined, kind?: string): ObjectRef | undefined {
+    if (addr === undefined || addr % 8 !== 0 || addr <= 0) return undefined
+    // Every word of every owner is asked: the slot is worked out here without an object per word.
+    const {objects} = this.ctx
+    const spans = objects.spans
+    const span = objects.spanAt(addr)
+    if (span < 0) return undefined
+    const size = spans.objectSize[span]!
+    const k = (addr - spans.start[span]!) / size
+    if (!Number.isInteger(k) || k >= spans.objectCount[span]!) return undefined
+    const index = spans.firstObject[span]! + k
+    if (objects.state[index] !== this.ctx.live) return undefined
+    if (this.ctx.names.typeOf[index] !== 0 && (kind === undefined || this.ctx.names.kindOf(index) !== kind)) return undefined
+    return {index, start: addr, size, span}
+  }
+
+  /** Whether the allocator gives a block of this size for this request. */
+  fits(request: number, block: ObjectRef): boolean {
+    return this.ctx.fits(request, block.size)
+  }
+
+  name(block: ObjectRef, name: string, kind: string = name): void {
+    this.ctx.names.assign(block.index, name, kind, VIA_LAYOUT, block.start)
+  }
+}
+
+/** Longest walk of one container (nodes, blocks, buckets): past it the owner is taken as not one. */
+export const MAX_ELEMENTS = 1 << 24

@@ -1,0 +1,142 @@
+import fs from 'node:fs'
+import path from 'node:path'
+import {fileURLToPath} from 'node:url'
+import {afterAll, beforeAll, expect} from 'vitest'
+import {analyzeCore} from '../../src/analysis/analyze-core.js'
+import {HeapIndex} from '../../src/index/heap-index.js'
+import {LIVE} from '../../src/tcmalloc/object-states.js'
+import {brotliCorePath} from '../helpers/fixture-core.js'
+import {testTemp} from '../helpers/test-temp.js'
+
+/**
+ * fixtures/namesdemo (fixtures/namesdemo/README.md): a core of programs/namesdemo.cpp and the
+ * truth the process recorded about its own blocks (address, request, kind, name) before it.
+ */
+export const DIR = fileURLToPath(new URL('../../fixtures/namesdemo', import.meta.url))
+/** The same program built with clang++ -stdlib=libc++, stripped (fixtures/namesdemo-libcxx). */
+export const LIBCXX_DIR = fileURLToPath(new URL('../../fixtures/namesdemo-libcxx', import.meta.url))
+const TCMALLOC = fileURLToPath(new URL('../../fixtures/demo/libtcmalloc.so.4', import.meta.url))
+
+export interface TruthBlock {
+  address: string
+  request: number
+  kind: string
+  name: string
+  container: string
+}
+
+export interface NamesTruth {
+  poolStride: number
+  poolSlots: number
+  poolObjects: number
+  blocks: TruthBlock[]
+}
+
+const readTruth = (dir: string) => JSON.parse(fs.readFileSync(path.join(dir, 'truth.json'), 'utf8')) as NamesTruth
+export const truth = readTruth(DIR)
+export const libcxxTruth = readTruth(LIBCXX_DIR)
+
+export interface Analysed {
+  work: string
+  index: HeapIndex
+}
+
+/** Which build: libstdc++ stripped (no debug file), libstdc++ with -g, or libc++ stripped. */
+export type Build = 'stripped' | 'symbols' | 'libcxx'
+
+/**
+ * Analyzes the core with the stripped executable alone (copied into a folder of its own, so that
+ * its .gnu_debuglink finds no debug file: no DWARF, no .symtab), with the -g build (DWARF and
+ * .symtab), or the libc++ build's core. The caller closes the index and removes `work`.
+ */
+export async function analyzeNamesdemo(build: Build): Promise<Analysed> {
+  const work = testTemp('toma-names-')
+  const dir = build === 'libcxx' ? LIBCXX_DIR : DIR
+  let exePath = path.join(dir, 'namesdemo')
+  if (build === 'stripped') {
+    exePath = path.join(work, 'namesdemo.stripped')
+    fs.copyFileSync(path.join(DIR, 'namesdemo.stripped'), exePath)
+  }
+  const indexPath = path.join(work, 'core.toma-index')
+  analyzeCore(await brotliCorePath(path.join(dir, 'core.br')), {exe: exePath, tcmalloc: TCMALLOC}, undefined, indexPath)
+  return {work, index: HeapIndex.open(indexPath)!}
+}
+
+/** Analyzes once for the calling describe block (and cleans up after it); the index once it is there. */
+export function useNamesdemo(exe: Build): () => HeapIndex {
+  let a: Analysed | undefined
+  beforeAll(async () => {
+    a = await analyzeNamesdemo(exe)
+  })
+  afterAll(() => {
+    a?.index.file.close()
+    if (a) fs.rmSync(a.work, {recursive: true, force: true})
+  })
+  return () => a!.index
+}
+
+/** The kinds the std-layout tier names (all of them are in both fixtures' truth). */
+export const LAYOUT_KINDS = [
+  'std::string buffer', 'std::vector body', 'std::map/set node', 'std::unordered buckets', 'std::unordered node',
+  'std::deque map', 'std::deque block', 'std::list node',
+]
+
+/** The names a tier gives when the element type is not known (helper-common's vocabulary). */
+const GENERIC = new Set([
+  'std::string buffer', 'std::vector body', 'std::map/set node', 'std::unordered buckets', 'std::unordered node',
+  'std::deque map', 'std::deque block', 'std::list node', 'C string',
+])
+
+const addr = (s: string) => Number(BigInt(s))
+
+/** The names a block of the truth may carry: its own, or its kind's generic name. */
+const accepted = (b: TruthBlock) => (GENERIC.has(b.kind) ? [b.name, b.kind] : [b.name])
+
+/**
+ * Recall and precision of one tier: every block the truth lists with one of `kinds` is a live slot
+ * starting there, named by `via`, with the truth's name or the kind's generic name (a kind without
+ * a generic name: the truth's name only); and every slot `via` named is a block the truth lists
+ * (of any kind), with such a name. Returns the counts per kind.
+ */
+export function expectTier(index: HeapIndex, kinds: string[], via: string, t: NamesTruth = truth): Record<string, number> {
+  const counts: Record<string, number> = {}
+  for (const b of t.blocks.filter(k => kinds.includes(k.kind))) {
+    const o = index.objectAt(addr(b.address))
+    expect(o?.start, `${b.kind} ${b.address} (${b.container}) starts a slot`).toBe(addr(b.address))
+    expect(index.state(o!.index)).toBe('live')
+    expect(b.request).toBeLessThanOrEqual(o!.size)
+    const name = index.type(o!.index)
+    expect(accepted(b), `${b.kind} ${b.address} (${b.container}) is named ${name}`).toContain(name)
+    expect(index.via(o!.index), `${b.address} (${b.container})`).toBe(via)
+    counts[b.kind] = (counts[b.kind] ?? 0) + 1
+  }
+  const byAddress = new Map(t.blocks.map(b => [addr(b.address), b]))
+  index.objects.forEachObject((id, start) => {
+    if (index.via(id) !== via) return
+    const b = byAddress.get(start)
+    const at = `${index.type(id)} at 0x${start.toString(16)}, named by ${via}`
+    expect(b, `${at} is a block the truth lists`).toBeDefined()
+    expect(accepted(b!), at).toContain(index.type(id))
+  }, LIVE)
+  return counts
+}
+
+/** The plain struct shared_ptr(new T) owns (g_owned) is named app::Point by the layout tier. */
+export function expectSharedPointee(index: HeapIndex, t: NamesTruth): void {
+  const owned = t.blocks.filter(b => b.container === 'g_owned' && !b.name.startsWith('std::'))
+  expect(owned.map(b => b.name)).toEqual(['app::Point'])
+  const o = index.objectAt(addr(owned[0]!.address))!
+  expect(index.type(o.index)).toBe('app::Point')
+  expect(index.via(o.index)).toBe('layout')
+}
+
+/** Bytes of live slots, and of those some tier named. */
+export function namedShare(index: HeapIndex): {live: number; named: number} {
+  let live = 0
+  let named = 0
+  index.objects.forEachObject((id, _start, size) => {
+    live += size
+    if (index.type(id) !== null) named += size
+  }, LIVE)
+  return {live, named}
+}
