@@ -1,0 +1,49 @@
+import type {AddressSpace} from '../../core/address-space.js'
+import {hasFlag} from './flags.js'
+import {objectBytes} from './object-size.js'
+import {isGcHead} from './gc-head.js'
+import type {PyType, PyTypes} from './type-objects.js'
+import {GC_HEAD_BYTES, MANAGED_DICT_BYTES, OB_TYPE, TPFLAGS_HAVE_GC, TPFLAGS_MANAGED_DICT} from './layout.js'
+
+/** Reference counts above this are not counts (a pointer read as one, say). */
+const MAX_REFCNT = 2 ** 40
+
+/** What precedes a type's objects in their block: the GC header, and before it the managed dict's two words. */
+export function preHeaderBytes(t: PyType): number {
+  return (hasFlag(t.flags, TPFLAGS_HAVE_GC) ? GC_HEAD_BYTES : 0) + (hasFlag(t.flags, TPFLAGS_MANAGED_DICT) ? MANAGED_DICT_BYTES : 0)
+}
+
+/** Where objects can start in a block: after no header, a GC header, or a managed dict and a GC header. */
+const HEADERS = [0, GC_HEAD_BYTES, GC_HEAD_BYTES + MANAGED_DICT_BYTES]
+
+export interface BlockObject {
+  address: number
+  type: PyType
+}
+
+/**
+ * The Python object a block holds, or null: at exactly one of the offsets a header allows, a
+ * reference count ≥ 1 (freelists keep dead objects at 0) and an ob_type that is a proven type
+ * whose pre-header is that offset, a GC header before a GC object (gc-head.ts), and a size
+ * (object-size.ts) that fits the rest of the block.
+ */
+export function objectInBlock(memory: AddressSpace, types: PyTypes, start: number, size: number): BlockObject | null {
+  let found: BlockObject | null = null
+  for (const header of HEADERS) {
+    const obj = start + header
+    if (header + 16 > size) break
+    const refcnt = memory.readU64(obj)
+    if (refcnt === undefined || refcnt < 1 || refcnt > MAX_REFCNT) continue
+    const typeAddress = memory.readU64(obj + OB_TYPE)
+    if (typeAddress === undefined || typeAddress === 0) continue
+    const t = types.at(typeAddress)
+    if (!t || preHeaderBytes(t) !== header) continue
+    if (header !== 0 && !isGcHead(memory, obj - GC_HEAD_BYTES)) continue
+    const bytes = objectBytes(memory, obj, t)
+    if (bytes === null || header + bytes > size) continue
+    // Two readings of one block: neither is proven.
+    if (found) return null
+    found = {address: obj, type: t}
+  }
+  return found
+}
