@@ -4,6 +4,7 @@ import {hex} from '../../errors.js'
 import {imageCString} from '../../program/image-reads.js'
 import {objectInBlock, type BlockObject} from './object-in-block.js'
 import {ownedBlocks, type StorageTypes} from './owned-blocks.js'
+import {arenas} from './arena.js'
 import {PyTypes} from './type-objects.js'
 import {pythonVersion} from './version.js'
 import {GC_HEAD_BYTES} from './layout.js'
@@ -48,6 +49,11 @@ function nameCpythonObjects(ctx: NamingContext, typeType: number, version: strin
     bytearray: program.symbolAddress('PyByteArray_Type')?.address,
   }
 
+  if (!types.at(typeType)) {
+    ctx.warn(`PyType_Type at ${hex(typeType)} is not a type object in this core (its ob_type is not itself, or its fields are unreadable): no Python object named`, typeType)
+    return
+  }
+
   // 1. Every live block's object, if it holds one.
   const found: Array<{slot: number; start: number; object: BlockObject}> = []
   objects.forEachObject((slot, start, size) => {
@@ -57,16 +63,20 @@ function nameCpythonObjects(ctx: NamingContext, typeType: number, version: strin
 
   // 2. The blocks they own; a block two owners claim under different names is no one's.
   const claims = new Map<number, string | null>()
-  for (const f of found) {
-    ownedBlocks(memory, types, storageTypes, blockSize, f.object, (address, name) => {
-      const had = claims.get(address)
-      if (had === undefined) claims.set(address, name)
-      else if (had !== name) {
-        if (had !== null) ctx.warn(`block ${hex(address)} is claimed as ${had} and as ${name}: named neither`, address)
-        claims.set(address, null)
-      }
-    })
+  const claim = (address: number, name: string) => {
+    const had = claims.get(address)
+    if (had === undefined) claims.set(address, name)
+    else if (had !== name) {
+      if (had !== null) ctx.warn(`block ${hex(address)} is claimed as ${had} and as ${name}: named neither`, address)
+      claims.set(address, null)
+    }
   }
+  for (const f of found) ownedBlocks(memory, types, storageTypes, blockSize, f.object, claim)
+
+  // The parser's arenas: an arena's list of objects is a proven list.
+  const listType = program.symbolAddress('PyList_Type')?.address
+  const lists = new Set(found.filter(f => f.object.type.address === listType).map(f => f.object.address))
+  arenas(memory, objects, live, blockSize, a => lists.has(a), claim)
 
   // 3. Names. A block a proven owner points to as its storage, with sizes that agree, is that
   // storage even where its first words read as an object: the prefix of a dict's values and the

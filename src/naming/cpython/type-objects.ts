@@ -75,7 +75,8 @@ export class PyTypes {
     if (meta === undefined) return null
     if (address === this.typeType) {
       if (meta !== address) return null
-    } else if (meta !== this.typeType) {
+    } else {
+      // `type` itself is proven too (its ob_type is itself), so every chain ends there.
       const mt = this.at(meta, depth + 1)
       if (!mt || !hasFlag(mt.flags, TPFLAGS_TYPE_SUBCLASS)) return null
     }
