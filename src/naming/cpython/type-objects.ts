@@ -71,8 +71,16 @@ export class PyTypes {
   private prove(address: number, depth: number): PyType | null {
     if (address === 0 || address % 8 !== 0) return null
     const m = this.memory
+    // The type's own fields first: they fail fast on the many words that are no type at all.
+    const flags = m.readU64(address + TP_FLAGS)
+    const basicsize = m.readU64(address + TP_BASICSIZE)
+    const itemsize = m.readU64(address + TP_ITEMSIZE)
+    if (flags === undefined || basicsize === undefined || itemsize === undefined) return null
+    if (!hasFlag(flags, TPFLAGS_READY) || basicsize < 16 || basicsize > MAX_BASICSIZE || itemsize > MAX_ITEMSIZE) return null
     const meta = m.readU64(address + OB_TYPE)
-    if (meta === undefined) return null
+    const namePtr = m.readU64(address + TP_NAME)
+    const base = m.readU64(address + TP_BASE)
+    if (meta === undefined || namePtr === undefined || base === undefined) return null
     if (address === this.typeType) {
       if (meta !== address) return null
     } else {
@@ -80,14 +88,6 @@ export class PyTypes {
       const mt = this.at(meta, depth + 1)
       if (!mt || !hasFlag(mt.flags, TPFLAGS_TYPE_SUBCLASS)) return null
     }
-    const flags = m.readU64(address + TP_FLAGS)
-    const basicsize = m.readU64(address + TP_BASICSIZE)
-    const itemsize = m.readU64(address + TP_ITEMSIZE)
-    const namePtr = m.readU64(address + TP_NAME)
-    const base = m.readU64(address + TP_BASE)
-    if (flags === undefined || basicsize === undefined || itemsize === undefined || namePtr === undefined || base === undefined) return null
-    if (!hasFlag(flags, TPFLAGS_READY)) return null
-    if (basicsize < 16 || basicsize > MAX_BASICSIZE || itemsize > MAX_ITEMSIZE) return null
     if (hasFlag(flags, TPFLAGS_HEAPTYPE) ? !this.isHeapTypePlace(address) : !this.isStaticPlace(address)) return null
     const name = this.readName(namePtr)
     if (name === null) return null
