@@ -8,6 +8,7 @@ import {arenas} from './arena.js'
 import {PyTypes} from './type-objects.js'
 import {pythonVersion} from './version.js'
 import {GC_HEAD_BYTES} from './layout.js'
+import {GrowableF64, GrowableU32} from '../../util/growable.js'
 
 export const PYTHON_OBJECT = 'python object'
 export const PYTHON_STORAGE = 'python storage'
@@ -54,12 +55,21 @@ function nameCpythonObjects(ctx: NamingContext, typeType: number, version: strin
     return
   }
 
-  // 1. Every live block's object, if it holds one.
-  const found: Array<{slot: number; start: number; object: BlockObject}> = []
+  // 1. Every live block's object, if it holds one (typed arrays: millions of objects on a big heap).
+  const foundSlot = new GrowableU32()
+  const foundStart = new GrowableF64()
+  const foundObject = new GrowableF64()
+  const foundType = new GrowableF64()
   objects.forEachObject((slot, start, size) => {
     const o = objectInBlock(memory, types, start, size)
-    if (o) found.push({slot, start, object: o})
+    if (!o) return
+    foundSlot.push(slot)
+    foundStart.push(start)
+    foundObject.push(o.address)
+    foundType.push(o.type.address)
   }, live)
+  const count = foundSlot.length
+  const objectAt = (i: number): BlockObject => ({address: foundObject.data[i]!, type: types.at(foundType.data[i]!)!})
 
   // 2. The blocks they own; a block two owners claim under different names is no one's.
   const claims = new Map<number, string | null>()
@@ -71,11 +81,12 @@ function nameCpythonObjects(ctx: NamingContext, typeType: number, version: strin
       claims.set(address, null)
     }
   }
-  for (const f of found) ownedBlocks(memory, types, storageTypes, blockSize, f.object, claim)
+  for (let i = 0; i < count; i++) ownedBlocks(memory, types, storageTypes, blockSize, objectAt(i), claim)
 
   // The parser's arenas: an arena's list of objects is a proven list.
   const listType = program.symbolAddress('PyList_Type')?.address
-  const lists = new Set(found.filter(f => f.object.type.address === listType).map(f => f.object.address))
+  const lists = new Set<number>()
+  for (let i = 0; i < count; i++) if (foundType.data[i] === listType) lists.add(foundObject.data[i]!)
   arenas(memory, objects, live, blockSize, a => lists.has(a), claim)
 
   // 3. Names. A block a proven owner points to as its storage, with sizes that agree, is that
@@ -84,12 +95,13 @@ function nameCpythonObjects(ctx: NamingContext, typeType: number, version: strin
   let namedObjects = 0
   let namedStorage = 0
   let storageOverObject = 0
-  for (const f of found) {
-    if (claims.has(f.start)) {
+  for (let i = 0; i < count; i++) {
+    const start = foundStart.data[i]!
+    if (claims.has(start)) {
       storageOverObject++
       continue
     }
-    if (names.assign(f.slot, `python:${f.object.type.name}`, PYTHON_OBJECT, VIA_RUNTIME, f.start)) namedObjects++
+    if (names.assign(foundSlot.data[i]!, `python:${objectAt(i).type.name}`, PYTHON_OBJECT, VIA_RUNTIME, start)) namedObjects++
   }
   for (const [address, name] of claims) {
     if (name !== null && names.assign(objects.findObject(address)!.index, name, PYTHON_STORAGE, VIA_RUNTIME, address)) namedStorage++
