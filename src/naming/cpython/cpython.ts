@@ -7,7 +7,7 @@ import {ownedBlocks, type StorageTypes} from './owned-blocks.js'
 import {arenas} from './arena.js'
 import {PyTypes} from './type-objects.js'
 import {pythonVersion} from './version.js'
-import {GC_HEAD_BYTES} from './layout.js'
+import {GC_HEAD_BYTES, layoutFor, type CpythonLayout} from './layout.js'
 import {GrowableF64, GrowableU32} from '../../util/growable.js'
 
 export const PYTHON_OBJECT = 'python object'
@@ -18,7 +18,8 @@ export const PYTHON_STORAGE = 'python storage'
  * (at its start, or after the GC header and managed-dict words its type's flags call for) whose
  * ob_type is a proven type object is `python:<tp_name>`; then the blocks those objects own by
  * layout (list items, dict keys and values, set tables, …) are `python:<what>` of kind
- * 'python storage'. Layouts are 3.11's (layout.ts): other versions are said and left unnamed.
+ * 'python storage'. Layouts are 3.11's and 3.12's (layout.ts): other versions are said and left
+ * unnamed.
  */
 export const cpython: Recogniser = {
   label: 'cpython',
@@ -27,15 +28,16 @@ export const cpython: Recogniser = {
   run(ctx) {
     const typeType = ctx.program.symbolAddress('PyType_Type')!.address
     const v = pythonVersion(ctx.program)
-    if (!v || v.major !== 3 || v.minor !== 11) {
-      ctx.note(`CPython ${v ? `${v.major}.${v.minor}.${v.micro}` : 'before 3.11 (no Py_Version)'}: object layouts are known for 3.11 only; no object named`)
+    const layout = v ? layoutFor(v.major, v.minor) : undefined
+    if (!v || !layout) {
+      ctx.note(`CPython ${v ? `${v.major}.${v.minor}.${v.micro}` : 'before 3.11 (no Py_Version)'}: object layouts are known for 3.11 and 3.12 only; no object named`)
       return
     }
-    nameCpythonObjects(ctx, typeType, `${v.major}.${v.minor}.${v.micro}`)
+    nameCpythonObjects(ctx, layout, typeType, `${v.major}.${v.minor}.${v.micro}`)
   },
 }
 
-function nameCpythonObjects(ctx: NamingContext, typeType: number, version: string): void {
+function nameCpythonObjects(ctx: NamingContext, layout: CpythonLayout, typeType: number, version: string): void {
   const {program, objects, live, names} = ctx
   const memory = program.core.memory
   const state = objects.state
@@ -61,7 +63,7 @@ function nameCpythonObjects(ctx: NamingContext, typeType: number, version: strin
   const foundObject = new GrowableF64()
   const foundType = new GrowableF64()
   objects.forEachObject((slot, start, size) => {
-    const o = objectInBlock(memory, types, start, size)
+    const o = objectInBlock(memory, layout, types, start, size)
     if (!o) return
     foundSlot.push(slot)
     foundStart.push(start)
@@ -81,7 +83,7 @@ function nameCpythonObjects(ctx: NamingContext, typeType: number, version: strin
       claims.set(address, null)
     }
   }
-  for (let i = 0; i < count; i++) ownedBlocks(memory, types, storageTypes, blockSize, objectAt(i), claim)
+  for (let i = 0; i < count; i++) ownedBlocks(memory, layout, types, storageTypes, blockSize, objectAt(i), claim)
 
   // The parser's arenas: an arena's list of objects is a proven list.
   const listType = program.symbolAddress('PyList_Type')?.address

@@ -1,11 +1,61 @@
 /**
- * CPython 3.11's object layouts on x86-64 (Include/object.h, Include/cpython/object.h,
+ * CPython's object layouts on x86-64 (Include/object.h, Include/cpython/object.h,
  * Include/internal/pycore_object.h, pycore_dict.h, Objects/dictobject.c, Include/cpython/
- * {listobject,setobject,bytearrayobject,unicodeobject}.h of 3.11), the only version these offsets
- * are proven on (fixtures/pydemo: Debian bookworm's 3.11.2). 3.12 keeps the object header and
- * PyTypeObject's first fields but adds managed weakrefs to the pre-header and immortal reference
- * counts; 3.13 moves instance values inline: not covered here (the recogniser says so and stops).
+ * {listobject,setobject,bytearrayobject,unicodeobject,longintrepr}.h), for the versions they are
+ * proven on: 3.11 (fixtures/pydemo: Debian bookworm's 3.11.2) and 3.12 (fixtures/pydemo312:
+ * 3.12.1 built by pyenv). The constants below are the fields both share; `CpythonLayout` holds
+ * what moved between them. 3.13 keeps instance values inside the object and changes
+ * PyDictValues: not covered (the recogniser says so and stops).
  */
+
+/** What differs between the versions covered. */
+export interface CpythonLayout {
+  minor: number
+  /** PyHeapTypeObject.ht_cached_keys (3.12 grew PyTypeObject by tp_watched). */
+  htCachedKeys: number
+  /** tp_flags bits any of which puts two words before the GC header (3.12: managed weakrefs too). */
+  preHeaderBits: readonly number[]
+  /** Where a managed-dict instance keeps its values pointer, from the object. */
+  managedValues: number
+  /** 3.12's PyDictOrValues: the word is a dict, or values − 1 (odd). 3.11: the values pointer. */
+  managedValuesTagged: boolean
+  /** sizeof(PyASCIIObject) and sizeof(PyCompactUnicodeObject) (3.12 dropped wstr), PyUnicodeObject.data. */
+  asciiObjectBytes: number
+  compactUnicodeObjectBytes: number
+  unicodeData: number
+  /** 3.12's int keeps lv_tag (digits × 8 + sign) where ob_size was. */
+  longDigitsInTag: boolean
+}
+
+export const LAYOUT_311: CpythonLayout = {
+  minor: 11,
+  htCachedKeys: 872,
+  preHeaderBits: [2 ** 4],
+  managedValues: -32,
+  managedValuesTagged: false,
+  asciiObjectBytes: 48,
+  compactUnicodeObjectBytes: 72,
+  unicodeData: 72,
+  longDigitsInTag: false,
+}
+
+export const LAYOUT_312: CpythonLayout = {
+  minor: 12,
+  htCachedKeys: 880,
+  preHeaderBits: [2 ** 3, 2 ** 4],
+  managedValues: -24,
+  managedValuesTagged: true,
+  asciiObjectBytes: 40,
+  compactUnicodeObjectBytes: 56,
+  unicodeData: 56,
+  longDigitsInTag: true,
+}
+
+/** The layout of a 3.x version, or undefined when not covered. */
+export function layoutFor(major: number, minor: number): CpythonLayout | undefined {
+  if (major !== 3) return undefined
+  return minor === 11 ? LAYOUT_311 : minor === 12 ? LAYOUT_312 : undefined
+}
 
 /** PyObject: ob_refcnt, ob_type. PyVarObject adds ob_size. */
 export const OB_TYPE = 8
@@ -17,8 +67,6 @@ export const TP_BASICSIZE = 32
 export const TP_ITEMSIZE = 40
 export const TP_FLAGS = 168
 export const TP_BASE = 256
-/** PyHeapTypeObject.ht_cached_keys (the instances' shared dict keys). */
-export const HT_CACHED_KEYS = 872
 
 /** tp_flags bits (Include/object.h). */
 export const TPFLAGS_MANAGED_DICT = 2 ** 4
@@ -31,9 +79,9 @@ export const TPFLAGS_UNICODE_SUBCLASS = 2 ** 28
 export const TPFLAGS_DICT_SUBCLASS = 2 ** 29
 export const TPFLAGS_TYPE_SUBCLASS = 2 ** 31
 
-/** PyGC_Head (two words) before a GC object; managed-dict types put two more words before it. */
+/** PyGC_Head (two words) before a GC object; pre-header types put two more words before it. */
 export const GC_HEAD_BYTES = 16
-export const MANAGED_DICT_BYTES = 16
+export const PRE_HEADER_BYTES = 16
 
 /** PyListObject: ob_item, allocated. */
 export const LIST_OB_ITEM = 24
@@ -66,10 +114,6 @@ export const SET_ENTRY_BYTES = 16
 export const BYTEARRAY_ALLOC = 24
 export const BYTEARRAY_BYTES = 32
 
-/** PyASCIIObject: length, hash, state (interned:2 kind:3 compact:1 ascii:1 ready:1); sizes of the three structs. */
+/** PyASCIIObject: length, hash, state (interned:2 kind:3 compact:1 ascii:1, then ready or statically_allocated). */
 export const UNICODE_LENGTH = 16
 export const UNICODE_STATE = 32
-export const ASCII_OBJECT_BYTES = 48
-export const COMPACT_UNICODE_OBJECT_BYTES = 72
-/** PyUnicodeObject.data (a non-compact str: a subclass's instance, its characters in their own block). */
-export const UNICODE_DATA = 72

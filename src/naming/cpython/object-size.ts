@@ -1,10 +1,7 @@
 import type {AddressSpace} from '../../core/address-space.js'
 import {hasFlag} from './flags.js'
 import type {PyType} from './type-objects.js'
-import {
-  ASCII_OBJECT_BYTES, COMPACT_UNICODE_OBJECT_BYTES, OB_SIZE, TPFLAGS_LONG_SUBCLASS, TPFLAGS_UNICODE_SUBCLASS,
-  UNICODE_LENGTH, UNICODE_STATE,
-} from './layout.js'
+import {OB_SIZE, TPFLAGS_LONG_SUBCLASS, TPFLAGS_UNICODE_SUBCLASS, UNICODE_LENGTH, UNICODE_STATE, type CpythonLayout} from './layout.js'
 
 /** PyUnicode's state bit-field: kind (bits 2–4), compact (5), ascii (6). */
 export interface UnicodeState {
@@ -27,16 +24,17 @@ export function unicodeState(memory: AddressSpace, obj: number): UnicodeState | 
 /**
  * The bytes an object of type `t` at `obj` takes (from the object's first byte), or null when its
  * own words contradict its type: tp_basicsize, plus tp_itemsize × ob_size for variable-sized types
- * (int keeps its sign in ob_size and always has one digit); a compact str takes its struct and
- * length + 1 characters of its kind (its tp_basicsize is the non-compact struct's).
+ * (int keeps its sign in ob_size, 3.12 its digits × 8 in lv_tag, and always has one digit); a
+ * compact str takes its struct and length + 1 characters of its kind (its tp_basicsize is the
+ * non-compact struct's).
  */
-export function objectBytes(memory: AddressSpace, obj: number, t: PyType): number | null {
+export function objectBytes(memory: AddressSpace, layout: CpythonLayout, obj: number, t: PyType): number | null {
   if (hasFlag(t.flags, TPFLAGS_UNICODE_SUBCLASS)) {
     const s = unicodeState(memory, obj)
     if (!s) return null
     if (!s.compact) return t.basicsize
-    if (s.ascii) return s.kind === 1 ? ASCII_OBJECT_BYTES + s.length + 1 : null
-    return COMPACT_UNICODE_OBJECT_BYTES + (s.length + 1) * s.kind
+    if (s.ascii) return s.kind === 1 ? layout.asciiObjectBytes + s.length + 1 : null
+    return layout.compactUnicodeObjectBytes + (s.length + 1) * s.kind
   }
   if (t.itemsize === 0) return t.basicsize
   const raw = memory.readU64(obj + OB_SIZE)
@@ -44,7 +42,7 @@ export function objectBytes(memory: AddressSpace, obj: number, t: PyType): numbe
   // ob_size is signed: a negative int's digits count is its absolute value.
   const signed = raw >= 2 ** 63 ? raw - 2 ** 64 : raw
   let n = signed
-  if (hasFlag(t.flags, TPFLAGS_LONG_SUBCLASS)) n = Math.max(1, Math.abs(signed))
+  if (hasFlag(t.flags, TPFLAGS_LONG_SUBCLASS)) n = Math.max(1, layout.longDigitsInTag ? Math.floor(raw / 8) : Math.abs(signed))
   if (n < 0 || n > 2 ** 40) return null
   return t.basicsize + t.itemsize * n
 }

@@ -5,10 +5,9 @@ import type {BlockObject} from './object-in-block.js'
 import {unicodeState} from './object-size.js'
 import type {PyTypes} from './type-objects.js'
 import {
-  BYTEARRAY_ALLOC, BYTEARRAY_BYTES, DICT_MA_KEYS, DICT_MA_VALUES, GC_HEAD_BYTES, HT_CACHED_KEYS, LIST_ALLOCATED,
-  LIST_OB_ITEM, MANAGED_DICT_BYTES, OB_SIZE, SET_ENTRY_BYTES, SET_MASK, SET_SMALLTABLE, SET_TABLE, TP_FLAGS,
-  TPFLAGS_DICT_SUBCLASS, TPFLAGS_HEAPTYPE, TPFLAGS_LIST_SUBCLASS, TPFLAGS_MANAGED_DICT, TPFLAGS_TYPE_SUBCLASS,
-  TPFLAGS_UNICODE_SUBCLASS, UNICODE_DATA,
+  BYTEARRAY_ALLOC, BYTEARRAY_BYTES, DICT_MA_KEYS, DICT_MA_VALUES, LIST_ALLOCATED, LIST_OB_ITEM, OB_SIZE, SET_ENTRY_BYTES,
+  SET_MASK, SET_SMALLTABLE, SET_TABLE, TP_FLAGS, TPFLAGS_DICT_SUBCLASS, TPFLAGS_HEAPTYPE, TPFLAGS_LIST_SUBCLASS,
+  TPFLAGS_MANAGED_DICT, TPFLAGS_TYPE_SUBCLASS, TPFLAGS_UNICODE_SUBCLASS, type CpythonLayout,
 } from './layout.js'
 
 /** The static types whose instances own blocks by layout, not by a tp_flags bit. */
@@ -30,7 +29,7 @@ const MAX_COUNT = 2 ** 40
  * give their count), a heap type's shared keys, a set's table (mask + 1 entries, when not its
  * small table), a bytearray's buffer (ob_alloc bytes), a non-compact str's characters.
  */
-export function ownedBlocks(memory: AddressSpace, types: PyTypes, storageTypes: StorageTypes, blockSize: LiveBlockSize, o: BlockObject, claim: Claim): void {
+export function ownedBlocks(memory: AddressSpace, layout: CpythonLayout, types: PyTypes, storageTypes: StorageTypes, blockSize: LiveBlockSize, o: BlockObject, claim: Claim): void {
   const obj = o.address
   const t = o.type
   const word = (at: number) => memory.readU64(at)
@@ -52,9 +51,11 @@ export function ownedBlocks(memory: AddressSpace, types: PyTypes, storageTypes: 
     if (block !== null) claim(block, 'python:dict values')
   }
   if (hasFlag(t.flags, TPFLAGS_MANAGED_DICT)) {
-    // The values pointer is the block's first word, before the managed dict pointer and the GC header.
-    const values = word(obj - GC_HEAD_BYTES - MANAGED_DICT_BYTES)
-    const keysAt = word(t.address + HT_CACHED_KEYS)
+    // 3.11: the values pointer is the block's first word, before the managed dict pointer and the
+    // GC header. 3.12: one word before the GC header is the dict, or the values pointer − 1.
+    const raw = word(obj + layout.managedValues)
+    const values = !layout.managedValuesTagged ? raw : raw !== undefined && raw % 2 === 1 ? raw + 1 : undefined
+    const keysAt = word(t.address + layout.htCachedKeys)
     if (values && keysAt && hasFlag(t.flags, TPFLAGS_HEAPTYPE)) {
       const block = dictValuesBlock(memory, blockSize, values, dictKeysAt(memory, blockSize, keysAt))
       if (block !== null) claim(block, 'python:dict values')
@@ -63,7 +64,7 @@ export function ownedBlocks(memory: AddressSpace, types: PyTypes, storageTypes: 
   if (hasFlag(t.flags, TPFLAGS_TYPE_SUBCLASS)) {
     // The object is itself a type: a heap type's instances share its cached keys.
     const flags = word(obj + TP_FLAGS)
-    const keysAt = flags !== undefined && hasFlag(flags, TPFLAGS_HEAPTYPE) && types.at(obj) ? word(obj + HT_CACHED_KEYS) : undefined
+    const keysAt = flags !== undefined && hasFlag(flags, TPFLAGS_HEAPTYPE) && types.at(obj) ? word(obj + layout.htCachedKeys) : undefined
     if (keysAt && dictKeysAt(memory, blockSize, keysAt)) claim(keysAt, 'python:dict keys')
   }
   if ((storageTypes.set !== undefined && types.isSubtype(t, storageTypes.set)) || (storageTypes.frozenset !== undefined && types.isSubtype(t, storageTypes.frozenset))) {
@@ -85,7 +86,7 @@ export function ownedBlocks(memory: AddressSpace, types: PyTypes, storageTypes: 
   }
   if (hasFlag(t.flags, TPFLAGS_UNICODE_SUBCLASS)) {
     const s = unicodeState(memory, obj)
-    const data = s && !s.compact ? word(obj + UNICODE_DATA) : undefined
+    const data = s && !s.compact ? word(obj + layout.unicodeData) : undefined
     if (s && data) {
       const size = blockSize(data)
       if (size !== null && (s.length + 1) * s.kind <= size) claim(data, 'python:str data')
