@@ -33,6 +33,18 @@ interface PyFixture {
   otherKinds: string[]
 }
 
+/** An interpreter pyenv built on the machine that made the fixture (executable and libpython). */
+function pyenvBuild(version: string, pythonId: string, libpythonId: string): Pick<PyFixture, 'version' | 'python' | 'files'> {
+  const minor = version.split('.').slice(0, 2).join('.')
+  const root = `/root/.pyenv/versions/${version}`
+  const what = `pyenv's build of ${version}`
+  return {
+    version,
+    python: `${root}/bin/python${minor}`,
+    files: [[`${root}/bin/python${minor}`, pythonId, what], [`${root}/lib/libpython${minor}.so.1.0`, libpythonId, what]],
+  }
+}
+
 const C_HELD = ['python:tuple', 'python:str', 'python:dict', 'python:dict keys', 'python:arena', 'python:arena block']
 const PY_FIXTURES: PyFixture[] = [
   {
@@ -46,17 +58,21 @@ const PY_FIXTURES: PyFixture[] = [
     otherKinds: [...C_HELD, 'python:posix.DirEntry'],
   },
   {
+    ...pyenvBuild('3.12.1', '96ee6db2233cd38e0b4bea04e9815e85dcda37fc', 'f9d5c82f5f2c22df68c1d49c944ef3dee5103dcc'),
     dir: 'pydemo312',
-    version: '3.12.1',
-    python: '/root/.pyenv/versions/3.12.1/bin/python3.12',
-    files: [
-      ['/root/.pyenv/versions/3.12.1/bin/python3.12', '96ee6db2233cd38e0b4bea04e9815e85dcda37fc', "pyenv's build of 3.12.1"],
-      ['/root/.pyenv/versions/3.12.1/lib/libpython3.12.so.1.0', 'f9d5c82f5f2c22df68c1d49c944ef3dee5103dcc', "pyenv's build of 3.12.1"],
-    ],
     listedObjects: 90_102,
     listedStorage: 11_464,
     otherNames: 355,
     otherKinds: [...C_HELD, 'python:code'],
+  },
+  {
+    ...pyenvBuild('3.13.0', '524b92ce152ff0ea8ae162a01bf3acdbf7032e0b', 'd11d13fb0f82d32f3da1221ffd551ab179afb423'),
+    dir: 'pydemo313',
+    // Instances keep their values inside them in 3.13: fewer storage blocks.
+    listedObjects: 95_993,
+    listedStorage: 7_052,
+    otherNames: 525,
+    otherKinds: C_HELD,
   },
 ]
 

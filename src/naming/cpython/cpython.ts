@@ -18,7 +18,7 @@ export const PYTHON_STORAGE = 'python storage'
  * (at its start, or after the GC header and managed-dict words its type's flags call for) whose
  * ob_type is a proven type object is `python:<tp_name>`; then the blocks those objects own by
  * layout (list items, dict keys and values, set tables, …) are `python:<what>` of kind
- * 'python storage'. Layouts are 3.11's and 3.12's (layout.ts): other versions are said and left
+ * 'python storage'. Layouts are 3.11's to 3.13's (layout.ts): other versions are said and left
  * unnamed.
  */
 export const cpython: Recogniser = {
@@ -30,7 +30,7 @@ export const cpython: Recogniser = {
     const v = pythonVersion(ctx.program)
     const layout = v ? layoutFor(v.major, v.minor) : undefined
     if (!v || !layout) {
-      ctx.note(`CPython ${v ? `${v.major}.${v.minor}.${v.micro}` : 'before 3.11 (no Py_Version)'}: object layouts are known for 3.11 and 3.12 only; no object named`)
+      ctx.note(`CPython ${v ? `${v.major}.${v.minor}.${v.micro}` : 'before 3.11 (no Py_Version)'}: object layouts are known for 3.11 to 3.13 only; no object named`)
       return
     }
     nameCpythonObjects(ctx, layout, typeType, `${v.major}.${v.minor}.${v.micro}`)

@@ -60,3 +60,18 @@ export function dictValuesBlock(memory: AddressSpace, blockSize: LiveBlockSize, 
   if (size === null || prefix + 8 * Math.max(1, prefix - 9) > size) return null
   return start
 }
+
+/**
+ * 3.13's values block (new_values in dictobject.c): {capacity, size, embedded = 0, valid} at the
+ * block's start, then capacity values and an order array of capacity bytes rounded up to a word.
+ * Values embedded in an instance (embedded = 1) are no block: null.
+ */
+export function dictValuesHeaderBlock(memory: AddressSpace, blockSize: LiveBlockSize, values: number, keys: DictKeys | null): number | null {
+  if (!keys || keys.kind !== DICT_KEYS_SPLIT) return null
+  const size = blockSize(values)
+  const capacity = memory.readU8(values)
+  const used = memory.readU8(values + 1)
+  const embedded = memory.readU8(values + 2)
+  if (size === null || capacity === undefined || used === undefined || embedded !== 0 || capacity < 1 || used > capacity) return null
+  return (capacity + 1) * 8 + Math.ceil(capacity / 8) * 8 <= size ? values : null
+}

@@ -2,10 +2,10 @@
  * CPython's object layouts on x86-64 (Include/object.h, Include/cpython/object.h,
  * Include/internal/pycore_object.h, pycore_dict.h, Objects/dictobject.c, Include/cpython/
  * {listobject,setobject,bytearrayobject,unicodeobject,longintrepr}.h), for the versions they are
- * proven on: 3.11 (fixtures/pydemo: Debian bookworm's 3.11.2) and 3.12 (fixtures/pydemo312:
- * 3.12.1 built by pyenv). The constants below are the fields both share; `CpythonLayout` holds
- * what moved between them. 3.13 keeps instance values inside the object and changes
- * PyDictValues: not covered (the recogniser says so and stops).
+ * proven on: 3.11 (fixtures/pydemo: Debian bookworm's 3.11.2), 3.12 and 3.13 (fixtures/pydemo312,
+ * pydemo313: 3.12.1 and 3.13.0 built by pyenv), default (GIL) builds. The constants below are the
+ * fields all share; `CpythonLayout` holds what moved between them. Other versions are not covered
+ * (the recogniser says so and stops).
  */
 
 /** What differs between the versions covered. */
@@ -15,10 +15,17 @@ export interface CpythonLayout {
   htCachedKeys: number
   /** tp_flags bits any of which puts two words before the GC header (3.12: managed weakrefs too). */
   preHeaderBits: readonly number[]
-  /** Where a managed-dict instance keeps its values pointer, from the object. */
-  managedValues: number
+  /** Where a managed-dict instance keeps its values pointer, from the object (3.13: inside the object, no block). */
+  managedValues: number | null
   /** 3.12's PyDictOrValues: the word is a dict, or values − 1 (odd). 3.11: the values pointer. */
   managedValuesTagged: boolean
+  /**
+   * A split dict's values block: 'prefix' (3.11, 3.12: the pointer is past a prefix whose last
+   * byte is its size) or 'header' (3.13: {capacity, size, embedded, valid} then the values and an
+   * order array, at the block's start; or embedded in an instance, no block).
+   */
+  dictValues: 'prefix' | 'header'
+
   /** sizeof(PyASCIIObject) and sizeof(PyCompactUnicodeObject) (3.12 dropped wstr), PyUnicodeObject.data. */
   asciiObjectBytes: number
   compactUnicodeObjectBytes: number
@@ -33,6 +40,7 @@ export const LAYOUT_311: CpythonLayout = {
   preHeaderBits: [2 ** 4],
   managedValues: -32,
   managedValuesTagged: false,
+  dictValues: 'prefix',
   asciiObjectBytes: 48,
   compactUnicodeObjectBytes: 72,
   unicodeData: 72,
@@ -45,16 +53,25 @@ export const LAYOUT_312: CpythonLayout = {
   preHeaderBits: [2 ** 3, 2 ** 4],
   managedValues: -24,
   managedValuesTagged: true,
+  dictValues: 'prefix',
   asciiObjectBytes: 40,
   compactUnicodeObjectBytes: 56,
   unicodeData: 56,
   longDigitsInTag: true,
 }
 
+export const LAYOUT_313: CpythonLayout = {
+  ...LAYOUT_312,
+  minor: 13,
+  managedValues: null,
+  managedValuesTagged: false,
+  dictValues: 'header',
+}
+
 /** The layout of a 3.x version, or undefined when not covered. */
 export function layoutFor(major: number, minor: number): CpythonLayout | undefined {
   if (major !== 3) return undefined
-  return minor === 11 ? LAYOUT_311 : minor === 12 ? LAYOUT_312 : undefined
+  return [LAYOUT_311, LAYOUT_312, LAYOUT_313].find(l => l.minor === minor)
 }
 
 /** PyObject: ob_refcnt, ob_type. PyVarObject adds ob_size. */

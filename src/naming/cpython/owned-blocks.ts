@@ -1,5 +1,5 @@
 import type {AddressSpace} from '../../core/address-space.js'
-import {dictKeysAt, dictValuesBlock, type LiveBlockSize} from './dict-blocks.js'
+import {dictKeysAt, dictValuesBlock, dictValuesHeaderBlock, type LiveBlockSize} from './dict-blocks.js'
 import {hasFlag} from './flags.js'
 import type {BlockObject} from './object-in-block.js'
 import {unicodeState} from './object-size.js'
@@ -47,10 +47,10 @@ export function ownedBlocks(memory: AddressSpace, layout: CpythonLayout, types: 
     const keys = keysAt ? dictKeysAt(memory, blockSize, keysAt) : null
     if (keys && keysAt) claim(keysAt, 'python:dict keys')
     const values = word(obj + DICT_MA_VALUES)
-    const block = values ? dictValuesBlock(memory, blockSize, values, keys) : null
+    const block = !values ? null : layout.dictValues === 'prefix' ? dictValuesBlock(memory, blockSize, values, keys) : dictValuesHeaderBlock(memory, blockSize, values, keys)
     if (block !== null) claim(block, 'python:dict values')
   }
-  if (hasFlag(t.flags, TPFLAGS_MANAGED_DICT)) {
+  if (hasFlag(t.flags, TPFLAGS_MANAGED_DICT) && layout.managedValues !== null) {
     // 3.11: the values pointer is the block's first word, before the managed dict pointer and the
     // GC header. 3.12: one word before the GC header is the dict, or the values pointer − 1.
     const raw = word(obj + layout.managedValues)
