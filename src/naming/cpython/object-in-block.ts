@@ -14,7 +14,7 @@ export function preHeaderBytes(t: PyType, layout: CpythonLayout): number {
   return (hasFlag(t.flags, TPFLAGS_HAVE_GC) ? GC_HEAD_BYTES : 0) + (pre ? PRE_HEADER_BYTES : 0)
 }
 
-/** Where objects can start in a block: after no header, a GC header, or a managed dict and a GC header. */
+/** Where objects can start in a block: after no header, a GC header, or the pre-header words (managed dict, 3.12+ weakrefs) and a GC header. */
 const HEADERS = [0, GC_HEAD_BYTES, GC_HEAD_BYTES + PRE_HEADER_BYTES]
 
 export interface BlockObject {
