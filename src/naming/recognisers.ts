@@ -1,4 +1,5 @@
 import type {Recogniser} from './recogniser.js'
+import {cpython} from './cpython/cpython.js'
 import {luaRecogniser} from './lua/lua-recogniser.js'
 import {stdLayout} from './std-layout/recogniser.js'
 import {pool} from './pool.js'
@@ -9,6 +10,7 @@ import {cString} from './c-string.js'
  * it is given (the vtable tier has run before all of them, in the scan).
  */
 export const RECOGNISERS: readonly Recogniser[] = [
+  cpython,
   luaRecogniser,
   stdLayout,
   pool,
