@@ -142,10 +142,10 @@ function parseDies(u: Cursor, abbrevs: Map<number, Abbrev>, ctx: UnitContext, di
     }
     if (dies.size >= MAX_DIES) throw new DwarfError(`.debug_info: more than ${MAX_DIES} DIEs`)
     const die: Die = {offset, tag: abbrev.tag, parent, children: [], attrs: new Map()}
-    const pendingStrx: Array<[number, number]> = []
+    const pendingStrx: Array<[number, number]> | null = root === null ? [] : null
     for (const a of abbrev.attrs) {
       const keep = KEPT.has(a.name)
-      const v = readAttr(u, a.form, a.implicit, ctx, root === null ? pendingStrx : null, a.name, keep)
+      const v = readAttr(u, a.form, a.implicit, ctx, pendingStrx, a.name, keep)
       if (v !== undefined && keep) die.attrs.set(a.name, v)
     }
     if (root === null) {
@@ -154,7 +154,7 @@ function parseDies(u: Cursor, abbrevs: Map<number, Abbrev>, ctx: UnitContext, di
       if (so && typeof so.value === 'number') ctx.strOffsetsBase = so.value
       const ab = die.attrs.get(DW_AT.addr_base)
       if (ab && typeof ab.value === 'number') ctx.addrBase = ab.value
-      for (const [name, index] of pendingStrx) die.attrs.set(name, {form: DW_FORM.strp, value: strx(index, ctx)})
+      for (const [name, index] of pendingStrx!) die.attrs.set(name, {form: DW_FORM.strp, value: strx(index, ctx)})
       root = die
     } else parent?.children.push(die)
     dies.set(offset, die)
@@ -169,28 +169,27 @@ function parseDies(u: Cursor, abbrevs: Map<number, Abbrev>, ctx: UnitContext, di
 function readAttr(u: Cursor, form: number, implicit: number | undefined, ctx: UnitContext, pendingStrx: Array<[number, number]> | null, name: number, keep: boolean): AttrValue | undefined {
   const F = DW_FORM
   // The raw value is read (the cursor moves on) whether or not it is kept.
-  const kept = (raw: number) => (keep ? resolve(form, raw, ctx, pendingStrx, name) : undefined)
   switch (form) {
     case F.addr: return {form, value: u.sized(ctx.addressSize)}
-    case F.data1: case F.ref1: case F.flag: case F.strx1: case F.addrx1: return kept(u.u8())
-    case F.data2: case F.ref2: case F.strx2: case F.addrx2: return kept(u.u16())
-    case F.strx3: case F.addrx3: return kept(u.u16() + u.u8() * 0x10000)
-    case F.data4: case F.ref4: case F.strx4: case F.addrx4: case F.ref_sup4: return kept(u.u32())
+    case F.data1: case F.ref1: case F.flag: case F.strx1: case F.addrx1: return kept(keep, form, ctx, pendingStrx, name, u.u8())
+    case F.data2: case F.ref2: case F.strx2: case F.addrx2: return kept(keep, form, ctx, pendingStrx, name, u.u16())
+    case F.strx3: case F.addrx3: return kept(keep, form, ctx, pendingStrx, name, u.u16() + u.u8() * 0x10000)
+    case F.data4: case F.ref4: case F.strx4: case F.addrx4: case F.ref_sup4: return kept(keep, form, ctx, pendingStrx, name, u.u32())
     case F.data8: case F.ref8: case F.ref_sig8: case F.ref_sup8: {
       const at = u.pos
       u.bytes(8)
       // Constants and references past 2^53 do not occur; keep what fits.
       const v = u.buf.readBigUInt64LE(at)
-      return v <= BigInt(Number.MAX_SAFE_INTEGER) ? kept(Number(v)) : undefined
+      return v <= BigInt(Number.MAX_SAFE_INTEGER) ? kept(keep, form, ctx, pendingStrx, name, Number(v)) : undefined
     }
     case F.data16: u.bytes(16); return undefined
     case F.sdata: return {form, value: u.sleb()}
     case F.udata: case F.ref_udata: case F.strx: case F.addrx: case F.GNU_addr_index: case F.GNU_str_index:
-      return kept(u.uleb())
+      return kept(keep, form, ctx, pendingStrx, name, u.uleb())
     case F.string: if (!keep) { u.skipCString(); return undefined }
       return {form, value: u.cstring('utf8')}
     case F.strp: case F.line_strp: case F.sec_offset: case F.ref_addr: case F.strp_sup: case F.GNU_ref_alt: case F.GNU_strp_alt:
-      return kept(u.sized(form === F.ref_addr && ctx.version === 2 ? ctx.addressSize : ctx.offsetSize))
+      return kept(keep, form, ctx, pendingStrx, name, u.sized(form === F.ref_addr && ctx.version === 2 ? ctx.addressSize : ctx.offsetSize))
     case F.block1: return {form, value: u.bytes(u.u8())}
     case F.block2: return {form, value: u.bytes(u.u16())}
     case F.block4: return {form, value: u.bytes(u.u32())}
@@ -206,6 +205,11 @@ function readAttr(u: Cursor, form: number, implicit: number | undefined, ctx: Un
     default:
       throw new DwarfError(`.debug_info: unknown attribute form 0x${form.toString(16)} at ${u.pos}`)
   }
+}
+
+/** `resolve` when the attribute is kept (a plain function, not a closure per attribute: this is the hot path). */
+function kept(keep: boolean, form: number, ctx: UnitContext, pendingStrx: Array<[number, number]> | null, name: number, raw: number): AttrValue | undefined {
+  return keep ? resolve(form, raw, ctx, pendingStrx, name) : undefined
 }
 
 /** Turns a raw value into the reader's: references absolute, strings and indexed addresses looked up. */

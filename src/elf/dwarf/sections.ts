@@ -37,6 +37,25 @@ export function dwarfSections(file: ElfFile): DwarfSections | null {
   return out.info!.length > 0 ? (out as DwarfSections) : null
 }
 
+/**
+ * How long the file's .debug_info is, uncompressed, from its headers alone (a compressed section's
+ * header says): 0 when it has none. Lets a caller refuse a large one before inflating it.
+ */
+export function debugInfoSize(file: ElfFile): number {
+  const plain = file.section('.debug_info')
+  if (plain && plain.type !== SHT_NOBITS) {
+    if ((plain.flags & SHF_COMPRESSED) === 0) return plain.size
+    const head = file.sectionData(plain).subarray(0, 24)
+    return head.length === 24 ? Number(head.readBigUInt64LE(8)) : 0
+  }
+  const legacy = file.section('.zdebug_info')
+  if (legacy && legacy.type !== SHT_NOBITS) {
+    const head = file.sectionData(legacy).subarray(0, 12)
+    return head.length === 12 && head.toString('latin1', 0, 4) === 'ZLIB' ? Number(head.readBigUInt64BE(4)) : 0
+  }
+  return 0
+}
+
 function sectionBytes(file: ElfFile, name: string): Buffer {
   const plain = file.section(`.${name}`)
   if (plain && plain.type !== SHT_NOBITS) {
