@@ -1,0 +1,47 @@
+import path from 'node:path'
+import type {Recogniser} from '../recogniser.js'
+import {VIA_DEBUG_INFO} from '../via.js'
+import {moduleDebugInfo, type ModuleDebugInfo} from './module-debug-info.js'
+import {TypeFlow} from './type-flow.js'
+import {flowFromFrames, flowFromGlobals, type RootCounts} from './typed-roots.js'
+
+/**
+ * Tier 2 of issue 30: types from DWARF. Applies when some module has DWARF, in its own file or
+ * in its separate debug file. Types flow from every typed global and from the locals of each
+ * thread's frames through typed pointers into the heap blocks they reach (type-flow.ts).
+ */
+export const dwarfRecogniser: Recogniser = {
+  label: 'dwarf',
+  via: VIA_DEBUG_INFO,
+  applies(ctx) {
+    return ctx.program.modules.some(m => m.file && (m.file.section('.debug_info') || m.file.section('.zdebug_info') || m.debug))
+  },
+  run(ctx) {
+    const modules: ModuleDebugInfo[] = []
+    for (const m of ctx.program.modules) {
+      const got = moduleDebugInfo(m, m === ctx.program.executable)
+      if (typeof got === 'string') ctx.note(got)
+      else if (got) modules.push(got)
+    }
+    if (modules.length === 0) return
+    const structNamed = (name: string) => {
+      for (const m of modules) {
+        const s = m.info.types.structNamed(name)
+        if (s) return s
+      }
+      return undefined
+    }
+    const flow = new TypeFlow(ctx, structNamed)
+    const counts: RootCounts = {globals: 0, locals: 0, frames: 0}
+    flowFromGlobals(flow, modules, counts)
+    flowFromFrames(flow, modules, counts)
+    flow.run()
+    const from = modules.map(m => `${path.basename(m.module.module.path)} (${m.from === m.module.file?.path ? 'in the file' : path.basename(m.from)})`).join(', ')
+    const kinds = [...flow.claims.namedByKind()].map(([k, n]) => `${n} ${k}`).join(', ')
+    ctx.note(`DWARF of ${from}: ${counts.globals} typed globals and ${counts.locals} locals in ${counts.frames} frames reach ${kinds || 'no block'}`)
+    const skipped = modules.reduce((s, m) => s + m.info.variables.skipped.locationLists + m.info.variables.skipped.expressions + m.info.variables.skipped.rangedBlocks, 0)
+    if (skipped > 0) ctx.note(`${skipped} variables with locations this tier does not follow (location lists, registers, blocks with several ranges) are not roots`)
+    if (flow.claims.conflicts > 0) ctx.note(`${flow.claims.conflicts} blocks reached with two types: not named by this tier (conflicts)`)
+    if (flow.cut) ctx.note('the walk stopped at its step bound: some blocks reachable through typed pointers are not named')
+  },
+}
