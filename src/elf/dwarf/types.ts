@@ -152,7 +152,7 @@ export class TypeTable {
     }
     let result: DwarfType | null = null
     if (die.tag === DW_TAG.base_type || die.tag === DW_TAG.enumeration_type || die.tag === DW_TAG.unspecified_type) {
-      result = {kind: 'base', name: qualifiedName(die) ?? name ?? '?', size: attrNumber(die, DW_AT.byte_size) ?? 0}
+      result = {kind: 'base', name: qualifiedName(die) ?? (name !== undefined ? demangledSpelling(name) : '?'), size: attrNumber(die, DW_AT.byte_size) ?? 0}
     } else if (POINTER_TAGS.has(die.tag)) {
       const p = {kind: 'pointer' as const, name: '', target: null as DwarfType | null}
       this.cache.set(die.offset, p)
@@ -166,9 +166,8 @@ export class TypeTable {
         result = target ? {kind: 'alias', name: qualifiedName(die) ?? name ?? '?', target} : null
       } else {
         const q = die.tag === DW_TAG.const_type ? 'const' : die.tag === DW_TAG.volatile_type ? 'volatile' : die.tag === DW_TAG.atomic_type ? '_Atomic' : 'restrict'
-        // gcc's spelling: `const int`, but `Item* const`.
-        const display = !target ? `${q} void` : stripAliases(target).kind === 'pointer' ? `${displayName(target)} ${q}` : `${q} ${displayName(target)}`
-        result = target ? {kind: 'alias', name: display, target} : null
+        // The demangler's spelling, as the vtable tier's names have it: `int const`, `Item const*`.
+        result = target ? {kind: 'alias', name: `${displayName(target)} ${q}`, target} : null
       }
     } else if (die.tag === DW_TAG.array_type) {
       const element = this.typeAttr(die)
@@ -225,5 +224,22 @@ export function qualifiedName(die: Die): string | null {
     else if (STRUCT_TAGS.has(p.tag)) parts.push(attrString(p, DW_AT.name) ?? '(anonymous)')
     else break
   }
-  return parts.reverse().join('::')
+  return demangledSpelling(parts.reverse().join('::'))
+}
+
+/** gcc's DWARF spells some integer types the long way; the demangler (and so the vtable tier) the short. */
+const SPELLINGS: Array<[RegExp, string]> = [
+  [/\blong long unsigned int\b/g, 'unsigned long long'],
+  [/\blong long int\b/g, 'long long'],
+  [/\blong unsigned int\b/g, 'unsigned long'],
+  [/\bshort unsigned int\b/g, 'unsigned short'],
+  [/\blong int\b/g, 'long'],
+  [/\bshort int\b/g, 'short'],
+]
+
+/** A name from DWARF with the integer types (alone or as template arguments) spelt as the demangler does: `std::set<long>`. */
+export function demangledSpelling(name: string): string {
+  if (!/\b(long|short)\b/.test(name)) return name
+  for (const [re, short] of SPELLINGS) name = name.replace(re, short)
+  return name
 }
