@@ -64,6 +64,17 @@ export class DwarfClaims {
     return true
   }
 
+  /**
+   * The DWARF struct of the block's vtable name (its dynamic, most derived type), when the vtable
+   * tier named it and some unit defines that type: a base pointer's block is scanned as it, so
+   * the derived class's own members are followed too.
+   */
+  dynamicType(slot: number): StructType | undefined {
+    if (this.names.via[slot] !== VIA_VTABLE) return undefined
+    const name = this.names.nameOf(slot)
+    return name === null ? undefined : this.structNamed(name)
+  }
+
   /** Blocks this tier named, per kind. */
   namedByKind(): Map<string, number> {
     const out = new Map<string, number>()

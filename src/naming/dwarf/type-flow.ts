@@ -95,7 +95,8 @@ export class TypeFlow {
       return
     }
     if (!isStdInternal(t.name) && !this.claims.claim(ref.index, ref.start, {name: t.name, kind: 'object', struct: t, element: null})) return
-    this.enqueue(ptr, t)
+    const dynamic = t.polymorphic ? this.claims.dynamicType(ref.index) : undefined
+    this.enqueue(ptr, dynamic && dynamic.size <= ref.size ? dynamic : t)
   }
 
   /** The live heap block holding `addr`, or undefined. */
