@@ -1,9 +1,16 @@
 import path from 'node:path'
+import type {LoadedModule} from '../../program/program.js'
 import type {Recogniser} from '../recogniser.js'
 import {VIA_DEBUG_INFO} from '../via.js'
+import {libraryCanName} from './library-relevance.js'
 import {moduleDebugInfo, type ModuleDebugInfo} from './module-debug-info.js'
 import {TypeFlow} from './type-flow.js'
 import {flowFromFrames, flowFromGlobals, type RootCounts} from './typed-roots.js'
+
+/** The module has DWARF in its file or a separate debug file (found once, by program.ts). */
+function hasDwarf(m: LoadedModule): boolean {
+  return m.file !== null && (m.file.section('.debug_info') !== undefined || m.file.section('.zdebug_info') !== undefined || m.debug !== null)
+}
 
 /**
  * Tier 2 of issue 30: types from DWARF. Applies when some module has DWARF, in its own file or
@@ -14,15 +21,23 @@ export const dwarfRecogniser: Recogniser = {
   label: 'dwarf',
   via: VIA_DEBUG_INFO,
   applies(ctx) {
-    return ctx.program.modules.some(m => m.file && (m.file.section('.debug_info') || m.file.section('.zdebug_info') || m.debug))
+    return ctx.program.modules.some(hasDwarf)
   },
   run(ctx) {
     const modules: ModuleDebugInfo[] = []
+    const idle: string[] = []
     for (const m of ctx.program.modules) {
-      const got = moduleDebugInfo(m, m === ctx.program.executable)
+      const executable = m === ctx.program.executable
+      if (!hasDwarf(m)) continue
+      if (!executable && !libraryCanName(ctx, m)) {
+        idle.push(path.basename(m.module.path))
+        continue
+      }
+      const got = moduleDebugInfo(m, executable)
       if (typeof got === 'string') ctx.note(got)
       else if (got) modules.push(got)
     }
+    if (idle.length > 0) ctx.note(`DWARF of ${idle.join(', ')} not read: no global of theirs holds a heap pointer and no thread is in their code`)
     if (modules.length === 0) return
     const structNamed = (name: string) => {
       for (const m of modules) {
