@@ -11,7 +11,7 @@ import {testTemp} from '../helpers/test-temp.js'
 // Issue 30, tier 2: types from DWARF flow from typed roots (globals, main's locals) through typed
 // pointers into the heap (fixtures/typesdemo: plain structs with no vtable, a tree, lists, a
 // struct of pointer arrays, a unique_ptr, a shared_ptr, a vector<ListNode*>, a map<int, Item*>, a
-// set<long>, a list<Item*>, a string). The -g build's DWARF is DWARF 5 as g++ 12 writes it; the
+// set<long>, a list<Item*>, an unordered_map<int, Item*>, a string). The -g build's DWARF is DWARF 5 as g++ 12 writes it; the
 // separate debug file's sections are zlib-compressed (SHF_COMPRESSED), as Debian's are.
 // Every expected name is what the process recorded about the object it allocated (truth.json).
 
@@ -118,9 +118,9 @@ describe('names from DWARF (typesdemo)', () => {
   const kinds = [...new Set(truth.objects.map(o => o.kind))]
 
   it('the truth covers every kind the fixture makes, from globals and from main\'s locals', () => {
-    expect([...kinds].sort()).toEqual(['object', 'std::list node', 'std::map/set node', 'std::string buffer', 'std::vector body'])
+    expect([...kinds].sort()).toEqual(['object', 'std::list node', 'std::map/set node', 'std::string buffer', 'std::unordered buckets', 'std::unordered node', 'std::vector body'])
     expect(new Set(truth.objects.map(o => o.name))).toEqual(new Set(['Item', 'ListNode', 'TreeNode', 'Bag', 'Circle', 'std::string buffer', 'std::vector<ListNode*> body',
-      'std::map<int, Item*> node', 'std::set<long> node', 'std::list<Item*> node']))
+      'std::map<int, Item*> node', 'std::set<long> node', 'std::list<Item*> node', 'std::unordered_map<int, Item*> node', 'std::unordered_map<int, Item*> buckets']))
     expect(truth.objects.filter(o => o.root === 'stack').length).toBeGreaterThan(500)
   })
 

@@ -8,7 +8,8 @@ export type Container = (flow: TypeFlow, addr: number, t: StructType) => void
 
 /**
  * The libstdc++ containers this tier names the parts of, by their DWARF type: `std::vector<T>`
- * bodies, `std::string` buffers, `std::map`/`std::set` (and multi-) nodes, `std::list` nodes.
+ * bodies, `std::string` buffers, `std::map`/`std::set` (and multi-) nodes, `std::list` nodes,
+ * `std::unordered_map`/`set` (and multi-) bucket arrays and nodes.
  * Their member names (`_M_impl`, `_M_start`, `_M_header`, …) are libstdc++'s; a type without them
  * (another library, another version) is not a container here and is followed member by member.
  */
@@ -18,6 +19,7 @@ export function containerOf(t: StructType): Container | null {
   if (n.startsWith('std::__cxx11::basic_string<')) return string
   if (n.startsWith('std::map<') || n.startsWith('std::multimap<') || n.startsWith('std::set<') || n.startsWith('std::multiset<')) return rbTree
   if (n.startsWith('std::__cxx11::list<')) return list
+  if (/^std::unordered_(multi)?(map|set)</.test(n)) return hashtable
   return null
 }
 
@@ -117,15 +119,12 @@ const rbTree: Container = (flow, addr, t) => {
   const tree = fieldAt(t, ['_M_t'])
   const header = fieldAt(t, ['_M_t', '_M_impl', '_M_header'])
   const count = fieldAt(t, ['_M_t', '_M_impl', '_M_node_count'])
-  const key = t.params.get('_Key')
-  const mapped = t.params.get('_Tp')
   const val = tree && stripAliases(tree.type).kind === 'struct' ? (stripAliases(tree.type) as StructType).params.get('_Val') : undefined
   const links = linkOffsets(header?.type, ['_M_parent', '_M_left', '_M_right'])
-  if (!header || !count || !key || !val || !links) return
-  const isMap = t.name.startsWith('std::map<') || t.name.startsWith('std::multimap<')
-  if (isMap && !mapped) return
+  const container = containerName(t)
+  if (!header || !count || !val || !links || !container) return
   const family = t.name.slice(0, t.name.indexOf('<'))
-  const name = isMap ? `${family}<${stripAliases(key).name}, ${stripAliases(mapped!).name}> node` : `${family}<${stripAliases(key).name}> node`
+  const name = `${container} node`
   const [parentAt, leftAt, rightAt] = links as [number, number, number]
   const nodeBase = stripAliases(header.type)
   const valueAt = nodeBase.kind === 'struct' ? nodeBase.size : 32
@@ -190,5 +189,60 @@ const list: Container = (flow, addr, t) => {
   const pointers = flow.hasPointers(elem)
   for (const x of nodes) {
     if (flow.claims.claim(x.index, x.start, {name, kind: 'std::list node', struct: null, element: null}) && pointers) flow.scan(x.start + valueAt, elem, 1)
+  }
+}
+
+/** `std::map<int, Item*>`-style names of a container's parts: its family and its key (and mapped) type. */
+function containerName(t: StructType): string | null {
+  const family = t.name.slice(0, t.name.indexOf('<'))
+  const key = t.params.get('_Key')
+  if (!key) return null
+  if (!family.endsWith('map')) return `${family}<${stripAliases(key).name}>`
+  const mapped = t.params.get('_Tp')
+  return mapped ? `${family}<${stripAliases(key).name}, ${stripAliases(mapped).name}>` : null
+}
+
+/**
+ * `std::unordered_map`/`set` (and multi-): a bucket array (unless the table uses the one bucket
+ * inside the object) and a singly linked list of nodes from `_M_before_begin`, as long as
+ * `_M_element_count` says. Each node is a `_Hash_node_base` link, then the value (then, for some
+ * hashes, the cached hash code). Every node is checked before any is named.
+ */
+const hashtable: Container = (flow, addr, t) => {
+  const table = fieldAt(t, ['_M_h'])
+  const bucketsAt = fieldAt(t, ['_M_h', '_M_buckets'])
+  const countAt = fieldAt(t, ['_M_h', '_M_bucket_count'])
+  const firstAt = fieldAt(t, ['_M_h', '_M_before_begin', '_M_nxt'])
+  const elementsAt = fieldAt(t, ['_M_h', '_M_element_count'])
+  const singleAt = fieldAt(t, ['_M_h', '_M_single_bucket'])
+  const tableType = table && stripAliases(table.type)
+  const val = tableType?.kind === 'struct' ? tableType.params.get('_Value') : undefined
+  const name = containerName(t)
+  if (!bucketsAt || !countAt || !firstAt || !elementsAt || !singleAt || !val || !name) return
+  const buckets = word(flow, addr + bucketsAt.offset)
+  const count = word(flow, addr + countAt.offset)
+  const n = word(flow, addr + elementsAt.offset)
+  if (!buckets || !count || n === undefined || n > MAX_ELEMENTS) return
+  if (buckets !== addr + singleAt.offset) {
+    const ref = flow.liveBlock(buckets)
+    if (!ref || ref.start !== buckets || count * 8 > ref.size) return
+    flow.claims.claim(ref.index, ref.start, {name: `${name} buckets`, kind: 'std::unordered buckets', struct: null, element: null})
+  }
+  const valueAt = 8
+  const nodes: Array<{index: number; start: number}> = []
+  let node = word(flow, addr + firstAt.offset)
+  while (node) {
+    const ref = flow.liveBlock(node)
+    if (nodes.length >= n || !ref || ref.start !== node || ref.size < valueAt + sizeOf(val)) {
+      flow.ctx.warn(`${name} at ${hex(addr)}: node ${hex(node)} is not a node of its list (${n} elements): no node of it is named`, addr)
+      return
+    }
+    nodes.push(ref)
+    node = word(flow, node)
+  }
+  if (node !== 0 || nodes.length !== n) return
+  const pointers = flow.hasPointers(val)
+  for (const x of nodes) {
+    if (flow.claims.claim(x.index, x.start, {name: `${name} node`, kind: 'std::unordered node', struct: null, element: null}) && pointers) flow.scan(x.start + valueAt, val, 1)
   }
 }
