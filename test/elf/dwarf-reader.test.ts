@@ -50,8 +50,7 @@ describe.each(Object.entries(FILES))('DWARF reader: %s', (_label, file) => {
   it('reads main\'s locals at CFA offsets, live over main\'s code', () => {
     const main = info.variables.functions.find(f => f.name === 'main')!
     const mainSym = elf.symbolByName('main')!
-    expect(main.low).toBe(mainSym.value)
-    expect(main.high).toBe(mainSym.value + mainSym.size)
+    expect(main.ranges).toEqual([[mainSym.value, mainSym.value + mainSym.size]])
     const locals = new Map(main.variables.map(v => [v.name, v]))
     expect(locals.get('local_list')!.type.name).toBe('ListNode*')
     expect(locals.get('local_bag')!.type.name).toBe('Bag')
@@ -67,6 +66,22 @@ describe.each(Object.entries(FILES))('DWARF reader: %s', (_label, file) => {
     expect(member('byId').params.get('_Tp')!.name).toBe('Item*')
     expect(member('ids').params.get('_Key')!.name).toBe('long')
     expect(member('queue').params.get('_Tp')!.name).toBe('Item*')
+  })
+})
+
+describe('the -O2 build: main in two parts (DW_AT_ranges, .debug_rnglists)', () => {
+  const file = path.join(DIR, 'o2', 'typesdemo')
+  const info = read(file)
+  const elf = ElfFile.load(file)
+  it('gives main its hot and its cold part, as the symbol table has them (main, main.cold)', () => {
+    const main = info.variables.functions.find(f => f.name === 'main')!
+    const hot = elf.symbolByName('main')!
+    const cold = elf.symbolByName('main.cold')!
+    expect([...main.ranges].sort((a, b) => a[0] - b[0])).toEqual([[hot.value, hot.value + hot.size], [cold.value, cold.value + cold.size]].sort((a, b) => a[0]! - b[0]!))
+    // local_bag stays at a CFA offset; local_list's location list is not followed.
+    expect(main.variables.map(v => v.name)).toContain('local_bag')
+    expect(main.variables.map(v => v.name)).not.toContain('local_list')
+    expect(info.variables.skipped.locationLists).toBeGreaterThan(0)
   })
 })
 

@@ -23,7 +23,8 @@ interface TruthObject {
   size: number
   name: string
   kind: string
-  root: 'global' | 'stack'
+  /** What reaches it: a global, or main's local `local_list` or `local_bag`. */
+  root: 'global' | 'local_list' | 'local_bag'
   /** The tier that names it when not the DWARF one (the Circle: its vtable). */
   via?: string
 }
@@ -36,6 +37,8 @@ interface Truth {
 }
 
 const truth = JSON.parse(fs.readFileSync(path.join(DIR, 'truth.json'), 'utf8')) as Truth
+/** The -O2 build's run (fixtures/typesdemo/o2): its own objects at their own addresses. */
+const truthO2 = JSON.parse(fs.readFileSync(path.join(DIR, 'o2', 'truth.json'), 'utf8')) as Truth
 
 interface Named {
   /** Every live slot the DWARF tier named: address → [name, kind]. */
@@ -51,7 +54,7 @@ interface Named {
 }
 
 /** What an index says of the heap: the DWARF tier's names, and every name's share of live bytes. */
-function readNames(indexPath: string): Named {
+function readNames(indexPath: string, truth: Truth): Named {
   const index = HeapIndex.open(indexPath)!
   try {
     const kindOf = (name: string | null) => (name === null ? null : index.typeKind(index.meta.typeNames.indexOf(name) + 1))
@@ -81,19 +84,21 @@ function readNames(indexPath: string): Named {
 describe('names from DWARF (typesdemo)', () => {
   let work: string
   let core: string
+  let coreO2: string
   const named: Record<string, Named> = {}
   /** Analyzes with this executable file; no host debug folder (its libc6-dbg would add libc's DWARF). */
-  const analyze = async (label: string, exe: string) => {
+  const analyze = async (label: string, exe: string, build: {core: string; truth: Truth} = {core, truth}) => {
     const indexPath = path.join(work, `${label}.toma-index`)
-    const r = await runToma(['analyze', core, '--exe', exe, '--tcmalloc', TCMALLOC, '--debug-file-directory', path.join(work, 'no-debug'), '--index', indexPath], {cwd: work})
+    const r = await runToma(['analyze', build.core, '--exe', exe, '--tcmalloc', TCMALLOC, '--debug-file-directory', path.join(work, 'no-debug'), '--index', indexPath], {cwd: work})
     expect(r.status, r.stderr).toBe(0)
-    named[label] = readNames(indexPath)
+    named[label] = readNames(indexPath, build.truth)
   }
 
   beforeAll(async () => {
     work = testTemp('toma-dwarf-')
     fs.mkdirSync(path.join(work, 'no-debug'))
     core = await brotliCorePath(path.join(DIR, 'core.br'))
+    coreO2 = await brotliCorePath(path.join(DIR, 'o2', 'core.br'))
     // The stripped file alone, without its debug file beside it.
     fs.mkdirSync(path.join(work, 'bare'))
     fs.copyFileSync(path.join(DIR, 'stripped', 'typesdemo'), path.join(work, 'bare', 'typesdemo'))
@@ -110,6 +115,7 @@ describe('names from DWARF (typesdemo)', () => {
     await analyze('debug-file', path.join(DIR, 'stripped', 'typesdemo'))
     await analyze('bare', path.join(work, 'bare', 'typesdemo'))
     await analyze('damaged', damaged)
+    await analyze('o2', path.join(DIR, 'o2', 'typesdemo'), {core: coreO2, truth: truthO2})
   }, 240_000)
   afterAll(() => {
     if (work) fs.rmSync(work, {recursive: true, force: true})
@@ -121,7 +127,8 @@ describe('names from DWARF (typesdemo)', () => {
     expect([...kinds].sort()).toEqual(['object', 'std::list node', 'std::map/set node', 'std::string buffer', 'std::unordered buckets', 'std::unordered node', 'std::vector body'])
     expect(new Set(truth.objects.map(o => o.name))).toEqual(new Set(['Item', 'ListNode', 'TreeNode', 'Bag', 'Circle', 'std::string buffer', 'std::vector<ListNode*> body',
       'std::map<int, Item*> node', 'std::set<long> node', 'std::list<Item*> node', 'std::unordered_map<int, Item*> node', 'std::unordered_map<int, Item*> buckets']))
-    expect(truth.objects.filter(o => o.root === 'stack').length).toBeGreaterThan(500)
+    expect(truth.objects.filter(o => o.root === 'local_list').length).toBe(500)
+    expect(truth.objects.filter(o => o.root === 'local_bag').length).toBe(36)
   })
 
   describe.each([['with-g', 'the -g build'], ['debug-file', 'the stripped build and its separate debug file']])('%s: %s', label => {
@@ -155,6 +162,29 @@ describe('names from DWARF (typesdemo)', () => {
       expect(n.conflicts.examples).toEqual([expect.stringMatching(new RegExp(`^object ${c!.address} is (Item|ListNode), but debug-info says (Item|ListNode)`))])
       expect(n.conflicts.examples[0]).toContain('Item')
       expect(n.conflicts.examples[0]).toContain('ListNode')
+    })
+  })
+
+  describe('the -O2 build (main split in hot and cold parts, local_list in registers and dead where main parks)', () => {
+    const kindsO2 = [...new Set(truthO2.objects.map(o => o.kind))]
+    it.each(kindsO2)('kind %s: precision 100 %', kind => {
+      const byAddress = new Map(truthO2.objects.map(t => [Number(t.address), t]))
+      const wrong = [...named['o2']!.byDwarf].filter(([, [, k]]) => k === kind).flatMap(([addr, [name]]) => (byAddress.get(addr)?.name === name ? [] : [`0x${addr.toString(16)} named ${name}, truth: ${byAddress.get(addr)?.name ?? 'none'}`]))
+      expect(wrong.slice(0, 5)).toEqual([])
+    })
+
+    it('every object is named as the truth says but local_list\'s, which no location reaches (gdb: <optimized out>)', () => {
+      const n = named['o2']!
+      const wrong = truthO2.objects.flatMap((t, i) => {
+        const got = n.ofTruth[i]!
+        const want = t.root === 'local_list' ? {name: null, kind: null, via: ''} : {name: t.name, kind: t.kind, via: t.via ?? 'debug-info'}
+        return got.name === want.name && got.kind === want.kind && got.via === want.via ? [] : [`${t.address} ${t.name} (${t.root}): ${JSON.stringify(got)}`]
+      })
+      expect(wrong.slice(0, 5)).toEqual([])
+      // local_bag is on the stack at DW_OP_fbreg in main, whose code is two ranges (DW_AT_ranges).
+      expect(truthO2.objects.filter(t => t.root === 'local_bag').length).toBe(36)
+      expect(n.namedBytes / n.liveBytes).toBeGreaterThanOrEqual(0.9)
+      expect(n.notes.some(m => /^\[dwarf\] \d+ variables with locations this tier does not follow/.test(m))).toBe(true)
     })
   })
 

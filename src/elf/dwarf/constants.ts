@@ -14,7 +14,7 @@ export const DW_AT = {
   location: 0x02, name: 0x03, byte_size: 0x0b, low_pc: 0x11, high_pc: 0x12, upper_bound: 0x2f,
   abstract_origin: 0x31, count: 0x37, data_member_location: 0x38, declaration: 0x3c,
   specification: 0x47, type: 0x49, frame_base: 0x40, ranges: 0x55, str_offsets_base: 0x72,
-  addr_base: 0x73, linkage_name: 0x6e,
+  addr_base: 0x73, rnglists_base: 0x74, linkage_name: 0x6e,
 } as const
 
 export const DW_FORM = {

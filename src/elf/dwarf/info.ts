@@ -30,6 +30,10 @@ export interface Unit {
   addressSize: number
   /** Where this unit's .debug_addr entries start (DW_OP_addrx). */
   addrBase: number
+  /** Where its .debug_rnglists offsets table starts (DW_FORM_rnglistx). */
+  rnglistsBase: number
+  /** Its DW_AT_low_pc: the base of its range lists. */
+  lowPc: number
   root: Die
 }
 
@@ -41,6 +45,7 @@ const KEPT = new Set<number>([
   DW_AT.location, DW_AT.name, DW_AT.byte_size, DW_AT.low_pc, DW_AT.high_pc, DW_AT.upper_bound,
   DW_AT.abstract_origin, DW_AT.count, DW_AT.data_member_location, DW_AT.declaration,
   DW_AT.specification, DW_AT.type, DW_AT.frame_base, DW_AT.ranges, DW_AT.str_offsets_base, DW_AT.addr_base,
+  DW_AT.rnglists_base,
 ])
 
 /** Bounds on damaged input. */
@@ -93,7 +98,11 @@ export function parseUnits(s: DwarfSections): {units: Unit[]; dies: Map<number, 
     if (!abbrevs) abbrevTables.set(abbrevOffset, (abbrevs = parseAbbrevTable(s.abbrev, abbrevOffset)))
     const ctx: UnitContext = {s, start, version, addressSize, offsetSize, strOffsetsBase: version >= 5 ? 8 : 0, addrBase: 8}
     const root = parseDies(u, abbrevs, ctx, dies)
-    if (root) units.push({offset: start, version, addressSize, addrBase: ctx.addrBase, root})
+    if (root) {
+      const low = root.attrs.get(DW_AT.low_pc)?.value
+      const rb = root.attrs.get(DW_AT.rnglists_base)?.value
+      units.push({offset: start, version, addressSize, addrBase: ctx.addrBase, rnglistsBase: typeof rb === 'number' ? rb : 0, lowPc: typeof low === 'number' ? low : 0, root})
+    }
   }
   return {units, dies}
 }

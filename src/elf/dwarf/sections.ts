@@ -17,11 +17,13 @@ export interface DwarfSections {
   lineStr: Buffer
   strOffsets: Buffer
   addr: Buffer
+  rnglists: Buffer
+  ranges: Buffer
 }
 
 const NAMES: Record<keyof DwarfSections, string> = {
   info: 'debug_info', abbrev: 'debug_abbrev', str: 'debug_str', lineStr: 'debug_line_str',
-  strOffsets: 'debug_str_offsets', addr: 'debug_addr',
+  strOffsets: 'debug_str_offsets', addr: 'debug_addr', rnglists: 'debug_rnglists', ranges: 'debug_ranges',
 }
 
 /**

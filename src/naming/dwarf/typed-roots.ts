@@ -43,7 +43,7 @@ export function flowFromFrames(flow: TypeFlow, modules: readonly ModuleDebugInfo
       if (!fn) continue
       counts.frames++
       for (const v of fn.variables) {
-        if (vaddr < v.low || vaddr >= v.high || !flow.hasPointers(v.type)) continue
+        if (!v.scope.some(([low, high]) => low <= vaddr && vaddr < high) || !flow.hasPointers(v.type)) continue
         counts.locals++
         flow.root(frame.cfa + v.cfaOffset, v.type)
       }
@@ -51,12 +51,19 @@ export function flowFromFrames(flow: TypeFlow, modules: readonly ModuleDebugInfo
   }
 }
 
-function sortedFunctions(functions: FunctionFrame[]): FunctionFrame[] {
-  return [...functions].sort((a, b) => a.low - b.low)
+/** A function's code range, one entry per range of a function split in parts. */
+interface CodeRange {
+  low: number
+  high: number
+  fn: FunctionFrame
 }
 
-/** The function whose [low, high) holds `vaddr` (binary search on sorted, non-overlapping ranges). */
-function functionAt(sorted: FunctionFrame[], vaddr: number): FunctionFrame | undefined {
+function sortedFunctions(functions: FunctionFrame[]): CodeRange[] {
+  return functions.flatMap(fn => fn.ranges.map(([low, high]) => ({low, high, fn}))).sort((a, b) => a.low - b.low)
+}
+
+/** The function whose code holds `vaddr` (binary search on sorted, non-overlapping ranges). */
+function functionAt(sorted: CodeRange[], vaddr: number): FunctionFrame | undefined {
   let lo = 0
   let hi = sorted.length - 1
   while (lo <= hi) {
@@ -64,7 +71,7 @@ function functionAt(sorted: FunctionFrame[], vaddr: number): FunctionFrame | und
     const f = sorted[mid]!
     if (vaddr < f.low) hi = mid - 1
     else if (vaddr >= f.high) lo = mid + 1
-    else return f
+    else return f.fn
   }
   return undefined
 }
