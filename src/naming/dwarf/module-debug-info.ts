@@ -7,10 +7,15 @@ import type {LoadedModule} from '../../program/program.js'
 
 /**
  * A library's DWARF past this many bytes of .debug_info is left out: libc6-dbg's libc is 5.8 MB,
- * 4 s and 400 MB of memory to read, for a handful of globals that rarely point into the heap. The
- * executable's DWARF, the program the user built with -g, is always read.
+ * 2 s and 200 MB of memory to read, for a handful of globals that rarely point into the heap. The
+ * executable's DWARF, the program the user built with -g, has a larger budget.
  */
 export const LIBRARY_DWARF_BUDGET = 4 << 20
+/**
+ * The executable's DWARF past this is left out too: reading keeps about 35 bytes of memory per
+ * byte of .debug_info (libc's 5.8 MB: 204 MB), so 32 MiB is already a gigabyte.
+ */
+export const EXECUTABLE_DWARF_BUDGET = 32 << 20
 
 export interface ModuleDebugInfo {
   module: LoadedModule
@@ -41,9 +46,10 @@ export function moduleDebugInfo(module: LoadedModule, isExecutable: boolean): Mo
     }
   }
   try {
-    const info = readDebugInfo(source, isExecutable ? Infinity : LIBRARY_DWARF_BUDGET)
+    const budget = isExecutable ? EXECUTABLE_DWARF_BUDGET : LIBRARY_DWARF_BUDGET
+    const info = readDebugInfo(source, budget)
     if (info === null) return null
-    if (typeof info === 'number') return `${path.basename(module.module.path)}: its ${info} bytes of .debug_info (${from}) are past the ${LIBRARY_DWARF_BUDGET}-byte budget for a library's DWARF: left out`
+    if (typeof info === 'number') return `${path.basename(module.module.path)}: its ${info} bytes of .debug_info (${from}) are past the ${budget}-byte budget for ${isExecutable ? 'an executable' : 'a library'}'s DWARF: left out`
     return {module, info, from}
   } catch (e) {
     if (e instanceof DwarfError || e instanceof TomaError) return `${from}: DWARF left out: ${e.message}`
