@@ -5,7 +5,9 @@ import {describe, expect, it} from 'vitest'
 import {ElfFile} from '../../src/elf/elf-file.js'
 import {DwarfError} from '../../src/elf/dwarf/cursor.js'
 import {readDebugInfo, type DebugInfo} from '../../src/elf/dwarf/debug-info.js'
-import {stripAliases, type StructType} from '../../src/elf/dwarf/types.js'
+import {stripAliases, TypeTable, type StructType} from '../../src/elf/dwarf/types.js'
+import {DW_AT, DW_FORM, DW_TAG} from '../../src/elf/dwarf/constants.js'
+import type {Die} from '../../src/elf/dwarf/info.js'
 
 // The DWARF reader (src/elf/dwarf) on the typesdemo fixture's three files: the -g build (DWARF 5),
 // the same source built with -gdwarf-4, and the separate debug file (DWARF 5, zlib SHF_COMPRESSED).
@@ -139,5 +141,41 @@ describe('damaged DWARF', () => {
     const buf = Buffer.from(debug)
     buf.fill(0xaa, info.offset + 24, info.offset + 64)
     expect(() => readDebugInfo(ElfFile.fromBuffer(buf, 'typesdemo.debug'))).toThrow(/\.debug_info: does not inflate/)
+  })
+})
+
+describe('types chained without end', () => {
+  /** `count` structs, each holding the next as its one member: a file that nests types past any program's. */
+  function chain(count: number): {table: TypeTable; first: Die} {
+    const dies = new Map<number, Die>()
+    const structs: Die[] = []
+    for (let i = 0; i < count; i++) {
+      const s: Die = {offset: 1000 + i * 10, tag: DW_TAG.structure_type, parent: null, children: [], attrs: new Map([[DW_AT.name, {form: DW_FORM.string, value: `S${i}`}], [DW_AT.byte_size, {form: DW_FORM.data1, value: 8}]])}
+      structs.push(s)
+      dies.set(s.offset, s)
+    }
+    for (let i = 0; i < count; i++) {
+      const next = structs[(i + 1) % count]!
+      const m: Die = {offset: structs[i]!.offset + 1, tag: DW_TAG.member, parent: structs[i]!, children: [], attrs: new Map([[DW_AT.name, {form: DW_FORM.string, value: 'next'}], [DW_AT.type, {form: DW_FORM.ref4, value: next.offset}], [DW_AT.data_member_location, {form: DW_FORM.data1, value: 0}]])}
+      structs[i]!.children.push(m)
+      dies.set(m.offset, m)
+    }
+    return {table: new TypeTable(dies), first: structs[0]!}
+  }
+
+  it('a chain of 100,000 nested structs is built to a bounded depth, the rest unknown, without the stack overflowing', () => {
+    const {table, first} = chain(100_000)
+    const t = table.typeOf(first)
+    expect(t?.kind).toBe('struct')
+    expect(table.unknown).toBeGreaterThan(0)
+  })
+
+  it('a cycle of structs (each holding the next, the last the first) is built once each', () => {
+    const {table, first} = chain(3)
+    const t = table.typeOf(first) as StructType
+    const s1 = t.members[0]!.type as StructType
+    const s2 = s1.members[0]!.type as StructType
+    expect([t.name, s1.name, s2.name]).toEqual(['S0', 'S1', 'S2'])
+    expect(s2.members[0]!.type).toBe(t)
   })
 })

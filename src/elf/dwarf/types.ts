@@ -39,6 +39,11 @@ const ALIAS_TAGS = new Set<number>([DW_TAG.typedef, DW_TAG.const_type, DW_TAG.vo
 const POINTER_TAGS = new Set<number>([DW_TAG.pointer_type, DW_TAG.reference_type, DW_TAG.rvalue_reference_type])
 /** Deeper type chains than this are damage (a cycle through aliases). */
 const MAX_CHAIN = 64
+/**
+ * Types are built depth first (a struct's members, a pointer's target, …): past this depth a type
+ * is left unknown rather than the stack overflowing on a file that chains types without end.
+ */
+const MAX_BUILD_DEPTH = 1000
 
 /** The type behind typedefs and qualifiers. */
 export function stripAliases(t: DwarfType): DwarfType {
@@ -97,12 +102,12 @@ export class TypeTable {
   }
 
   /** The type an entry's DW_AT_type names (following DW_AT_specification / abstract_origin), null if none or unknown. */
-  typeAttr(die: Die): DwarfType | null {
+  typeAttr(die: Die, depth = 0): DwarfType | null {
     for (let d: Die | undefined = die, i = 0; d && i < 8; i++) {
       const ref = attrNumber(d, DW_AT.type)
       if (ref !== undefined && d.attrs.get(DW_AT.type)?.form === DW_FORM.ref4) {
         const target = this.dies.get(ref)
-        return target ? this.typeOf(target) : null
+        return target ? this.typeOf(target, depth + 1) : null
       }
       const next: number | undefined = attrNumber(d, DW_AT.specification) ?? attrNumber(d, DW_AT.abstract_origin)
       d = next !== undefined ? this.dies.get(next) : undefined
@@ -113,7 +118,10 @@ export class TypeTable {
   typeOf(die: Die, depth = 0): DwarfType | null {
     const cached = this.cache.get(die.offset)
     if (cached) return cached
-    if (depth > MAX_CHAIN) return null
+    if (depth > MAX_BUILD_DEPTH) {
+      this.unknown++
+      return null
+    }
     const name = attrString(die, DW_AT.name)
     if (STRUCT_TAGS.has(die.tag)) {
       const qualified = qualifiedName(die) ?? '(anonymous)'
@@ -129,7 +137,7 @@ export class TypeTable {
       for (const child of die.children) {
         if (child.tag === DW_TAG.template_type_param) {
           const pname = attrString(child, DW_AT.name)
-          const pt = this.typeAttr(child)
+          const pt = this.typeAttr(child, depth)
           if (pname && pt) s.params.set(pname, pt)
           continue
         }
@@ -138,7 +146,7 @@ export class TypeTable {
         const mname = attrString(child, DW_AT.name) ?? ''
         if (mname.startsWith('_vptr.')) s.polymorphic = true
         const offset = s.union ? 0 : memberOffset(child)
-        const mt = this.typeAttr(child)
+        const mt = this.typeAttr(child, depth)
         if (offset === undefined || !mt) {
           this.unknown++
           continue
@@ -156,12 +164,12 @@ export class TypeTable {
     } else if (POINTER_TAGS.has(die.tag)) {
       const p = {kind: 'pointer' as const, name: '', target: null as DwarfType | null}
       this.cache.set(die.offset, p)
-      p.target = this.typeAttr(die)
+      p.target = this.typeAttr(die, depth)
       const suffix = die.tag === DW_TAG.pointer_type ? '*' : die.tag === DW_TAG.reference_type ? '&' : '&&'
       p.name = `${p.target ? displayName(p.target) : 'void'}${suffix}`
       return p
     } else if (ALIAS_TAGS.has(die.tag)) {
-      const target = this.typeAttr(die)
+      const target = this.typeAttr(die, depth)
       if (die.tag === DW_TAG.typedef) {
         result = target ? {kind: 'alias', name: qualifiedName(die) ?? name ?? '?', target} : null
       } else {
@@ -170,7 +178,7 @@ export class TypeTable {
         result = target ? {kind: 'alias', name: `${displayName(target)} ${q}`, target} : null
       }
     } else if (die.tag === DW_TAG.array_type) {
-      const element = this.typeAttr(die)
+      const element = this.typeAttr(die, depth)
       let count = 1
       let bounded = true
       for (const sub of die.children) {

@@ -9,6 +9,8 @@ const MAX_STEPS = 20_000_000
 export const MAX_ELEMENTS = 1 << 22
 /** Structs nested inside one another deeper than this are damage. */
 const MAX_NESTING = 64
+/** Types built inside one another deeper than this (types.ts builds no deeper) are damage. */
+const MAX_TYPE_DEPTH = 1000
 
 /**
  * Types flowing from typed roots through typed pointers. A value of a known type at an address
@@ -116,17 +118,19 @@ export class TypeFlow {
   }
 
   /** Whether a value of this type can hold a pointer this flow follows. */
-  hasPointers(type: DwarfType): boolean {
+  hasPointers(type: DwarfType, depth = 0): boolean {
     const t = stripAliases(type)
     const known = this.pointerful.get(t)
     if (known !== undefined) return known
+    // A chain of nested types this deep is damage: not followed.
+    if (depth > MAX_TYPE_DEPTH) return false
     // Assumed false while being worked out: a type that holds only pointers to itself is still
     // found pointerful through its pointer member.
     this.pointerful.set(t, false)
     let result = false
     if (t.kind === 'pointer') result = t.target !== null && stripAliases(t.target).kind === 'struct'
-    else if (t.kind === 'array') result = this.hasPointers(t.element)
-    else if (t.kind === 'struct') result = !t.union && (containerOf(t) !== null || t.bases.some(b => this.hasPointers(b.type)) || t.members.some(m => this.hasPointers(m.type)))
+    else if (t.kind === 'array') result = this.hasPointers(t.element, depth + 1)
+    else if (t.kind === 'struct') result = !t.union && (containerOf(t) !== null || t.bases.some(b => this.hasPointers(b.type, depth + 1)) || t.members.some(m => this.hasPointers(m.type, depth + 1)))
     this.pointerful.set(t, result)
     return result
   }
