@@ -91,7 +91,7 @@ export class DwarfClaims {
 
   private conflict(slot: number, start: number, kept: string, offer: Offer, own: Claim | null): boolean {
     this.conflicts++
-    this.names.conflict(start, kept, offer.name, VIA_DEBUG_INFO)
+    this.names.conflict(start, kept, offer.name, VIA_DEBUG_INFO, own !== null)
     if (own) {
       // Two types for one block from the DWARF alone: neither is proven, the block goes unnamed.
       if (this.names.via[slot] === VIA_DEBUG_INFO) this.names.forget(slot)
