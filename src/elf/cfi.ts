@@ -1,5 +1,6 @@
 import type {ElfFile} from './elf-file.js'
 import {lastAtOrBelow} from '../util/search.js'
+import {ByteReader} from './byte-reader.js'
 
 /**
  * Call-frame information of a module (`.eh_frame`, found through `.eh_frame_hdr`'s sorted
@@ -53,86 +54,12 @@ interface Cie {
 const DW_EH_PE_omit = 0xff
 
 /** A byte cursor over a buffer that knows the link-time address of its first byte. */
-class Reader {
-  pos = 0
+class Reader extends ByteReader {
   constructor(
-    readonly buf: Buffer,
+    buf: Buffer,
     readonly vaddr: number,
-  ) {}
-  get done(): boolean {
-    return this.pos >= this.buf.length
-  }
-  need(n: number): void {
-    if (this.pos + n > this.buf.length) throw new CfiError('truncated')
-  }
-  u8(): number {
-    this.need(1)
-    return this.buf[this.pos++]!
-  }
-  u16(): number {
-    this.need(2)
-    const v = this.buf.readUInt16LE(this.pos)
-    this.pos += 2
-    return v
-  }
-  u32(): number {
-    this.need(4)
-    const v = this.buf.readUInt32LE(this.pos)
-    this.pos += 4
-    return v
-  }
-  i32(): number {
-    this.need(4)
-    const v = this.buf.readInt32LE(this.pos)
-    this.pos += 4
-    return v
-  }
-  u64(): number {
-    this.need(8)
-    const v = this.buf.readUInt32LE(this.pos) + this.buf.readUInt32LE(this.pos + 4) * 0x1_0000_0000
-    this.pos += 8
-    return v
-  }
-  i64(): number {
-    this.need(8)
-    const v = Number(this.buf.readBigInt64LE(this.pos))
-    this.pos += 8
-    return v
-  }
-  uleb(): number {
-    let result = 0
-    let mul = 1
-    for (let i = 0; i < 10; i++) {
-      const b = this.u8()
-      result += (b & 0x7f) * mul
-      mul *= 128
-      if ((b & 0x80) === 0) return result
-    }
-    throw new CfiError('LEB128 too long')
-  }
-  sleb(): number {
-    let result = 0
-    let mul = 1
-    for (let i = 0; i < 10; i++) {
-      const b = this.u8()
-      result += (b & 0x7f) * mul
-      mul *= 128
-      if ((b & 0x80) === 0) return b & 0x40 ? result - mul : result
-    }
-    throw new CfiError('LEB128 too long')
-  }
-  bytes(n: number): Buffer {
-    this.need(n)
-    const out = this.buf.subarray(this.pos, this.pos + n)
-    this.pos += n
-    return out
-  }
-  cstring(): string {
-    const end = this.buf.indexOf(0, this.pos)
-    if (end < 0) throw new CfiError('unterminated string')
-    const s = this.buf.toString('latin1', this.pos, end)
-    this.pos = end + 1
-    return s
+  ) {
+    super(buf, 0, buf.length, message => new CfiError(message))
   }
   /** A pointer in a DW_EH_PE encoding; `data` is the base for datarel (the .eh_frame_hdr start). */
   encoded(enc: number, data = 0): number {
@@ -159,9 +86,7 @@ class Reader {
         v = this.sleb()
         break
       case 0x0a:
-        this.need(2)
-        v = this.buf.readInt16LE(this.pos)
-        this.pos += 2
+        v = this.buf.readInt16LE(this.take(2))
         break
       case 0x0b:
         v = this.i32()
@@ -359,7 +284,7 @@ class CfaMachine {
     const set = (reg: number, rule: RegisterRule | undefined) => {
       if (reg < REGISTERS) this.registers[reg] = rule
     }
-    for (let steps = 0; !r.done && steps < 100_000; steps++) {
+    for (let steps = 0; !r.atEnd && steps < 100_000; steps++) {
       const op = r.u8()
       const high = op & 0xc0
       const low = op & 0x3f
@@ -512,7 +437,7 @@ export function evaluateExpression(
   }
   const signed = (v: bigint) => BigInt.asIntN(64, v)
   try {
-    for (let steps = 0; !r.done && steps < 10_000; steps++) {
+    for (let steps = 0; !r.atEnd && steps < 10_000; steps++) {
       const op = r.u8()
       if (op >= 0x30 && op <= 0x4f) {
         stack.push(BigInt(op - 0x30))

@@ -11,6 +11,8 @@ export interface NameConflict {
   offered: string
   /** viaLabel of the tier that offered the name that was not taken. */
   offeredVia: string
+  /** Neither name was kept: the tier dropped the one it had given (two types from one source). */
+  dropped?: boolean
 }
 
 /** Conflicts kept with their addresses (the count goes on past it). */
@@ -105,9 +107,9 @@ export class ObjectNames {
     this.via[slot] = VIA_NONE
   }
 
-  conflict(address: number, kept: string, offered: string, via: number): void {
+  conflict(address: number, kept: string, offered: string, via: number, dropped = false): void {
     this.conflictCount++
-    if (this.conflicts.length < CONFLICTS_KEPT) this.conflicts.push({address, kept, offered, offeredVia: viaLabel(via)})
+    if (this.conflicts.length < CONFLICTS_KEPT) this.conflicts.push({address, kept, offered, offeredVia: viaLabel(via), ...(dropped ? {dropped} : {})})
   }
 
   /** The types part, as the retention analysis and the index take it. */
@@ -120,6 +122,7 @@ export class ObjectNames {
 
 /** One line for a conflict: "0x… named app::A (vtable) and app::B (debug-info)". */
 export function conflictLine(c: NameConflict): string {
+  if (c.dropped) return `object ${hex(c.address)} is ${c.kept} and, by ${c.offeredVia} too, ${c.offered}: named neither`
   return `object ${hex(c.address)} is ${c.kept}, but ${c.offeredVia} says ${c.offered}: kept the first`
 }
 

@@ -1,0 +1,33 @@
+// The DWARF 4/5 numbers the reader uses (DWARF 5 standard, section 7).
+
+export const DW_TAG = {
+  array_type: 0x01, class_type: 0x02, enumeration_type: 0x04, formal_parameter: 0x05,
+  lexical_block: 0x0b, member: 0x0d, pointer_type: 0x0f, reference_type: 0x10, compile_unit: 0x11,
+  structure_type: 0x13, subroutine_type: 0x15, typedef: 0x16, union_type: 0x17, inheritance: 0x1c,
+  inlined_subroutine: 0x1d, subrange_type: 0x21, base_type: 0x24, const_type: 0x26,
+  subprogram: 0x2e, template_type_param: 0x2f, variable: 0x34, volatile_type: 0x35,
+  restrict_type: 0x37, namespace: 0x39, unspecified_type: 0x3b, partial_unit: 0x3c,
+  rvalue_reference_type: 0x42, atomic_type: 0x47,
+} as const
+
+export const DW_AT = {
+  location: 0x02, name: 0x03, byte_size: 0x0b, low_pc: 0x11, high_pc: 0x12, upper_bound: 0x2f,
+  abstract_origin: 0x31, count: 0x37, data_member_location: 0x38, declaration: 0x3c,
+  specification: 0x47, type: 0x49, frame_base: 0x40, ranges: 0x55, str_offsets_base: 0x72,
+  addr_base: 0x73, rnglists_base: 0x74, linkage_name: 0x6e,
+} as const
+
+export const DW_FORM = {
+  addr: 0x01, block2: 0x03, block4: 0x04, data2: 0x05, data4: 0x06, data8: 0x07, string: 0x08,
+  block: 0x09, block1: 0x0a, data1: 0x0b, flag: 0x0c, sdata: 0x0d, strp: 0x0e, udata: 0x0f,
+  ref_addr: 0x10, ref1: 0x11, ref2: 0x12, ref4: 0x13, ref8: 0x14, ref_udata: 0x15, indirect: 0x16,
+  sec_offset: 0x17, exprloc: 0x18, flag_present: 0x19, strx: 0x1a, addrx: 0x1b, ref_sup4: 0x1c,
+  strp_sup: 0x1d, data16: 0x1e, line_strp: 0x1f, ref_sig8: 0x20, implicit_const: 0x21,
+  loclistx: 0x22, rnglistx: 0x23, ref_sup8: 0x24, strx1: 0x25, strx2: 0x26, strx3: 0x27,
+  strx4: 0x28, addrx1: 0x29, addrx2: 0x2a, addrx3: 0x2b, addrx4: 0x2c,
+  GNU_addr_index: 0x1f01, GNU_str_index: 0x1f02, GNU_ref_alt: 0x1f20, GNU_strp_alt: 0x1f21,
+} as const
+
+export const DW_OP = {addr: 0x03, fbreg: 0x91, call_frame_cfa: 0x9c, addrx: 0xa1, GNU_addr_index: 0xfb} as const
+
+export const DW_UT = {compile: 0x01, type: 0x02, partial: 0x03, skeleton: 0x04, split_compile: 0x05, split_type: 0x06} as const

@@ -1,0 +1,248 @@
+import {hex} from '../../errors.js'
+import {sizeOf, stripAliases, type DwarfType, type StructType} from '../../elf/dwarf/types.js'
+import type {TypeFlow} from './type-flow.js'
+import {MAX_ELEMENTS} from './type-flow.js'
+
+/** Scans a container value of type `t` at `addr`: names its heap parts, flows its element type on. */
+export type Container = (flow: TypeFlow, addr: number, t: StructType) => void
+
+/**
+ * The libstdc++ containers this tier names the parts of, by their DWARF type: `std::vector<T>`
+ * bodies, `std::string` buffers, `std::map`/`std::set` (and multi-) nodes, `std::list` nodes,
+ * `std::unordered_map`/`set` (and multi-) bucket arrays and nodes.
+ * Their member names (`_M_impl`, `_M_start`, `_M_header`, …) are libstdc++'s; a type without them
+ * (another library, another version) is not a container here and is followed member by member.
+ */
+export function containerOf(t: StructType): Container | null {
+  const n = t.name
+  if (n.startsWith('std::vector<')) return vector
+  if (n.startsWith('std::__cxx11::basic_string<')) return string
+  if (n.startsWith('std::map<') || n.startsWith('std::multimap<') || n.startsWith('std::set<') || n.startsWith('std::multiset<')) return rbTree
+  if (n.startsWith('std::__cxx11::list<')) return list
+  if (/^std::unordered_(multi)?(map|set)</.test(n)) return hashtable
+  return null
+}
+
+/** A field found by its path of member names, through base classes and unnamed members. */
+interface Field {
+  offset: number
+  type: DwarfType
+}
+
+export function fieldAt(t: DwarfType, path: readonly string[]): Field | null {
+  let offset = 0
+  let cur: DwarfType = t
+  for (const name of path) {
+    const found = member(stripAliases(cur), name, 0)
+    if (!found) return null
+    offset += found.offset
+    cur = found.type
+  }
+  return {offset, type: cur}
+}
+
+function member(t: DwarfType, name: string, depth: number): Field | null {
+  if (t.kind !== 'struct' || depth > 16) return null
+  for (const m of t.members) if (m.name === name) return m
+  for (const m of [...t.bases, ...t.members.filter(x => x.name === '')]) {
+    const inner = member(stripAliases(m.type), name, depth + 1)
+    if (inner) return {offset: m.offset + inner.offset, type: inner.type}
+  }
+  return null
+}
+
+function word(flow: TypeFlow, addr: number): number | undefined {
+  return flow.ctx.program.core.memory.readU64(addr)
+}
+
+/** `std::vector<T>`: [_M_start, _M_end_of_storage) is one block, _M_finish inside it. */
+const vector: Container = (flow, addr, t) => {
+  const elem = t.params.get('_Tp')
+  const start = fieldAt(t, ['_M_impl', '_M_start'])
+  const finish = fieldAt(t, ['_M_impl', '_M_finish'])
+  const eos = fieldAt(t, ['_M_impl', '_M_end_of_storage'])
+  if (!elem || !start || !finish || !eos) return
+  const size = sizeOf(elem)
+  const b = word(flow, addr + start.offset)
+  const f = word(flow, addr + finish.offset)
+  const e = word(flow, addr + eos.offset)
+  if (!b || f === undefined || e === undefined || size <= 0) return
+  if (!(b <= f && f <= e) || (f - b) % size !== 0) {
+    flow.ctx.warn(`std::vector at ${hex(addr)}: begin ${hex(b)}, end ${hex(f)}, capacity end ${hex(e)} do not agree: its body is not named`, addr)
+    return
+  }
+  const ref = flow.liveBlock(b)
+  if (!ref || ref.start !== b || e - b > ref.size) return
+  const element = stripAliases(elem).name
+  if (!flow.claims.claim(ref.index, ref.start, {name: `std::vector<${element}> body`, kind: 'std::vector body', struct: null, element: stripAliases(elem).kind === 'struct' ? element : null})) return
+  if (!flow.hasPointers(elem)) return
+  const n = Math.min((f - b) / size, MAX_ELEMENTS)
+  for (let i = 0; i < n; i++) flow.scan(b + i * size, elem, 1)
+}
+
+/** `std::string` (C++11 ABI): a buffer outside the object when longer than its local 15 bytes. */
+const string: Container = (flow, addr, t) => {
+  const ch = t.params.get('_CharT')
+  const p = fieldAt(t, ['_M_dataplus', '_M_p'])
+  const len = fieldAt(t, ['_M_string_length'])
+  const cap = fieldAt(t, ['_M_allocated_capacity'])
+  const local = fieldAt(t, ['_M_local_buf'])
+  if (!ch || sizeOf(ch) !== 1 || !p || !len || !cap || !local) return
+  const buf = word(flow, addr + p.offset)
+  const length = word(flow, addr + len.offset)
+  if (!buf || length === undefined || buf === addr + local.offset) return
+  const capacity = word(flow, addr + cap.offset)
+  const ref = flow.liveBlock(buf)
+  if (!ref || ref.start !== buf || capacity === undefined || length > capacity || capacity + 1 > ref.size) return
+  if (flow.ctx.program.core.memory.readU8(buf + length) !== 0) return
+  flow.claims.claim(ref.index, ref.start, {name: 'std::string buffer', kind: 'std::string buffer', struct: null, element: null})
+}
+
+/** Links of libstdc++'s `_Rb_tree_node_base` and `_List_node_base`, by member name. */
+function linkOffsets(base: DwarfType | undefined, names: readonly string[]): number[] | null {
+  if (!base) return null
+  const out: number[] = []
+  for (const n of names) {
+    const f = fieldAt(base, [n])
+    if (!f) return null
+    out.push(f.offset)
+  }
+  return out
+}
+
+/**
+ * `std::map`/`set` (and multi-): a red-black tree whose header is in the object. Every node is
+ * checked before any is named: a live block's start, big enough for a node, its parent link
+ * pointing back, and as many nodes as _M_node_count says.
+ */
+const rbTree: Container = (flow, addr, t) => {
+  const tree = fieldAt(t, ['_M_t'])
+  const header = fieldAt(t, ['_M_t', '_M_impl', '_M_header'])
+  const count = fieldAt(t, ['_M_t', '_M_impl', '_M_node_count'])
+  const val = tree && stripAliases(tree.type).kind === 'struct' ? (stripAliases(tree.type) as StructType).params.get('_Val') : undefined
+  const links = linkOffsets(header?.type, ['_M_parent', '_M_left', '_M_right'])
+  const container = containerName(t)
+  if (!header || !count || !val || !links || !container) return
+  const family = t.name.slice(0, t.name.indexOf('<'))
+  const name = `${container} node`
+  const [parentAt, leftAt, rightAt] = links as [number, number, number]
+  const nodeBase = stripAliases(header.type)
+  const valueAt = nodeBase.kind === 'struct' ? nodeBase.size : 32
+  const h = addr + header.offset
+  const n = word(flow, addr + count.offset)
+  const root = word(flow, h + parentAt)
+  if (n === undefined || root === undefined || n > MAX_ELEMENTS) return
+  const nodes: Array<{index: number; start: number}> = []
+  const stack: Array<[node: number, parent: number]> = root ? [[root, h]] : []
+  while (stack.length > 0) {
+    const [node, parent] = stack.pop()!
+    const ref = flow.liveBlock(node)
+    if (nodes.length >= n || !ref || ref.start !== node || ref.size < valueAt + sizeOf(val) || word(flow, node + parentAt) !== parent) {
+      flow.ctx.warn(`${family} at ${hex(addr)}: node ${hex(node)} is not a node of its tree (${n} nodes): no node of it is named`, addr)
+      return
+    }
+    nodes.push(ref)
+    const l = word(flow, node + leftAt)
+    const r = word(flow, node + rightAt)
+    if (l === undefined || r === undefined) return
+    if (l) stack.push([l, node])
+    if (r) stack.push([r, node])
+  }
+  if (nodes.length !== n) {
+    flow.ctx.warn(`${family} at ${hex(addr)}: ${nodes.length} nodes reached, its count says ${n}: no node of it is named`, addr)
+    return
+  }
+  const pointers = flow.hasPointers(val)
+  for (const node of nodes) {
+    if (flow.claims.claim(node.index, node.start, {name, kind: 'std::map/set node', struct: null, element: null}) && pointers) flow.scan(node.start + valueAt, val, 1)
+  }
+}
+
+/** `std::list<T>`: a ring of nodes through the header in the object, as long as _M_size says. */
+const list: Container = (flow, addr, t) => {
+  const elem = t.params.get('_Tp')
+  const header = fieldAt(t, ['_M_impl', '_M_node'])
+  const size = fieldAt(t, ['_M_impl', '_M_node', '_M_size'])
+  const links = linkOffsets(header?.type, ['_M_next', '_M_prev'])
+  if (!elem || !header || !size || !links) return
+  const [nextAt, prevAt] = links as [number, number]
+  const h = addr + header.offset
+  const n = word(flow, addr + size.offset)
+  if (n === undefined || n > MAX_ELEMENTS) return
+  // The node is _List_node_base (two links) then the value.
+  const valueAt = 16
+  const nodes: Array<{index: number; start: number}> = []
+  let prev = h
+  let node = word(flow, h + nextAt)
+  while (node !== undefined && node !== h) {
+    const ref = flow.liveBlock(node)
+    if (nodes.length >= n || !ref || ref.start !== node || ref.size < valueAt + sizeOf(elem) || word(flow, node + prevAt) !== prev) {
+      flow.ctx.warn(`std::list at ${hex(addr)}: node ${hex(node)} is not a node of its ring (${n} nodes): no node of it is named`, addr)
+      return
+    }
+    nodes.push(ref)
+    prev = node
+    node = word(flow, node + nextAt)
+  }
+  if (node !== h || nodes.length !== n) return
+  const name = `std::list<${stripAliases(elem).name}> node`
+  const pointers = flow.hasPointers(elem)
+  for (const x of nodes) {
+    if (flow.claims.claim(x.index, x.start, {name, kind: 'std::list node', struct: null, element: null}) && pointers) flow.scan(x.start + valueAt, elem, 1)
+  }
+}
+
+/** `std::map<int, Item*>`-style names of a container's parts: its family and its key (and mapped) type. */
+function containerName(t: StructType): string | null {
+  const family = t.name.slice(0, t.name.indexOf('<'))
+  const key = t.params.get('_Key')
+  if (!key) return null
+  if (!family.endsWith('map')) return `${family}<${stripAliases(key).name}>`
+  const mapped = t.params.get('_Tp')
+  return mapped ? `${family}<${stripAliases(key).name}, ${stripAliases(mapped).name}>` : null
+}
+
+/**
+ * `std::unordered_map`/`set` (and multi-): a bucket array (unless the table uses the one bucket
+ * inside the object) and a singly linked list of nodes from `_M_before_begin`, as long as
+ * `_M_element_count` says. Each node is a `_Hash_node_base` link, then the value (then, for some
+ * hashes, the cached hash code). Every node is checked before any is named.
+ */
+const hashtable: Container = (flow, addr, t) => {
+  const table = fieldAt(t, ['_M_h'])
+  const bucketsAt = fieldAt(t, ['_M_h', '_M_buckets'])
+  const countAt = fieldAt(t, ['_M_h', '_M_bucket_count'])
+  const firstAt = fieldAt(t, ['_M_h', '_M_before_begin', '_M_nxt'])
+  const elementsAt = fieldAt(t, ['_M_h', '_M_element_count'])
+  const singleAt = fieldAt(t, ['_M_h', '_M_single_bucket'])
+  const tableType = table && stripAliases(table.type)
+  const val = tableType?.kind === 'struct' ? tableType.params.get('_Value') : undefined
+  const name = containerName(t)
+  if (!bucketsAt || !countAt || !firstAt || !elementsAt || !singleAt || !val || !name) return
+  const buckets = word(flow, addr + bucketsAt.offset)
+  const count = word(flow, addr + countAt.offset)
+  const n = word(flow, addr + elementsAt.offset)
+  if (!buckets || !count || n === undefined || n > MAX_ELEMENTS) return
+  if (buckets !== addr + singleAt.offset) {
+    const ref = flow.liveBlock(buckets)
+    if (!ref || ref.start !== buckets || count * 8 > ref.size) return
+    flow.claims.claim(ref.index, ref.start, {name: `${name} buckets`, kind: 'std::unordered buckets', struct: null, element: null})
+  }
+  const valueAt = 8
+  const nodes: Array<{index: number; start: number}> = []
+  let node = word(flow, addr + firstAt.offset)
+  while (node) {
+    const ref = flow.liveBlock(node)
+    if (nodes.length >= n || !ref || ref.start !== node || ref.size < valueAt + sizeOf(val)) {
+      flow.ctx.warn(`${name} at ${hex(addr)}: node ${hex(node)} is not a node of its list (${n} elements): no node of it is named`, addr)
+      return
+    }
+    nodes.push(ref)
+    node = word(flow, node)
+  }
+  if (node !== 0 || nodes.length !== n) return
+  const pointers = flow.hasPointers(val)
+  for (const x of nodes) {
+    if (flow.claims.claim(x.index, x.start, {name: `${name} node`, kind: 'std::unordered node', struct: null, element: null}) && pointers) flow.scan(x.start + valueAt, val, 1)
+  }
+}

@@ -1,0 +1,144 @@
+import {sizeOf, stripAliases, type DwarfType, type StructType} from '../../elf/dwarf/types.js'
+import type {NamingContext} from '../recogniser.js'
+import {DwarfClaims} from './claims.js'
+import {containerOf, type Container} from './std-containers.js'
+
+/** Values taken from the work list, at most (a bound on any heap). */
+const MAX_STEPS = 20_000_000
+/** Elements scanned per array or container, at most. */
+export const MAX_ELEMENTS = 1 << 22
+/** Structs nested inside one another deeper than this are damage. */
+const MAX_NESTING = 64
+/** Types built inside one another deeper than this (types.ts builds no deeper) are damage. */
+const MAX_TYPE_DEPTH = 1000
+
+/**
+ * Types flowing from typed roots through typed pointers. A value of a known type at an address
+ * (a global, a local, a heap object) is scanned: each pointer member whose pointee is a struct
+ * names the heap block it points to, when it points to the block's start and the type fits in the
+ * block, and that block is then scanned as that type (once per block and type). A pointer into a
+ * block's inside is followed but names nothing. Standard containers (std-containers.ts) name their
+ * bodies and nodes and pass their element type on. Types from the `std::` namespace that are not
+ * containers are followed but never name a block: their pointers are links (`_Rb_tree_node_base*`),
+ * not the type of what they reach.
+ */
+export class TypeFlow {
+  readonly claims: DwarfClaims
+  private readonly work: Array<{addr: number; type: StructType}> = []
+  private readonly seen = new Map<number, Set<string>>()
+  private readonly pointerful = new WeakMap<DwarfType, boolean>()
+  steps = 0
+  interior = 0
+  tooSmall = 0
+  cut = false
+
+  constructor(
+    readonly ctx: NamingContext,
+    structNamed: (name: string) => StructType | undefined,
+  ) {
+    this.claims = new DwarfClaims(ctx.names, structNamed)
+  }
+
+  /** A typed value outside the heap (a root): scanned now. */
+  root(addr: number, type: DwarfType): void {
+    if (this.hasPointers(type)) this.scan(addr, type, 0)
+  }
+
+  /** Scans what the roots reached, block by block. */
+  run(): void {
+    while (this.work.length > 0) {
+      if (++this.steps > MAX_STEPS) {
+        this.cut = true
+        return
+      }
+      const {addr, type} = this.work.pop()!
+      this.scan(addr, type, 0)
+    }
+  }
+
+  /** The value of `type` at `addr`: its pointers followed. */
+  scan(addr: number, type: DwarfType, depth: number): void {
+    const t = stripAliases(type)
+    if (depth > MAX_NESTING) return
+    if (t.kind === 'pointer') {
+      const word = this.ctx.program.core.memory.readU64(addr)
+      if (word && t.target) this.pointee(word, t.target)
+    } else if (t.kind === 'struct') {
+      if (t.union) return
+      const container = containerOf(t)
+      if (container) {
+        container(this, addr, t)
+        return
+      }
+      for (const b of t.bases) if (this.hasPointers(b.type)) this.scan(addr + b.offset, b.type, depth + 1)
+      for (const m of t.members) if (this.hasPointers(m.type)) this.scan(addr + m.offset, m.type, depth + 1)
+    } else if (t.kind === 'array' && this.hasPointers(t.element)) {
+      const size = sizeOf(t.element)
+      const n = Math.min(t.count, MAX_ELEMENTS)
+      for (let i = 0; i < n && size > 0; i++) this.scan(addr + i * size, t.element, depth + 1)
+    }
+  }
+
+  /** A pointer of type `target*` holding `ptr`. */
+  pointee(ptr: number, target: DwarfType): void {
+    const t = stripAliases(target)
+    if (t.kind !== 'struct') return
+    const ref = this.liveBlock(ptr)
+    if (!ref) return
+    const size = t.size
+    if (ptr !== ref.start) {
+      if (ptr + size > ref.start + ref.size) return
+      this.interior++
+      this.enqueue(ptr, t)
+      return
+    }
+    if (size > ref.size) {
+      this.tooSmall++
+      return
+    }
+    if (!isStdInternal(t.name) && !this.claims.claim(ref.index, ref.start, {name: t.name, kind: 'object', struct: t, element: null})) return
+    const dynamic = t.polymorphic ? this.claims.dynamicType(ref.index) : undefined
+    this.enqueue(ptr, dynamic && dynamic.size <= ref.size ? dynamic : t)
+  }
+
+  /** The live heap block holding `addr`, or undefined. */
+  liveBlock(addr: number): {index: number; start: number; size: number} | undefined {
+    const ref = this.ctx.objects.findObject(addr)
+    return ref && this.ctx.objects.state[ref.index] === this.ctx.live ? ref : undefined
+  }
+
+  /** Scans a heap value later, once per address and type. */
+  enqueue(addr: number, t: StructType): void {
+    if (!this.hasPointers(t)) return
+    let types = this.seen.get(addr)
+    if (!types) this.seen.set(addr, (types = new Set()))
+    if (types.has(t.name)) return
+    types.add(t.name)
+    this.work.push({addr, type: t})
+  }
+
+  /** Whether a value of this type can hold a pointer this flow follows. */
+  hasPointers(type: DwarfType, depth = 0): boolean {
+    const t = stripAliases(type)
+    const known = this.pointerful.get(t)
+    if (known !== undefined) return known
+    // A chain of nested types this deep is damage: not followed.
+    if (depth > MAX_TYPE_DEPTH) return false
+    // Assumed false while being worked out: a type that holds only pointers to itself is still
+    // found pointerful through its pointer member.
+    this.pointerful.set(t, false)
+    let result = false
+    if (t.kind === 'pointer') result = t.target !== null && stripAliases(t.target).kind === 'struct'
+    else if (t.kind === 'array') result = this.hasPointers(t.element, depth + 1)
+    else if (t.kind === 'struct') result = !t.union && (containerOf(t) !== null || t.bases.some(b => this.hasPointers(b.type, depth + 1)) || t.members.some(m => this.hasPointers(m.type, depth + 1)))
+    this.pointerful.set(t, result)
+    return result
+  }
+}
+
+/** The standard library's own helper types (`std::_Rb_tree_node_base`, `std::_Head_base<…>`): followed, never a name. */
+function isStdInternal(name: string): boolean {
+  return name.startsWith('std::') || name.startsWith('__gnu_cxx::')
+}
+
+export type {Container}
