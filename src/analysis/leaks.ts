@@ -7,6 +7,7 @@ import type {HeapIndex} from '../index/heap-index.js'
 import {LIVE} from '../tcmalloc/object-states.js'
 import {ALLOCATOR_INTERNAL, UNREACHED} from '../graph/allocator-internal.js'
 import type {TypeIds} from '../graph/object-types.js'
+import {nameVias} from './name-vias.js'
 import type {Program} from '../program/program.js'
 import {groupBrief, holderGroups} from './holder-groups.js'
 
@@ -18,6 +19,7 @@ import {groupBrief, holderGroups} from './holder-groups.js'
 export function leaksOf(index: HeapIndex, limit: number, sightings: Map<number, Sighting[]> = new Map(), program?: Program) {
   const reachable = index.file.array<Uint8Array>('object.reachable')
   const types = index.file.array<TypeIds>('object.type')
+  const vias = nameVias(index)
   const byType = new Map<number, {objects: number; bytes: number}>()
   const found: Array<{id: number; start: number; size: number}> = []
   let objects = 0
@@ -52,7 +54,7 @@ export function leaksOf(index: HeapIndex, limit: number, sightings: Map<number, 
     /** TCMalloc's own unreferenced allocations (the MallocExtension singleton): left out of the list and totals. */
     allocatorInternal,
     byType: [...byType]
-      .map(([t, c]) => ({type: index.typeName(t), ...c}))
+      .map(([t, c]) => ({type: index.typeName(t), via: vias[t]!, ...c}))
       .sort((a, b) => b.bytes - a.bytes),
     /**
      * The untyped leaked objects by size and holder (the typed object above them in the leaked

@@ -3,6 +3,7 @@ import type {HeapSummary} from './heap-summary.js'
 import type {RetentionIndex} from '../index/retention-index.js'
 import {largestPositions} from '../util/largest-positions.js'
 import {objectBrief} from './object-brief.js'
+import {nameVias} from './name-vias.js'
 import {groupBrief, holderGroups, type GroupBrief, type HolderGroup} from './holder-groups.js'
 import type {Program} from '../program/program.js'
 
@@ -47,10 +48,11 @@ function largestAtTop(retention: RetentionIndex, limit: number): Uint32Array {
 export function topTypes(program: Program, index: HeapIndex, retention: RetentionIndex, limit: number) {
   const total = liveBytes(index)
   const {bytes, objects} = retention.typeRetained()
-  type Row = {type: string | null; retainedBytes: number; retainedObjects: number; share: number; blocks?: GroupBrief}
+  const vias = nameVias(index)
+  type Row = {type: string | null; via?: string; retainedBytes: number; retainedObjects: number; share: number; blocks?: GroupBrief}
   const rows: Array<Row & {group?: HolderGroup}> = []
   for (let t = 1; t < bytes.length; t++) {
-    if (bytes[t]! > 0) rows.push({type: index.meta.typeNames[t - 1]!, retainedBytes: bytes[t]!, retainedObjects: objects[t]!, share: total ? bytes[t]! / total : 0})
+    if (bytes[t]! > 0) rows.push({type: index.meta.typeNames[t - 1]!, via: vias[t]!, retainedBytes: bytes[t]!, retainedObjects: objects[t]!, share: total ? bytes[t]! / total : 0})
   }
   for (const g of holderGroups(program, index, 'all')) {
     if (g.retainedBytes > 0) rows.push({type: null, retainedBytes: g.retainedBytes, retainedObjects: g.retainedObjects, share: total ? g.retainedBytes / total : 0, group: g})

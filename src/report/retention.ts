@@ -127,7 +127,7 @@ export function topTypesText(top: ReturnType<typeof topTypes>): string {
   const t = printableData(top)
   return [
     heading(`${withCut(`Retained bytes per type and per group of untyped blocks (one size, one holder), each byte once: ${count(t.of, 'row')}`, t.listed, t.of)}; live heap ${bytes(t.liveBytes)}`),
-    table(['type', '#retained', '#objects', '#share'], t.types.map(r => [r.type ?? (r.blocks ? blockGroupText(r.blocks) : '(untyped)'), r.retainedBytes, r.retainedObjects, percent(r.share)])),
+    table(['type', '#retained', '#objects', '#share', 'via'], t.types.map(r => [r.type ?? (r.blocks ? blockGroupText(r.blocks) : '(untyped)'), r.retainedBytes, r.retainedObjects, percent(r.share), r.via ?? (r.blocks ? 'holder' : '')])),
   ].join('\n')
 }
 

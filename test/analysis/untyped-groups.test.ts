@@ -119,7 +119,7 @@ describe('untyped blocks grouped by size and holder (slabcache)', () => {
     expect(groups.find(g => g.holder.kind === 'leaked')).toMatchObject({objects: truth.leaked.count, bytes: truth.leaked.bytes})
 
     const text = await toma(['top', '--by', 'type'])
-    expect(text.split('\n')[3]).toMatch(/^59 × 1 MiB blocks \(untyped\) held by slabclass\[i\]\+0x18 \(global in slabcache, entries of 0x30 bytes\) +61,865,984 +59 +98\.\d%$/)
+    expect(text.split('\n')[3]).toMatch(/^59 × 1 MiB blocks \(untyped\) held by slabclass\[i\]\+0x18 \(global in slabcache, entries of 0x30 bytes\) +61,865,984 +59 +98\.\d% +holder$/)
     expect(text).toContain(`20,000 × 32 B blocks (untyped) held by anonymous mapping ${truth.arena.start}-${truth.arena.end} (at +0x40, +0x48, `)
     expect(text).toContain('; anchored by conn_arena+0x0 (slabcache), pointing at +0x0')
   })
