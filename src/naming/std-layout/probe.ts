@@ -18,7 +18,38 @@ export class Probe {
   words: Uint32Array | null = null
   wordsStart = 0
 
-  constructor(readonly ctx: NamingContext) {}
+  /** Page → span index over the heap's range (−1: no span), when the range is small enough; else null (binary search). */
+  private readonly pageSpan: Int32Array | null
+  private readonly lo: number
+  private readonly pageSize: number
+
+  constructor(readonly ctx: NamingContext) {
+    const {spans, pageSize} = ctx.objects
+    this.pageSize = pageSize
+    let lo = Infinity
+    let hi = 0
+    for (let i = 0; i < spans.start.length; i++) {
+      lo = Math.min(lo, spans.start[i]!)
+      hi = Math.max(hi, spans.start[i]! + spans.pages[i]! * pageSize)
+    }
+    this.lo = lo
+    const pages = lo < hi ? (hi - lo) / pageSize : 0
+    // Every word of every owner that points into the heap asks for its block: a table of the
+    // heap's pages (4 bytes a page: 1 MiB for 2 GiB of 8 KiB pages) answers with one read.
+    this.pageSpan = pages > 0 && pages <= MAX_PAGE_TABLE ? new Int32Array(pages).fill(-1) : null
+    if (this.pageSpan) {
+      for (let i = 0; i < spans.start.length; i++) {
+        const first = (spans.start[i]! - lo) / pageSize
+        this.pageSpan.fill(i, first, first + spans.pages[i]!)
+      }
+    }
+  }
+
+  private spanAt(addr: number): number {
+    if (this.pageSpan === null) return this.ctx.objects.spanAt(addr)
+    const page = Math.floor((addr - this.lo) / this.pageSize)
+    return page >= 0 && page < this.pageSpan.length ? this.pageSpan[page]! : -1
+  }
 
   /** Whether [from, to) lies inside the current owner (a layout read past it is not the owner's). */
   holds(from: number, to: number): boolean {
@@ -56,7 +87,7 @@ export class Probe {
     // Every word of every owner is asked: the slot is worked out here without an object per word.
     const {objects} = this.ctx
     const spans = objects.spans
-    const span = objects.spanAt(addr)
+    const span = this.spanAt(addr)
     if (span < 0) return undefined
     const size = spans.objectSize[span]!
     const k = (addr - spans.start[span]!) / size
@@ -76,6 +107,9 @@ export class Probe {
     this.ctx.names.assign(block.index, name, kind, VIA_LAYOUT, block.start)
   }
 }
+
+/** Most heap pages the probe's page table covers (64 MiB of table: 512 GiB of 8 KiB pages). */
+const MAX_PAGE_TABLE = 1 << 24
 
 /** Longest walk of one container (nodes, blocks, buckets): past it the owner is taken as not one. */
 export const MAX_ELEMENTS = 1 << 24
