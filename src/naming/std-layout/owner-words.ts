@@ -18,6 +18,8 @@ export function forEachOwnerWord(ctx: NamingContext, p: Probe, visit: (address: 
     hi = Math.max(hi, spans.start[i]! + spans.pages[i]! * objects.pageSize)
   }
   if (!(lo < hi)) return
+  const loHigh = Math.floor(lo / 0x1_0000_0000)
+  const hiHigh = Math.floor((hi - 1) / 0x1_0000_0000)
   const memory = ctx.program.core.memory
   // The words of bytes[offset, offset + length), at `start`, whose owner is [ownerStart, ownerEnd).
   let viewOf: Buffer | null = null
@@ -32,9 +34,13 @@ export function forEachOwnerWord(ctx: NamingContext, p: Probe, visit: (address: 
     const first = offset / 4
     const end = (offset + length) / 4
     for (let i = first; i + 2 <= end; i += 2) {
+      // The upper half first, as the pointer scan does: most words that are no heap address
+      // (counts, flags, text, zeros) fail on it before any arithmetic in doubles.
+      const high = view[i + 1]!
+      if (high < loHigh || high > hiHigh) continue
       const low = view[i]!
       if (low % 8 !== 0) continue
-      const w = view[i + 1]! * 0x1_0000_0000 + low
+      const w = high * 0x1_0000_0000 + low
       if (w >= lo && w < hi) visit(start + (i - first) * 4, w)
     }
   }
