@@ -1,6 +1,7 @@
 import os from 'node:os'
 import {BackgroundWrites} from '../index/background-writes.js'
 import {IndexWriter} from '../index/index-file.js'
+import type {ArrayName} from '../index/schema.js'
 import {defaultIndexPath} from '../index/index-location.js'
 import type {IndexMeta} from '../index/index-meta.js'
 import {openProgram} from '../program/open-program.js'
@@ -121,7 +122,7 @@ export function analyzeCore(corePath: string, options: AnalysisOptions, progress
     progress?.('writing index', 0, 1)
     writer.addAll({'object.type': types.typeOf, 'object.via': naming.names.via, 'object.reachable': reachable})
     // Each per-object array goes to the writer thread as soon as it is final.
-    const retentionArrays: Record<keyof RetentionArrays, string> = {
+    const retentionArrays: Record<keyof RetentionArrays, ArrayName> = {
       idom: 'object.idom',
       retainedBytes: 'object.retainedBytes',
       retainedObjects: 'object.retainedObjects',
@@ -375,7 +376,7 @@ function writeHeapAndGraph(writer: IndexWriter, heap: TcmallocHeap, graph: Analy
     'sample.pc': heap.sampled.pc,
     'sample.order': heap.sampled.order,
   }
-  for (const [name, a] of Object.entries(arrays)) writer.addBehind(name, a)
+  writer.addAllBehind(arrays)
 }
 
 /**

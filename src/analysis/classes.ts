@@ -1,12 +1,11 @@
 import {RetentionIndex} from '../index/retention-index.js'
 import type {HeapIndex} from '../index/heap-index.js'
 import {LIVE} from '../tcmalloc/object-states.js'
-import type {TypeIds} from '../graph/object-types.js'
 import {nameVias} from './name-vias.js'
 
 /** Live objects and bytes per name (any tier's: type, layout, runtime, …), and per size class for objects without one. */
 export function classCounts(index: HeapIndex) {
-  const types = index.file.array<TypeIds>('object.type')
+  const types = index.columns.type()
   const typed = new Map<number, {objects: number; bytes: number}>()
   const untyped = new Map<number, {objects: number; bytes: number}>()
   index.objects.forEachObject((id, _start, size, span) => {

@@ -25,8 +25,8 @@ export interface Growth {
  * "via" is its dominator child that grew the most, reached through the holder's pointer at `offset`.
  */
 export function retainedGrowth(before: HeapIndex, after: HeapIndex, kept: KeptPairs, limit: number): {holders: Growth[]; keptGrown: number} {
-  const rb = before.file.array<Float64Array>('object.retainedBytes')
-  const ra = after.file.array<Float64Array>('object.retainedBytes')
+  const rb = before.columns.retainedBytes()
+  const ra = after.columns.retainedBytes()
   // Slot of the new core -> slot of the old one, for kept objects.
   const oldOf = new Map<number, number>()
   for (let k = 0; k < kept.after.length; k++) oldOf.set(kept.after[k]!, kept.before[k]!)

@@ -1,7 +1,6 @@
 import type {HeapIndex} from '../index/heap-index.js'
 import {LIVE} from '../tcmalloc/object-states.js'
 import {GrowableF64, GrowableU32} from '../util/growable.js'
-import type {TypeIds} from '../graph/object-types.js'
 
 /** The live objects of one index in address order, as parallel arrays (no JS object per object). */
 export interface LiveObjects {
@@ -14,7 +13,7 @@ export interface LiveObjects {
 }
 
 export function liveObjects(index: HeapIndex): LiveObjects {
-  const types = index.file.array<TypeIds>('object.type')
+  const types = index.columns.type()
   const id = new GrowableU32()
   const address = new GrowableF64()
   const size = new GrowableF64()

@@ -1,7 +1,6 @@
 import {BY_VIRTUAL_ROOT, groupOfIdom} from '../graph/dominator-ids.js'
 import {ALLOCATOR_INTERNAL, UNREACHED} from '../graph/allocator-internal.js'
 import {regionOf, type RootRegion} from '../graph/root-regions.js'
-import type {TypeIds} from '../graph/object-types.js'
 import {hex} from '../errors.js'
 import type {HeapIndex, RootRef} from '../index/heap-index.js'
 import {LIVE} from '../tcmalloc/object-states.js'
@@ -113,17 +112,16 @@ export function holderName(h: ObjectHolders, id: number): string | null {
 
 /** The walk behind holderGroups, with every walked object's holder. */
 export function holderWalk(program: Program, index: HeapIndex, which: 'reachable' | 'leaked' | 'all' = 'all'): {groups: HolderGroup[]} & ObjectHolders {
-  const f = index.file
-  const n = f.length('object.idom')
-  const childStart = f.array<Uint32Array>('dom.childStart')
-  const child = f.array<Uint32Array>('dom.child')
-  const idom = f.array<Uint32Array>('object.idom')
-  const types = f.array<TypeIds>('object.type')
-  const reachable = f.array<Uint8Array>('object.reachable')
-  const retainedBytes = f.array<Float64Array>('object.retainedBytes')
-  const retainedObjects = f.array<Uint32Array>('object.retainedObjects')
-  const groupCount = f.length('thread.retainedBytes')
-  const tids = Array.from(f.array<Int32Array>('thread.tid'))
+  const c = index.columns
+  const {childStart, child} = c.dominatorTree()
+  const idom = c.idom()
+  const n = idom.length
+  const types = c.type()
+  const reachable = c.reachable()
+  const retainedBytes = c.retainedBytes()
+  const retainedObjects = c.retainedObjects()
+  const groupCount = c.threadGroupCount()
+  const tids = Array.from(c.threadTids())
   // Sizes by slot (a block of 4 GiB or more keeps 2^32 - 1 here and is asked for its size).
   const size32 = new Uint32Array(n)
   index.objects.forEachObject((id, _start, size) => {

@@ -6,7 +6,6 @@ import {hex} from '../errors.js'
 import type {HeapIndex} from '../index/heap-index.js'
 import {LIVE} from '../tcmalloc/object-states.js'
 import {ALLOCATOR_INTERNAL, UNREACHED} from '../graph/allocator-internal.js'
-import type {TypeIds} from '../graph/object-types.js'
 import {nameVias} from './name-vias.js'
 import type {Program} from '../program/program.js'
 import {groupBrief, holderGroups} from './holder-groups.js'
@@ -17,8 +16,8 @@ import {groupBrief, holderGroups} from './holder-groups.js'
  * is where a leaked structure starts; a leaked cycle has no such object, every member is pointed to.
  */
 export function leaksOf(index: HeapIndex, limit: number, sightings: Map<number, Sighting[]> = new Map(), program?: Program) {
-  const reachable = index.file.array<Uint8Array>('object.reachable')
-  const types = index.file.array<TypeIds>('object.type')
+  const reachable = index.columns.reachable()
+  const types = index.columns.type()
   const vias = nameVias(index)
   const byType = new Map<number, {objects: number; bytes: number}>()
   const found: Array<{id: number; start: number; size: number}> = []
@@ -76,7 +75,7 @@ export function leaksOf(index: HeapIndex, limit: number, sightings: Map<number, 
 
 /** Where the program's leaked structures start: TCMalloc's own unreferenced allocations start no leak of the program's. */
 export function programLeakStarts(index: HeapIndex, retention: RetentionIndex): Uint32Array {
-  const reachable = index.file.array<Uint8Array>('object.reachable')
+  const reachable = index.columns.reachable()
   return retention.leakStarts().filter(id => reachable[id] === UNREACHED)
 }
 

@@ -1,5 +1,4 @@
 import type {HeapIndex} from '../index/heap-index.js'
-import type {TypeIds} from '../graph/object-types.js'
 import {LIVE} from '../tcmalloc/object-states.js'
 import {VIA_LABELS} from '../naming/via.js'
 
@@ -8,8 +7,8 @@ import {VIA_LABELS} from '../naming/via.js'
  * "layout, debug-info"; '' for id 0): how each name in a table was known.
  */
 export function nameVias(index: HeapIndex): string[] {
-  const types = index.file.array<TypeIds>('object.type')
-  const vias = index.file.array<Uint8Array>('object.via')
+  const types = index.columns.type()
+  const vias = index.columns.via()
   const tiers = VIA_LABELS.length
   const counts = new Float64Array((index.meta.typeNames.length + 1) * tiers)
   index.objects.forEachObject(id => {

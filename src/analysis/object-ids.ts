@@ -44,13 +44,13 @@ export function liveBeforeBlocks(state: Uint8Array): Uint32Array {
  * state bytes, read by range.
  */
 export function publicIdOf(index: HeapIndex, slot: number): number {
-  const f = index.file
+  const c = index.columns
   const block = Math.floor(slot / PUBLIC_ID_BLOCK)
-  const blocks = f.length('object.liveBefore')
-  let rank = f.slice<Uint32Array>('object.liveBefore', block, 1)[0]!
-  const state = f.slice<Uint8Array>('object.state', block * PUBLIC_ID_BLOCK, slot - block * PUBLIC_ID_BLOCK + 1)
+  const blocks = c.liveBeforeLength()
+  let rank = c.liveBefore(block)[0]!
+  const state = c.states(block * PUBLIC_ID_BLOCK, slot - block * PUBLIC_ID_BLOCK + 1)
   for (let i = 0; i + 1 < state.length; i++) if (state[i] === LIVE) rank++
   if (state[state.length - 1] === LIVE) return rank
   // Others follow every live object, in address order.
-  return f.slice<Uint32Array>('object.liveBefore', blocks - 1, 1)[0]! + (slot - rank)
+  return c.liveBefore(blocks - 1)[0]! + (slot - rank)
 }

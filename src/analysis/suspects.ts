@@ -85,7 +85,7 @@ function single(program: Program, index: HeapIndex, retention: RetentionIndex, i
   const path = pathsTo(program, index, retention, index.object(id).start, {paths: 1})?.paths[0] ?? null
   // Computed at analysis for every object that can be a suspect (graph/accumulation.ts).
   const acc = index.meta.accumulations.find(a => a.holder === id)
-  if (!acc) throw new DamagedIndexError(index.file.path, `no accumulation point for object ${id}`)
+  if (!acc) throw new DamagedIndexError(index.path, `no accumulation point for object ${id}`)
   const at = retention.retained(acc.point)
   const accumulated = acc.groups.map(g => ({group: g.type > 0 ? (index.typeName(g.type) ?? '?') : untypedGroup(g.size, index.meta.sizeClassSizes), objects: g.objects, bytes: g.bytes}))
   return {

@@ -27,7 +27,7 @@ export class IndexSession {
   /** Closes every index (after an analysis that may have rewritten one). */
   forget(): void {
     for (const o of new Set(this.opened.values())) {
-      o.index.file.close()
+      o.index.close()
       o.program().core.close()
     }
     this.opened.clear()

@@ -55,7 +55,7 @@ async function openIndexNow(coreArg: string | undefined, flags: Record<string, u
     const index = HeapIndex.open(indexPath)
     if (!index) throw new TomaError(`${indexPath}: made by another version of toma; run toma analyze on its core again`)
     corePath = index.meta.inputs.core.path
-    index.file.close()
+    index.close()
   } else {
     corePath = coreArg
     indexPath = indexFlag ?? defaultIndexPath(corePath)
@@ -79,7 +79,7 @@ async function openIndexNow(coreArg: string | undefined, flags: Record<string, u
   if (index) {
     const change = inputChange(index.meta.inputs, analysisInputs(program, options))
     if (change) {
-      index.file.close()
+      index.close()
       index = null
       why = change
     }

@@ -62,7 +62,7 @@ export class EdgeOffsets {
         throw new DamagedIndexError(this.file.path, `checkpoint ${c} has a bad offset`)
       }
     }
-    const to = this.file.slice<Uint32Array>('edge.to', start, e1 - start)
+    const to = this.file.slice('edge.to', start, e1 - start)
     const {offset, toOffset} = this.walk(sourceStart, size, start - first, startOffset, to, 0, to.length)
     if (start !== first && offset[0] !== startOffset) throw new DamagedIndexError(this.file.path, `checkpoint edge ${start} is not at its offset`)
     const skip = e0 - start
@@ -100,7 +100,7 @@ export class EdgeOffsets {
 
   /** The last checkpoint at or before edge e, or −1. */
   private checkpointAtOrBefore(e: number): number {
-    this.checkpoints ??= {edge: this.file.array<Uint32Array>('edge.checkpoint'), offset: this.file.array<Float64Array>('edge.checkpointOffset')}
+    this.checkpoints ??= {edge: this.file.array('edge.checkpoint'), offset: this.file.array('edge.checkpointOffset')}
     return lastAtOrBelow(this.checkpoints.edge, e)
   }
 }

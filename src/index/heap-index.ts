@@ -4,12 +4,13 @@ import {DamagedIndexError, IndexFile} from './index-file.js'
 import {IndexColumn} from './index-column.js'
 import {metaProblem, type IndexMeta} from './index-meta.js'
 import {firstAtOrAbove, lastAtOrBelow} from '../util/search.js'
-import {SIGHTING_ARRAYS} from './sighting-index.js'
 import {ROOT_KIND_NAMES, type RootKindName} from '../graph/csr.js'
 import type {TypeIds} from '../graph/object-types.js'
 import type {AddressSpace} from '../core/address-space.js'
 import {EdgeOffsets, type ObjectEdges} from './edge-offsets.js'
 import {VIA_NONE, viaLabel, type ViaLabel} from '../naming/via.js'
+import type {ArrayName} from './schema.js'
+import {ObjectColumns} from './object-columns.js'
 
 export type {ObjectRef}
 
@@ -28,18 +29,6 @@ export interface RootRef {
   to: number
   toOffset: number
 }
-
-
-/** Arrays that hold one element per span, per object slot, per edge, per root: each group has one length. */
-const SAME_LENGTH = [
-  ['span.record', 'span.start', 'span.pages', 'span.sizeClass', 'span.location', 'span.objectSize', 'span.firstObject', 'span.objectCount'],
-  ['object.state', 'object.type', 'object.via', 'object.reachable'],
-  ['edge.to', 'edge.inEdge', 'edge.inFrom'],
-  ['edge.checkpoint', 'edge.checkpointOffset'],
-  ['root.kind', 'root.thread', 'root.address', 'root.to', 'root.toOffset'],
-  ['threadCache.objects', 'threadCache.owner'],
-  [...SIGHTING_ARRAYS],
-]
 
 /** Edges read at a time where a list is searched (256 KiB). */
 const EDGE_CHUNK = 1 << 16
@@ -77,12 +66,23 @@ interface WholeSpans {
   objects: HeapObjects
 }
 
+/** The root arrays, whole (roots are few), by target. */
+export interface RootTable {
+  kind: Uint8Array
+  thread: Int32Array
+  address: Float64Array
+  to: Uint32Array
+  toOffset: Uint32Array
+}
+
 export class HeapIndex {
   readonly meta: IndexMeta
   readonly pageSize: number
+  /** The per-object arrays and others read whole, for answers that walk every object. */
+  readonly columns: ObjectColumns
   private tcObjects?: Float64Array
   private tcOwner?: Uint16Array
-  private roots?: {kind: Uint8Array; thread: Int32Array; address: Float64Array; to: Uint32Array; toOffset: Uint32Array}
+  private roots?: RootTable
   private readonly spanColumns: Record<keyof SpanEntry, IndexColumn>
   private whole?: WholeSpans
   private offsets?: EdgeOffsets
@@ -102,13 +102,17 @@ export class HeapIndex {
     }
   }
 
-  /** Checks the meta's shape and that the arrays fit together before anything is read by them. */
+  /**
+   * Checks the meta's shape before anything is read by it (the file checked its arrays against
+   * the schema, their length groups included, when it was opened).
+   */
   constructor(readonly file: IndexFile) {
-    const problem = metaProblem(file.meta) ?? this.arraysProblem()
+    const problem = metaProblem(file.meta)
     if (problem) throw new DamagedIndexError(file.path, problem)
     this.meta = file.meta as IndexMeta
     this.pageSize = this.meta.pageSize
-    const column = (name: string) => new IndexColumn(file, name)
+    this.columns = new ObjectColumns(file)
+    const column = (name: ArrayName) => new IndexColumn(file, name)
     this.spanColumns = {
       record: column('span.record'),
       start: column('span.start'),
@@ -119,6 +123,15 @@ export class HeapIndex {
       firstObject: column('span.firstObject'),
       objectCount: column('span.objectCount'),
     }
+  }
+
+  /** The index file's path (for a problem found in its contents). */
+  get path(): string {
+    return this.file.path
+  }
+
+  close(): void {
+    this.file.close()
   }
 
   /** Every object slot and the slot at an address, through the same API as the in-memory model (reads the span table whole). */
@@ -173,35 +186,20 @@ export class HeapIndex {
     if (!this.whole) {
       const f = this.file
       const spans = {
-        start: f.array<Float64Array>('span.start'),
-        pages: f.array<Float64Array>('span.pages'),
-        objectSize: f.array<Float64Array>('span.objectSize'),
-        firstObject: f.array<Float64Array>('span.firstObject'),
-        objectCount: f.array<Float64Array>('span.objectCount'),
-        sizeClass: f.array<Uint8Array>('span.sizeClass'),
-        location: f.array<Uint8Array>('span.location'),
-        record: f.array<Float64Array>('span.record'),
+        start: f.array('span.start'),
+        pages: f.array('span.pages'),
+        objectSize: f.array('span.objectSize'),
+        firstObject: f.array('span.firstObject'),
+        objectCount: f.array('span.objectCount'),
+        sizeClass: f.array('span.sizeClass'),
+        location: f.array('span.location'),
+        record: f.array('span.record'),
       }
       const problem = spanTableProblem(spans, this.objectCount)
       if (problem) throw this.damaged(problem)
-      this.whole = {...spans, objects: new HeapObjects(spans, this.pageSize, () => f.array<Uint8Array>('object.state'))}
+      this.whole = {...spans, objects: new HeapObjects(spans, this.pageSize, () => f.array('object.state'))}
     }
     return this.whole
-  }
-
-  private arraysProblem(): string | null {
-    for (const group of SAME_LENGTH) {
-      for (const name of group) if (!this.file.has(name)) return `no array ${name}`
-      if (group.some(n => this.file.length(n) !== this.file.length(group[0]!))) return `arrays ${group.join(', ')} differ in length`
-    }
-    const objects = this.file.length('object.state')
-    for (const name of ['edge.outStart', 'edge.inStart']) {
-      if (!this.file.has(name) || this.file.length(name) !== objects + 1) return `array ${name} does not have one entry per object and one more`
-    }
-    if (!this.file.has('object.liveBefore') || this.file.length('object.liveBefore') !== Math.ceil(objects / PUBLIC_ID_BLOCK) + 1) {
-      return 'array object.liveBefore does not have one entry per block of objects and one more'
-    }
-    return null
   }
 
   get objectCount(): number {
@@ -277,7 +275,7 @@ export class HeapIndex {
   }
 
   state(index: number): StateName {
-    const state = STATE_NAMES[this.file.slice<Uint8Array>('object.state', index, 1)[0]!]
+    const state = STATE_NAMES[this.file.slice('object.state', index, 1)[0]!]
     if (state === undefined) throw this.damaged(`object ${index} has no valid state`)
     return state
   }
@@ -288,12 +286,12 @@ export class HeapIndex {
 
   /** An object's name id in object.type (0: no name). */
   typeId(index: number): number {
-    return this.file.slice<TypeIds>('object.type', index, 1)[0]!
+    return this.file.slice('object.type', index, 1)[0]!
   }
 
   /** How an object's name was known (naming/via.ts): '' when it has none. */
   via(index: number): ViaLabel {
-    const code = this.file.slice<Uint8Array>('object.via', index, 1)[0]!
+    const code = this.file.slice('object.via', index, 1)[0]!
     const label = viaLabel(code)
     if (label === '' && code !== VIA_NONE) throw this.damaged(`object ${index} has no valid naming tier`)
     return label
@@ -349,7 +347,7 @@ export class HeapIndex {
 
   /** Object `index`'s edges [first + skip, first + skip + count) with their offsets (all by default). */
   objectEdges(index: number, skip = 0, count = Infinity): ObjectEdges {
-    const [a, b] = this.file.slice<Uint32Array>('edge.outStart', index, 2)
+    const [a, b] = this.file.slice('edge.outStart', index, 2)
     if (!(a! <= b!)) throw this.damaged(`object ${index} has a bad edge list`)
     const e0 = Math.min(b!, a! + skip)
     const e1 = Math.min(b!, e0 + count)
@@ -359,15 +357,15 @@ export class HeapIndex {
 
   /** Number of outgoing edges. */
   outDegree(index: number): number {
-    const [a, b] = this.file.slice<Uint32Array>('edge.outStart', index, 2)
+    const [a, b] = this.file.slice('edge.outStart', index, 2)
     return b! - a!
   }
 
   /** The targets of object `index`'s edges, in order (no offsets: the index alone). */
   outTargets(index: number): Uint32Array {
-    const [a, b] = this.file.slice<Uint32Array>('edge.outStart', index, 2)
+    const [a, b] = this.file.slice('edge.outStart', index, 2)
     if (!(a! <= b!)) throw this.damaged(`object ${index} has a bad edge list`)
-    return this.file.slice<Uint32Array>('edge.to', a!, b! - a!)
+    return this.file.slice('edge.to', a!, b! - a!)
   }
 
   outEdges(index: number): EdgeRef[] {
@@ -383,18 +381,18 @@ export class HeapIndex {
    * reverse pass keeps it), so the first one from `from` is the source's first pointer to `to`.
    */
   edgeBetween(from: number, to: number): EdgeRef | undefined {
-    const [a, b] = this.file.slice<Uint32Array>('edge.outStart', from, 2)
-    const [c, d] = this.file.slice<Uint32Array>('edge.inStart', to, 2)
+    const [a, b] = this.file.slice('edge.outStart', from, 2)
+    const [c, d] = this.file.slice('edge.inStart', to, 2)
     const found = d! - c! < b! - a! ? this.firstIndexOf('edge.inFrom', c!, d!, from) : this.firstIndexOf('edge.to', a!, b!, to)
     if (found < 0) return undefined
-    const e = d! - c! < b! - a! ? this.file.slice<Uint32Array>('edge.inEdge', found, 1)[0]! : found
+    const e = d! - c! < b! - a! ? this.file.slice('edge.inEdge', found, 1)[0]! : found
     return this.edgeRef(e, from, to)
   }
 
   /** The first position in [start, end) of a Uint32 array holding `value`, or -1; read in chunks. */
-  private firstIndexOf(name: string, start: number, end: number, value: number): number {
+  private firstIndexOf(name: 'edge.inFrom' | 'edge.to', start: number, end: number, value: number): number {
     for (let at = start; at < end; at += EDGE_CHUNK) {
-      const k = this.file.slice<Uint32Array>(name, at, Math.min(EDGE_CHUNK, end - at)).indexOf(value)
+      const k = this.file.slice(name, at, Math.min(EDGE_CHUNK, end - at)).indexOf(value)
       if (k >= 0) return at + k
     }
     return -1
@@ -402,7 +400,7 @@ export class HeapIndex {
 
   /** Edge e of object `from`, to `to` (as the index says), with its offsets. */
   private edgeRef(e: number, from: number, to: number): EdgeRef {
-    const [a, b] = this.file.slice<Uint32Array>('edge.outStart', from, 2)
+    const [a, b] = this.file.slice('edge.outStart', from, 2)
     if (!(e >= a! && e < b!)) throw this.damaged(`edge ${e} is not one of object ${from}'s`)
     const found = this.objectEdges(from, e - a!, 1)
     if (found.to[0] !== to) throw this.damaged(`edge ${e} does not point to object ${to}`)
@@ -411,14 +409,14 @@ export class HeapIndex {
 
   /** Number of incoming edges. */
   inDegree(index: number): number {
-    const [a, b] = this.file.slice<Uint32Array>('edge.inStart', index, 2)
+    const [a, b] = this.file.slice('edge.inStart', index, 2)
     return b! - a!
   }
 
   /** The sources of the first `limit` incoming edges (by source address; a source once per edge). */
   referrerIds(index: number, limit = Infinity): Uint32Array {
-    const [a, b] = this.file.slice<Uint32Array>('edge.inStart', index, 2)
-    return this.file.slice<Uint32Array>('edge.inFrom', a!, Math.min(b! - a!, limit))
+    const [a, b] = this.file.slice('edge.inStart', index, 2)
+    return this.file.slice('edge.inFrom', a!, Math.min(b! - a!, limit))
   }
 
   /**
@@ -427,27 +425,32 @@ export class HeapIndex {
    * `limit` are found, the offsets only for those.
    */
   inEdges(index: number, limit = Infinity, exceptFrom = -1): EdgeRef[] {
-    const [a, b] = this.file.slice<Uint32Array>('edge.inStart', index, 2)
+    const [a, b] = this.file.slice('edge.inStart', index, 2)
     const edges: EdgeRef[] = []
     for (let at = a!; at < b! && edges.length < limit; at += EDGE_CHUNK) {
-      const from = this.file.slice<Uint32Array>('edge.inFrom', at, Math.min(EDGE_CHUNK, b! - at))
+      const from = this.file.slice('edge.inFrom', at, Math.min(EDGE_CHUNK, b! - at))
       for (let i = 0; i < from.length && edges.length < limit; i++) {
         if (from[i] === exceptFrom) continue
-        edges.push(this.edgeRef(this.file.slice<Uint32Array>('edge.inEdge', at + i, 1)[0]!, from[i]!, index))
+        edges.push(this.edgeRef(this.file.slice('edge.inEdge', at + i, 1)[0]!, from[i]!, index))
       }
     }
     return edges
   }
 
-  /** Roots pointing into the object (roots are few: loaded once, binary-searched by target). */
-  rootsOf(index: number): RootRef[] {
-    const r = (this.roots ??= {
+  /** Every root (read once: roots are few). */
+  rootTable(): RootTable {
+    return (this.roots ??= {
       kind: this.file.array('root.kind'),
       thread: this.file.array('root.thread'),
       address: this.file.array('root.address'),
       to: this.file.array('root.to'),
       toOffset: this.file.array('root.toOffset'),
     })
+  }
+
+  /** Roots pointing into the object (binary-searched by target). */
+  rootsOf(index: number): RootRef[] {
+    const r = this.rootTable()
     const out: RootRef[] = []
     for (let i = firstAtOrAbove(r.to, index); i < r.to.length && r.to[i] === index; i++) {
       out.push({kind: ROOT_KIND_NAMES[r.kind[i]!]!, thread: r.thread[i]! >= 0 ? r.thread[i]! : null, address: r.address[i]!, to: index, toOffset: r.toOffset[i]!})

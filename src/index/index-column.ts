@@ -1,5 +1,6 @@
 import {lastAtOrBelowBy} from '../util/search.js'
 import type {IndexFile} from './index-file.js'
+import type {ArrayName} from './schema.js'
 
 /** Values read at once when a lookup touches a column: a few KiB, one ranged read. */
 const BLOCK = 1024
@@ -15,7 +16,7 @@ export class IndexColumn {
 
   constructor(
     private readonly file: IndexFile,
-    private readonly name: string,
+    private readonly name: ArrayName,
   ) {
     this.length = file.length(name)
   }

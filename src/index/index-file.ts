@@ -6,13 +6,15 @@ import {isShared} from '../util/shared-arrays.js'
 import type {FileArray} from '../util/file-array.js'
 // A type only: the writer thread's module (and node:worker_threads) stays out of a query's start.
 import type {BackgroundWrites} from './background-writes.js'
+import {declaredTypes, type ArrayName, type ArrayNamesOf, type ArrayOf, type DeclaredArrays, type ElementType} from './schema.js'
+import {arrayTableProblem, declarationProblem} from './schema-check.js'
 
 export const INDEX_MAGIC = 'TOMAIDX\0'
 const MAGIC = INDEX_MAGIC
 /** Bump when what an index holds or how it is laid out changes: older indexes are then rebuilt. */
 export const INDEX_FORMAT_VERSION = 10
 
-type ArrayType = 'u8' | 'u16' | 'u32' | 'i32' | 'f64'
+type ArrayType = ElementType
 type Typed = Uint8Array | Uint16Array | Uint32Array | Int32Array | Float64Array
 const CTORS = {u8: Uint8Array, u16: Uint16Array, u32: Uint32Array, i32: Int32Array, f64: Float64Array} as const
 
@@ -94,18 +96,20 @@ export class IndexWriter {
     this.fd = this.tmp.fd
   }
 
-  add(name: string, a: Typed): void {
-    this.addPieces(name, [a])
+  add<N extends ArrayName>(name: N, a: ArrayOf<N>): void {
+    this.writePieces(name, [a as Typed])
   }
 
   /**
    * One array given as consecutive pieces of one type (blocks the analysis collected it in), so it
    * reaches the index without first being copied into one array.
    */
-  addPieces(name: string, pieces: readonly Typed[]): void {
-    if (this.fd === null) throw new Error('index already finished')
-    if (name in this.entries) throw new Error(`index array ${name} written twice`)
-    const type = typeOf(pieces[0]!)
+  addPieces<N extends ArrayName>(name: N, pieces: readonly ArrayOf<N>[]): void {
+    this.writePieces(name, pieces as readonly Typed[])
+  }
+
+  private writePieces(name: string, pieces: readonly Typed[]): void {
+    const type = this.checked(name, pieces[0]!)
     if (pieces.some(p => typeOf(p) !== type)) throw new Error(`index array ${name}: pieces of different types`)
     let length = 0
     let at = this.offset
@@ -118,8 +122,28 @@ export class IndexWriter {
     this.offset = align8(at)
   }
 
-  addAll(arrays: Record<string, Typed>): void {
-    for (const [name, a] of Object.entries(arrays)) this.add(name, a)
+  /** Arrays by name, in the object's order (a name the schema does not declare is a compile error). */
+  addAll<A extends Record<keyof A, Typed>>(arrays: A & DeclaredArrays<A>): void {
+    for (const [name, a] of Object.entries(arrays) as Array<[string, Typed]>) this.writePieces(name, [a])
+  }
+
+  /** addBehind for each of `arrays`, in the object's order. */
+  addAllBehind<A extends Record<keyof A, Typed>>(arrays: A & DeclaredArrays<A>): void {
+    for (const [name, a] of Object.entries(arrays) as Array<[string, Typed]>) this.writeBehind(name, a)
+  }
+
+  /**
+   * The element type of array `name`, added next: refused when the index is finished, the array
+   * added already, or the schema (schema.ts) does not declare it with this type. The types say so
+   * to the compiler; this says so to a caller whose names or arrays are not typed to the schema.
+   */
+  private checked(name: string, a: Typed): ArrayType {
+    if (this.fd === null) throw new Error('index already finished')
+    if (name in this.entries) throw new Error(`index array ${name} written twice`)
+    const type = typeOf(a)
+    const problem = declarationProblem(name, type)
+    if (problem) throw new Error(`index writer: ${problem}`)
+    return type
   }
 
   /**
@@ -127,16 +151,19 @@ export class IndexWriter {
    * goes on at once with its next phase, and must not change `a` afterwards, nor let anyone
    * change it before `written` (word 0 set to 1 once it is written, here or there) says so.
    */
-  addBehind(name: string, a: Typed, written?: Int32Array): void {
+  addBehind<N extends ArrayName>(name: N, a: ArrayOf<N>, written?: Int32Array): void {
+    this.writeBehind(name, a as Typed, written)
+  }
+
+  private writeBehind(name: string, a: Typed, written?: Int32Array): void {
     if (!this.background || !isShared(a)) {
-      this.add(name, a)
+      this.writePieces(name, [a])
       if (written) Atomics.store(written, 0, 1)
       return
     }
-    if (this.fd === null) throw new Error('index already finished')
-    if (name in this.entries) throw new Error(`index array ${name} written twice`)
-    this.background.write(this.fd, a, PREAMBLE + this.offset, written)
-    this.entries[name] = {type: typeOf(a), offset: this.offset, length: a.length}
+    const type = this.checked(name, a)
+    this.background.write(this.fd!, a, PREAMBLE + this.offset, written)
+    this.entries[name] = {type, offset: this.offset, length: a.length}
     this.offset = align8(this.offset + a.byteLength)
   }
 
@@ -149,7 +176,7 @@ export class IndexWriter {
    * Where array `name`, added already, lies in the file being written: for a thread that reads it
    * back before the index is finished (`written` raised once it is all there, as addBehind's).
    */
-  fileArray(name: string, written: Int32Array): FileArray {
+  fileArray(name: ArrayNamesOf<'u32'>, written: Int32Array): FileArray {
     const entry = this.entries[name]
     if (!entry || entry.type !== 'u32') throw new Error(`index array ${name}: not a u32 array added`)
     return {path: this.tmp.path, byteOffset: PREAMBLE + entry.offset, length: entry.length, written}
@@ -225,7 +252,7 @@ function writeAll(fd: number, bytes: Buffer, position: number): void {
 }
 
 /** Writes a whole index at once. */
-export function writeIndex(path: string, meta: unknown, arrays: Record<string, Typed>): void {
+export function writeIndex<A extends Record<keyof A, Typed>>(path: string, meta: unknown, arrays: A & DeclaredArrays<A>): void {
   const w = new IndexWriter(path)
   try {
     w.addAll(arrays)
@@ -283,7 +310,7 @@ export class IndexFile {
         throw new DamagedIndexError(path, 'the header is not JSON')
       }
       const dataStart = PREAMBLE
-      const problem = headerProblem(header, dataStart, at)
+      const problem = headerProblem(header, dataStart, at) ?? arrayTableProblem(header.arrays)
       if (problem) throw new DamagedIndexError(path, problem)
       return new IndexFile(path, fd, header, dataStart)
     } catch (e) {
@@ -296,8 +323,8 @@ export class IndexFile {
     fs.closeSync(this.fd)
   }
 
-  has(name: string): boolean {
-    return name in this.arrays
+  has(name: ArrayName): boolean {
+    return Object.hasOwn(this.arrays, name)
   }
 
   /** The arrays' names, in the order they lie in the file. */
@@ -305,18 +332,18 @@ export class IndexFile {
     return Object.keys(this.arrays)
   }
 
-  length(name: string): number {
+  length(name: ArrayName): number {
     return this.entry(name).length
   }
 
   /** The whole array. */
-  array<T extends Typed = Typed>(name: string): T {
+  array<N extends ArrayName>(name: N): ArrayOf<N> {
     const e = this.entry(name)
-    return this.slice<T>(name, 0, e.length)
+    return this.slice(name, 0, e.length)
   }
 
   /** Elements [from, from+count) of an array, read with one ranged read. */
-  slice<T extends Typed = Typed>(name: string, from: number, count: number): T {
+  slice<N extends ArrayName>(name: N, from: number, count: number): ArrayOf<N> {
     const e = this.entry(name)
     const Ctor = CTORS[e.type]
     const n = Math.max(0, Math.min(count, e.length - from))
@@ -328,11 +355,16 @@ export class IndexFile {
       const want = Math.min(CHUNK, bytes.length - at)
       if (fs.readSync(this.fd, bytes, at, want, base + at) !== want) throw new TomaError(`${this.path}: truncated toma index`)
     }
-    return out as T
+    return out as ArrayOf<N>
   }
 
+  /**
+   * The table's entry (checked against the schema at open). A name the schema does not declare is
+   * the caller's mistake (a name not typed to the schema), not the file's.
+   */
   private entry(name: string): ArrayEntry {
-    const e = this.arrays[name]
+    if (!declaredTypes(name)) throw new Error(`index reader: array ${name} is not one the index schema declares`)
+    const e = Object.hasOwn(this.arrays, name) ? this.arrays[name] : undefined
     if (!e) throw new TomaError(`${this.path}: index has no ${name} (re-run toma analyze)`)
     return e
   }

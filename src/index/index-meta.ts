@@ -1,6 +1,5 @@
 import type {Accumulation} from '../graph/accumulation.js'
 import type {RootRegion} from '../graph/root-regions.js'
-import type {SightingFrame} from './sighting-index.js'
 import type {FileIdentity} from '../elf/file-identity.js'
 /**
  * Everything an analysis depended on: if any of it differs for a query, the index does not answer
@@ -50,6 +49,15 @@ export interface NamingMeta {
   notes: string[]
   warnings: Array<{message: string; address: number}>
   conflicts: {count: number; examples: string[]}
+}
+
+/**
+ * The frame labels sightings share, kept once each in the meta (sighting.frame indexes them). Here,
+ * not in sighting-index.ts, which reads the index: the meta's shape depends on no reader of it.
+ */
+export interface SightingFrame {
+  function: string | null
+  frame: string
 }
 
 /** What later commands need from the index besides its arrays. */

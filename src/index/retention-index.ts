@@ -2,6 +2,10 @@ import {NOT_IN_TREE, groupOfIdom} from '../graph/dominator-ids.js'
 import {FROM_ROOT, UNREACHED} from '../graph/reachability.js'
 import type {HeapIndex} from './heap-index.js'
 import type {IndexFile} from './index-file.js'
+import type {ArrayNamesOf} from './schema.js'
+
+/** The Uint32 arrays read a word at a time or whole. */
+type WordArray = ArrayNamesOf<'u32'>
 
 /** Single reads of one array before it is read whole instead. */
 const WHOLE_AFTER = 512
@@ -12,14 +16,14 @@ const WHOLE_AFTER = 512
  */
 export class RetentionIndex {
   private readonly file: IndexFile
-  private readonly reads = new Map<string, number>()
-  private readonly whole = new Map<string, Uint32Array>()
+  private readonly reads = new Map<WordArray, number>()
+  private readonly whole = new Map<WordArray, Uint32Array>()
   /** The core's threads by tid, in the order the per-thread arrays use. */
   readonly threadTids: number[]
 
   constructor(index: HeapIndex) {
     this.file = index.file
-    this.threadTids = Array.from(index.file.array<Int32Array>('thread.tid'))
+    this.threadTids = Array.from(index.file.array('thread.tid'))
   }
 
   /** The breadth-first parent of an object: an object id, 'root' (a root points to it) or null (unreached). */
@@ -43,11 +47,11 @@ export class RetentionIndex {
 
   /** Per thread of the core (in its order): bytes and objects reachable only from that thread. */
   threadRetained(): {bytes: Float64Array; objects: Float64Array} {
-    return {bytes: this.file.array<Float64Array>('thread.retainedBytes'), objects: this.file.array<Float64Array>('thread.retainedObjects')}
+    return {bytes: this.file.array('thread.retainedBytes'), objects: this.file.array('thread.retainedObjects')}
   }
 
   retained(id: number): {bytes: number; objects: number} {
-    return {bytes: this.file.slice<Float64Array>('object.retainedBytes', id, 1)[0]!, objects: this.file.slice<Uint32Array>('object.retainedObjects', id, 1)[0]!}
+    return {bytes: this.file.slice('object.retainedBytes', id, 1)[0]!, objects: this.file.slice('object.retainedObjects', id, 1)[0]!}
   }
 
   /** Dominator-tree children (the largest first, the others ascending); of the virtual root when id is null; at most `limit`. */
@@ -57,7 +61,7 @@ export class RetentionIndex {
     const whole = this.whole.get('dom.child')
     if (whole) return whole.subarray(a, b)
     if (this.counted('dom.child') > WHOLE_AFTER) return this.load('dom.child').subarray(a, b)
-    return this.file.slice<Uint32Array>('dom.child', a, b - a)
+    return this.file.slice('dom.child', a, b - a)
   }
 
   childCount(id: number | null): number {
@@ -91,12 +95,12 @@ export class RetentionIndex {
 
   /** Leaked objects no other leaked object reaches (one per leaked cycle nothing else points to). */
   leakStarts(): Uint32Array {
-    return this.file.array<Uint32Array>('dom.leakStarts')
+    return this.file.array('dom.leakStarts')
   }
 
   /** Objects dominated by the virtual root alone, largest retained first. */
   top(limit: number): Uint32Array {
-    return this.file.slice<Uint32Array>('dom.top', 0, limit)
+    return this.file.slice('dom.top', 0, limit)
   }
 
   topCount(): number {
@@ -105,13 +109,13 @@ export class RetentionIndex {
 
   /** Per type id: bytes and objects its objects retain, each byte once. */
   typeRetained(): {bytes: Float64Array; objects: Float64Array} {
-    return {bytes: this.file.array<Float64Array>('type.retainedBytes'), objects: this.file.array<Float64Array>('type.retainedObjects')}
+    return {bytes: this.file.array('type.retainedBytes'), objects: this.file.array('type.retainedObjects')}
   }
 
   /** Sources of the incoming edges of an object (one read). */
   referrers(id: number): Uint32Array {
-    const [a, b] = this.file.slice<Uint32Array>('edge.inStart', id, 2)
-    return this.file.slice<Uint32Array>('edge.inFrom', a!, b! - a!)
+    const [a, b] = this.file.slice('edge.inStart', id, 2)
+    return this.file.slice('edge.inFrom', a!, b! - a!)
   }
 
   /**
@@ -119,26 +123,26 @@ export class RetentionIndex {
    * asks for many (a path down a long list, a walk down the dominator tree): a sequential read of
    * the array costs less than that many single reads.
    */
-  private word(name: string, at: number): number {
+  private word(name: WordArray, at: number): number {
     const whole = this.whole.get(name)
     if (whole) return whole[at]!
     if (this.counted(name) > WHOLE_AFTER) return this.load(name)[at]!
-    return this.file.slice<Uint32Array>(name, at, 1)[0]!
+    return this.file.slice(name, at, 1)[0]!
   }
 
-  private counted(name: string): number {
+  private counted(name: WordArray): number {
     const n = (this.reads.get(name) ?? 0) + 1
     this.reads.set(name, n)
     return n
   }
 
-  private load(name: string): Uint32Array {
-    const a = this.file.array<Uint32Array>(name)
+  private load(name: WordArray): Uint32Array {
+    const a = this.file.array(name)
     this.whole.set(name, a)
     return a
   }
 
-  private gather<T extends Float64Array | Uint32Array>(name: string, ids: Uint32Array, make: (n: number) => T): T {
+  private gather<T extends Float64Array | Uint32Array>(name: 'object.retainedBytes' | 'object.retainedObjects' | 'object.type', ids: Uint32Array, make: (n: number) => T): T {
     const out = make(ids.length)
     if (ids.length === 0) return out
     let lo = ids[0]!
@@ -150,10 +154,10 @@ export class RetentionIndex {
     const span = hi - lo + 1
     // Many ids, or ids close together: one ranged read (chunked by the file layer) beats one read each.
     if (span <= ids.length * 64 || ids.length >= 1 << 14) {
-      const run = this.file.slice<T>(name, lo, span)
+      const run = this.file.slice(name, lo, span)
       for (let i = 0; i < ids.length; i++) out[i] = run[ids[i]! - lo]!
     } else {
-      for (let i = 0; i < ids.length; i++) out[i] = this.file.slice<T>(name, ids[i]!, 1)[0]!
+      for (let i = 0; i < ids.length; i++) out[i] = this.file.slice(name, ids[i]!, 1)[0]!
     }
     return out
   }

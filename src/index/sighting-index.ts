@@ -1,6 +1,7 @@
 import {hex} from '../errors.js'
 import {DamagedIndexError} from './index-file.js'
 import type {HeapIndex} from './heap-index.js'
+import type {SightingFrame} from './index-meta.js'
 
 /** Where a returned call's frame still points at a heap object: a lead to who last handled it, not a root. */
 export interface Sighting {
@@ -12,14 +13,6 @@ export interface Sighting {
   at: string
 }
 
-/** The frame labels sightings share, kept once each in the index's meta (sighting.frame indexes them). */
-export interface SightingFrame {
-  function: string | null
-  frame: string
-}
-
-/** The arrays a group of sightings is stored in, one element per sighting. */
-export const SIGHTING_ARRAYS = ['sighting.object', 'sighting.tid', 'sighting.at', 'sighting.frame'] as const
 
 /**
  * Sightings as the index stores them (found once at analyze time: finding them needs every
@@ -52,10 +45,10 @@ export function sightingTable(seen: Map<number, Sighting[]>) {
 /** The index's sightings by object slot, each object's in the order the analysis found them; checked before use. */
 export function storedSightings(index: HeapIndex): Map<number, Sighting[]> {
   const f = index.file
-  const object = f.array<Uint32Array>('sighting.object')
-  const tid = f.array<Int32Array>('sighting.tid')
-  const at = f.array<Float64Array>('sighting.at')
-  const frame = f.array<Uint32Array>('sighting.frame')
+  const object = f.array('sighting.object')
+  const tid = f.array('sighting.tid')
+  const at = f.array('sighting.at')
+  const frame = f.array('sighting.frame')
   const frames = index.meta.sightingFrames
   const seen = new Map<number, Sighting[]>()
   for (let i = 0; i < object.length; i++) {

@@ -7,7 +7,6 @@ import {STATE_NAMES} from '../tcmalloc/object-states.js'
 import {publicIdArray} from '../analysis/object-ids.js'
 import type {TextSink} from './output-stream.js'
 import type {Allocation} from '../analysis/allocations.js'
-import type {TypeIds} from '../graph/object-types.js'
 import {VIA_DEBUG_INFO, VIA_VTABLE, viaLabel} from '../naming/via.js'
 import {holderName, type ObjectHolders} from '../analysis/holder-groups.js'
 
@@ -34,11 +33,11 @@ export async function exportJson(
 ): Promise<{objects: number; edges: number; roots: number}> {
   const meta = index.meta
   const state = index.objects.state
-  const types = index.file.array<TypeIds>('object.type')
+  const types = index.columns.type()
   const idOf = publicIdArray(state, all)
-  const reachable = index.file.array<Uint8Array>('object.reachable')
-  const retained = index.file.array<Float64Array>('object.retainedBytes')
-  const idom = index.file.array<Uint32Array>('object.idom')
+  const reachable = index.columns.reachable()
+  const retained = index.columns.retainedBytes()
+  const idom = index.columns.idom()
   const n = state.length
   let ids = 0
   const header = {
@@ -47,7 +46,7 @@ export async function exportJson(
     core: corePath,
     allocator: {kind: 'gperftools', version: meta.summary.allocator.version, pageSize: meta.summary.allocator.pageSize},
   }
-  const vias = index.file.array<Uint8Array>('object.via')
+  const vias = index.columns.via()
   // Each name's JSON text once, not once per object: `type` only for exact C/C++ types (a vtable,
   // debug information), `name`/`kind` for every tier's, `via` for how it was known.
   const nameJson = ['', ...meta.typeNames.map((n, k) => `,"name":${JSON.stringify(n)},"kind":${JSON.stringify(meta.typeKinds[k] ?? null)}`)]
@@ -82,8 +81,8 @@ export async function exportJson(
     }
   }
   await out.write('\n],\n"edges":[')
-  const outStart = index.file.array<Uint32Array>('edge.outStart')
-  const edgeCount = index.file.length('edge.to')
+  const outStart = index.columns.outStart()
+  const edgeCount = index.columns.edgeCount()
   // Where each pointer lies is found again in the core, object by object in address order, in
   // reads of 1 MiB (past the core's block cache, which would only fill with bytes read once).
   const offsets = index.edgeOffsets(1 << 20)
@@ -93,12 +92,12 @@ export async function exportJson(
   for (let from = 0; from < n; from++) {
     const a = outStart[from]!
     const b = outStart[from + 1]!
-    if (!(a <= b && b <= edgeCount)) throw new DamagedIndexError(index.file.path, `object ${from} has a bad edge list`)
+    if (!(a <= b && b <= edgeCount)) throw new DamagedIndexError(index.path, `object ${from} has a bad edge list`)
     if (a === b || idOf[from]! < 0) continue
     // The targets in chunks of EDGE_CHUNK edges (or the object's, if more).
     if (b > toStart + to.length) {
       toStart = a
-      to = index.file.slice<Uint32Array>('edge.to', a, Math.max(EDGE_CHUNK, b - a))
+      to = index.columns.edgeTargets(a, Math.max(EDGE_CHUNK, b - a))
     }
     const at = a - toStart
     const {offset, toOffset} = offsets.allEdges(from, to, at, b - a)
@@ -111,11 +110,7 @@ export async function exportJson(
     }
   }
   await out.write('\n],\n"roots":[')
-  const kind = index.file.array<Uint8Array>('root.kind')
-  const thread = index.file.array<Int32Array>('root.thread')
-  const address = index.file.array<Float64Array>('root.address')
-  const rootTo = index.file.array<Uint32Array>('root.to')
-  const rootToOffset = index.file.array<Uint32Array>('root.toOffset')
+  const {kind, thread, address, to: rootTo, toOffset: rootToOffset} = index.rootTable()
   first = true
   let roots = 0
   for (let r = 0; r < kind.length; r++) {

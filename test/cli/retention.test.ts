@@ -120,7 +120,7 @@ describe.each(chosen.map(f => [f.id, f] as const))('why memory is held, on %s', 
       if (edges.some((e, i) => i > 0 && edges[i - 1]!.from === e.from)) repeated++
       checked += edges.length
     }
-    expect(checked).toBe(index.file.array<Uint32Array>('edge.inFrom').length)
+    expect(checked).toBe(index.file.array('edge.inFrom').length)
     expect(repeated, 'objects with several pointers from one source').toBeGreaterThan(0)
   })
 

@@ -121,8 +121,8 @@ describe.skipIf(chosen.length < 2).each(chosen.map(f => [f.id, f] as const))('ed
     const index = HeapIndex.open(damagedPath)!
     try {
       index.useCore(analysis.program.core.memory, core)
-      const first = index.file.array<Uint32Array>('edge.checkpoint')[0]!
-      const outStart = index.file.array<Uint32Array>('edge.outStart')
+      const first = index.file.array('edge.checkpoint')[0]!
+      const outStart = index.file.array('edge.outStart')
       let from = 0
       while (outStart[from + 1]! <= first) from++
       expect(() => index.objectEdges(from, first - outStart[from]!, 1)).toThrow(DamagedIndexError)

@@ -1,0 +1,82 @@
+import type {IndexFile} from './index-file.js'
+import type {ArrayOf} from './schema.js'
+
+/**
+ * The index's per-object arrays (and the dominator tree, the forward edges and the thread list)
+ * read whole, for the answers that walk every object: leaks, classes, holders, diffs, the export.
+ * Each call reads its array again: a caller keeps what it needs as long as it needs it, no longer.
+ */
+export class ObjectColumns {
+  constructor(private readonly file: IndexFile) {}
+
+  /** Each slot's name id (0: none; HeapIndex.typeName names the others). */
+  type(): ArrayOf<'object.type'> {
+    return this.file.array('object.type')
+  }
+
+  /** How each slot's name was known (naming/via.ts). */
+  via(): Uint8Array {
+    return this.file.array('object.via')
+  }
+
+  /** Per slot: reached from a root, not reached, or the allocator's own (graph/allocator-internal.ts). */
+  reachable(): Uint8Array {
+    return this.file.array('object.reachable')
+  }
+
+  retainedBytes(): Float64Array {
+    return this.file.array('object.retainedBytes')
+  }
+
+  retainedObjects(): Uint32Array {
+    return this.file.array('object.retainedObjects')
+  }
+
+  /** Immediate dominators (graph/dominator-ids.ts). */
+  idom(): Uint32Array {
+    return this.file.array('object.idom')
+  }
+
+  /** The dominator tree's child lists: where each node's start in `child`, the virtual root's last. */
+  dominatorTree(): {childStart: Uint32Array; child: Uint32Array} {
+    return {childStart: this.file.array('dom.childStart'), child: this.file.array('dom.child')}
+  }
+
+  /** The core's threads by tid, in the order of the per-thread arrays and the idom thread groups. */
+  threadTids(): Int32Array {
+    return this.file.array('thread.tid')
+  }
+
+  /** Thread groups of the dominator tree (one per thread of the core). */
+  threadGroupCount(): number {
+    return this.file.length('thread.retainedBytes')
+  }
+
+  /** Where each object's edges start in the edge targets, and one more. */
+  outStart(): Uint32Array {
+    return this.file.array('edge.outStart')
+  }
+
+  edgeCount(): number {
+    return this.file.length('edge.to')
+  }
+
+  /** Edge targets [from, from + count), read at once (fewer at the end). */
+  edgeTargets(from: number, count: number): Uint32Array {
+    return this.file.slice('edge.to', from, count)
+  }
+
+  /** Live objects before each block of PUBLIC_ID_BLOCK slots, then all of them: entries [block, block + count). */
+  liveBefore(block: number, count = 1): Uint32Array {
+    return this.file.slice('object.liveBefore', block, count)
+  }
+
+  liveBeforeLength(): number {
+    return this.file.length('object.liveBefore')
+  }
+
+  /** Slot states [from, from + count). */
+  states(from: number, count: number): Uint8Array {
+    return this.file.slice('object.state', from, count)
+  }
+}

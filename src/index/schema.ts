@@ -1,0 +1,171 @@
+import type {IndexMeta} from './index-meta.js'
+
+/**
+ * What an index holds, declared once: every array's name, element type, length group, the phase
+ * that produces it, its readers and what it means. The writer refuses an array not declared here
+ * or of another element type, a reader refuses an index whose array table disagrees with it
+ * (schema-check.ts), and the typed accessors of IndexFile and IndexWriter take their names and
+ * element types from it, so a wrong name or type is a compile error. docs/INDEX-SCHEMA.md is
+ * generated from it (schema-doc.ts).
+ *
+ * The names are the file's: changing one changes the index's bytes (INDEX_FORMAT_VERSION).
+ */
+
+/** Element types as the file's array table names them. */
+export interface ElementTypes {
+  u8: Uint8Array
+  u16: Uint16Array
+  u32: Uint32Array
+  i32: Int32Array
+  f64: Float64Array
+}
+export type ElementType = keyof ElementTypes
+
+/**
+ * Arrays that must share a length, and what that length is. A group given as `of` another is
+ * that group's length transformed (list starts have one entry more than their lists).
+ */
+export const LENGTH_GROUPS = {
+  span: {doc: 'one per span of the heap model, in address order'},
+  object: {doc: 'one per object slot (every slot of every span, live or free)'},
+  'object+1': {doc: 'one per object slot and one more: where each slot\'s list starts, and its end', of: 'object', length: (n: number) => n + 1},
+  'object+2': {doc: 'one per object slot, one for the virtual root, and one more (list starts)', of: 'object', length: (n: number) => n + 2},
+  'object/4096+1': {doc: 'one per block of 4096 object slots and one more', of: 'object', length: (n: number) => Math.ceil(n / 4096) + 1},
+  edge: {doc: 'one per edge of the reference graph, in the order of the source objects'},
+  checkpoint: {doc: 'one per edge checkpoint (edge-words.ts)'},
+  root: {doc: 'one per root pointer, by target object'},
+  threadCache: {doc: 'one per object in a thread cache, by slot'},
+  sample: {doc: 'one per sampled object, by span'},
+  'sample+1': {doc: 'one per sampled object and one more (stack starts)', of: 'sample', length: (n: number) => n + 1},
+  'sample.pc': {doc: 'the sampled stacks\' return addresses, one after another'},
+  sighting: {doc: 'one per sighting of an object in a returned call\'s frame'},
+  type: {doc: 'one per type id, id 0 (no name) included: the meta\'s typeNames and one more'},
+  thread: {doc: 'one per thread of the core, in the core\'s order'},
+  'dom.child': {doc: 'one per node of the dominator tree below the virtual root'},
+  'dom.leakStarts': {doc: 'one per leaked structure\'s start'},
+  'dom.top': {doc: 'the largest objects dominated by the virtual root alone, at most 1000'},
+} as const satisfies Record<string, {doc: string; of?: string; length?: (n: number) => number}>
+export type LengthGroup = keyof typeof LENGTH_GROUPS
+
+/** The analysis phases that produce arrays (analysis/analyze-core.ts), in the order they run. */
+export const PHASES = {
+  heap: 'the heap model (tcmalloc/): spans, slot states, thread caches, samples',
+  scan: 'the object and root scan (graph/scan.ts): forward edges, roots, checkpoints',
+  reverse: 'the reverse edges (graph/reverse-csr.ts)',
+  paths: 'shortest paths from the roots, reachability, the allocator\'s own objects marked',
+  names: 'naming (graph/object-types.ts, naming/): every tier\'s name of each object',
+  frames: 'returned frames (analysis/threads.ts): pointers left in dead stack frames',
+  dominators: 'the dominator pass and the tree walk (graph/retention.ts); absent with retention off',
+  threads: 'the core\'s thread list',
+} as const
+export type Phase = keyof typeof PHASES
+
+interface ArraySpec {
+  /** The element type; two where the analysis picks one (type ids: 16 bits while they fit). */
+  type: ElementType | readonly ElementType[]
+  group: LengthGroup
+  phase: Phase
+  /** Modules (under src/) that read it. */
+  readers: readonly string[]
+  /** Why the array may be absent; required when not given. */
+  optional?: string
+  doc: string
+}
+
+const NO_RETENTION = 'absent from an index made with retention off (the bench\'s reachability-only analysis)'
+
+/** Every array an index holds, in the order the analysis writes them. */
+export const INDEX_ARRAYS = {
+  'edge.outStart': {type: 'u32', group: 'object+1', phase: 'scan', readers: ['index/heap-index', 'index/object-columns', 'analysis/analyze-core (read back by the dominator pass)'], doc: 'where each object\'s outgoing edges start in edge.to'},
+  'edge.to': {type: 'u32', group: 'edge', phase: 'scan', readers: ['index/heap-index', 'index/edge-offsets', 'index/object-columns'], doc: 'each edge\'s target slot (offsets are found again in the core)'},
+  'edge.inFrom': {type: 'u32', group: 'edge', phase: 'reverse', readers: ['index/heap-index', 'index/retention-index', 'analysis/analyze-core (read back by the dominator pass)'], doc: 'each incoming edge\'s source slot, by target, sources in address order'},
+  'edge.inStart': {type: 'u32', group: 'object+1', phase: 'reverse', readers: ['index/heap-index', 'index/retention-index', 'analysis/analyze-core (read back by the dominator pass)'], doc: 'where each object\'s incoming edges start in edge.inFrom'},
+  'edge.inEdge': {type: 'u32', group: 'edge', phase: 'reverse', readers: ['index/heap-index'], doc: 'each incoming edge\'s position in edge.to (its forward edge)'},
+  'object.parent': {type: 'u32', group: 'object', phase: 'paths', readers: ['index/retention-index'], optional: NO_RETENTION, doc: 'breadth-first parent from the roots: a slot, 0xfffffffe (a root points to it) or 0xffffffff (unreached)'},
+  'span.record': {type: 'f64', group: 'span', phase: 'heap', readers: ['index/heap-index'], doc: 'address of the span\'s record in the core'},
+  'span.start': {type: 'f64', group: 'span', phase: 'heap', readers: ['index/heap-index'], doc: 'the span\'s first byte'},
+  'span.pages': {type: 'f64', group: 'span', phase: 'heap', readers: ['index/heap-index'], doc: 'the span\'s length in pages (the meta\'s pageSize)'},
+  'span.sizeClass': {type: 'u8', group: 'span', phase: 'heap', readers: ['index/heap-index'], doc: 'the span\'s size class (0: a large object)'},
+  'span.location': {type: 'u8', group: 'span', phase: 'heap', readers: ['index/heap-index'], doc: 'in use, on the normal or on the returned free list (the span record\'s location)'},
+  'span.refcount': {type: 'u16', group: 'span', phase: 'heap', readers: [], doc: 'objects of the span in use, as the span record counts them (kept for diagnosis)'},
+  'span.sampled': {type: 'u8', group: 'span', phase: 'heap', readers: [], doc: '1 when the span\'s object was sampled (the span record\'s bit; kept for diagnosis)'},
+  'span.objectSize': {type: 'f64', group: 'span', phase: 'heap', readers: ['index/heap-index'], doc: 'bytes of each object slot of the span'},
+  'span.firstObject': {type: 'f64', group: 'span', phase: 'heap', readers: ['index/heap-index'], doc: 'the slot of the span\'s first object'},
+  'span.objectCount': {type: 'f64', group: 'span', phase: 'heap', readers: ['index/heap-index'], doc: 'the span\'s object slots'},
+  'object.state': {type: 'u8', group: 'object', phase: 'heap', readers: ['index/heap-index', 'index/object-columns'], doc: 'live, or where a free slot is (tcmalloc/object-states.ts)'},
+  'object.liveBefore': {type: 'u32', group: 'object/4096+1', phase: 'heap', readers: ['index/object-columns'], doc: 'live objects before each block of 4096 slots, then all of them (public ids, analysis/object-ids.ts)'},
+  'threadCache.objects': {type: 'f64', group: 'threadCache', phase: 'heap', readers: ['index/heap-index'], doc: 'the slots held by thread caches, ascending'},
+  'threadCache.owner': {type: 'u16', group: 'threadCache', phase: 'heap', readers: ['index/heap-index'], doc: 'for each, its cache in the meta\'s threadCaches'},
+  'edge.checkpoint': {type: 'u32', group: 'checkpoint', phase: 'scan', readers: ['index/edge-offsets'], doc: 'edges whose offset is kept, ascending (graph/edge-words.ts)'},
+  'edge.checkpointOffset': {type: 'f64', group: 'checkpoint', phase: 'scan', readers: ['index/edge-offsets'], doc: 'each checkpoint edge\'s byte offset in its source object'},
+  'root.kind': {type: 'u8', group: 'root', phase: 'scan', readers: ['index/heap-index'], doc: 'what holds the root pointer (graph/csr.ts ROOT_KIND_NAMES)'},
+  'root.thread': {type: 'i32', group: 'root', phase: 'scan', readers: ['index/heap-index'], doc: 'the thread whose stack, TLS or register holds it, or -1'},
+  'root.address': {type: 'f64', group: 'root', phase: 'scan', readers: ['index/heap-index'], doc: 'where the pointer is stored (a register root: the register\'s number)'},
+  'root.to': {type: 'u32', group: 'root', phase: 'scan', readers: ['index/heap-index'], doc: 'the target slot, ascending'},
+  'root.toOffset': {type: 'u32', group: 'root', phase: 'scan', readers: ['index/heap-index'], doc: 'the pointer\'s value minus its target\'s start'},
+  'sample.span': {type: 'u32', group: 'sample', phase: 'heap', readers: ['index/sample-index'], doc: 'the span of each sampled object, ascending'},
+  'sample.requestedSize': {type: 'f64', group: 'sample', phase: 'heap', readers: ['index/sample-index'], doc: 'the size the program asked for'},
+  'sample.stackStart': {type: 'u32', group: 'sample+1', phase: 'heap', readers: ['index/sample-index'], doc: 'where each sample\'s stack starts in sample.pc'},
+  'sample.pc': {type: 'f64', group: 'sample.pc', phase: 'heap', readers: ['index/sample-index'], doc: 'allocation stacks\' return addresses, innermost first'},
+  'sample.order': {type: 'u32', group: 'sample', phase: 'heap', readers: ['index/sample-index'], doc: 'the samples in the order TCMalloc lists them (oldest first)'},
+  'sighting.object': {type: 'u32', group: 'sighting', phase: 'frames', readers: ['index/sighting-index'], doc: 'the slot a dead frame still points at'},
+  'sighting.tid': {type: 'i32', group: 'sighting', phase: 'frames', readers: ['index/sighting-index'], doc: 'the thread whose stack holds the frame'},
+  'sighting.at': {type: 'f64', group: 'sighting', phase: 'frames', readers: ['index/sighting-index'], doc: 'where the pointer lies in the frame'},
+  'sighting.frame': {type: 'u32', group: 'sighting', phase: 'frames', readers: ['index/sighting-index'], doc: 'the frame\'s label in the meta\'s sightingFrames'},
+  'object.type': {type: ['u16', 'u32'], group: 'object', phase: 'names', readers: ['index/heap-index', 'index/retention-index', 'index/object-columns'], doc: 'name id (0: none; k: the meta\'s typeNames[k - 1]); 32 bits only past 65,535 names'},
+  'object.via': {type: 'u8', group: 'object', phase: 'names', readers: ['index/heap-index', 'index/object-columns'], doc: 'how the name was known (naming/via.ts)'},
+  'object.reachable': {type: 'u8', group: 'object', phase: 'paths', readers: ['index/object-columns'], doc: '1 reached from a root, 0 not (a leak when live), 2 the allocator\'s own unreferenced object'},
+  'object.idom': {type: 'u32', group: 'object', phase: 'dominators', readers: ['index/retention-index', 'index/object-columns'], optional: NO_RETENTION, doc: 'immediate dominator: a slot, a thread group or the virtual root above the slots, 0xffffffff not in the tree (graph/dominator-ids.ts)'},
+  'object.retainedBytes': {type: 'f64', group: 'object', phase: 'dominators', readers: ['index/retention-index', 'index/object-columns'], optional: NO_RETENTION, doc: 'bytes the object keeps alive, its own included'},
+  'object.retainedObjects': {type: 'u32', group: 'object', phase: 'dominators', readers: ['index/retention-index', 'index/object-columns'], optional: NO_RETENTION, doc: 'objects it keeps alive, itself included'},
+  'dom.childStart': {type: 'u32', group: 'object+2', phase: 'dominators', readers: ['index/retention-index', 'index/object-columns'], optional: NO_RETENTION, doc: 'where each node\'s children start in dom.child (the virtual root\'s last)'},
+  'dom.child': {type: 'u32', group: 'dom.child', phase: 'dominators', readers: ['index/retention-index', 'index/object-columns'], optional: NO_RETENTION, doc: 'dominator-tree children, the largest first, the others ascending'},
+  'dom.leakStarts': {type: 'u32', group: 'dom.leakStarts', phase: 'dominators', readers: ['index/retention-index'], optional: NO_RETENTION, doc: 'leaked objects no other leaked object reaches'},
+  'dom.top': {type: 'u32', group: 'dom.top', phase: 'dominators', readers: ['index/retention-index'], optional: NO_RETENTION, doc: 'objects dominated by the virtual root alone, largest retained first'},
+  'type.retainedBytes': {type: 'f64', group: 'type', phase: 'dominators', readers: ['index/retention-index'], optional: NO_RETENTION, doc: 'bytes each type id\'s objects retain, each byte once'},
+  'type.retainedObjects': {type: 'f64', group: 'type', phase: 'dominators', readers: ['index/retention-index'], optional: NO_RETENTION, doc: 'objects each type id\'s objects retain, each once'},
+  'thread.retainedBytes': {type: 'f64', group: 'thread', phase: 'dominators', readers: ['index/retention-index', 'index/object-columns'], optional: NO_RETENTION, doc: 'bytes reachable only from the thread\'s registers, stack and TLS'},
+  'thread.retainedObjects': {type: 'f64', group: 'thread', phase: 'dominators', readers: ['index/retention-index'], optional: NO_RETENTION, doc: 'objects reachable only from that thread'},
+  'thread.tid': {type: 'i32', group: 'thread', phase: 'threads', readers: ['index/retention-index', 'index/object-columns'], doc: 'each thread\'s id, in the order the per-thread arrays and thread groups use'},
+} as const satisfies Record<string, ArraySpec>
+
+export type ArrayName = keyof typeof INDEX_ARRAYS
+
+type TypesOf<N extends ArrayName> = (typeof INDEX_ARRAYS)[N]['type']
+/** Distributes over a union of names: each name's types, however declared. */
+type ElementTypeOf<N extends ArrayName> = N extends ArrayName ? (TypesOf<N> extends readonly ElementType[] ? TypesOf<N>[number] : TypesOf<N>) : never
+
+/** The typed array an index array is read as (a union where the analysis picks one of two types). */
+export type ArrayOf<N extends ArrayName> = ElementTypes[ElementTypeOf<N> & ElementType]
+
+/** The names of arrays of one element type (for views that read several alike). */
+export type ArrayNamesOf<T extends ElementType> = {[N in ArrayName]: ElementTypeOf<N> extends T ? N : never}[ArrayName]
+
+/** Arrays keyed by name, each of its declared type: a key not declared is `never` (a compile error). */
+export type DeclaredArrays<A> = {[K in keyof A]: K extends ArrayName ? ArrayOf<K> : never}
+
+/** The element types array `name` may have, or undefined when the schema does not declare it. */
+export function declaredTypes(name: string): readonly ElementType[] | undefined {
+  if (!Object.hasOwn(INDEX_ARRAYS, name)) return undefined
+  const type = INDEX_ARRAYS[name as ArrayName].type
+  return typeof type === 'string' ? [type] : type
+}
+
+export const ARRAY_NAMES = Object.keys(INDEX_ARRAYS) as ArrayName[]
+
+/** The meta's fields (index-meta.ts), one line each: every field of IndexMeta must be here. */
+export const META_FIELDS: Record<keyof IndexMeta, string> = {
+  inputs: 'what the analysis depended on: the core file, each module file, the options that change the answer',
+  pageSize: 'the allocator\'s page size (span.pages counts these)',
+  summary: 'the analyze report (the summary `toma analyze` prints)',
+  moduleWarnings: 'warnings every query repeats (module files missing or refused)',
+  sizeClassSizes: 'bytes of each size class (span.sizeClass indexes it)',
+  threadCaches: 'each thread cache\'s address and thread (threadCache.owner indexes it)',
+  typeNames: 'the name of each type id ≥ 1 of object.type',
+  typeKinds: 'what sort of block each name is ("object" for a C/C++ type)',
+  naming: 'the naming tiers\' counts, notes, findings and conflicts',
+  rootRegions: 'the root regions scanned, by start (a root\'s label)',
+  accumulations: 'accumulation points of the objects retaining 1 % or more of the live heap',
+  samplePeriod: 'TCMalloc\'s sampling period, or null when not known',
+  sightingFrames: 'the frame labels of the sightings (sighting.frame indexes them)',
+}
