@@ -1,4 +1,5 @@
-import {PUBLIC_ID_BLOCK, type HeapIndex} from '../index/heap-index.js'
+import type {HeapIndex} from '../index/heap-index.js'
+import {PUBLIC_ID_BLOCK} from '../index/schema.js'
 
 const LIVE = 0
 

@@ -5,7 +5,6 @@ import {IndexColumn} from './index-column.js'
 import {metaProblem, type IndexMeta} from './index-meta.js'
 import {firstAtOrAbove, lastAtOrBelow} from '../util/search.js'
 import {ROOT_KIND_NAMES, type RootKindName} from '../graph/csr.js'
-import type {TypeIds} from '../graph/object-types.js'
 import type {AddressSpace} from '../core/address-space.js'
 import {EdgeOffsets, type ObjectEdges} from './edge-offsets.js'
 import {VIA_NONE, viaLabel, type ViaLabel} from '../naming/via.js'
@@ -32,14 +31,6 @@ export interface RootRef {
 
 /** Edges read at a time where a list is searched (256 KiB). */
 const EDGE_CHUNK = 1 << 16
-
-/**
- * Queries over an index without re-reading the core: per-object facts and edge lists are ranged
- * reads of the arrays they live in; the span table is read by block where a lookup touches it,
- * and whole (then checked whole) the first time something walks it.
- */
-/** Slots per entry of object.liveBefore (analysis/object-ids.ts counts public ids by it). */
-export const PUBLIC_ID_BLOCK = 4096
 
 /** One span's entry in the span table. */
 export interface SpanEntry {
@@ -75,6 +66,12 @@ export interface RootTable {
   toOffset: Uint32Array
 }
 
+/**
+ * Queries over an index without re-reading the core: per-object facts and edge lists are ranged
+ * reads of the arrays they live in; the span table is read by block where a lookup touches it,
+ * and whole (then checked whole) the first time something walks it. The only query surface: code
+ * outside src/index reads the index through its methods and `columns`, never through `file`.
+ */
 export class HeapIndex {
   readonly meta: IndexMeta
   readonly pageSize: number
@@ -104,7 +101,8 @@ export class HeapIndex {
 
   /**
    * Checks the meta's shape before anything is read by it (the file checked its arrays against
-   * the schema, their length groups included, when it was opened).
+   * the schema, their length groups included, when it was opened). `file` is for src/index's own
+   * views (samples, retention, sightings).
    */
   constructor(readonly file: IndexFile) {
     const problem = metaProblem(file.meta)

@@ -21,6 +21,9 @@ export interface ElementTypes {
 }
 export type ElementType = keyof ElementTypes
 
+/** Slots per entry of object.liveBefore (analysis/object-ids.ts counts public ids by it). */
+export const PUBLIC_ID_BLOCK = 4096
+
 /**
  * Arrays that must share a length, and what that length is. A group given as `of` another is
  * that group's length transformed (list starts have one entry more than their lists).
@@ -30,7 +33,7 @@ export const LENGTH_GROUPS = {
   object: {doc: 'one per object slot (every slot of every span, live or free)'},
   'object+1': {doc: 'one per object slot and one more: where each slot\'s list starts, and its end', of: 'object', length: (n: number) => n + 1},
   'object+2': {doc: 'one per object slot, one for the virtual root, and one more (list starts)', of: 'object', length: (n: number) => n + 2},
-  'object/4096+1': {doc: 'one per block of 4096 object slots and one more', of: 'object', length: (n: number) => Math.ceil(n / 4096) + 1},
+  'object/4096+1': {doc: `one per block of ${PUBLIC_ID_BLOCK} object slots and one more`, of: 'object', length: (n: number) => Math.ceil(n / PUBLIC_ID_BLOCK) + 1},
   edge: {doc: 'one per edge of the reference graph, in the order of the source objects'},
   checkpoint: {doc: 'one per edge checkpoint (edge-words.ts)'},
   root: {doc: 'one per root pointer, by target object'},

@@ -1,5 +1,6 @@
 import fs from 'node:fs'
 import path from 'node:path'
+import {fileURLToPath} from 'node:url'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {analyzeCore} from '../../src/analysis/analyze-core.js'
 import {DamagedIndexError, IndexFile, IndexWriter, writeIndex} from '../../src/index/index-file.js'
@@ -128,6 +129,21 @@ describe('the index schema, read', () => {
     const derived = path.join(work, 'derived.toma-index')
     writeIndex(derived, {}, {...smallestArrays(), 'sample.stackStart': new Uint32Array(2)} as never)
     expect(() => IndexFile.open(derived)).toThrow(/array sample\.stackStart does not have the length its group \(sample\+1\) takes from sample\.span/)
+  })
+})
+
+describe('the query surface', () => {
+  // HeapIndex is the only way into an index: its arrays are named in src/index alone, so the
+  // schema's readers are all there (an IndexFile read elsewhere would be one it does not list).
+  it('no index array is read outside src/index', () => {
+    const src = fileURLToPath(new URL('../../src', import.meta.url))
+    const reads: string[] = []
+    for (const file of fs.readdirSync(src, {recursive: true, encoding: 'utf8'})) {
+      if (!file.endsWith('.ts') || file.startsWith(`index${path.sep}`)) continue
+      const text = fs.readFileSync(path.join(src, file), 'utf8')
+      for (const m of text.matchAll(/\bindex\.file\b|\bfile\.(array|slice)\(|\bIndexFile\b/g)) reads.push(`${file}: ${m[0]}`)
+    }
+    expect(reads).toEqual([])
   })
 })
 
