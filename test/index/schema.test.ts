@@ -145,6 +145,12 @@ describe('the query surface', () => {
     }
     expect(reads).toEqual([])
   })
+
+  it('every reader the schema lists is a module of src', () => {
+    const src = fileURLToPath(new URL('../../src', import.meta.url))
+    const missing = NAMES.flatMap(n => INDEX_ARRAYS[n].readers.map(r => r.split(' ')[0]!).filter(r => !fs.existsSync(path.join(src, `${r}.ts`))))
+    expect(missing).toEqual([])
+  })
 })
 
 // A real analysis: the index holds exactly the schema's arrays, of the declared types, each length
