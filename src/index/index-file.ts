@@ -6,6 +6,7 @@ import {isShared} from '../util/shared-arrays.js'
 import type {FileArray} from '../util/file-array.js'
 // A type only: the writer thread's module (and node:worker_threads) stays out of a query's start.
 import type {BackgroundWrites} from './background-writes.js'
+import {u64le} from '../util/u64le.js'
 
 export const INDEX_MAGIC = 'TOMAIDX\0'
 const MAGIC = INDEX_MAGIC
@@ -272,7 +273,7 @@ export class IndexFile {
       }
       if (fs.readSync(fd, pre, 16, PREAMBLE - 16, 16) !== PREAMBLE - 16) throw new DamagedIndexError(path, 'the file is shorter than its header')
       const length = pre.readUInt32LE(12)
-      const at = pre.readUInt32LE(16) + pre.readUInt32LE(20) * 2 ** 32
+      const at = u64le(pre, 16)
       if (length > MAX_HEADER_BYTES || at < PREAMBLE || at + length > size) throw new DamagedIndexError(path, 'the file is shorter than its header')
       const json = Buffer.alloc(length)
       if (fs.readSync(fd, json, 0, length, at) !== length) throw new DamagedIndexError(path, 'the file is shorter than its header')
