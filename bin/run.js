@@ -26,7 +26,7 @@ const command = fastCommand()
 if (args[0] === '--version' && agent) {
   console.log(agent)
 } else if (command) {
-  // One bundled file when the build made one (scripts/bundle-fast-path.js: it switches its own
+  // One bundled file when the build made one (tools/build/bundle-fast-path.ts: it switches its own
   // fast path on), else the compiled modules, some 70 of them.
   const compiled = command.relativePath.join('/')
   const bundle = fastBundle(root, command.id, compiled)
