@@ -18,7 +18,7 @@ const pjson = JSON.parse(fs.readFileSync(new URL('package.json', root), 'utf8'))
 
 // The fast path: a command of the manifest run without oclif, or the version printed as oclif
 // prints it. oclif's start (its modules, configuration, plugins) costs more than most queries
-// (README, "Start-up"). Help, --json, the shell, an unknown command, or TOMA_OCLIF=1 (which the
+// (docs/ARCHITECTURE.md, "Start-up design"). Help, --json, the shell, an unknown command, or TOMA_OCLIF=1 (which the
 // tests use to compare both paths) go to oclif, as does a command line the fast parse does not
 // recognise, from inside the command (src/cli/fast-command.ts).
 const agent = process.env.TOMA_OCLIF ? null : userAgent(pjson)
@@ -26,7 +26,7 @@ const command = fastCommand()
 if (args[0] === '--version' && agent) {
   console.log(agent)
 } else if (command) {
-  // One bundled file when the build made one (scripts/bundle-fast-path.js: it switches its own
+  // One bundled file when the build made one (tools/build/bundle-fast-path.ts: it switches its own
   // fast path on), else the compiled modules, some 70 of them.
   const compiled = command.relativePath.join('/')
   const bundle = fastBundle(root, command.id, compiled)

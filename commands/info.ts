@@ -1,5 +1,5 @@
 import {TomaCommand, moduleFlags, note} from '../src/cli/base-command.js'
-import {openProgram} from '../src/cli/open-program.js'
+import {openProgram} from '../src/program/open-program.js'
 import {requiredCoreArg} from '../src/cli/query-flags.js'
 import {infoData, infoText} from '../src/report/info.js'
 import {hex} from '../src/errors.js'

@@ -16,7 +16,7 @@ export default class Stack extends TomaCommand {
   }
   static override flags = {
     ...indexFlags,
-    // A plain flag, not oclif's allowNo: a negated flag sends the call off the fast path (README, "Start-up").
+    // A plain flag, not oclif's allowNo: a negated flag sends the call off the fast path (docs/ARCHITECTURE.md, "Start-up design").
     'no-returned': Flags.boolean({description: 'leave out the frames of calls that have returned (below the stack pointer)'}),
   }
 

@@ -1,6 +1,6 @@
 // Types for elfy 1.0.0, which ships none: the parts of its Parser toma uses (src/core/core-header.ts,
 // src/elf/headers.ts). A static import (not a runtime `require`) lets the fast-path bundle carry
-// elfy inside it (scripts/bundle-fast-path.js), so a query does not start Node's CommonJS loader.
+// elfy inside it (tools/build/bundle-fast-path.ts), so a query does not start Node's CommonJS loader.
 declare module 'elfy' {
   interface ElfyHeader {
     class: string

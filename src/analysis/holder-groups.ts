@@ -11,6 +11,7 @@ import {demangle} from '../elf/demangle.js'
 import {codeLabel} from './code-label.js'
 import {rootRefLabel} from './root-label.js'
 import {objectBrief} from './object-brief.js'
+import {u64le} from '../util/u64le.js'
 
 /**
  * What holds a group of untyped objects: the nearest typed object above them in the dominator
@@ -395,7 +396,7 @@ class Names {
       const bytes = memory.readBytes(region.start, region.end - region.start)
       if (!bytes) continue
       for (let at = 0; at + 8 <= bytes.length && found.length < ANCHORS; at += 8) {
-        const v = bytes.readUInt32LE(at) + bytes.readUInt32LE(at + 4) * 2 ** 32
+        const v = u64le(bytes, at)
         if (v < lo || v >= hi) continue
         const address = region.start + at
         found.push(`${rootRefLabel(this.program, this.index, {kind: region.kind, thread: region.thread, address, to: -1, toOffset: 0})}, pointing at +${hex(v - lo)}`)

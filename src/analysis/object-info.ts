@@ -10,6 +10,7 @@ import {objectBrief} from './object-brief.js'
 import {storedSightings} from '../index/sighting-index.js'
 import {allocationOfSpan} from './allocations.js'
 import {holderName, holderWalk} from './holder-groups.js'
+import {u64le} from '../util/u64le.js'
 
 /** Bytes shown around the address unless asked otherwise, and the most that may be asked. */
 export const DUMP_BYTES = 64
@@ -134,7 +135,7 @@ type PointingWord = {offset: number; value: string; slot?: number} & (
 function pointingWords(program: Program, index: HeapIndex, bytes: Buffer, from: number, objectStart: number): PointingWord[] {
   const words: PointingWord[] = []
   for (let at = (8 - ((from - objectStart) % 8)) % 8; at + 8 <= bytes.length; at += 8) {
-    const value = bytes.readUInt32LE(at) + bytes.readUInt32LE(at + 4) * 0x1_0000_0000
+    const value = u64le(bytes, at)
     if (value < 4096 || value >= 2 ** 47) continue
     const offset = from + at - objectStart
     const target = index.objectAt(value)

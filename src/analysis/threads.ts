@@ -9,6 +9,7 @@ import type {Program} from '../program/program.js'
 import {codeLabel} from './code-label.js'
 import {unwindThread, type Frame} from '../program/unwind.js'
 import type {Thread} from '../core/threads.js'
+import {u64le} from '../util/u64le.js'
 
 const TOP_FRAMES = 3
 
@@ -19,7 +20,7 @@ function heapPointers(program: Program, index: HeapIndex, start: number, end: nu
   const bytes = program.core.memory.readBytes(start, end - start)
   if (!bytes) return out
   for (let i = 0; i + 8 <= bytes.length; i += 8) {
-    const w = bytes.readUInt32LE(i) + bytes.readUInt32LE(i + 4) * 0x1_0000_0000
+    const w = u64le(bytes, i)
     if (w < 4096) continue
     const o = index.objectAt(w)
     if (!o || index.state(o.index) !== 'live') continue
@@ -130,7 +131,7 @@ export function deadFrameSightings(program: Program, objectAt: (addr: number) =>
       if (!bytes) continue
       let label: {function: string | null; label: string} | undefined
       for (let i = 0; i + 8 <= bytes.length; i += 8) {
-        const w = bytes.readUInt32LE(i) + bytes.readUInt32LE(i + 4) * 0x1_0000_0000
+        const w = u64le(bytes, i)
         if (w < 4096) continue
         const o = objectAt(w)
         if (!o) continue

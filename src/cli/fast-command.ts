@@ -4,8 +4,8 @@ import {jsonFlag} from './flags.js'
 
 /**
  * The fast path of a toma call (bin/run.js): a command run without loading oclif, whose start
- * (its modules, its configuration and plugin loading) costs more than most queries (README,
- * "Start-up"). bin/run.js takes it only for a command it finds in the manifest, without --json,
+ * (its modules, its configuration and plugin loading) costs more than most queries
+ * (docs/ARCHITECTURE.md, "Start-up design"). bin/run.js takes it only for a command it finds in the manifest, without --json,
  * help or version flags; `active` is set before the command's module is loaded, and tells
  * TomaCommand to extend FastCommand instead of oclif's Command. Whatever the fast parse below
  * does not recognise goes to oclif's own parser, so every error reads as before.

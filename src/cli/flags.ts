@@ -5,7 +5,7 @@ import type * as OclifFlags from '@oclif/core/flags'
  * `@oclif/core/flags` builds them (same fields, same parse and messages), so that help, the
  * manifest and oclif's parser see the same definitions. Not imported from oclif because that
  * module loads most of oclif's error and terminal code: a large part of every call's start-up
- * (README, "Start-up"). oclif's error class is loaded only when a value is refused.
+ * (docs/ARCHITECTURE.md, "Start-up design"). oclif's error class is loaded only when a value is refused.
  */
 
 async function refuse(message: string): Promise<never> {

@@ -4,11 +4,11 @@ import os from 'node:os'
 /**
  * What bin/run.js decides before it loads any command: the version line, and whether a bundle
  * of the command's fast path can run it. Kept apart from the fast path's own modules, which the
- * bundles hold copies of (scripts/bundle-fast-path.js): a process must load either those or the
+ * bundles hold copies of (tools/build/bundle-fast-path.ts): a process must load either those or the
  * bundle, never both.
  */
 
-/** Where scripts/bundle-fast-path.js writes one bundle per command, relative to the package. */
+/** Where tools/build/bundle-fast-path.ts writes one bundle per command, relative to the package. */
 export const FAST_BUNDLE_DIR = 'dist/fast'
 
 /**

@@ -1,5 +1,5 @@
 // Suggestions for a mistyped name (a command, a type): kept apart from command-not-found.ts, whose
-// oclif plugin a command's own module must not load (the fast path, README "Start-up").
+// oclif plugin a command's own module must not load (the fast path, docs/ARCHITECTURE.md "Start-up design").
 
 /** The known name fewest single-character edits away from the given one (Levenshtein distance). */
 export function closest(given: string, known: string[]): string | undefined {

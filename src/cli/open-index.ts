@@ -87,7 +87,7 @@ async function openIndexNow(coreArg: string | undefined, flags: Record<string, u
   if (!index) {
     note(why)
     // Imported only here: the analysis is most of toma's code, and a query answered from its index needs none of it.
-    const [{analyzeCore}, {terminalProgress}] = await Promise.all([import('../analysis/analyze-core.js'), import('./progress.js')])
+    const [{analyzeCore}, {terminalProgress}] = await Promise.all([import('../analysis/analyze-core.js'), import('../util/terminal-progress.js')])
     const progress = terminalProgress()
     try {
       analyzeCore(corePath, options, progress.update, indexPath, program)

@@ -1,6 +1,7 @@
 import type {FileReader} from './file-reader.js'
 import {PF_R, PF_W, PF_X, PT_LOAD, type ProgramHeader} from './core-header.js'
 import {lastAtOrBelow} from '../util/search.js'
+import {u64le} from '../util/u64le.js'
 
 /** x86-64 user space ends at 2^47; every address below it is exact as a JS number. */
 export const USER_SPACE_END = 2 ** 47
@@ -213,7 +214,7 @@ export class AddressSpace {
       }
     }
     if (!this.readInto(addr, 8, this.scratch)) return undefined
-    return this.scratch.readUInt32LE(0) + this.scratch.readUInt32LE(4) * 0x1_0000_0000
+    return u64le(this.scratch, 0)
   }
 
   readU64Big(addr: number): bigint | undefined {

@@ -1,6 +1,7 @@
 import elfy from 'elfy'
 import {TomaError} from '../errors.js'
 import type {FileReader} from './file-reader.js'
+import {u64le} from '../util/u64le.js'
 
 // elfy's Parser names the machine of an ELF header (for the message of a foreign core). Program
 // headers are read here: elfy wants them at their file offset in one buffer, and knows nothing
@@ -44,7 +45,7 @@ export function readCoreHeader(file: FileReader, name: string): ProgramHeader[] 
   }
   if (machine !== 62) throw new TomaError(`${name}: a core of machine ${header.machine ?? machine}; toma reads x86-64 cores only`)
   if (ident.readUInt16LE(54) !== PHDR_SIZE) throw new TomaError(`${name}: damaged ELF header (program header size ${ident.readUInt16LE(54)}, expected ${PHDR_SIZE})`)
-  const phoff = Number(ident.readBigUInt64LE(32))
+  const phoff = u64le(ident, 32)
   const phnum = programHeaderCount(file, ident, name)
   if (phnum === 0) throw new TomaError(`${name}: core has no program headers; cannot read its segments`)
   // Checked against the file before anything is sized by it.
@@ -57,10 +58,10 @@ export function readCoreHeader(file: FileReader, name: string): ProgramHeader[] 
     programs.push({
       type: table.readUInt32LE(at),
       flags: table.readUInt32LE(at + 4),
-      offset: Number(table.readBigUInt64LE(at + 8)),
-      vaddr: Number(table.readBigUInt64LE(at + 16)),
-      filesz: Number(table.readBigUInt64LE(at + 32)),
-      memsz: Number(table.readBigUInt64LE(at + 40)),
+      offset: u64le(table, at + 8),
+      vaddr: u64le(table, at + 16),
+      filesz: u64le(table, at + 32),
+      memsz: u64le(table, at + 40),
     })
   }
   return programs
@@ -70,7 +71,7 @@ export function readCoreHeader(file: FileReader, name: string): ProgramHeader[] 
 function programHeaderCount(file: FileReader, ident: Buffer, name: string): number {
   const phnum = ident.readUInt16LE(56)
   if (phnum !== PN_XNUM) return phnum
-  const shoff = Number(ident.readBigUInt64LE(40))
+  const shoff = u64le(ident, 40)
   const shentsize = ident.readUInt16LE(58)
   if (shoff === 0 || shentsize < SHDR_SIZE || shoff + SHDR_SIZE > file.size) {
     throw new TomaError(`${name}: damaged core: e_phnum is PN_XNUM but section header 0 (at ${shoff}, ${shentsize} bytes) is not in the file`)

@@ -1,5 +1,6 @@
 import fs from 'node:fs'
 import {openRegularFile} from '../util/regular-file.js'
+import {u64le} from '../util/u64le.js'
 
 const BLOCK_SHIFT = 16 // 64 KiB blocks: list walks touch scattered words; scans use readRange
 const BLOCK_SIZE = 1 << BLOCK_SHIFT
@@ -109,7 +110,7 @@ export class FileReader {
       this.lastBlock = block
     }
     if (inBlock + 8 > block.length) return undefined
-    return block.readUInt32LE(inBlock) + block.readUInt32LE(inBlock + 4) * 0x1_0000_0000
+    return u64le(block, inBlock)
   }
 
   private lastIndex = -1

@@ -3,6 +3,7 @@ import type {Note} from './notes.js'
 import {NT_FILE} from './notes.js'
 import {PF_X} from './core-header.js'
 import {buildIdFromNotes, parseNotes} from './elf-notes.js'
+import {u64le} from '../util/u64le.js'
 
 /** One file-backed mapping from NT_FILE. */
 export interface MappedFile {
@@ -31,8 +32,8 @@ export function parseMappedFiles(notes: Note[]): MappedFile[] {
   const note = notes.find(n => n.type === NT_FILE && n.name === 'CORE')
   if (!note || note.desc.length < 16) return []
   const d = note.desc
-  const count = Number(d.readBigUInt64LE(0))
-  const pageSize = Number(d.readBigUInt64LE(8))
+  const count = u64le(d, 0)
+  const pageSize = u64le(d, 8)
   if (count > MAX_FILE_ENTRIES || 16 + count * 24 > d.length) return []
   const files: MappedFile[] = []
   let names = 16 + count * 24
@@ -41,9 +42,9 @@ export function parseMappedFiles(notes: Note[]): MappedFile[] {
     const nul = d.indexOf(0, names)
     const end = nul < 0 ? d.length : nul
     files.push({
-      start: Number(d.readBigUInt64LE(at)),
-      end: Number(d.readBigUInt64LE(at + 8)),
-      fileOffset: Number(d.readBigUInt64LE(at + 16)) * pageSize,
+      start: u64le(d, at),
+      end: u64le(d, at + 8),
+      fileOffset: u64le(d, at + 16) * pageSize,
       path: d.toString('utf8', names, end),
     })
     names = end + 1
@@ -83,7 +84,7 @@ const PT_NOTE = 4
 function readElfIdentity(memory: AddressSpace, base: number): {loadBias: number | null; buildId: string | null} {
   const ehdr = memory.readBytes(base, 64)
   if (!ehdr || ehdr.readUInt32LE(0) !== 0x464c457f || ehdr[4] !== 2) return {loadBias: null, buildId: null}
-  const phoff = Number(ehdr.readBigUInt64LE(32))
+  const phoff = u64le(ehdr, 32)
   const phnum = ehdr.readUInt16LE(56)
   if (ehdr.readUInt16LE(54) !== 56 || phnum === 0 || phnum > 256 || phoff > 65536) return {loadBias: null, buildId: null}
   const phdrs = memory.readBytes(base + phoff, phnum * 56)
@@ -93,9 +94,9 @@ function readElfIdentity(memory: AddressSpace, base: number): {loadBias: number 
   for (let i = 0; i < phnum; i++) {
     const at = i * 56
     const type = phdrs.readUInt32LE(at)
-    const offset = Number(phdrs.readBigUInt64LE(at + 8))
-    const vaddr = Number(phdrs.readBigUInt64LE(at + 16))
-    const filesz = Number(phdrs.readBigUInt64LE(at + 32))
+    const offset = u64le(phdrs, at + 8)
+    const vaddr = u64le(phdrs, at + 16)
+    const filesz = u64le(phdrs, at + 32)
     if (type === PT_LOAD && loadBias === null && offset === 0) loadBias = base - vaddr
     if (type === PT_NOTE) notes.push({vaddr, size: Math.min(filesz, 4096)})
   }

@@ -1,5 +1,6 @@
 import type {Note} from './notes.js'
 import {NT_AUXV, NT_PRPSINFO, NT_SIGINFO} from './notes.js'
+import {u64le} from '../util/u64le.js'
 
 export interface ProcessInfo {
   pid: number | null
@@ -33,7 +34,7 @@ export function parseAuxv(notes: Note[]): Map<number, bigint> {
   const note = notes.find(n => n.type === NT_AUXV)
   if (!note) return aux
   for (let pos = 0; pos + 16 <= note.desc.length; pos += 16) {
-    const key = Number(note.desc.readBigUInt64LE(pos))
+    const key = u64le(note.desc, pos)
     if (key === 0) break
     aux.set(key, note.desc.readBigUInt64LE(pos + 8))
   }
@@ -63,6 +64,6 @@ export function parseSignalInfo(notes: Note[]): SignalInfo | null {
     signo,
     errno: note.desc.readInt32LE(4),
     code: note.desc.readInt32LE(8),
-    faultAddress: FAULT_SIGNALS.has(signo) ? Number(note.desc.readBigUInt64LE(16)) : null,
+    faultAddress: FAULT_SIGNALS.has(signo) ? u64le(note.desc, 16) : null,
   }
 }

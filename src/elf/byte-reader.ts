@@ -1,3 +1,4 @@
+import {u64le} from '../util/u64le.js'
 /**
  * Reads a little-endian buffer front to back, as DWARF's sections and the call-frame information
  * are laid out: fixed-size integers, LEB128, inline strings. Every read is checked against `end`:
@@ -42,7 +43,7 @@ export class ByteReader {
   }
   u64(): number {
     const at = this.take(8)
-    return this.buf.readUInt32LE(at) + this.buf.readUInt32LE(at + 4) * 0x1_0000_0000
+    return u64le(this.buf, at)
   }
   i64(): number {
     return Number(this.buf.readBigInt64LE(this.take(8)))

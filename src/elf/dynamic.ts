@@ -1,5 +1,6 @@
 import {DT_NULL, ELF64_DYN_SIZE} from './constants.js'
-import {readI64, readU64} from './headers.js'
+import {readI64} from './headers.js'
+import {u64le} from '../util/u64le.js'
 
 export interface DynamicEntry { tag: number; value: number }
 
@@ -9,7 +10,7 @@ export function parseDynamic(area: Buffer): DynamicEntry[] {
   for (let at = 0; at + ELF64_DYN_SIZE <= area.length; at += ELF64_DYN_SIZE) {
     const tag = readI64(area, at)
     if (tag === DT_NULL) break
-    out.push({tag, value: readU64(area, at + 8)})
+    out.push({tag, value: u64le(area, at + 8)})
   }
   return out
 }

@@ -11,11 +11,12 @@ import {parseDebugLink} from './debuglink.js'
 import {parseDynamic, type DynamicEntry} from './dynamic.js'
 import {FileBytes} from './file-bytes.js'
 import {fileIdentity, sameFile, type KnownFile, type KnownFiles} from './file-identity.js'
-import {cString, parseHeaders, readU64, type ElfSection, type ElfSegment} from './headers.js'
-import {buildIdFromNotes, parseNotes} from './notes.js'
+import {cString, parseHeaders, type ElfSection, type ElfSegment} from './headers.js'
+import {buildIdFromNotes, parseNotes} from '../core/elf-notes.js'
 import {parseRela} from './relocations.js'
 import {readSymbolParts} from './symbol-parts.js'
 import {readSymbolTable, SymbolIndex, type ElfSymbol} from './symbols.js'
+import {u64le} from '../util/u64le.js'
 
 export type {ElfSection, ElfSegment} from './headers.js'
 export type {ElfSymbol} from './symbols.js'
@@ -438,13 +439,13 @@ function openFileBytes(path: string): FileBytes {
 function readHeaderParts(bytes: FileBytes): void {
   const b = bytes.buf
   if (b.length < 64 || b.readUInt32BE(0) !== 0x7f454c46) return
-  const phoff = readU64(b, 32), shoff = readU64(b, 40)
+  const phoff = u64le(b, 32), shoff = u64le(b, 40)
   const phentsize = b.readUInt16LE(54), phnum = b.readUInt16LE(56)
   const shentsize = b.readUInt16LE(58), shnum = b.readUInt16LE(60), shstrndx = b.readUInt16LE(62)
   bytes.ensure(phoff, phnum * phentsize)
   bytes.ensure(shoff, shnum * shentsize)
   const at = shoff + shstrndx * shentsize
-  if (shstrndx < shnum && shentsize >= 64 && at + 64 <= b.length) bytes.ensure(readU64(b, at + 24), readU64(b, at + 32))
+  if (shstrndx < shnum && shentsize >= 64 && at + 64 <= b.length) bytes.ensure(u64le(b, at + 24), u64le(b, at + 32))
 }
 
 /** A core is refused as soon as its e_type is visible, before any other complaint about it. */

@@ -4,6 +4,7 @@ import {hex} from '../errors.js'
 import {
   ELF64_EHDR_SIZE, ELF64_PHDR_SIZE, ELF64_SHDR_SIZE, EM_X86_64, SHT_NOBITS,
 } from './constants.js'
+import {u64le} from '../util/u64le.js'
 
 /** A program header, with numeric type and flags (PT_*, PF_*). */
 export interface ElfSegment { type: number; flags: number; offset: number; vaddr: number; filesz: number; memsz: number; align: number }
@@ -50,7 +51,7 @@ export function parseHeaders(buf: Buffer, path: string): ElfHeaders {
     throw new TomaError(`${path} is a ${what} ELF file; toma reads only ELF64 little-endian x86-64`)
   }
   const type = buf.readUInt16LE(16)
-  const phoff = readU64(buf, 32), shoff = readU64(buf, 40)
+  const phoff = u64le(buf, 32), shoff = u64le(buf, 40)
   const phentsize = buf.readUInt16LE(54), phnum = buf.readUInt16LE(56)
   const shentsize = buf.readUInt16LE(58), shnum = buf.readUInt16LE(60)
   if (phnum > 0 && phentsize < ELF64_PHDR_SIZE) {
@@ -82,9 +83,9 @@ export function parseHeaders(buf: Buffer, path: string): ElfHeaders {
   const sections: ElfSection[] = rawSections.map((s, i) => {
     const at = shoff + i * shentsize
     return {
-      name: '', type: buf.readUInt32LE(at + 4), flags: readU64(buf, at + 8),
+      name: '', type: buf.readUInt32LE(at + 4), flags: u64le(buf, at + 8),
       addr: s.addr, offset: s.off, size: s.size, link: s.link, info: s.info,
-      entsize: readU64(buf, at + 56),
+      entsize: u64le(buf, at + 56),
     }
   })
   const shstr = sections[header.shstrndx]
@@ -103,11 +104,6 @@ export function parseHeaders(buf: Buffer, path: string): ElfHeaders {
     }
   }
   return {type, entry: header.entry, segments, sections}
-}
-
-/** Unsigned 64-bit little-endian read as a JS number (exact below 2^53). */
-export function readU64(buf: Buffer, at: number): number {
-  return buf.readUInt32LE(at) + buf.readUInt32LE(at + 4) * 0x100000000
 }
 
 /** Signed 64-bit little-endian read as a JS number. */

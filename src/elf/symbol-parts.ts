@@ -3,7 +3,7 @@ import {openRegularFile} from '../util/regular-file.js'
 import {createRequire} from 'node:module'
 import {TomaError} from '../errors.js'
 import {ELF64_EHDR_SIZE, ELF64_PHDR_SIZE, ELF64_SHDR_SIZE, SHT_NOBITS, SHT_NOTE, SHT_STRTAB, SHT_SYMTAB} from './constants.js'
-import {readU64} from './headers.js'
+import {u64le} from '../util/u64le.js'
 
 /** Sections kept: what symbol lookups, the build-id and the debuglink need. */
 const KEPT_TYPES = new Set([SHT_SYMTAB, SHT_STRTAB, SHT_NOTE])
@@ -47,8 +47,8 @@ export function readSymbolParts(path: string): Buffer {
     if (header.readUInt16LE(58) !== ELF64_SHDR_SIZE || (header.readUInt16LE(56) > 0 && header.readUInt16LE(54) !== ELF64_PHDR_SIZE)) {
       throw new TomaError(`${path} is damaged: unexpected program or section header size`)
     }
-    const phoff = readU64(header, 32), phnum = header.readUInt16LE(56)
-    const shoff = readU64(header, 40), shnum = header.readUInt16LE(60)
+    const phoff = u64le(header, 32), phnum = header.readUInt16LE(56)
+    const shoff = u64le(header, 40), shnum = header.readUInt16LE(60)
     if (shnum > MAX_SECTIONS) throw new TomaError(`${path} is damaged: ${shnum} section headers`)
     const phdrs = phnum > 0 ? read(phoff, phnum * ELF64_PHDR_SIZE) : Buffer.alloc(0)
     const shdrs = shnum > 0 ? read(shoff, shnum * ELF64_SHDR_SIZE) : Buffer.alloc(0)
@@ -62,7 +62,7 @@ export function readSymbolParts(path: string): Buffer {
     for (let i = 0; i < shnum; i++) {
       const h = i * ELF64_SHDR_SIZE
       const type = shdrs.readUInt32LE(h + 4)
-      const offset = readU64(shdrs, h + 24), length = readU64(shdrs, h + 32)
+      const offset = u64le(shdrs, h + 24), length = u64le(shdrs, h + 32)
       const keep = KEPT_TYPES.has(type) && length > 0
       if (!keep) {
         if (type !== SHT_NOBITS && i !== 0) shdrs.writeUInt32LE(SHT_NOBITS, h + 4)
@@ -79,7 +79,7 @@ export function readSymbolParts(path: string): Buffer {
     const link = names.indexOf('.gnu_debuglink')
     if (link > 0) {
       const h = link * ELF64_SHDR_SIZE
-      const [offset, length] = [readU64(shdrs, h + 24), readU64(shdrs, h + 32)]
+      const [offset, length] = [u64le(shdrs, h + 24), u64le(shdrs, h + 32)]
       if (length <= 4096) {
         shdrs.writeUInt32LE(1 /* SHT_PROGBITS */, h + 4)
         parts.push(read(offset, length))
@@ -107,8 +107,8 @@ export function readSymbolParts(path: string): Buffer {
 function sectionNames(shdrs: Buffer, parts: Buffer[], shstrndx: number, base: number): string[] {
   if (shstrndx * ELF64_SHDR_SIZE >= shdrs.length) return []
   const table = Buffer.concat(parts)
-  const start = readU64(shdrs, shstrndx * ELF64_SHDR_SIZE + 24) - base
-  const length = readU64(shdrs, shstrndx * ELF64_SHDR_SIZE + 32)
+  const start = u64le(shdrs, shstrndx * ELF64_SHDR_SIZE + 24) - base
+  const length = u64le(shdrs, shstrndx * ELF64_SHDR_SIZE + 32)
   if (start < 0 || start + length > table.length) return []
   const strings = table.subarray(start, start + length)
   const out: string[] = []

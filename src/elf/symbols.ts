@@ -2,7 +2,8 @@ import {
   ELF64_SYM_SIZE, SHN_UNDEF, STB_GLOBAL, STB_LOCAL, STB_WEAK, STT_FUNC, STT_GNU_IFUNC, STT_OBJECT,
   STT_SECTION, STT_FILE, SHT_NOBITS,
 } from './constants.js'
-import {cString, readU64, type ElfSection} from './headers.js'
+import {cString, type ElfSection} from './headers.js'
+import {u64le} from '../util/u64le.js'
 
 export interface ElfSymbol { name: string; value: number; size: number; type: number /* STT_* */; bind: number /* STB_* */; shndx: number }
 
@@ -32,8 +33,8 @@ export function readSymbolTable(buf: Buffer, table: ElfSection, strtab: ElfSecti
     const info = buf[at + 4]
     const sym: ElfSymbol = {
       name: strtab && nameOff < strtab.size ? cString(buf, strStart + nameOff, strEnd) : '',
-      value: readU64(buf, at + 8),
-      size: readU64(buf, at + 16),
+      value: u64le(buf, at + 8),
+      size: u64le(buf, at + 16),
       type: info & 0xf,
       bind: info >> 4,
       shndx: buf.readUInt16LE(at + 6),

@@ -1,6 +1,7 @@
 import type {LoadedModule, Program} from '../program/program.js'
 import {classOfVtableSymbol, demangle, typeOfTypeinfoName} from './demangle.js'
 import {lastAtOrBelow} from '../util/search.js'
+import {u64le} from '../util/u64le.js'
 
 /**
  * Dynamic C++ types of heap objects from their first word, by the Itanium C++ ABI.
@@ -184,7 +185,7 @@ export class TypeNamer {
     const buf = m?.file?.readVirtual(addr - m.module.loadBias, 8)
     if (!buf || buf.length < 8) return undefined
     buf.copy(this.scratch, 0, 0, 8)
-    return this.scratch.readUInt32LE(0) + this.scratch.readUInt32LE(4) * 0x1_0000_0000
+    return u64le(this.scratch, 0)
   }
 
   private readCString(addr: number): string | undefined {

@@ -8,6 +8,7 @@ import type {FileArray} from '../util/file-array.js'
 import type {BackgroundWrites} from './background-writes.js'
 import {declaredTypes, type ArrayName, type ArrayNamesOf, type ArrayOf, type DeclaredArrays, type ElementType} from './schema.js'
 import {arrayTableProblem, declarationProblem} from './schema-check.js'
+import {u64le} from '../util/u64le.js'
 
 export const INDEX_MAGIC = 'TOMAIDX\0'
 const MAGIC = INDEX_MAGIC
@@ -299,7 +300,7 @@ export class IndexFile {
       }
       if (fs.readSync(fd, pre, 16, PREAMBLE - 16, 16) !== PREAMBLE - 16) throw new DamagedIndexError(path, 'the file is shorter than its header')
       const length = pre.readUInt32LE(12)
-      const at = pre.readUInt32LE(16) + pre.readUInt32LE(20) * 2 ** 32
+      const at = u64le(pre, 16)
       if (length > MAX_HEADER_BYTES || at < PREAMBLE || at + length > size) throw new DamagedIndexError(path, 'the file is shorter than its header')
       const json = Buffer.alloc(length)
       if (fs.readSync(fd, json, 0, length, at) !== length) throw new DamagedIndexError(path, 'the file is shorter than its header')

@@ -140,7 +140,7 @@ function copyChange(file: string): string | null {
 }
 
 // node:crypto and node:worker_threads are loaded only for a compressed core: loading them costs
-// every query about 5 ms of its start-up (README, "Start-up").
+// every query about 5 ms of its start-up (docs/ARCHITECTURE.md, "Start-up design").
 const require = createRequire(import.meta.url)
 const crypto = (): typeof import('node:crypto') => require('node:crypto')
 

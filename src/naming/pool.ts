@@ -1,6 +1,7 @@
 import {hex} from '../errors.js'
 import type {Recogniser} from './recogniser.js'
 import {VIA_POOL, VIA_VTABLE} from './via.js'
+import {u64le} from '../util/u64le.js'
 
 /** Smallest block searched for a pool (smaller chunks are ordinary objects). */
 const MIN_POOL = 4096
@@ -70,7 +71,7 @@ export function vtableWords(bytes: Buffer, classOf: (word: number) => string | n
   for (let off = 0; off + 8 <= bytes.length; off += 8) {
     const low = bytes.readUInt32LE(off)
     if (low % 8 !== 0) continue
-    const w = bytes.readUInt32LE(off + 4) * 0x1_0000_0000 + low
+    const w = u64le(bytes, off)
     if (w === 0) continue
     const c = classOf(w)
     if (c === null) continue

@@ -1,4 +1,5 @@
 import type {Program} from './program.js'
+import {u64le} from '../util/u64le.js'
 
 /** Below the stack pointer, the ABI's red zone still belongs to the live frame. */
 export const RED_ZONE = 128
@@ -32,7 +33,7 @@ export function deadFrames(program: Program, rsp: number, lowest: number): DeadF
   if (!bytes) return []
   const marks: Array<{at: number; pc: number}> = []
   for (let i = bytes.length - 8; i >= 0; i -= 8) {
-    const w = bytes.readUInt32LE(i) + bytes.readUInt32LE(i + 4) * 0x1_0000_0000
+    const w = u64le(bytes, i)
     if (w !== 0 && isReturnAddress(program, w)) marks.push({at: bottom + i, pc: w})
   }
   // marks run from high addresses to low: each frame spans from its mark up to the previous one.

@@ -2,6 +2,7 @@ import path from 'node:path'
 import {PT_TLS} from '../elf/constants.js'
 import type {LoadedModule, Program} from './program.js'
 import {threadDb} from './thread-db.js'
+import {u64le} from '../util/u64le.js'
 
 /** What glibc's thread bookkeeping says about the process (glibc-nptl.md), as far as it can be read. */
 export interface GlibcThreads {
@@ -89,8 +90,8 @@ export function findExitedTcbs(program: Program, ranges: ReadonlyArray<{start: n
         const lo = buf.readUInt32LE(off)
         if (lo !== (pos + off) % 0x1_0000_0000) continue
         const x = pos + off
-        const self = buf.readUInt32LE(off + 16) + buf.readUInt32LE(off + 20) * 0x1_0000_0000
-        if (self === x && buf.readUInt32LE(off + 4) * 0x1_0000_0000 + lo === x && !live.has(x)) found.push(x)
+        const self = u64le(buf, off + 16)
+        if (self === x && u64le(buf, off) === x && !live.has(x)) found.push(x)
       }
     }
   }

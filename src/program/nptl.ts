@@ -1,6 +1,7 @@
 import type {Thread} from '../core/threads.js'
 import type {Program} from './program.js'
 import {threadDb} from './thread-db.js'
+import {u64le} from '../util/u64le.js'
 
 /**
  * What glibc's NPTL knows of each thread, read from its `struct pthread` (the TCB at the thread's
@@ -116,7 +117,7 @@ function specificValues(program: Program, specific: number, o: Offsets): NptlThr
     if (!bytes) continue
     for (let j = 0; j < KEY_2NDLEVEL_SIZE; j++) {
       const at = j * o.keyDataSize + o.keyDataData
-      const value = bytes.readUInt32LE(at) + bytes.readUInt32LE(at + 4) * 0x1_0000_0000
+      const value = u64le(bytes, at)
       if (value) out.push({key: i * KEY_2NDLEVEL_SIZE + j, slot: block + at, value})
     }
   }
@@ -175,8 +176,8 @@ function stackBlockOffset(program: Program, sizeofPthread: number): number | nul
     let matches = 0
     let contradicts = false
     for (const c of candidates) {
-      const start = c.bytes.readUInt32LE(at) + c.bytes.readUInt32LE(at + 4) * 0x1_0000_0000
-      const size = c.bytes.readUInt32LE(at + 8) + c.bytes.readUInt32LE(at + 12) * 0x1_0000_0000
+      const start = u64le(c.bytes, at)
+      const size = u64le(c.bytes, at + 8)
       if (start === 0) continue // the main thread's stack is the kernel's (its size word holds other things)
       if (start < c.tcb && c.tcb < start + size && (start + size - c.tcb) < 1 << 20 && size % 4096 === 0) matches++
       else contradicts = true

@@ -8,6 +8,7 @@ import {readSizeMap, type SizeClasses} from './size-map.js'
 import {versionFromFile, versionsFromCore, type CoreHint} from './version.js'
 import {groupOfVersion, versionsOfGroup} from './layout.js'
 import type {LoadedModule} from '../program/program.js'
+import {u64le} from '../util/u64le.js'
 
 const SYM = {
   pageHeap: '_ZN8tcmalloc6Static9pageheap_E',
@@ -297,10 +298,6 @@ function readRegions(memory: AddressSpace, segments: Segment[]): Region[] {
   return regions
 }
 
-function u64(buf: Buffer, at: number): number {
-  return buf.readUInt32LE(at) + buf.readUInt32LE(at + 4) * 0x1_0000_0000
-}
-
 /**
  * ThreadCache::thread_heaps_ without symbols: a pointer in the library's data to a ThreadCache
  * with no prev_ whose FreeLists each record their class's object size (E–J), or whose list
@@ -321,7 +318,7 @@ function scanThreadHeaps(memory: AddressSpace, regions: Region[], layout: Layout
       const fl = tc.list + cl * tc.freeListSize
       const length = buf.readUInt32LE(fl + layout.freeList.length)
       if (length > 1 << 24 || (hasSize && buf.readInt32LE(fl + 24) !== sizes.size[cl])) return undefined
-      if (length === 0 && Number(buf.readBigUInt64LE(fl + layout.freeList.list)) !== 0) return undefined
+      if (length === 0 && u64le(buf, fl + layout.freeList.list) !== 0) return undefined
       listed += length * sizes.size[cl]!
     }
     const rd = (off: number, w: number) => (w === 4 ? buf.readInt32LE(off) : Number(buf.readBigInt64LE(off)))
@@ -332,7 +329,7 @@ function scanThreadHeaps(memory: AddressSpace, regions: Region[], layout: Layout
   for (const r of regions) {
     const b = r.bytes
     for (let at = 0; at + 8 <= b.length; at += 8) {
-      const v = u64(b, at)
+      const v = u64le(b, at)
       // ThreadCaches come from a PageHeapAllocator: 8-aligned (64 only where the class is alignas(64)).
       if (v === 0 || v % 8 !== 0 || !memory.isReadable(v, tc.objectSize)) continue
       if (memory.readU64(v + tc.prev) !== 0 || !cacheAt(v)) continue
@@ -366,7 +363,7 @@ function scanSizeMap(regions: Region[], layout: Layout): number[] {
     const b = r.bytes
     for (let at = 0; at + want.length * w <= b.length; at += 4) {
       let ok = true
-      for (let i = 0; i < want.length && ok; i++) ok = (w === 4 ? b.readInt32LE(at + i * 4) : u64(b, at + i * 8)) === want[i]
+      for (let i = 0; i < want.length && ok; i++) ok = (w === 4 ? b.readInt32LE(at + i * 4) : u64le(b, at + i * 8)) === want[i]
       if (ok && at >= layout.sizeMap.classToSize) hits.push(r.start + at - layout.sizeMap.classToSize)
     }
   }
@@ -379,8 +376,8 @@ function scanCentralCache(regions: Region[], layout: Layout): number[] {
   for (const r of regions) {
     const b = r.bytes
     for (let at = 0; at + 4 * c.stride <= b.length; at += 8) {
-      if (u64(b, at + c.sizeClass) !== 0 || u64(b, at + c.stride + c.sizeClass) !== 1) continue
-      if (u64(b, at + 2 * c.stride + c.sizeClass) !== 2 || u64(b, at + 3 * c.stride + c.sizeClass) !== 3) continue
+      if (u64le(b, at + c.sizeClass) !== 0 || u64le(b, at + c.stride + c.sizeClass) !== 1) continue
+      if (u64le(b, at + 2 * c.stride + c.sizeClass) !== 2 || u64le(b, at + 3 * c.stride + c.sizeClass) !== 3) continue
       hits.push(r.start + at)
     }
   }
@@ -410,7 +407,7 @@ function scanPageHeap(memory: AddressSpace, module: AllocatorModule, regions: Re
   for (const r of regions) {
     const b = r.bytes
     for (let at = 0; at + 8 <= b.length; at += 8) {
-      const v = u64(b, at)
+      const v = u64le(b, at)
       if (layout.pageHeapIsPointer) {
         if (v === 0 || v % 8 !== 0) continue
         const alloc = memory.readU64(v + allocatorAt)

@@ -1,5 +1,6 @@
 import type {AddressSpace} from '../core/address-space.js'
 import {LIVE, type StateMarker} from './object-states.js'
+import {u64le} from '../util/u64le.js'
 
 /** Spans searched at most for a lost tail's objects. */
 const MAX_SPANS = 1 << 16
@@ -38,7 +39,7 @@ export function recoverTail(memory: AddressSpace, marker: StateMarker, sizeClass
       if (state[slot] !== LIVE) continue
       at.set(spans.start[s]! + k * size, slots.length)
       slots.push(slot)
-      first.push(bytes.readUInt32LE(k * size) + bytes.readUInt32LE(k * size + 4) * 0x1_0000_0000)
+      first.push(u64le(bytes, k * size))
     }
   }
   // Who links to whom: pred[j] lists the candidates whose first word is candidate j's address.

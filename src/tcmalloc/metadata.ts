@@ -5,6 +5,7 @@ import type {TcmallocHeap} from './heap.js'
 import {SPAN} from './layout.js'
 import {spanIndexAt} from './spans.js'
 import type {Warnings} from './warnings.js'
+import {u64le} from '../util/u64le.js'
 
 /** A half-open address range. */
 export interface Interval {
@@ -125,7 +126,7 @@ interface PageHeapAllocatorState {
 function readPageHeapAllocator(memory: AddressSpace, at: number, record: number, inHeap: (p: number) => boolean): PageHeapAllocatorState | string {
   const buf = memory.readBytes(at, PHA.size)
   if (!buf) return 'not in the core'
-  const u64 = (off: number) => buf.readUInt32LE(off) + buf.readUInt32LE(off + 4) * 0x1_0000_0000
+  const u64 = (off: number) => u64le(buf, off)
   const freeArea = u64(PHA.freeArea)
   const freeAvail = u64(PHA.freeAvail)
   const head = u64(PHA.freeList)
@@ -163,7 +164,7 @@ function pageMapNodes(memory: AddressSpace, at: number, pm: TcmallocHeap['global
     const buf = memory.readBytes(node, entries * 8)
     if (!buf) return
     for (let i = 0; i < entries; i++) {
-      const v = buf.readUInt32LE(i * 8) + buf.readUInt32LE(i * 8 + 4) * 0x1_0000_0000
+      const v = u64le(buf, i * 8)
       if (v !== 0 && v % 8 === 0) walk(v, level + 1)
     }
   }

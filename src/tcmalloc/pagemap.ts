@@ -3,6 +3,7 @@ import type {AddressSpace} from '../core/address-space.js'
 import {GrowableF64} from '../util/growable.js'
 import type {Layout} from './layout.js'
 import type {Warnings} from './warnings.js'
+import {u64le} from '../util/u64le.js'
 
 /** Every non-empty page-map entry, in ascending page order: page number and the Span pointer it holds. */
 export interface PageMapEntries {
@@ -62,10 +63,8 @@ export function readPageMap(
     const span = 2 ** below
     const leaf = level === levels.length - 1
     for (let i = 0; i < entries; i++) {
-      const lo = buf.readUInt32LE(i * 8)
-      const hi = buf.readUInt32LE(i * 8 + 4)
-      if (lo === 0 && hi === 0) continue
-      const v = lo + hi * 0x1_0000_0000
+      const v = u64le(buf, i * 8)
+      if (v === 0) continue
       const first = (prefix * entries + i) * span
       if (leaf) {
         pages.push(first)

@@ -7,6 +7,7 @@ import type {AllocatorGlobals} from './globals.js'
 import {SPAN} from './layout.js'
 import {IN_USE, spanIndexAt, type SpanTable} from './spans.js'
 import type {Warnings} from './warnings.js'
+import {u64le} from '../util/u64le.js'
 
 /**
  * The objects TCMalloc sampled (env TCMALLOC_SAMPLE_PARAMETER > 0), each with what its StackTrace
@@ -79,7 +80,7 @@ export function readSampledObjects(
   const stackStart: number[] = [0]
   const pc = new GrowableF64()
   const trace = Buffer.alloc(STACK_TRACE.bytes)
-  const u64 = (off: number) => trace.readUInt32LE(off) + trace.readUInt32LE(off + 4) * 0x1_0000_0000
+  const u64 = (off: number) => u64le(trace, off)
   for (const s of sampledSpans) {
     const at = spans.freeHead[s]!
     const bytes = spans.pages[s]! * pageSize

@@ -1,5 +1,6 @@
 import type {AddressSpace} from '../core/address-space.js'
 import type {Layout} from './layout.js'
+import {u64le} from '../util/u64le.js'
 
 /** TCMalloc's size classes as the process computed them at start-up (never a built-in table). */
 export interface SizeClasses {
@@ -29,8 +30,8 @@ export function readSizeMap(memory: AddressSpace, addr: number, layout: Layout):
   if (!sizes || !pages || !move) return `size map at 0x${addr.toString(16)} is not in the core`
   const result: SizeClasses = {count, size: new Float64Array(count), pages: new Float64Array(count), objectsToMove: new Int32Array(count)}
   for (let cl = 0; cl < count; cl++) {
-    result.size[cl] = w === 4 ? sizes.readInt32LE(cl * 4) : Number(sizes.readBigUInt64LE(cl * 8))
-    result.pages[cl] = Number(pages.readBigUInt64LE(cl * 8))
+    result.size[cl] = w === 4 ? sizes.readInt32LE(cl * 4) : u64le(sizes, cl * 8)
+    result.pages[cl] = u64le(pages, cl * 8)
     result.objectsToMove[cl] = move.readInt32LE(cl * 4)
   }
   if (result.size[0] !== 0 || result.size[1] !== 8) return `class sizes do not start 0, 8`

@@ -6,6 +6,7 @@ import {readPageMap} from './pagemap.js'
 import type {SizeClasses} from './size-map.js'
 import type {Warnings} from './warnings.js'
 import {IN_USE, ON_RETURNED_FREELIST} from './span-lookup.js'
+import {u64le} from '../util/u64le.js'
 
 export {IN_USE, ON_NORMAL_FREELIST, ON_RETURNED_FREELIST, spanIndexAt} from './span-lookup.js'
 
@@ -69,7 +70,7 @@ export function readSpans(
   const buf = Buffer.alloc(SPAN.size)
   const read = (span: number): SpanRecord | undefined => {
     if (!memory.readInto(span, SPAN.size, buf)) return undefined
-    const u64 = (off: number) => buf.readUInt32LE(off) + buf.readUInt32LE(off + 4) * 0x1_0000_0000
+    const u64 = (off: number) => u64le(buf, off)
     return {start: u64(SPAN.start), length: u64(SPAN.length), word: buf.readUInt32LE(SPAN.bits), head: u64(SPAN.objects)}
   }
   /** Why a record cannot be a span starting at page, or '' when it can. */

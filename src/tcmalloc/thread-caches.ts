@@ -7,6 +7,7 @@ import {walkFreeList} from './free-list-walk.js'
 import {THREAD_CACHE, type StateMarker} from './object-states.js'
 import type {SizeClasses} from './size-map.js'
 import type {Warnings} from './warnings.js'
+import {u64le} from '../util/u64le.js'
 
 export interface ThreadCacheInfo {
   address: number
@@ -62,19 +63,19 @@ export function markThreadCaches(
       break
     }
     // The list is doubly linked: a next_ that skips caches (or jumps into another list) shows here.
-    const back = Number(buf.readBigUInt64LE(tc.prev))
+    const back = u64le(buf, tc.prev)
     if (back !== prev) warnings.add('thread-cache', `thread cache ${hex(p)}: prev_ is ${hex(back)}, but the list reached it from ${prev ? hex(prev) : 'thread_heaps_'}`, p, back)
     const rd = (off: number, w: number) => (w === 4 ? buf.readInt32LE(off) : Number(buf.readBigInt64LE(off)))
     const size = rd(tc.size, tc.sizeWidth)
     const bytes = tc.sizeIsLeft ? rd(tc.maxSize, tc.maxSizeWidth) - size : size
-    const pthread = tc.tid !== null ? Number(buf.readBigUInt64LE(tc.tid)) : null
+    const pthread = tc.tid !== null ? u64le(buf, tc.tid) : null
     const owner = (pthread !== null ? threads.find(t => t.fsBase === pthread)?.tid : undefined) ?? tlsOwners.get(p) ?? null
     const info: ThreadCacheInfo = {address: p, tid: owner, pthread, inTls: tlsOwners.size > 0 ? tlsOwners.has(p) : null, bytes, objects: 0, objectBytes: 0}
     const index = caches.length
     caches.push(info)
     for (let cl = 1; cl < sizes.count; cl++) {
       const fl = tc.list + cl * tc.freeListSize
-      const head = Number(buf.readBigUInt64LE(fl + layout.freeList.list))
+      const head = u64le(buf, fl + layout.freeList.list)
       const length = buf.readUInt32LE(fl + layout.freeList.length)
       const cache = p
       const name = () => `thread cache ${hex(cache)}${owner !== null ? ` (thread ${owner})` : ''} class ${cl} list`

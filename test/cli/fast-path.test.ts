@@ -89,7 +89,7 @@ describe('the fast path answers as oclif does', () => {
   })
 })
 
-// npm test bundles each command's fast path (scripts/bundle-fast-path.js); bin/run.js runs a
+// npm test bundles each command's fast path (tools/build/bundle-fast-path.ts); bin/run.js runs a
 // bundle whenever it is there and newer than the compiled command, so the comparisons above run
 // the bundles. They must all be there: else those comparisons ran the compiled modules only.
 describe('the bundled fast path', () => {

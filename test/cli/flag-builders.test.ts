@@ -5,7 +5,7 @@ import * as Args from '../../src/cli/args.js'
 import * as Flags from '../../src/cli/flags.js'
 
 // src/cli/flags.ts and args.ts build flags and arguments as oclif's builders do, without loading
-// oclif (README, "Start-up"): help, the manifest and oclif's parser must see the same thing, and
+// oclif (docs/ARCHITECTURE.md, "Start-up design"): help, the manifest and oclif's parser must see the same thing, and
 // an oclif upgrade that changes its builders must show here.
 const shape = (definition: object) => JSON.stringify(definition, (_, v) => (typeof v === 'function' ? 'function' : v))
 const outcome = async (parse: () => Promise<unknown>) => {

@@ -1,8 +1,7 @@
 import fs from 'node:fs'
 import path from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-// @ts-expect-error: a plain-JS script of the repository (scripts/bench.js uses it), no types
-import {medianRunMs, startupTimes} from '../../scripts/startup-time.js'
+import {medianRunMs, startupTimes} from '../../tools/bench/startup-time.js'
 import {fixtureCorePath, fixtureFlags, fixtureIndex, FIXTURES, type Truth} from '../helpers/fixture-core.js'
 import {runToma} from '../helpers/run-toma.js'
 import {testTemp} from '../helpers/test-temp.js'
@@ -37,7 +36,7 @@ describe('start-up measurement', () => {
     expect(t.runs).toBe(3)
     for (const ms of [t.nodeMs, t.versionMs, t.findObjectMs]) expect(ms).toBeGreaterThan(0)
     // CPU time (Linux's /proc): a toma call costs more than bare Node's start.
-    expect(t.findObjectCpuMs).toBeGreaterThan(t.nodeCpuMs)
+    expect(t.findObjectCpuMs).toBeGreaterThan(t.nodeCpuMs!)
   })
 
   it('refuses to time a query that had to analyse the core first', () => {

@@ -2,6 +2,7 @@ import {Cursor, DwarfError, stringAt} from './cursor.js'
 import {DW_AT, DW_FORM, DW_UT} from './constants.js'
 import {parseAbbrevTable, type Abbrev} from './abbrev.js'
 import type {DwarfSections} from './sections.js'
+import {u64le} from '../../util/u64le.js'
 
 /**
  * An attribute's value: a number (constants, addresses, absolute .debug_info offsets for
@@ -252,7 +253,7 @@ function resolve(form: number, raw: number, ctx: UnitContext, pendingStrx: Array
 function strx(index: number, ctx: UnitContext): string {
   const at = ctx.strOffsetsBase + index * ctx.offsetSize
   if (at + ctx.offsetSize > ctx.s.strOffsets.length) throw new DwarfError(`.debug_str_offsets: index ${index} is past the section`)
-  const off = ctx.offsetSize === 8 ? Number(ctx.s.strOffsets.readBigUInt64LE(at)) : ctx.s.strOffsets.readUInt32LE(at)
+  const off = ctx.offsetSize === 8 ? u64le(ctx.s.strOffsets, at) : ctx.s.strOffsets.readUInt32LE(at)
   return stringAt(ctx.s.str, off, '.debug_str')
 }
 
@@ -260,5 +261,5 @@ function strx(index: number, ctx: UnitContext): string {
 export function addrx(index: number, ctx: {s: DwarfSections; addrBase: number; addressSize: number}): number {
   const at = ctx.addrBase + index * ctx.addressSize
   if (at + ctx.addressSize > ctx.s.addr.length) throw new DwarfError(`.debug_addr: index ${index} is past the section`)
-  return ctx.addressSize === 8 ? Number(ctx.s.addr.readBigUInt64LE(at)) : ctx.s.addr.readUInt32LE(at)
+  return ctx.addressSize === 8 ? u64le(ctx.s.addr, at) : ctx.s.addr.readUInt32LE(at)
 }

@@ -2,6 +2,7 @@ import zlib from 'node:zlib'
 import type {ElfFile} from '../elf-file.js'
 import {SHT_NOBITS} from '../constants.js'
 import {DwarfError} from './cursor.js'
+import {u64le} from '../../util/u64le.js'
 
 /** SHF_COMPRESSED: the section starts with an Elf64_Chdr. */
 const SHF_COMPRESSED = 0x800
@@ -48,7 +49,7 @@ export function debugInfoSize(file: ElfFile): number {
   if (plain && plain.type !== SHT_NOBITS) {
     if ((plain.flags & SHF_COMPRESSED) === 0) return plain.size
     const head = file.sectionData(plain).subarray(0, 24)
-    return head.length === 24 ? Number(head.readBigUInt64LE(8)) : 0
+    return head.length === 24 ? u64le(head, 8) : 0
   }
   const legacy = file.section('.zdebug_info')
   if (legacy && legacy.type !== SHT_NOBITS) {
@@ -74,7 +75,7 @@ function inflateChdr(data: Buffer, what: string): Buffer {
   if (data.length < 24) throw new DwarfError(`${what}: compressed section shorter than its header`)
   const type = data.readUInt32LE(0)
   if (type !== ELFCOMPRESS_ZLIB) throw new DwarfError(`${what}: compression type ${type} is not zlib`)
-  return inflate(data.subarray(24), Number(data.readBigUInt64LE(8)), what)
+  return inflate(data.subarray(24), u64le(data, 8), what)
 }
 
 /** A `.zdebug_*` section: "ZLIB", the size as u64 big-endian, then the stream. */

@@ -4,6 +4,7 @@ import {addrx, type Die, type Unit} from './info.js'
 import {pcRanges, type PcRange} from './ranges.js'
 import type {DwarfSections} from './sections.js'
 import {attrString, type DwarfType, type TypeTable} from './types.js'
+import {u64le} from '../../util/u64le.js'
 
 /** A variable at a fixed link-time address (file scope, or a function's `static`). */
 export interface GlobalVariable {
@@ -90,7 +91,7 @@ function variable(die: Die, unit: Unit, sections: DwarfSections, types: TypeTabl
   const name = attrString(die, DW_AT.name) ?? '?'
   if (expr.length === 9 && expr[0] === DW_OP.addr && unit.addressSize === 8) {
     if (!type) out.skipped.untyped++
-    else out.globals.push({name, address: Number(expr.readBigUInt64LE(1)), type})
+    else out.globals.push({name, address: u64le(expr, 1), type})
     return
   }
   if (expr.length >= 2 && (expr[0] === DW_OP.addrx || expr[0] === DW_OP.GNU_addr_index)) {

@@ -2,6 +2,7 @@ import {PF_W, PT_LOAD} from '../../elf/constants.js'
 import type {LoadedModule} from '../../program/program.js'
 import {unwindThread} from '../../program/unwind.js'
 import type {NamingContext} from '../recogniser.js'
+import {u64le} from '../../util/u64le.js'
 
 /** A library's writable image past this is not searched (its DWARF is then read). */
 const MAX_IMAGE_BYTES = 64 << 20
@@ -31,7 +32,7 @@ export function libraryCanName(ctx: NamingContext, module: LoadedModule): boolea
       const bytes = memory.readBytes(at, Math.min(CHUNK, end - at) - (Math.min(CHUNK, end - at) % 8))
       if (!bytes) continue
       for (let i = 0; i + 8 <= bytes.length; i += 8) {
-        const word = bytes.readUInt32LE(i) + bytes.readUInt32LE(i + 4) * 0x1_0000_0000
+        const word = u64le(bytes, i)
         if (word === 0) continue
         const ref = ctx.objects.findObject(word)
         if (ref && ctx.objects.state[ref.index] === ctx.live) return true

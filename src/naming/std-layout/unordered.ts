@@ -1,5 +1,6 @@
 import type {ObjectRef} from '../../tcmalloc/heap-objects.js'
 import {MAX_ELEMENTS, type Probe} from './probe.js'
+import {u64le} from '../../util/u64le.js'
 
 /**
  * A libstdc++ `std::unordered_map`/`set` (`_Hashtable`): {buckets, bucket count, before-begin
@@ -32,7 +33,7 @@ export function bucketsAt(p: Probe, owner: number, buckets: ObjectRef): boolean 
   const beforeBegin = owner + 16
   let beforeBeginSeen = 0
   for (let i = 0; i < bucketCount; i++) {
-    const b = Number(words.readBigUInt64LE(i * 8))
+    const b = u64le(words, i * 8)
     if (b === beforeBegin) beforeBeginSeen++
     else if (b !== 0 && !nodeStarts.has(b)) return false
   }

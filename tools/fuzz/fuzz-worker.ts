@@ -1,26 +1,23 @@
-// One child of `npm run fuzz` (scripts/fuzz.js): takes one batch of mutants of one fixture core,
+// One child of `npm run fuzz` (tools/fuzz/fuzz.ts): takes one batch of mutants of one fixture core,
 // analyses each damaged view of the core (heap model, pointer scan, reachability) in-process and
 // reports each outcome to the parent, which times it, samples its memory and kills a hung child.
 // Mutants never copy the core: Core.open reads it through an overlay of patched bytes.
 import fs from 'node:fs'
-import path from 'node:path'
-import {fileURLToPath} from 'node:url'
-
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
-// The parent's snapshot of dist/ (so a rebuild during a long run changes nothing under it).
-const dist = m => import(path.join(process.env.TOMA_FUZZ_DIST ?? path.join(root, 'dist'), 'src', m))
-const {Core} = await dist('core/core.js')
-const {Program} = await dist('program/program.js')
-const {TomaError} = await dist('errors.js')
-const {analyzeHeap} = await dist('tcmalloc/heap.js')
-const {SPAN} = await dist('tcmalloc/layout.js')
-const {LIVE} = await dist('tcmalloc/object-states.js')
-const {IN_USE} = await dist('tcmalloc/spans.js')
-const {scanHeapGraph} = await dist('graph/scan.js')
-const {reachableFromRoots} = await dist('graph/reachability.js')
+// The parent forks this file from its snapshot of dist/ (so a rebuild during a long run changes
+// nothing under it): the imports below resolve inside that copy.
+import {Core} from '../../src/core/core.js'
+import type {FileOverlay} from '../../src/core/file-reader.js'
+import {TomaError} from '../../src/errors.js'
+import {reachableFromRoots} from '../../src/graph/reachability.js'
+import {scanHeapGraph} from '../../src/graph/scan.js'
+import {type ProgramOptions, Program} from '../../src/program/program.js'
+import {analyzeHeap, type TcmallocHeap} from '../../src/tcmalloc/heap.js'
+import {SPAN} from '../../src/tcmalloc/layout.js'
+import {LIVE} from '../../src/tcmalloc/object-states.js'
+import {IN_USE} from '../../src/tcmalloc/spans.js'
 
 /** Deterministic 32-bit generator (mulberry32) for one mutant: the same seed and id give the same damage. */
-function generator(seed, id) {
+function generator(seed: number, id: number) {
   let a = (seed ^ Math.imul(id + 1, 0x9e3779b1)) >>> 0
   const next = () => {
     a = (a + 0x6d2b79f5) >>> 0
@@ -29,11 +26,11 @@ function generator(seed, id) {
     t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
     return ((t ^ (t >>> 14)) >>> 0) / 2 ** 32
   }
-  return {int: n => Math.floor(next() * n), pick: list => list[Math.floor(next() * list.length)], chance: p => next() < p}
+  return {int: (n: number) => Math.floor(next() * n), pick: <T>(list: readonly T[]): T => list[Math.floor(next() * list.length)]!, chance: (p: number) => next() < p}
 }
 
 /** What a fuzz run compares: live set and bytes per state (the answers a user reads). */
-function answer(heap) {
+function answer(heap: TcmallocHeap) {
   const s = heap.spans
   let count = 0
   let bytes = 0
@@ -53,7 +50,7 @@ function answer(heap) {
   return `${count}/${bytes}/${hash}/${xor}/${Array.from(heap.totals.objects).join(',')}/${Array.from(heap.totals.bytes).join(',')}`
 }
 
-function analyse(corePath, flags, overlay) {
+function analyse(corePath: string, flags: ProgramOptions, overlay: FileOverlay | undefined) {
   const program = Program.load(Core.open(corePath, overlay), flags)
   try {
     const heap = analyzeHeap(program)
@@ -67,7 +64,7 @@ function analyse(corePath, flags, overlay) {
 }
 
 /** Addresses of the allocator's structures in the clean core: where plausible damage goes. */
-function targets(corePath, flags) {
+function targets(corePath: string, flags: ProgramOptions) {
   const program = Program.load(Core.open(corePath), flags)
   const heap = analyzeHeap(program)
   const memory = program.core.memory
@@ -75,8 +72,8 @@ function targets(corePath, flags) {
   const L = g.layout
   const s = heap.spans
   const spans = [...Array(s.count).keys()].map(i => ({record: s.record[i], page: s.start[i] / L.pageSize, pages: s.pages[i], cl: s.sizeClass[i]}))
-  const freeObjects = []
-  const liveObjects = []
+  const freeObjects: number[] = []
+  const liveObjects: number[] = []
   for (let i = 0; i < s.count; i++) {
     if (s.location[i] !== IN_USE || s.sizeClass[i] === 0) continue
     for (let k = 0; k < s.objectCount[i]; k++) {
@@ -85,7 +82,7 @@ function targets(corePath, flags) {
       else freeObjects.push(a)
     }
   }
-  const pageMapEntry = page => {
+  const pageMapEntry = (page: number) => {
     const pm = L.pageMap
     const base = g.pageHeap + L.pageHeap.pagemap
     if (pm.kind === 2) {
@@ -99,22 +96,22 @@ function targets(corePath, flags) {
     const leaf = mid && memory.readU64(mid + i2 * 8)
     return leaf ? leaf + (page % 2 ** pm.leafBits) * 8 : undefined
   }
-  const pageMapEntries = []
+  const pageMapEntries: number[] = []
   for (const sp of spans) for (const p of [sp.page, sp.page + sp.pages - 1]) {
     const at = pageMapEntry(p)
     if (at !== undefined) pageMapEntries.push(at)
   }
-  const central = []
+  const central: number[] = []
   for (let cl = 1; cl < g.sizes.count; cl++) central.push(g.centralCache + cl * L.central.stride)
   const caches = heap.threadCaches.map(c => c.address)
-  const listHeads = []
+  const listHeads: number[] = []
   for (const c of caches) for (let cl = 1; cl < g.sizes.count; cl++) listHeads.push(c + L.threadCache.list + cl * L.threadCache.freeListSize)
-  const fileOffset = a => {
+  const fileOffset = (a: number) => {
     const seg = memory.segmentAt(a)
     return seg && a - seg.start < seg.presentSize ? seg.fileOffset + (a - seg.start) : undefined
   }
   const heapSegments = memory.segments.filter(seg => seg.start <= s.start[0] && s.start[0] < seg.end)
-  const notes = []
+  const notes: Array<{offset: number; size: number}> = []
   const fd = fs.openSync(corePath, 'r')
   const head = Buffer.alloc(64)
   fs.readSync(fd, head, 0, 64, 0)
@@ -133,16 +130,17 @@ function targets(corePath, flags) {
 }
 
 /** One mutant: a list of patches (file offset, bytes) and maybe a cut size, with a label saying what was damaged. */
-function mutate(t, rnd) {
-  const patches = []
-  const u64 = (addr, value) => {
+type Patch = {offset: number; bytes: Buffer}
+function mutate(t: ReturnType<typeof targets>, rnd: ReturnType<typeof generator>) {
+  const patches: Patch[] = []
+  const u64 = (addr: number, value: number) => {
     const off = t.fileOffset(addr)
     if (off === undefined) return
     const b = Buffer.alloc(8)
     b.writeBigUInt64LE(BigInt.asUintN(64, BigInt(Math.floor(value))))
     patches.push({offset: off, bytes: b})
   }
-  const u32 = (addr, value) => {
+  const u32 = (addr: number, value: number) => {
     const off = t.fileOffset(addr)
     if (off === undefined) return
     const b = Buffer.alloc(4)
@@ -163,7 +161,7 @@ function mutate(t, rnd) {
       () => 2 ** 64 - 1,
       () => span().page * t.L.pageSize + t.L.pageSize * (t.systemPages + rnd.int(1000)),
     ])()
-  const kinds = {
+  const kinds: Record<string, () => void | 'xor' | {size: number}> = {
     'span-length': () => {
       const sp = span()
       const other = span()
@@ -186,7 +184,7 @@ function mutate(t, rnd) {
     'pagemap-entry': () => u64(rnd.pick(t.pageMapEntries), rnd.pick([span().record, 0, span().record + 8, pointerLike()])),
     'central-counter': () => {
       const c = rnd.pick(t.central)
-      const which = rnd.pick(['counter', 'numSpans', 'usedSlots'])
+      const which = rnd.pick(['counter', 'numSpans', 'usedSlots'] as const)
       const off = t.L.central[which]
       if (which === 'usedSlots') u32(c + off, rnd.pick([64, 65, -1, 1, 2, 2 ** 31]))
       else u64(c + off, rnd.pick([1, 2, 2 ** 32, 2 ** 53, rnd.int(1000)]))
@@ -210,7 +208,7 @@ function mutate(t, rnd) {
     'bit-flips': () => {
       const n = 1 + rnd.int(32)
       for (let k = 0; k < n; k++) {
-        let off
+        let off: number
         if (rnd.chance(0.7)) {
           const seg = rnd.pick(t.heapSegments)
           off = seg.fileOffset + rnd.int(seg.presentSize)
@@ -253,33 +251,43 @@ function mutate(t, rnd) {
   const kind = rnd.pick(names)
   // Two damages at once in one mutant of four: real crash damage rarely comes alone.
   const extra = rnd.chance(0.25) ? rnd.pick(names.filter(n => n !== 'truncate' && n !== 'bit-flips')) : null
-  const r = kinds[kind]()
-  if (extra) kinds[extra]()
-  return {label: extra ? `${kind}+${extra}` : kind, patches, size: r?.size, xor: r === 'xor'}
+  const r = kinds[kind]!()
+  if (extra) kinds[extra]!()
+  return {label: extra ? `${kind}+${extra}` : kind, patches, size: typeof r === 'object' ? r.size : undefined, xor: r === 'xor'}
 }
 
-function overlayOf(corePath, m) {
+function overlayOf(corePath: string, m: ReturnType<typeof mutate>): FileOverlay {
   if (!m.xor) return {patches: m.patches, size: m.size}
   const fd = fs.openSync(corePath, 'r')
   const patches = m.patches.map(p => {
     const b = Buffer.alloc(1)
     fs.readSync(fd, b, 0, 1, p.offset)
-    return {offset: p.offset, bytes: Buffer.of(b[0] ^ p.bytes[0])}
+    return {offset: p.offset, bytes: Buffer.of(b[0]! ^ p.bytes[0]!)}
   })
   fs.closeSync(fd)
   return {patches, size: m.size}
 }
 
-process.on('message', batch => {
+/** What the parent sends: one batch of mutants of one fixture. */
+export interface FuzzBatch { corePath: string; flags: ProgramOptions; seed: number; ids: number[] }
+/** What this child reports to the parent. */
+export type FuzzReport =
+  | {type: 'ready'}
+  | {type: 'start'; id: number; label: string}
+  | {type: 'done'; id: number; label: string; outcome: string; detail: string; ms: number; rss: number}
+  | {type: 'batch-done'}
+const send = (m: FuzzReport) => process.send!(m)
+
+process.on('message', (batch: FuzzBatch) => {
   const {corePath, flags, seed, ids} = batch
   const clean = analyse(corePath, flags, undefined)
   const t = targets(corePath, flags)
   for (const id of ids) {
     const rnd = generator(seed, id)
     const m = mutate(t, rnd)
-    process.send({type: 'start', id, label: m.label})
+    send({type: 'start', id, label: m.label})
     const started = performance.now()
-    let outcome
+    let outcome: string
     let detail = ''
     try {
       const r = analyse(corePath, flags, overlayOf(corePath, m))
@@ -295,11 +303,11 @@ process.on('message', batch => {
         detail = e.message.split('\n')[0]
       } else {
         outcome = 'internal'
-        detail = e instanceof Error ? e.stack : String(e)
+        detail = e instanceof Error ? (e.stack ?? e.message) : String(e)
       }
     }
-    process.send({type: 'done', id, label: m.label, outcome, detail, ms: performance.now() - started, rss: process.memoryUsage().rss})
+    send({type: 'done', id, label: m.label, outcome, detail, ms: performance.now() - started, rss: process.memoryUsage().rss})
   }
-  process.send({type: 'batch-done'})
+  send({type: 'batch-done'})
 })
-process.send({type: 'ready'})
+send({type: 'ready'})

@@ -16,11 +16,10 @@
 //   `new URL('./scan-worker.js', import.meta.url)` still names dist/src/graph/scan-worker.js.
 import fs from 'node:fs'
 import path from 'node:path'
-import {fileURLToPath} from 'node:url'
 import * as esbuild from 'esbuild'
-import {FAST_BUNDLE_DIR} from '../dist/src/cli/launch.js'
+import {FAST_BUNDLE_DIR} from '../../src/cli/launch.js'
+import {root} from '../project-root.js'
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
 const dist = path.join(root, 'dist')
 const outdir = path.join(root, FAST_BUNDLE_DIR)
 const commands = fs
@@ -28,13 +27,13 @@ const commands = fs
   .filter(f => f.endsWith('.js'))
   .map(f => f.slice(0, -3))
 
-const pjson = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8'))
+const pjson = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')) as {dependencies: Record<string, string>}
 const BUNDLED_PACKAGES = ['chalk', 'gecko-profiler-demangle', 'elfy']
 const external = Object.keys(pjson.dependencies)
   .filter(name => !BUNDLED_PACKAGES.includes(name))
   .flatMap(name => [name, `${name}/*`])
 
-const entries = {
+const entries: esbuild.Plugin = {
   name: 'fast-path-entries',
   setup(build) {
     build.onResolve({filter: /^fast-entry:/}, args => ({path: args.path.slice('fast-entry:'.length), namespace: 'fast-entry'}))
@@ -47,14 +46,14 @@ const entries = {
   },
 }
 
-const moduleUrls = {
+const moduleUrls: esbuild.Plugin = {
   name: 'compiled-module-urls',
   setup(build) {
     build.onLoad({filter: /\.js$/}, args => {
       const source = fs.readFileSync(args.path, 'utf8')
       if (!source.includes('import.meta.url')) return undefined
       const relative = path.relative(outdir, args.path).split(path.sep).join('/')
-      return {contents: source.replaceAll('import.meta.url', `new URL(${JSON.stringify(relative)}, import.meta.url).href`), loader: 'js'}
+      return {contents: source.replaceAll('import.meta.url', `new URL(${JSON.stringify(relative)}, import.meta.url).href`), loader: 'js' as const}
     })
   },
 }
@@ -62,13 +61,13 @@ const moduleUrls = {
 // elfy's parser requires node:assert at load for one check in Parser.parse, which toma never calls
 // (src/elf/headers.ts runs its steps itself); loading assert cost every query some 2 ms. In the
 // bundle elfy gets an object that loads the real one on first use.
-const lazyAssert = {
+const lazyAssert: esbuild.Plugin = {
   name: 'lazy-assert-for-elfy',
   setup(build) {
     build.onResolve({filter: /^assert$/}, args => (args.importer.includes(`${path.sep}elfy${path.sep}`) ? {path: 'assert', namespace: 'lazy-assert'} : undefined))
     build.onLoad({filter: /.*/, namespace: 'lazy-assert'}, () => ({
       contents: "module.exports = new Proxy({}, {get: (_, key) => require('node:assert')[key]})",
-      loader: 'js',
+      loader: 'js' as const,
     }))
   },
 }

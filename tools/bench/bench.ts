@@ -1,24 +1,29 @@
 // npm run bench [-- --scale 20] [--pairs 3] [--no-compare] [--keep]: builds fixtures/programs/bench.cpp against the system's
 // libtcmalloc, runs it with SCALE million objects, dumps it with gcore, and measures toma on it
-// next to the time of reading the core once. Appends the figures to BENCHMARKS.md.
+// next to the time of reading the core once. Appends the run to bench/history.jsonl (its figures,
+// the whole result and the section of text it used to append) and rewrites the table of current
+// figures in BENCHMARKS.md from that log (tools/bench/bench-log.ts).
 // Needs g++, gdb (gcore) and libgoogle-perftools-dev; uses .toma/bench/ (git-ignored) for files.
 import {execFileSync, spawn, spawnSync} from 'node:child_process'
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import {fileURLToPath} from 'node:url'
+import {tunedMallocEnvironment} from '../../src/cli/malloc-tuning.js'
+import {root} from '../project-root.js'
+import {recordRun} from './bench-log.js'
+import type {AnalyzeStep, QueryStep} from './bench-run.js'
 import {startupTimes} from './startup-time.js'
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
-const arg = name => {
+const arg = (name: string) => {
   const i = process.argv.indexOf(`--${name}`)
   return i > 0 ? process.argv[i + 1] : undefined
 }
 const scale = Number(arg('scale') ?? 24)
 const work = arg('dir') ?? path.join(root, '.toma', 'bench')
 fs.mkdirSync(work, {recursive: true})
-const log = m => console.error(`[bench] ${m}`)
-const need = (cmd, pkg) => {
+const log = (m: string) => console.error(`[bench] ${m}`)
+const need = (cmd: string, pkg: string) => {
   if (spawnSync('sh', ['-c', `command -v ${cmd}`]).status !== 0) {
     console.error(`bench: needs ${cmd} (apt-get install ${pkg})`)
     process.exit(2)
@@ -30,8 +35,8 @@ if (!fs.existsSync('/usr/include/gperftools/malloc_extension.h')) {
   console.error('bench: needs libgoogle-perftools-dev (apt-get install libgoogle-perftools-dev)')
   process.exit(2)
 }
-// The whole build: tsc alone would leave the fast path's bundles older than the compiled commands (bin/run.js then runs the compiled modules).
-spawnSync('npm', ['run', 'build'], {cwd: root, stdio: 'inherit'})
+// `npm run bench` builds first (package.json): the whole build, as tsc alone would leave the fast
+// path's bundles older than the compiled commands (bin/run.js then runs the compiled modules).
 
 const exe = path.join(work, 'bench')
 execFileSync('g++', ['-O2', '-o', exe, path.join(root, 'fixtures/programs/bench.cpp'), '-ltcmalloc'])
@@ -39,7 +44,7 @@ for (const f of fs.readdirSync(work)) if (f.startsWith('core')) fs.rmSync(path.j
 
 log(`running bench with ${scale} million objects`)
 const child = spawn(exe, [String(scale)], {stdio: ['ignore', 'pipe', 'inherit']})
-const pid = await new Promise((resolve, reject) => {
+const pid = await new Promise<number>((resolve, reject) => {
   let out = ''
   child.stdout.on('data', d => {
     out += d
@@ -48,7 +53,7 @@ const pid = await new Promise((resolve, reject) => {
   })
   child.on('exit', code => reject(new Error(`bench exited ${code}`)))
 })
-const rssKiB = Number(/VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))[1])
+const rssKiB = Number(/VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1])
 log('gcore')
 let t = Date.now()
 execFileSync('gcore', ['-o', path.join(work, 'core'), String(pid)], {stdio: 'ignore'})
@@ -74,14 +79,15 @@ log(`core ${(coreBytes / 2 ** 30).toFixed(2)} GiB; cat: ${catFirstMs} ms first, 
 
 // Each step runs with malloc tuned as `toma analyze` runs (src/cli/malloc-tuning.ts), unless
 // TOMA_MALLOC=system says otherwise, as it does for toma.
-const {tunedMallocEnvironment} = await import(new URL('../dist/src/cli/malloc-tuning.js', import.meta.url).href)
 const runEnv = tunedMallocEnvironment(process.env) ?? process.env
 const mallocTunables = runEnv === process.env ? null : runEnv.GLIBC_TUNABLES
-const run = (...args) => {
-  const r = spawnSync(process.execPath, [path.join(root, 'scripts/bench-run.js'), ...args], {encoding: 'utf8', maxBuffer: 1 << 24, env: runEnv})
+const benchRun = fileURLToPath(new URL('./bench-run.js', import.meta.url))
+const runStep = (...args: string[]): unknown => {
+  const r = spawnSync(process.execPath, [benchRun, ...args], {encoding: 'utf8', maxBuffer: 1 << 24, env: runEnv})
   if (r.status !== 0) throw new Error(r.stderr)
   return JSON.parse(r.stdout)
 }
+const run = (...args: string[]) => runStep(...args) as AnalyzeStep
 const index = core + '.toma-index'
 log('analyze')
 const analyze = run('analyze', core, index)
@@ -94,15 +100,15 @@ log(`analyze ${analyze.totalMs} ms, peak RSS ${analyze.maxRssMiB} MiB`)
 // median. `--no-compare` (the largest cores) skips them.
 const compare = !process.argv.includes('--no-compare')
 const pairCount = Math.max(1, Math.floor(Number(arg('pairs') ?? 3)))
-let oneThread = null
-let noRetentionOneThread = null
-const pairs = []
+let oneThread: AnalyzeStep | null = null
+let noRetentionOneThread: AnalyzeStep | null = null
+const pairs: Array<{without: AnalyzeStep; with: AnalyzeStep}> = []
 if (compare) {
   const scratch = index + '.compare'
   // Each comparison analysis writes a new index: the last one's is removed before it, untimed. An
   // analysis that renames its index over an old one waits while the old file is freed (0.35–1.8 s
   // for a 1.8 GiB file on the bench VM), which is not what is measured here.
-  const fresh = (...args) => {
+  const fresh = (...args: string[]) => {
     fs.rmSync(scratch, {force: true})
     execFileSync('sync')
     return run(...args)
@@ -134,8 +140,8 @@ const t2 = process.hrtime.bigint()
 const ddWrite = spawnSync('dd', ['if=/dev/zero', `of=${writeFloorFile}`, 'bs=16M', `count=${Math.ceil(indexBytes / 2 ** 24)}`], {stdio: 'ignore'})
 const ddWriteMs = ddWrite.status === 0 ? Number((process.hrtime.bigint() - t2) / 1_000_000n) : null
 fs.rmSync(writeFloorFile, {force: true})
-const query = run('query', core, index, '200')
-const cliMs = (...args) => {
+const query = runStep('query', core, index, '200') as QueryStep
+const cliMs = (...args: string[]) => {
   const t0 = Date.now()
   const r = spawnSync(process.execPath, [path.join(root, 'bin/run.js'), ...args, core], {encoding: 'utf8'})
   if (r.status !== 0) throw new Error(r.stderr)
@@ -150,8 +156,8 @@ log('start-up')
 const startup = startupTimes(core, query.example, 10)
 log(`start-up (median of ${startup.runs}, wall / CPU, load ${startup.load}): node -e 0 ${startup.nodeMs} / ${startup.nodeCpuMs} ms, toma --version ${startup.versionMs} / ${startup.versionCpuMs} ms, find-object ${startup.findObjectMs} / ${startup.findObjectCpuMs} ms`)
 
-const brief = r => ({totalMs: r.totalMs, maxRssMiB: r.maxRssMiB, threads: r.threads})
-const median = xs => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]
+const brief = (r: AnalyzeStep) => ({totalMs: r.totalMs, maxRssMiB: r.maxRssMiB, threads: r.threads})
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]
 const cpu = /model name\s*:\s*(.*)/.exec(fs.readFileSync('/proc/cpuinfo', 'utf8'))?.[1] ?? '?'
 const result = {
   date: new Date().toISOString(),
@@ -170,7 +176,8 @@ const result = {
   comparison: compare
     ? {
         pairs: pairs.map(p => ({without: brief(p.without), with: brief(p.with)})),
-        ...Object.fromEntries(Object.entries({oneThread, noRetentionOneThread}).map(([k, r]) => [k, brief(r)])),
+        oneThread: oneThread && brief(oneThread),
+        noRetentionOneThread: noRetentionOneThread && brief(noRetentionOneThread),
       }
     : null,
   indexBytes,
@@ -179,11 +186,11 @@ const result = {
   startup,
 }
 console.log(JSON.stringify(result, null, 2))
-const gib = b => (b / 2 ** 30).toFixed(2) + ' GiB'
+const gib = (b: number) => (b / 2 ** 30).toFixed(2) + ' GiB'
 // One analysis can take a third longer than the one before it on a shared VM: the median of all.
 const withRuns = [analyze, ...pairs.map(p => p.with)]
-const pct = (a, b) => `${a >= b ? '+' : ''}${(((a - b) / b) * 100).toFixed(0)} %`
-const perSlot = mib => `${mib >= 0 ? '+' : ''}${((mib * 2 ** 20) / analyze.objects).toFixed(1)} B per slot`
+const pct = (a: number, b: number) => `${a >= b ? '+' : ''}${(((a - b) / b) * 100).toFixed(0)} %`
+const perSlot = (mib: number) => `${mib >= 0 ? '+' : ''}${((mib * 2 ** 20) / analyze.objects).toFixed(1)} B per slot`
 const md = `
 ## ${result.date.slice(0, 16).replace('T', ' ')} UTC — scale ${scale} (\`${result.command}\`)
 
@@ -207,8 +214,8 @@ ${compare ? `What the retention analysis (paths from roots, dominators, retained
 | threads | reachability only (no retention) | with retention | added time | added peak RSS |
 |---|---|---|---|---|
 ${pairs.map((p, k) => `| ${p.with.threads} (default), pair ${k + 1} | ${p.without.totalMs} ms, ${p.without.maxRssMiB} MiB | ${p.with.totalMs} ms, ${p.with.maxRssMiB} MiB | ${pct(p.with.totalMs, p.without.totalMs)} | ${perSlot(p.with.maxRssMiB - p.without.maxRssMiB)} |`).join('\n')}
-| ${pairs[0].with.threads} (default), median of the ${pairs.length} pairs | ${median(pairs.map(p => p.without.totalMs))} ms, ${median(pairs.map(p => p.without.maxRssMiB))} MiB | ${median(pairs.map(p => p.with.totalMs))} ms, ${median(pairs.map(p => p.with.maxRssMiB))} MiB | ${pct(1 + median(pairs.map(p => p.with.totalMs / p.without.totalMs - 1)), 1)} | ${perSlot(median(pairs.map(p => p.with.maxRssMiB - p.without.maxRssMiB)))} |
-| 1 (\`--workers 1\`) | ${noRetentionOneThread.totalMs} ms, ${noRetentionOneThread.maxRssMiB} MiB | ${oneThread.totalMs} ms, ${oneThread.maxRssMiB} MiB | ${pct(oneThread.totalMs, noRetentionOneThread.totalMs)} | ${perSlot(oneThread.maxRssMiB - noRetentionOneThread.maxRssMiB)} |
+| ${pairs[0]!.with.threads} (default), median of the ${pairs.length} pairs | ${median(pairs.map(p => p.without.totalMs))} ms, ${median(pairs.map(p => p.without.maxRssMiB))} MiB | ${median(pairs.map(p => p.with.totalMs))} ms, ${median(pairs.map(p => p.with.maxRssMiB))} MiB | ${pct(1 + median(pairs.map(p => p.with.totalMs / p.without.totalMs - 1)), 1)} | ${perSlot(median(pairs.map(p => p.with.maxRssMiB - p.without.maxRssMiB)))} |
+| 1 (\`--workers 1\`) | ${noRetentionOneThread!.totalMs} ms, ${noRetentionOneThread!.maxRssMiB} MiB | ${oneThread!.totalMs} ms, ${oneThread!.maxRssMiB} MiB | ${pct(oneThread!.totalMs, noRetentionOneThread!.totalMs)} | ${perSlot(oneThread!.maxRssMiB - noRetentionOneThread!.maxRssMiB)} |
 
 The ${withRuns.length} two-thread analyses with retention of this run (the first above and the pairs'): median ${median(withRuns.map(r => r.totalMs))} ms (${(median(withRuns.map(r => r.totalMs)) / catWarmMs).toFixed(1)}× the warm \`cat\`), peak RSS median ${median(withRuns.map(r => r.maxRssMiB))} MiB, from ${Math.min(...withRuns.map(r => r.maxRssMiB))} to ${Math.max(...withRuns.map(r => r.maxRssMiB))} MiB.
 ` : '(Run with `--no-compare`: the analyses without retention and on one thread were not run.)\n'}
@@ -222,9 +229,27 @@ Whole CLI runs (Node start, oclif, index and module files, query): find-object $
 
 Start-up (median of ${startup.runs} runs, wall / CPU user+sys, at a load of ${startup.load}; target: a query from the index ≤ 120 ms wall): \`node -e 0\` ${startup.nodeMs} / ${startup.nodeCpuMs} ms, \`toma --version\` ${startup.versionMs} / ${startup.versionCpuMs} ms, \`toma find-object ADDRESS CORE\` ${startup.findObjectMs} / ${startup.findObjectCpuMs} ms.
 `
-const file = path.join(root, 'BENCHMARKS.md')
-if (!fs.existsSync(file)) fs.writeFileSync(file, '# Benchmarks\n\nMeasured by `npm run bench` (scripts/bench.js); each run appends a section.\n')
-fs.appendFileSync(file, md)
-log(`appended to BENCHMARKS.md`)
+const head = spawnSync('git', ['rev-parse', '--short', 'HEAD'], {cwd: root, encoding: 'utf8'})
+const dirty = spawnSync('git', ['status', '--porcelain', '--untracked-files=no'], {cwd: root, encoding: 'utf8'})
+const commit = head.status === 0 ? head.stdout.trim() + (dirty.stdout.trim() ? '+dirty' : '') : null
+recordRun(root, {
+  date: result.date,
+  scale,
+  command: result.command,
+  commit,
+  figures: {
+    coreGiB: +(coreBytes / 2 ** 30).toFixed(2),
+    objects: analyze.objects,
+    analyzeMs: analyze.totalMs,
+    peakRssMiB: analyze.maxRssMiB,
+    threads: analyze.threads,
+    indexGiB: +(indexBytes / 2 ** 30).toFixed(2),
+    findObjectMs: startup.findObjectMs,
+    versionMs: startup.versionMs,
+  },
+  result,
+  text: md.trim(),
+})
+log('appended to bench/history.jsonl; rewrote the current figures in BENCHMARKS.md')
 // The core (and its index, several GB at the larger scales and of no use without it) unless --keep.
 if (!process.argv.includes('--keep')) for (const f of [core, index]) fs.rmSync(f, {force: true})

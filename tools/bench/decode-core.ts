@@ -1,16 +1,15 @@
-#!/usr/bin/env node
-// Decodes a compressed core through toma's own decoder (dist/src/input/decompress.js; run
+// Decodes a compressed core through toma's own decoder (src/input/decompress.ts; run
 // `npm run build` first), the output discarded, and prints its size and speed. For the zstd
 // decoders' figures in README.md ("Compressed cores"):
-//   TOMA_ZSTD_DECODER=zstd-tool node scripts/decode-core.js core.zst
+//   TOMA_ZSTD_DECODER=zstd-tool node dist/tools/bench/decode-core.js core.zst
 import fs from 'node:fs'
-import {decompressFile} from '../dist/src/input/decompress.js'
-import {fileCompression} from '../dist/src/input/compression-format.js'
+import {decompressFile} from '../../src/input/decompress.js'
+import {fileCompression} from '../../src/input/compression-format.js'
 
 const file = process.argv[2]
 const format = file && fs.existsSync(file) ? fileCompression(file) : null
 if (!format) {
-  console.error('usage: node scripts/decode-core.js COMPRESSED-CORE (zstd, xz, lz4 or gzip)')
+  console.error('usage: node dist/tools/bench/decode-core.js COMPRESSED-CORE (zstd, xz, lz4 or gzip)')
   process.exit(2)
 }
 const start = process.hrtime.bigint()

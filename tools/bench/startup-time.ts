@@ -1,20 +1,22 @@
 // Start-up cost of a toma call: the median wall time of whole runs of bare Node, `toma --version`
 // and one query answered from an existing index (issue 13: a query at most 120 ms). Used by
-// scripts/bench.js; `node scripts/startup-time.js CORE ADDRESS` measures alone.
-import {spawnSync} from 'node:child_process'
+// tools/bench/bench.ts; `node dist/tools/bench/startup-time.js CORE ADDRESS` measures alone.
+import {spawnSync, type SpawnSyncOptionsWithStringEncoding} from 'node:child_process'
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
-import {fileURLToPath} from 'node:url'
+import {isMain, root} from '../project-root.js'
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
 const BIN = path.join(root, 'bin/run.js')
+
+/** spawnSync's options, and `quiet`: the run must print nothing on stderr. */
+export type RunOptions = Omit<SpawnSyncOptionsWithStringEncoding, 'encoding'> & {quiet?: boolean}
 
 /**
  * The median wall time in ms of `runs` runs of `node ...args`. Each must exit 0; with `quiet`,
  * also print nothing on stderr (a query that had to analyse first says so there: not start-up).
  */
-export function medianRunMs(args, runs = 10, options = {}) {
+export function medianRunMs(args: string[], runs = 10, options: RunOptions = {}): number {
   return medianRun(args, runs, options).wallMs
 }
 
@@ -23,9 +25,9 @@ export function medianRunMs(args, runs = 10, options = {}) {
  * say) in ms of `runs` runs of `node ...args`. On a loaded machine wall times stretch with the
  * load; the CPU a run costs does not.
  */
-export function medianRun(args, runs = 10, {quiet = false, ...options} = {}) {
-  const times = []
-  const cpus = []
+export function medianRun(args: string[], runs = 10, {quiet = false, ...options}: RunOptions = {}): {wallMs: number; cpuMs: number | null} {
+  const times: number[] = []
+  const cpus: number[] = []
   for (let i = 0; i < runs; i++) {
     const cpu0 = childrenCpuMs()
     const t0 = process.hrtime.bigint()
@@ -40,14 +42,14 @@ export function medianRun(args, runs = 10, {quiet = false, ...options} = {}) {
   return {wallMs: median(times), cpuMs: cpus.length === runs ? median(cpus) : null}
 }
 
-function median(values) {
+function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b)
   const mid = sorted.length >> 1
-  return Math.round(sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2)
+  return Math.round(sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2)
 }
 
 /** CPU time of this process's waited-for children so far (Linux: cutime + cstime of /proc/self/stat, in clock ticks of 10 ms), or null. */
-function childrenCpuMs() {
+function childrenCpuMs(): number | null {
   try {
     const stat = fs.readFileSync('/proc/self/stat', 'utf8')
     // Fields after the command name (which may hold spaces) start at the state, field 3; cutime and cstime are fields 16 and 17.
@@ -59,7 +61,7 @@ function childrenCpuMs() {
 }
 
 /** Median wall and CPU times of bare Node, `toma --version`, and `toma find-object ADDRESS CORE` (its index must exist). */
-export function startupTimes(core, address, runs = 10) {
+export function startupTimes(core: string, address: string, runs = 10) {
   const node = medianRun(['-e', '0'], runs)
   const version = medianRun([BIN, '--version'], runs)
   const findObject = medianRun([BIN, 'find-object', address, core], runs, {quiet: true})
@@ -76,10 +78,10 @@ export function startupTimes(core, address, runs = 10) {
   }
 }
 
-if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+if (isMain(import.meta.url)) {
   const [core, address, runs] = process.argv.slice(2)
   if (!core || !address) {
-    console.error('usage: node scripts/startup-time.js CORE ADDRESS [RUNS] (the core analysed already)')
+    console.error('usage: node dist/tools/bench/startup-time.js CORE ADDRESS [RUNS] (the core analysed already)')
     process.exit(2)
   }
   console.log(JSON.stringify(startupTimes(core, address, Number(runs ?? 10))))

@@ -1,7 +1,7 @@
 // Peak memory by phase: runs `toma analyze`'s analysis of CORE in a child process (with the malloc
 // tunables `toma analyze` runs with), samples its resident set every 5 ms from /proc, and prints
 // each phase's RSS at its start, its largest and at its end (Linux only).
-//   node scripts/rss-timeline.js CORE [--dist DIR] [--detail PHASE] [--workers N]
+//   node dist/tools/bench/rss-timeline.js CORE [--dist DIR] [--detail PHASE] [--workers N]
 // (DIR: another build's dist, for A/B runs; PHASE: also print that phase's every sample, "ms:MiB";
 // N: the analysis's threads, as `toma analyze --workers N`).
 import {spawn} from 'node:child_process'
@@ -9,14 +9,18 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import {fileURLToPath} from 'node:url'
+import {tunedMallocEnvironment} from '../../src/cli/malloc-tuning.js'
+import type * as AnalyzeCoreModule from '../../src/analysis/analyze-core.js'
+import {root} from '../project-root.js'
 
 const args = process.argv.slice(2)
 if (args[0] === '--child') {
   // The analysis; "<ms since epoch> <phase>" on stderr at each new phase, written at once.
-  const [, dist, core, index, workers] = args
-  const {analyzeCore} = await import(path.join(dist, 'src/analysis/analyze-core.js'))
-  let current = null
-  const mark = phase => {
+  const [, dist = '', core = '', index, workers] = args
+  // Another build's dist (--dist) is imported by its path; its analyzeCore is taken to have this one's signature.
+  const {analyzeCore} = (await import(path.join(dist, 'src/analysis/analyze-core.js'))) as typeof AnalyzeCoreModule
+  let current: string | null = null
+  const mark = (phase: string) => {
     if (phase !== current) fs.writeSync(2, `${Date.now()} ${(current = phase)}\n`)
   }
   mark('open core and module files')
@@ -28,34 +32,33 @@ if (args[0] === '--child') {
 
 const core = args[0]
 const distAt = args.indexOf('--dist')
-const dist = path.resolve(distAt >= 0 ? args[distAt + 1] : fileURLToPath(new URL('../dist', import.meta.url)))
+const dist = path.resolve(distAt >= 0 ? args[distAt + 1]! : path.join(root, 'dist'))
 const detailAt = args.indexOf('--detail')
 const detail = detailAt >= 0 ? args[detailAt + 1] : undefined
 const workersAt = args.indexOf('--workers')
 const workers = workersAt >= 0 ? args[workersAt + 1] : undefined
 if (!core || !fs.existsSync(core)) {
-  console.error('usage: node scripts/rss-timeline.js CORE [--dist DIR] [--detail PHASE] [--workers N]')
+  console.error('usage: node dist/tools/bench/rss-timeline.js CORE [--dist DIR] [--detail PHASE] [--workers N]')
   process.exit(2)
 }
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'toma-rss-'))
 // Malloc tuned as `toma analyze` runs (src/cli/malloc-tuning.ts), unless TOMA_MALLOC=system says otherwise.
-const {tunedMallocEnvironment} = await import(new URL('../dist/src/cli/malloc-tuning.js', import.meta.url).href)
 const env = tunedMallocEnvironment(process.env) ?? process.env
 const child = spawn(process.execPath, [fileURLToPath(import.meta.url), '--child', dist, core, path.join(dir, 'index'), ...(workers ? [workers] : [])], {env, stdio: ['ignore', 'inherit', 'pipe']})
-const marks = []
-let peak = null
+const marks: Array<{at: number; phase: string}> = []
+let peak: number | null = null
 let text = ''
 child.stderr.on('data', d => {
   text += d
   for (let nl; (nl = text.indexOf('\n')) >= 0; text = text.slice(nl + 1)) {
     const line = text.slice(0, nl)
     const m = /^(\d+) (.*)$/.exec(line)
-    if (m) marks.push({at: Number(m[1]), phase: m[2]})
+    if (m) marks.push({at: Number(m[1]), phase: m[2]!})
     else if (line.startsWith('peak ')) peak = Number(line.slice(5))
     else console.error(line)
   }
 })
-const samples = []
+const samples: Array<{at: number; mib: number}> = []
 const timer = setInterval(() => {
   try {
     const kb = /VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${child.pid}/status`, 'utf8'))
@@ -71,10 +74,11 @@ child.on('exit', code => {
   const t0 = marks[0]?.at ?? 0
   for (let i = 0; i < marks.length; i++) {
     const end = marks[i + 1]?.at ?? Infinity
-    const inPhase = samples.filter(s => s.at >= marks[i].at && s.at < end).map(s => s.mib)
+    const mark = marks[i]!
+    const inPhase = samples.filter(s => s.at >= mark.at && s.at < end).map(s => s.mib)
     const rss = inPhase.length ? `start ${inPhase[0]} max ${Math.max(...inPhase)} end ${inPhase.at(-1)} MiB` : ''
-    console.log(`${((marks[i].at - t0) / 1000).toFixed(2).padStart(7)} s  ${marks[i].phase.padEnd(28)} ${rss}`)
-    if (detail === marks[i].phase) console.log(samples.filter(s => s.at >= marks[i].at && s.at < end).map(s => `${s.at - marks[i].at}:${s.mib}`).join(' '))
+    console.log(`${((mark.at - t0) / 1000).toFixed(2).padStart(7)} s  ${mark.phase.padEnd(28)} ${rss}`)
+    if (detail === mark.phase) console.log(samples.filter(s => s.at >= mark.at && s.at < end).map(s => `${s.at - mark.at}:${s.mib}`).join(' '))
   }
   console.log(`peak RSS (the kernel's): ${peak} MiB`)
 })
