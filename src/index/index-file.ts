@@ -328,9 +328,9 @@ export class IndexFile {
     return Object.hasOwn(this.arrays, name)
   }
 
-  /** The arrays' names, in the order they lie in the file. */
-  names(): string[] {
-    return Object.keys(this.arrays)
+  /** The arrays' names, in the order they lie in the file (open checked each against the schema). */
+  names(): ArrayName[] {
+    return Object.keys(this.arrays) as ArrayName[]
   }
 
   length(name: ArrayName): number {

@@ -7,6 +7,7 @@ import crypto from 'node:crypto'
 import {performance} from 'node:perf_hooks'
 import {startRetention} from '../../src/graph/retention.js'
 import {IndexFile} from '../../src/index/index-file.js'
+import type {ArrayName} from '../../src/index/schema.js'
 import {LIVE} from '../../src/tcmalloc/object-states.js'
 
 const [indexPath, runsArg] = process.argv.slice(2)
@@ -19,7 +20,7 @@ if (!index) {
   console.error(`${indexPath}: index of another format version (re-run toma analyze)`)
   process.exit(1)
 }
-const array = <T extends ArrayBufferView = Uint32Array>(name: string) => index.array(name) as unknown as T
+const array = <T extends ArrayBufferView = Uint32Array>(name: ArrayName) => index.array(name) as unknown as T
 const state = array<Uint8Array>('object.state')
 const n = state.length
 const live = Uint8Array.from(state, s => (s === LIVE ? 1 : 0))
