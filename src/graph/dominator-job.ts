@@ -2,7 +2,7 @@ import {FIRST_JOB_WORD, WorkerJob} from '../util/worker-job.js'
 import {isShared, sharedCopy} from '../util/shared-arrays.js'
 import {dominatorChildren, type DominatorChildren} from './dominator-children.js'
 import {copyPredecessors, dominatorTree, type DominatorInput, type DominatorTree, type PredecessorCopy} from './dominators.js'
-import {collectGarbage} from '../util/collect-garbage.js'
+import {collectGarbage} from '../store/collect-garbage.js'
 import type {TreeWalkInput, TreeWalkSums} from './dominator-walk.js'
 import type {FileArray} from '../util/file-array.js'
 

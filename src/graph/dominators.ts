@@ -13,7 +13,7 @@
  */
 
 import {firstAtOrAbove} from '../util/search.js'
-import {collectGarbage} from '../util/collect-garbage.js'
+import {collectGarbage} from '../store/collect-garbage.js'
 import {newUint32, sharedUint32} from '../util/shared-arrays.js'
 import {awaitSignal} from '../util/await-signal.js'
 import {Uint32Reader, type FileArray} from '../util/file-array.js'

@@ -4,7 +4,7 @@
  * handing thread waits on.
  */
 import fs from 'node:fs'
-import {collectGarbage} from '../util/collect-garbage.js'
+import {collectGarbage} from '../store/collect-garbage.js'
 import {raise, workerBody} from '../util/worker-body.js'
 import {WRITE_FAILED, WRITES_DONE, type BackgroundWrite} from './background-writes.js'
 
