@@ -2,7 +2,6 @@ import {FIRST_JOB_WORD, WorkerJob} from '../util/worker-job.js'
 import {isShared, sharedCopy} from '../util/shared-arrays.js'
 import {dominatorChildren, type DominatorChildren} from './dominator-children.js'
 import {copyPredecessors, dominatorTree, type DominatorInput, type DominatorTree, type PredecessorCopy} from './dominators.js'
-import {collectGarbage} from '../store/collect-garbage.js'
 import type {TreeWalkInput, TreeWalkSums} from './dominator-walk.js'
 import type {FileArray} from '../util/file-array.js'
 
@@ -72,6 +71,8 @@ export function startDominatorTree(input: DominatorInput, workers: number): Domi
     rootTo: sharedCopy(input.rootTo),
     live: isShared(input.live) ? input.live : sharedCopy(input.live),
     rootGroup: input.rootGroup && sharedCopy(input.rootGroup),
+    // The worker collects with a store of its own (dominator-worker.ts): a function is not posted.
+    collect: undefined,
   }
   // The stage posted, then what the worker is to do after the child lists.
   const job = WorkerJob.start('dominator worker', WORKER_SCRIPT, null, 2)
@@ -106,13 +107,13 @@ export function startDominatorTree(input: DominatorInput, workers: number): Domi
       job.await(STAGE_WORD, PAST_PEAK)
       // This thread's hold on the predecessor copy it helped with (its lists and semi[]), which
       // the worker has let go: freed before the caller allocates.
-      collectGarbage()
+      input.collect?.()
     },
     join(): DominatorTree {
       const got: {tree?: DominatorTree; error?: string} = early ?? awaitPosted<{tree?: DominatorTree}>(job, POSTED_TREE)
       if (!got.tree) done()
       // This thread's hold on the predecessor copy it helped with, now that the pass is done with it.
-      else collectGarbage()
+      else input.collect?.()
       return got.tree ?? failed(got)
     },
     children(): DominatorChildren {

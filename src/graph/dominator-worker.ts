@@ -8,7 +8,7 @@ import {receiveMessageOnPort, type MessagePort} from 'node:worker_threads'
 import {awaitSignal} from '../util/await-signal.js'
 import {raise, workerBody} from '../util/worker-body.js'
 import {walkDominatorTree, type TreeWalkInput} from './dominator-walk.js'
-import {collectGarbage} from '../store/collect-garbage.js'
+import {ArrayStore} from '../store/array-store.js'
 import {dominatorChildren} from './dominator-children.js'
 import {isShared} from '../util/shared-arrays.js'
 import {COPY_OPEN, PAST_PEAK, POSTED_CHILDREN, POSTED_TREE, POSTED_WALK, STAGE_WORD, WALK_ASKED, WALK_WORD} from './dominator-job.js'
@@ -23,6 +23,9 @@ function dominatorBody(port: MessagePort, signal: Int32Array): void {
   // as this body runs, so the out-edges it gave (12 bytes an object slot) outlived the DFS, the last
   // step to read them, through the rest of the pass.
   let input = (receiveMessageOnPort(port)?.message as {input: DominatorInput} | undefined)?.input ?? null
+  // This thread's store: it collects where the pass lets arrays go.
+  const store = new ArrayStore()
+  if (input) input.collect = () => store.collect()
   try {
     if (!input) throw new Error('no input posted')
     const objectCount = input.objectCount
@@ -38,7 +41,7 @@ function dominatorBody(port: MessagePort, signal: Int32Array): void {
     stage(POSTED_TREE)
     // The pass's other working arrays are garbage now: free them before the child lists are built
     // (nothing else would collect this thread's heap in time). The lists reuse the spare ones.
-    collectGarbage()
+    store.collect()
     const children = dominatorChildren(tree.idom, objectCount, spare)
     port.postMessage({children}) // shared arrays: nothing to transfer
   } catch (e) {

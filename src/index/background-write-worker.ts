@@ -4,11 +4,13 @@
  * handing thread waits on.
  */
 import fs from 'node:fs'
-import {collectGarbage} from '../store/collect-garbage.js'
+import {ArrayStore} from '../store/array-store.js'
 import {raise, workerBody} from '../util/worker-body.js'
 import {WRITE_FAILED, WRITES_DONE, type BackgroundWrite} from './background-writes.js'
 
 const CHUNK = 1 << 28
+// This thread's store: it holds nothing, and collects after each write (below).
+const store = new ArrayStore()
 
 // The body only sets up the handler: the thread lives on it until it is ended.
 await workerBody<null>(({port, signal}) => {
@@ -32,7 +34,7 @@ await workerBody<null>(({port, signal}) => {
     // gone (2: not written, a reader waiting for it must not read what is there).
     const outcome = failed ? 2 : 1
     setImmediate(() => {
-      collectGarbage()
+      store.collect()
       if (written) raise(written, 0, outcome)
     })
   })

@@ -54,11 +54,17 @@ export class ArrayStore<A extends object = Record<string, unknown>> {
   /** Per array written behind: its flag (word 0 raised once it is in the file). */
   private readonly flags = new Map<string, Int32Array>()
 
-  /** `writing`: told before arrays go to the index (progress). */
+  /** `sink`: the index arrays are written to; `writing`: told before arrays go to it (progress). */
   constructor(
-    private readonly index: IndexSink,
+    private readonly sink: IndexSink | null = null,
     private readonly writing: () => void = () => {},
   ) {}
+
+  /** The index arrays are written to (a worker thread's store has none). */
+  private get index(): IndexSink {
+    if (!this.sink) throw new Error('array store: no index to write to')
+    return this.sink
+  }
 
   /** Holds `values` under their names (arrays and the phase's other results). */
   put(values: Partial<A>): void {

@@ -260,6 +260,7 @@ export function graphPhases(c: GraphContext): Phase<GraphStoreArrays>[] {
       live: heap.state,
       liveValue: LIVE,
       threads: program.core.threads.map(t => t.tid),
+      collect: () => s.collect(),
     }
   }
 }
