@@ -65,6 +65,8 @@ export function startDominatorTree(input: DominatorInput, workers: number): Domi
     const children = dominatorChildren(tree.idom, input.objectCount, spare)
     return {awaitPastPeak: () => {}, help: () => {}, join: () => tree, children: () => children, shareWalk: () => null, release: () => {}, parallel: false}
   }
+  // The store's collection, apart: the job's functions below must not reach the input (its edges).
+  const collect = input.collect
   // The small arrays are copied.
   const shared: DominatorInput = {
     ...input,
@@ -107,13 +109,13 @@ export function startDominatorTree(input: DominatorInput, workers: number): Domi
       job.await(STAGE_WORD, PAST_PEAK)
       // This thread's hold on the predecessor copy it helped with (its lists and semi[]), which
       // the worker has let go: freed before the caller allocates.
-      input.collect?.()
+      collect?.()
     },
     join(): DominatorTree {
       const got: {tree?: DominatorTree; error?: string} = early ?? awaitPosted<{tree?: DominatorTree}>(job, POSTED_TREE)
       if (!got.tree) done()
       // This thread's hold on the predecessor copy it helped with, now that the pass is done with it.
-      else input.collect?.()
+      else collect?.()
       return got.tree ?? failed(got)
     },
     children(): DominatorChildren {
