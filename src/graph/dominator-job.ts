@@ -1,11 +1,7 @@
-import fs from 'node:fs'
-import {fileURLToPath} from 'node:url'
-import {MessageChannel, Worker, receiveMessageOnPort, type MessagePort} from 'node:worker_threads'
-import {awaitSignal} from '../util/await-signal.js'
+import {FIRST_JOB_WORD, WorkerJob} from '../util/worker-job.js'
 import {isShared, sharedCopy} from '../util/shared-arrays.js'
 import {dominatorChildren, type DominatorChildren} from './dominator-children.js'
 import {copyPredecessors, dominatorTree, type DominatorInput, type DominatorTree, type PredecessorCopy} from './dominators.js'
-import {collectGarbage} from '../util/collect-garbage.js'
 import type {TreeWalkInput, TreeWalkSums} from './dominator-walk.js'
 import type {FileArray} from '../util/file-array.js'
 
@@ -37,9 +33,11 @@ export interface DominatorJob {
   readonly parallel: boolean
 }
 
+/** Index of the signal word that says how far the worker is (the values below). */
+export const STAGE_WORD = FIRST_JOB_WORD
 /**
- * How far the worker is (the signal's word 0): its predecessor copy open to a helper (posted),
- * past its peak memory, the tree posted, the child lists, then its part of the tree walk's sums.
+ * How far the worker is: its predecessor copy open to a helper (posted), past its peak memory,
+ * the tree posted, the child lists, then its part of the tree walk's sums.
  */
 export const COPY_OPEN = 1
 export const PAST_PEAK = 2
@@ -47,11 +45,9 @@ export const POSTED_TREE = 3
 export const POSTED_CHILDREN = 4
 export const POSTED_WALK = 5
 /** Index of the signal word that tells the worker, once its child lists are posted, to walk (WALK_ASKED) or to end (LET_GO). */
-export const WALK_WORD = 2
+export const WALK_WORD = FIRST_JOB_WORD + 1
 export const WALK_ASKED = 1
 export const LET_GO = 2
-/** Index of the signal word the worker sets to 1 when its body starts. */
-export const STARTED_WORD = 1
 
 /**
  * Starts the dominator pass. With more than one worker allowed it runs on a worker thread over
@@ -59,8 +55,7 @@ export const STARTED_WORD = 1
  * index, so its time overlaps theirs on a second core; the worker then sorts out the tree's
  * child lists while the main thread sums retained sizes, and walks a part of the tree beside the
  * main thread (shareWalk). The results are the same either way
- * (the same functions compute them). Without a second worker, or where the worker's compiled
- * file is not there (sources run by the test runner), it all runs on this thread.
+ * (the same functions compute them). Without a second worker it all runs on this thread.
  */
 export function startDominatorTree(input: DominatorInput, workers: number): DominatorJob {
   if (!dominatorPassOnWorker(input, workers)) {
@@ -70,28 +65,25 @@ export function startDominatorTree(input: DominatorInput, workers: number): Domi
     const children = dominatorChildren(tree.idom, input.objectCount, spare)
     return {awaitPastPeak: () => {}, help: () => {}, join: () => tree, children: () => children, shareWalk: () => null, release: () => {}, parallel: false}
   }
+  // The store's collection, apart: the job's functions below must not reach the input (its edges).
+  const collect = input.collect
   // The small arrays are copied.
   const shared: DominatorInput = {
     ...input,
     rootTo: sharedCopy(input.rootTo),
     live: isShared(input.live) ? input.live : sharedCopy(input.live),
     rootGroup: input.rootGroup && sharedCopy(input.rootGroup),
+    // The worker collects with a store of its own (dominator-worker.ts): a function is not posted.
+    collect: undefined,
   }
-  const {port1, port2} = new MessageChannel()
-  // [0] the stage posted; [1] 1 once the worker's body runs; [2] what the worker is to do after the child lists.
-  const signal = new Int32Array(new SharedArrayBuffer(12))
-  const worker = new Worker(WORKER_SCRIPT, {workerData: {port: port2, signal}, transferList: [port2]})
-  worker.unref()
+  // The stage posted, then what the worker is to do after the child lists.
+  const job = WorkerJob.start('dominator worker', WORKER_SCRIPT, null, 2)
+  const signal = job.signal
   // Its first message (dominator-worker.ts: not in workerData, which the worker would hold throughout).
-  port1.postMessage({input: shared})
+  job.port.postMessage({input: shared})
   const done = (): void => {
-    if (Atomics.load(signal, WALK_WORD) === 0) tell(LET_GO)
-    port1.close()
-    void worker.terminate()
-  }
-  const tell = (what: number): void => {
-    Atomics.store(signal, WALK_WORD, what)
-    Atomics.notify(signal, WALK_WORD)
+    if (Atomics.load(signal, WALK_WORD) === 0) job.tell(WALK_WORD, LET_GO)
+    job.end()
   }
   // What the worker posted instead of its copy (an error), for join to report.
   let early: {error?: string} | null = null
@@ -100,11 +92,11 @@ export function startDominatorTree(input: DominatorInput, workers: number): Domi
     if (helped) return
     helped = true
     // A worker that never started: join() says so at once, not after a second wait.
-    if (!awaitSignal(signal, 0, COPY_OPEN, STARTED_WORD)) {
+    if (!job.await(STAGE_WORD, COPY_OPEN)) {
       early = NEVER_STARTED
       return
     }
-    const got = receiveMessageOnPort(port1)?.message as {copy?: PredecessorCopy | null; error?: string} | undefined
+    const got = job.next<{copy?: PredecessorCopy | null; error?: string}>()
     if (got?.copy) copyPredecessors(got.copy)
     else if (got && got.copy === undefined) early = got
   }
@@ -114,30 +106,30 @@ export function startDominatorTree(input: DominatorInput, workers: number): Domi
     awaitPastPeak(): void {
       helpWithCopy()
       if (early) return
-      awaitSignal(signal, 0, PAST_PEAK, STARTED_WORD)
+      job.await(STAGE_WORD, PAST_PEAK)
       // This thread's hold on the predecessor copy it helped with (its lists and semi[]), which
       // the worker has let go: freed before the caller allocates.
-      collectGarbage()
+      collect?.()
     },
     join(): DominatorTree {
-      const got: {tree?: DominatorTree; error?: string} = early ?? awaitPosted<{tree?: DominatorTree}>(signal, POSTED_TREE, port1)
+      const got: {tree?: DominatorTree; error?: string} = early ?? awaitPosted<{tree?: DominatorTree}>(job, POSTED_TREE)
       if (!got.tree) done()
       // This thread's hold on the predecessor copy it helped with, now that the pass is done with it.
-      else collectGarbage()
+      else collect?.()
       return got.tree ?? failed(got)
     },
     children(): DominatorChildren {
-      const got = awaitPosted<{children?: DominatorChildren}>(signal, POSTED_CHILDREN, port1)
+      const got = awaitPosted<{children?: DominatorChildren}>(job, POSTED_CHILDREN)
       if (!got.children) done()
       return got.children ?? failed(got)
     },
     shareWalk(part: TreeWalkInput): (() => TreeWalkSums) | null {
       const arrays = [part.childStart, part.child, part.typeOf, part.retainedBytes, part.retainedObjects]
       if (Atomics.load(signal, WALK_WORD) !== 0 || !arrays.every(a => isShared(a))) return null
-      port1.postMessage({part})
-      tell(WALK_ASKED)
+      job.port.postMessage({part})
+      job.tell(WALK_WORD, WALK_ASKED)
       return () => {
-        const got = awaitPosted<{walk?: TreeWalkSums}>(signal, POSTED_WALK, port1)
+        const got = awaitPosted<{walk?: TreeWalkSums}>(job, POSTED_WALK)
         return got.walk ?? failed(got)
       }
     },
@@ -155,7 +147,7 @@ export function dominatorPassOnWorker(input: Pick<DominatorInput, 'forward' | 'r
   const forward = input.forward.edges
   const reverse = input.reverse.edges
   const shareable = forward !== null && isShared(forward.outStart) && isShared(forward.outTo) && reverse !== null && isShared(inMemory(reverse.inStart)) && isShared(inMemory(reverse.inFrom))
-  return workers >= 2 && shareable && fs.existsSync(fileURLToPath(WORKER_SCRIPT))
+  return workers >= 2 && shareable
 }
 
 /** The array itself, or where it lies in a file the word that says it is written (shared if another thread writes it). */
@@ -166,9 +158,9 @@ function inMemory(a: Uint32Array | FileArray): ArrayBufferView {
 const NEVER_STARTED = {error: 'the worker thread did not start'}
 
 /** Sleeps until the worker has posted `stage` (the main thread has nothing else to do by then); its message. */
-function awaitPosted<T>(signal: Int32Array, stage: number, port: MessagePort): T & {error?: string} {
-  if (!awaitSignal(signal, 0, stage, STARTED_WORD)) return NEVER_STARTED as T & {error?: string}
-  return (receiveMessageOnPort(port)?.message ?? {}) as T & {error?: string}
+function awaitPosted<T>(job: WorkerJob, stage: number): T & {error?: string} {
+  if (!job.await(STAGE_WORD, stage)) return NEVER_STARTED as T & {error?: string}
+  return job.next<T & {error?: string}>() ?? ({} as T & {error?: string})
 }
 
 function failed(got: {error?: string}): never {

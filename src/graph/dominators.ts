@@ -13,7 +13,6 @@
  */
 
 import {firstAtOrAbove} from '../util/search.js'
-import {collectGarbage} from '../util/collect-garbage.js'
 import {newUint32, sharedUint32} from '../util/shared-arrays.js'
 import {awaitSignal} from '../util/await-signal.js'
 import {Uint32Reader, type FileArray} from '../util/file-array.js'
@@ -79,6 +78,12 @@ export interface DominatorInput {
   rootGroup?: Int32Array
   groupCount?: number
   /**
+   * The array store's collection (store/array-store.ts), called where the pass has let arrays go,
+   * so that their memory is freed before its next step allocates (nothing else would collect this
+   * thread's heap in time); none where absent.
+   */
+  collect?: () => void
+  /**
    * Objects per piece of the predecessor copy, as a power of two (default 16: 65536). Tests make
    * it small, so that a fixture's few thousand objects make many pieces.
    */
@@ -133,7 +138,7 @@ export function dominatorTree(g: DominatorInput, shared = false, spare: Uint32Ar
   // hold on them goes as the copy starts filling its lists (their memory goes once the caller
   // drops them too, which it does while the DFS runs). Here rather than right after the DFS, where
   // a collection left them resident through the copy (measured at scale 24: 272 MiB).
-  collectGarbage()
+  g.collect?.()
   copyPredecessors(copy)
   awaitCopied(copy)
   const inFrom = reverse.inFrom
@@ -145,7 +150,7 @@ export function dominatorTree(g: DominatorInput, shared = false, spare: Uint32Ar
   // Frees this thread's hold on the edges (their memory goes once the other thread drops them
   // too; inFrom's may live on as the forest), before the forest allocates: nothing else would
   // collect in time.
-  collectGarbage()
+  g.collect?.()
   semidominators(numbering, copy, g, groups, forestMemory ?? newUint32(2 * count, shared))
   copy = null
 
@@ -162,7 +167,7 @@ export function dominatorTree(g: DominatorInput, shared = false, spare: Uint32Ar
   // The copy, semi[] and the link-eval forest, before the caller allocates beside the pass and the
   // child lists are built. (The forest, 8 bytes a vertex, is not kept for the child lists: their
   // starts take 4 bytes an object slot, and the rest of it stayed resident, unused, to the end.)
-  collectGarbage()
+  g.collect?.()
   pastPeak()
   const idom = idomMemory.fill(NOT_IN_TREE)
   for (let w = 1; w < count; w++) {

@@ -52,6 +52,8 @@ export interface RetentionInput {
   reverseReleased?: Int32Array
   /** Memory the dominator pass may write over (dominators.ts). */
   memory?: Uint32Array
+  /** The array store's collection, where the dominator pass lets arrays go (dominators.ts). */
+  collect?: () => void
   /** Per object slot, `liveValue` (default 1) for live objects. */
   live: Uint8Array
   liveValue?: number
@@ -106,6 +108,7 @@ export function startRetention(input: RetentionInput, workers: number, progress?
     reverse: input.reverse,
     reverseReleased: input.reverseReleased,
     memory: input.memory,
+    collect: input.collect,
     rootTo: g.rootTo,
     live: input.live,
     liveValue: input.liveValue,

@@ -1,8 +1,5 @@
-import fs from 'node:fs'
-import {fileURLToPath} from 'node:url'
-import {MessageChannel, type MessagePort, Worker, receiveMessageOnPort} from 'node:worker_threads'
 import {fillReverseShare, finishReverse, REVERSE_BLOCK_SHIFT, reverseBlockCount} from './reverse-csr.js'
-import {awaitSignal} from '../util/await-signal.js'
+import {WorkerJob, type WorkerFailure} from '../util/worker-job.js'
 import {sharedUint32, sharedUint8} from '../util/shared-arrays.js'
 import type {FileArray} from '../util/file-array.js'
 
@@ -26,14 +23,11 @@ export interface ReverseShared {
   inFrom: Uint32Array
   /** The thread that builds each block of targets' in-lists (this one is 0, worker i is i + 1). */
   blockThread: Uint8Array
-  /** [0]: workers finished. */
-  finished: Int32Array
 }
 
 /** What a reverse worker is handed. */
 export interface ReverseWorkerData extends ReverseShared {
   thread: number
-  port: MessagePort
 }
 
 /** blockThread holds a thread in a byte. */
@@ -47,12 +41,10 @@ const MAX_THREADS = 256
  * with nearly twice the other's work). Every thread walks all the edges (sequential reads) but
  * files only those into its blocks (reverse-csr.ts), so the writes are split between the threads.
  * The arrays are the same, byte for byte, whatever the number of threads (the same function
- * fills them). Where the worker's compiled file is not there (sources run by the test runner) or
- * one thread is asked for, this thread builds every block.
+ * fills them). Where one thread is asked for, this thread builds every block.
  */
 export function buildReverse(objectCount: number, outStart: Uint32Array | FileArray, outTo: Uint32Array, edgeCount: number, threads: number): ReverseEdges {
-  const script = new URL('./reverse-worker.js', import.meta.url)
-  const helpers = threads > 1 && fs.existsSync(fileURLToPath(script)) ? Math.min(threads, MAX_THREADS) - 1 : 0
+  const helpers = threads > 1 ? Math.min(threads, MAX_THREADS) - 1 : 0
   const blocks = reverseBlockCount(objectCount)
   const blockThread = sharedUint8(blocks)
   for (let b = 0; b < blocks; b++) blockThread[b] = b % (helpers + 1)
@@ -65,33 +57,24 @@ export function buildReverse(objectCount: number, outStart: Uint32Array | FileAr
     inEdge: sharedUint32(edgeCount),
     inFrom: sharedUint32(edgeCount),
     blockThread,
-    finished: new Int32Array(new SharedArrayBuffer(4)),
   }
-  const workers: Worker[] = []
-  const ports: MessagePort[] = []
-  for (let i = 0; i < helpers; i++) {
-    const {port1, port2} = new MessageChannel()
-    const data: ReverseWorkerData = {...shared, thread: i + 1, port: port2}
-    const worker = new Worker(script, {workerData: data, transferList: [port2]})
-    worker.unref()
-    workers.push(worker)
-    ports.push(port1)
-  }
+  const workers: WorkerJob[] = []
   try {
+    for (let i = 0; i < helpers; i++) workers.push(WorkerJob.start('reverse edge worker', SCRIPT, {...shared, thread: i + 1} satisfies ReverseWorkerData))
     // This thread fills its blocks while the workers start.
     fillReverse(shared, 0)
-    awaitSignal(shared.finished, 0, helpers)
-    for (const port of ports) {
-      const message = receiveMessageOnPort(port)?.message as {error: string} | undefined
-      if (message) throw new Error(`reverse edge worker failed: ${message.error}`)
+    for (const worker of workers) {
+      worker.awaitDone()
+      worker.check(worker.next<WorkerFailure>())
     }
   } finally {
-    for (const port of ports) port.close()
-    for (const w of workers) void w.terminate()
+    for (const w of workers) w.end()
   }
   finishReverse(shared.inStart, objectCount)
   return {inStart: shared.inStart, inEdge: shared.inEdge, inFrom: shared.inFrom, threads: helpers + 1}
 }
+
+const SCRIPT = new URL('./reverse-worker.js', import.meta.url)
 
 /** Fills the lists of `thread`'s blocks. */
 export function fillReverse(s: ReverseShared, thread: number): void {

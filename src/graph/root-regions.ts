@@ -1,6 +1,6 @@
 import {hex} from '../errors.js'
 import {ROOT_KIND_NAMES, type RootKindName} from './csr.js'
-import type {AnalysedGraph} from './scan.js'
+import type {GraphFacts} from './scan.js'
 
 /** A scanned root region as the index keeps it (JSON): what a root found in it is. */
 export interface RootRegion {
@@ -15,7 +15,7 @@ export interface RootRegion {
 }
 
 /** The regions of the kinds that were scanned, sorted by start. */
-export function rootRegions(graph: Pick<AnalysedGraph, 'roots'>): RootRegion[] {
+export function rootRegions(graph: Pick<GraphFacts, 'roots'>): RootRegion[] {
   return graph.roots.ranges
     .filter(r => graph.roots.kinds.has(r.kind))
     .map(r => ({kind: ROOT_KIND_NAMES[r.kind], thread: r.thread < 0 ? null : r.thread, start: r.start, end: r.end, base: r.base, label: r.label}))

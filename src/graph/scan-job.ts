@@ -1,7 +1,3 @@
-import fs from 'node:fs'
-import {fileURLToPath} from 'node:url'
-import {MessageChannel, type MessagePort, Worker, receiveMessageOnPort} from 'node:worker_threads'
-import {TomaError} from '../errors.js'
 import type {AddressSpace} from '../core/address-space.js'
 import type {MemorySource} from '../core/memory-source.js'
 import type {Warnings} from '../tcmalloc/warnings.js'
@@ -9,7 +5,7 @@ import {checkIdWidth} from './csr.js'
 import {concatBlocks} from './edge-blocks.js'
 import {joinFreePointers, type FreePointers} from './free-pointers.js'
 import {rangeSlots, scanBuffer, scanSpanRange, type RangeScan, type ScanTables, type SpanRange} from './object-scan.js'
-import {awaitSignal} from '../util/await-signal.js'
+import {WorkerJob, type WorkerFailure} from '../util/worker-job.js'
 import {sharedFloat64, sharedUint32} from '../util/shared-arrays.js'
 import type {ProgressUpdate} from '../util/terminal-progress.js'
 
@@ -26,15 +22,14 @@ export interface ScanWorkerData {
   ranges: SpanRange[]
   /** The range this worker scans first (given, not taken: so every worker started does scan). */
   first: number
-  /** [0]: the next range to take; [1]: workers finished. */
+  /** [0]: the next range to take. */
   counters: Int32Array
   outStart: Uint32Array
   firstWords: Float64Array
-  port: MessagePort
 }
 
 /** A worker's message: one range's result, or why it stopped. */
-export type ScanWorkerMessage = {range: number; result: RangeScan} | {error: string; toma: boolean}
+export type ScanWorkerMessage = {range: number; result: RangeScan} | WorkerFailure
 
 /** The forward edges of every live object, merged from the ranges in address order. */
 export interface ForwardScan {
@@ -77,23 +72,17 @@ export function scanForward(
   const firstWords = sharedFloat64(total).fill(NaN)
   const {ranges, liveBytes} = splitByLiveBytes(tables, RANGES)
   const results: Array<RangeScan | undefined> = new Array(ranges.length)
-  const counters = new Int32Array(new SharedArrayBuffer(8))
-  const script = new URL('./scan-worker.js', import.meta.url)
-  const helpers = fs.existsSync(fileURLToPath(script)) ? Math.min(threads, ranges.length) - 1 : 0
+  const counters = new Int32Array(new SharedArrayBuffer(4))
+  const helpers = Math.min(threads, ranges.length) - 1
   // Range 0 is this thread's, range i + 1 worker i's first; the rest go to whoever is free first
   // (set before any worker starts, so none can take a range already given).
   counters[0] = helpers + 1
-  const workers: Worker[] = []
-  const ports: MessagePort[] = []
-  for (let i = 0; i < helpers; i++) {
-    const {port1, port2} = new MessageChannel()
-    const data: ScanWorkerData = {source, tables, ranges, first: i + 1, counters, outStart, firstWords, port: port2}
-    const worker = new Worker(script, {workerData: data, transferList: [port2]})
-    worker.unref()
-    workers.push(worker)
-    ports.push(port1)
-  }
+  const workers: WorkerJob[] = []
   try {
+    for (let i = 0; i < helpers; i++) {
+      const data: ScanWorkerData = {source, tables, ranges, first: i + 1, counters, outStart, firstWords}
+      workers.push(WorkerJob.start('scan worker', SCRIPT, data))
+    }
     const buf = scanBuffer()
     for (let r = 0; r < ranges.length; r = Atomics.add(counters, 0, 1)) {
       // In live bytes handed out so far (each thread has at most one range in hand): a rate
@@ -102,21 +91,18 @@ export function scanForward(
       results[r] = scanSpanRange(memory, tables, ranges[r]!, outStart, firstWords, buf)
     }
     // This thread has nothing else to do: sleep until every worker has finished.
-    awaitSignal(counters, 1, workers.length)
-    for (const port of ports) {
-      for (let m; (m = receiveMessageOnPort(port)); ) {
-        const message = m.message as ScanWorkerMessage
-        if ('error' in message) throw message.toma ? new TomaError(message.error) : new Error(`scan worker failed: ${message.error}`)
-        results[message.range] = message.result
-      }
+    for (const worker of workers) {
+      worker.awaitDone()
+      for (let m; (m = worker.check(worker.next<ScanWorkerMessage>())); ) results[m.range] = m.result
     }
   } finally {
-    for (const port of ports) port.close()
-    for (const w of workers) void w.terminate()
+    for (const w of workers) w.end()
   }
   progress?.('scan objects', liveBytes, liveBytes, 'bytes')
   return {...mergeRanges(tables, ranges, results, outStart, firstWords, warnings), threads: helpers + 1}
 }
+
+const SCRIPT = new URL('./scan-worker.js', import.meta.url)
 
 /**
  * Cuts the spans into at most `count` contiguous ranges of about equal live bytes (a span is never

@@ -7,17 +7,13 @@ import {ROOT_KIND_NAMES, ROOT_REGISTER, RootBuilder, type HeapGraph} from './csr
 import {buildLiveLookup, LiveResolver, type LiveLookup} from './live-lookup.js'
 import {CHUNK, CORE_PAGE, type ScanTables} from './object-scan.js'
 import {CHECKPOINTS, type CheckpointRule} from './edge-words.js'
-import {buildReverse} from './reverse-job.js'
+import {buildReverse, type ReverseEdges} from './reverse-job.js'
 import {rootRanges, type RootRange, type RootSet} from './roots.js'
-import {scanForward} from './scan-job.js'
-import {collectGarbage} from '../util/collect-garbage.js'
+import {scanForward, type ForwardScan} from './scan-job.js'
 import type {FileArray} from '../util/file-array.js'
 import type {ProgressUpdate} from '../util/terminal-progress.js'
 
 export {edgeSource, inEdges, outEdges, rootsOf, ROOT_KIND_NAMES, type HeapGraph, type IndexRange} from './csr.js'
-
-/** The graph arrays only the index needs (queries read them there; no later phase does). */
-export type IndexOnlyEdgeArray = 'edge.inEdge'
 
 export interface ScanOptions {
   progress?: ProgressUpdate
@@ -25,56 +21,14 @@ export interface ScanOptions {
   rootKinds?: ReadonlySet<number>
   /** Threads for the object scan and the reverse edges (this one and workers); 1 when absent. */
   threads?: number
-  /**
-   * Takes each index-only array as soon as it exists (the reverse edge ids when the reverse pass
-   * is done), as consecutive pieces, so the caller can write it out before the next pass
-   * allocates; the returned graph then has an empty array in its place. Without it the graph
-   * keeps them.
-   */
-  handOff?: (name: IndexOnlyEdgeArray, pieces: Uint32Array[]) => void
-  /**
-   * Called with the forward edges as soon as the object scan has them (`outTo` cut to the edges):
-   * the caller can start writing them out while the roots, the first words and the reverse pass
-   * are dealt with. Where it returns the place outStart is written to, the reverse pass reads it
-   * there and the graph keeps none (an empty array; `outStartFile` says where it is): the caller
-   * reads it back once the reverse graph's memory is gone (4 bytes an object slot less at the
-   * reverse pass's peak).
-   */
-  forwardBuilt?: (outStart: Uint32Array, outTo: Uint32Array) => FileArray | undefined
-  /**
-   * Called with the reverse graph as soon as it exists, before the reverse edge ids are handed
-   * off: the caller can start writing it out while they are.
-   */
-  reverseBuilt?: (reverse: {inStart: Uint32Array; inFrom: Uint32Array}) => void
   /** Which edges keep their offset (edge-words.ts); CHECKPOINTS when absent. */
   checkpoints?: CheckpointRule
-  /**
-   * Takes the objects' first words once the scan and the roots are done, before the reverse pass
-   * allocates (types are named from them, 8 bytes an object slot): the returned graph then has an
-   * empty array in their place. Without it the graph keeps them.
-   */
-  takeFirstWords?: (firstWords: Float64Array) => void
 }
-
-const TWO32 = 0x1_0000_0000
-const NONE: Uint32Array = new Uint32Array(0)
-const NO_WORDS: Float64Array = new Float64Array(0)
-
-/**
- * The graph as the phases after the scan use it: without the reverse edge ids (the index has
- * those), the objects' first words (only type naming reads them, and they are
- * dropped after it) nor the reverse graph (only the index and the dominator pass read it, and
- * each drops it as soon as it can).
- */
-export type AnalysedGraph = Omit<ScannedGraph, 'inEdge' | 'firstWords' | 'inStart' | 'inFrom' | 'spare'>
-
-/** The graph without its edges: what the summary and the root regions read once the edges are dropped. */
-export type GraphFacts = Omit<AnalysedGraph, 'outStart' | 'outTo' | 'outStartFile'>
 
 /** The graph with the warnings met while building it (unreadable ranges, stacks not found). */
 export interface ScannedGraph extends HeapGraph {
   warnings: Warnings
-  /** The first 8 bytes of every scanned object, NaN where not scanned (for naming types); empty where ScanOptions.takeFirstWords took them. */
+  /** The first 8 bytes of every scanned object, NaN where not scanned (for naming types). */
   firstWords: Float64Array
   /** Every root region found, scanned or not (kinds left out by the caller are not). */
   roots: RootSet & {kinds: ReadonlySet<number>}
@@ -82,21 +36,36 @@ export interface ScannedGraph extends HeapGraph {
   scanThreads: number
   /** Threads the reverse edges were built on. */
   reverseThreads: number
-  /**
-   * Memory no one reads any more, for a later phase to write over instead of fresh memory: the
-   * reverse edge ids' once handed off (4 bytes an edge), else empty.
-   */
-  spare: Uint32Array
-  /** Where outStart is, when ScanOptions.forwardBuilt took it out of memory (outStart is then empty). */
-  outStartFile?: FileArray
 }
+
+/** The graph without its edges: what the summary and the root regions read once the edges are dropped. */
+export type GraphFacts = Omit<ScannedGraph, 'outStart' | 'outTo' | 'inStart' | 'inEdge' | 'inFrom' | 'firstWords' | 'checkpointEdge' | 'checkpointOffset'>
+
+/** The object scan's results: the forward edges, the objects' first words, and what the roots are scanned with. */
+export interface ObjectScan extends Omit<ForwardScan, 'threads'> {
+  lookup: LiveLookup
+  warnings: Warnings
+  scanThreads: number
+}
+
+/** The root scan's results. */
+export type RootScan = ReturnType<RootBuilder['finish']> & {offsetOverflows: number; roots: RootSet & {kinds: ReadonlySet<number>}}
 
 /**
  * Reads every live object once, in address order, and records each aligned word that points into
  * a live object (interior pointers included) as an edge; then scans registers, stacks and module
- * data for roots the same way. Free objects are neither scanned nor targets.
+ * data for roots the same way, and builds the reverse edges. Free objects are neither scanned nor
+ * targets. (The analysis runs the three as phases of their own: analysis/pipeline.)
  */
 export function scanHeapGraph(program: Program, heap: TcmallocHeap, options: ScanOptions = {}): ScannedGraph {
+  const {lookup, scanThreads, ...edges} = scanObjects(program, heap, options)
+  const roots = scanGraphRoots(program, heap, lookup, edges.warnings, options)
+  const reverse = reverseEdges(heap.spans.totalObjects, edges.outStart, edges.outTo, edges.edgeCount, options)
+  return {objectCount: heap.spans.totalObjects, ...edges, inStart: reverse.inStart, inEdge: reverse.inEdge, inFrom: reverse.inFrom, ...roots, scanThreads, reverseThreads: reverse.threads}
+}
+
+/** The object scan (scan-job.ts) on `threads` threads: the forward edges and the objects' first words. */
+export function scanObjects(program: Program, heap: TcmallocHeap, options: ScanOptions): ObjectScan {
   const warnings = new Warnings()
   options.progress?.('scan objects', 0, heap.spans.count)
   const lookup = buildLiveLookup(heap)
@@ -111,66 +80,33 @@ export function scanHeapGraph(program: Program, heap: TcmallocHeap, options: Sca
     checkpoints: options.checkpoints ?? CHECKPOINTS,
     watchSlots: damagedSlots(heap),
   }
-  const {threads: scanThreads, ...edges} = forwardEdges(program, tables, warnings, options)
-  const handOff = options.handOff
-  const outStartFile = options.forwardBuilt?.(edges.outStart, edges.outTo.subarray(0, edges.edgeCount))
-  if (outStartFile) edges.outStart = NONE
-  // The roots before the reverse pass, so that the first words can go first: then only the
-  // shortest paths run on this thread beside the dominator pass that follows the reverse pass.
+  const {threads: scanThreads, ...edges} = scanForward(program.core.memory, program.core.memorySource(), tables, warnings, options.threads ?? 1, options.progress)
+  return {...edges, lookup, warnings, scanThreads}
+}
+
+/** The roots: registers, stacks and module data scanned for pointers into live objects. */
+export function scanGraphRoots(program: Program, heap: TcmallocHeap, lookup: LiveLookup, warnings: Warnings, options: ScanOptions): RootScan {
   options.progress?.('roots', 0, 1)
   const rootKinds = options.rootKinds ?? new Set(ROOT_KIND_NAMES.keys())
   const rootSet = rootRanges(program, heap, warnings)
   const roots = scanRoots(program, lookup, warnings, rootSet.ranges, rootKinds)
   options.progress?.('roots', 1, 1)
-  if (options.takeFirstWords) handFirstWords(edges, options.takeFirstWords)
-  collectGarbage() // the scan's edge blocks and the first words, before the reverse pass allocates
-  options.progress?.('reverse edges', 0, 1)
-  const reverse = buildReverse(heap.spans.totalObjects, outStartFile ?? edges.outStart, edges.outTo, edges.edgeCount, options.threads ?? 1)
-  options.reverseBuilt?.(reverse)
-  let inEdge: Uint32Array = reverse.inEdge
-  let spare = NONE
-  if (handOff) {
-    handOff('edge.inEdge', [inEdge])
-    spare = inEdge
-    inEdge = NONE
-  }
-  return {
-    objectCount: heap.spans.totalObjects,
-    ...edges,
-    inStart: reverse.inStart,
-    inEdge,
-    inFrom: reverse.inFrom,
-    ...roots.finish(),
-    offsetOverflows: roots.overflows,
-    warnings,
-    roots: {...rootSet, kinds: rootKinds},
-    scanThreads,
-    reverseThreads: reverse.threads,
-    spare,
-    outStartFile,
-  }
+  return {...roots.finish(), offsetOverflows: roots.overflows, roots: {...rootSet, kinds: rootKinds}}
 }
+
+/** The reverse edges (reverse-job.ts) on `threads` threads; outStart may be in the index being written. */
+export function reverseEdges(objectCount: number, outStart: Uint32Array | FileArray, outTo: Uint32Array, edgeCount: number, options: ScanOptions): ReverseEdges {
+  options.progress?.('reverse edges', 0, 1)
+  return buildReverse(objectCount, outStart, outTo, edgeCount, options.threads ?? 1)
+}
+
+const TWO32 = 0x1_0000_0000
 
 /** The free objects whose links the heap model found damaged: who still points at them is wanted whole. */
 function damagedSlots(heap: TcmallocHeap): Uint32Array {
   const objects = heapObjects(heap)
   const slots = heap.damage.findings.map(f => (f.entry ? (objects.findObject(f.entry)?.index ?? -1) : -1)).filter(s => s >= 0)
   return Uint32Array.from(new Set(slots)).sort()
-}
-
-/**
- * The object scan, in a frame of its own: the scan's result, with the forward edges, is held by
- * no register of the caller's, whose frame lives through the reverse pass (outStart may leave
- * memory before it).
- */
-function forwardEdges(program: Program, tables: ScanTables, warnings: Warnings, options: ScanOptions) {
-  return scanForward(program.core.memory, program.core.memorySource(), tables, warnings, options.threads ?? 1, options.progress)
-}
-
-/** In a frame of its own, which no register of the caller's outlives: the words are then garbage. */
-function handFirstWords(scanned: {firstWords: Float64Array}, take: (firstWords: Float64Array) => void): void {
-  take(scanned.firstWords)
-  scanned.firstWords = NO_WORDS
 }
 
 function scanRoots(program: Program, t: LiveLookup, warnings: Warnings, ranges: RootRange[], kinds: ReadonlySet<number>): RootBuilder {

@@ -1,5 +1,5 @@
 import fs from 'node:fs'
-import {workerData, type MessagePort} from 'node:worker_threads'
+import {workerBody} from '../util/worker-body.js'
 import type {CompressionFormat} from './compression-format.js'
 
 /** What the thread that waits for this worker hands it (uncompressed-core.ts). */
@@ -11,53 +11,50 @@ export interface DecompressJob {
   outputDir: string
   format: CompressionFormat
   showProgress: boolean
-  /** Set to 1 (and notified) when the result is on the port. */
-  done: Int32Array
-  port: MessagePort
 }
 
 /** A failure is the data's (cut, damaged, not a core) unless `io`: reading the file or writing the copy failed (disk full, …). */
 export type DecompressResult = {ok: true; size: number; unbounded: string | null} | {ok: false; message: string; io: boolean}
 
-const job = workerData as DecompressJob
-let result: DecompressResult
-let progress: {done(): void} | undefined
-// Everything that can fail, module loading included, is inside the try: the waiting thread
-// learns of a failure only from the answer this worker posts.
-try {
-  const {terminalProgress} = await import('../util/terminal-progress.js')
-  const {decompressFile} = await import('./decompress.js')
-  const {SparseFileWriter} = await import('./sparse-file.js')
-  const {CoreExtent, ExtentReached} = await import('./core-extent.js')
-  const {FreeSpaceWatch} = await import('./free-space.js')
-  // The waiting thread is blocked: progress goes to fd 2 directly, not through process.stderr.
-  const bar = terminalProgress(job.showProgress, text => void fs.writeSync(2, text))
-  progress = bar
-  const writer = new SparseFileWriter(job.outputFd)
-  const extent = new CoreExtent()
-  const space = new FreeSpaceWatch(job.outputDir)
-  const total = fs.statSync(job.input).size
-  let read = 0
+// The result is on the port when the job's DONE word is raised (worker-body.ts).
+await workerBody<DecompressJob>(async ({data: job, port}) => {
+  let result: DecompressResult
+  let progress: {done(): void} | undefined
+  // Everything that can fail, module loading included, is inside the try: the waiting thread
+  // learns of a failure only from the answer this worker posts.
   try {
-    await decompressFile(
-      job.input,
-      job.format,
-      chunk => {
-        writer.write(extent.take(chunk))
-        space.check(writer.dataBytes)
-      },
-      n => bar.update(`decompressing ${job.format}`, (read += n), total, 'bytes'),
-    )
+    const {terminalProgress} = await import('../util/terminal-progress.js')
+    const {decompressFile} = await import('./decompress.js')
+    const {SparseFileWriter} = await import('./sparse-file.js')
+    const {CoreExtent, ExtentReached} = await import('./core-extent.js')
+    const {FreeSpaceWatch} = await import('./free-space.js')
+    // The waiting thread is blocked: progress goes to fd 2 directly, not through process.stderr.
+    const bar = terminalProgress(job.showProgress, text => void fs.writeSync(2, text))
+    progress = bar
+    const writer = new SparseFileWriter(job.outputFd)
+    const extent = new CoreExtent()
+    const space = new FreeSpaceWatch(job.outputDir)
+    const total = fs.statSync(job.input).size
+    let read = 0
+    try {
+      await decompressFile(
+        job.input,
+        job.format,
+        chunk => {
+          writer.write(extent.take(chunk))
+          space.check(writer.dataBytes)
+        },
+        n => bar.update(`decompressing ${job.format}`, (read += n), total, 'bytes'),
+      )
+    } catch (e) {
+      // Data past the core's extent is not the core's: the copy is whole without it.
+      if (!(e instanceof ExtentReached)) throw e
+    }
+    writer.finish()
+    result = {ok: true, size: writer.size, unbounded: extent.unbounded}
   } catch (e) {
-    // Data past the core's extent is not the core's: the copy is whole without it.
-    if (!(e instanceof ExtentReached)) throw e
+    result = {ok: false, message: (e as Error).message || String(e), io: (e as {io?: boolean}).io === true || (typeof (e as NodeJS.ErrnoException).code === 'string' && (e as NodeJS.ErrnoException).syscall !== undefined)}
   }
-  writer.finish()
-  result = {ok: true, size: writer.size, unbounded: extent.unbounded}
-} catch (e) {
-  result = {ok: false, message: (e as Error).message || String(e), io: (e as {io?: boolean}).io === true || (typeof (e as NodeJS.ErrnoException).code === 'string' && (e as NodeJS.ErrnoException).syscall !== undefined)}
-}
-progress?.done()
-job.port.postMessage(result)
-Atomics.store(job.done, 0, 1)
-Atomics.notify(job.done, 0)
+  progress?.done()
+  port.postMessage(result)
+})

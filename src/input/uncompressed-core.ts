@@ -8,6 +8,7 @@ import {createTemporary, writeFileSafely} from '../util/temporary-file.js'
 import {openRegularFile} from '../util/regular-file.js'
 import {progressWanted} from '../util/terminal-progress.js'
 import type {DecompressJob, DecompressResult} from './decompress-worker.js'
+import {DONE, WorkerJob} from '../util/worker-job.js'
 
 /** A compressed core as given, and where its decompressed copy is. */
 export interface CompressedCore {
@@ -139,8 +140,8 @@ function copyChange(file: string): string | null {
   return null
 }
 
-// node:crypto and node:worker_threads are loaded only for a compressed core: loading them costs
-// every query about 5 ms of its start-up (docs/ARCHITECTURE.md, "Start-up design").
+// node:crypto (and node:worker_threads, worker-job.ts) are loaded only for a compressed core:
+// loading them costs every query about 5 ms of its start-up (docs/ARCHITECTURE.md, "Start-up design").
 const require = createRequire(import.meta.url)
 const crypto = (): typeof import('node:crypto') => require('node:crypto')
 
@@ -166,18 +167,13 @@ function identity(file: string, size: number, mtimeMs: number): string {
  * Runs the streaming decompression on a worker thread and blocks until it ends: the commands
  * open cores synchronously, and the decoders (zlib streams, WASM xz, fzstd) are asynchronous.
  */
-function decompressInWorker(job: Omit<DecompressJob, 'done' | 'port'>): DecompressResult {
-  const {MessageChannel, receiveMessageOnPort, Worker}: typeof import('node:worker_threads') = require('node:worker_threads')
-  const done = new Int32Array(new SharedArrayBuffer(4))
-  const {port1, port2} = new MessageChannel()
-  const worker = new Worker(new URL('./decompress-worker.js', import.meta.url), {workerData: {...job, done, port: port2}, transferList: [port2]})
+function decompressInWorker(job: DecompressJob): DecompressResult {
+  const worker = WorkerJob.start('decompression worker', new URL('./decompress-worker.js', import.meta.url), job)
   try {
     // The worker answers on every path (decompress-worker.ts catches everything); until then this thread sleeps.
-    Atomics.wait(done, 0, 0)
-    const message = receiveMessageOnPort(port1)
-    return message ? (message.message as DecompressResult) : {ok: false, message: 'the decompression worker ended without an answer', io: false}
+    if (!worker.await(DONE, 1)) return {ok: false, message: 'the decompression worker did not start', io: false}
+    return worker.next<DecompressResult>() ?? {ok: false, message: 'the decompression worker ended without an answer', io: false}
   } finally {
-    port1.close()
-    void worker.terminate()
+    worker.end()
   }
 }

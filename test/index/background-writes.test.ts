@@ -2,15 +2,13 @@ import fs from 'node:fs'
 import {describe, expect, it} from 'vitest'
 import {Uint32Reader} from '../../src/util/file-array.js'
 import {testTemp} from '../helpers/test-temp.js'
+import {BackgroundWrites} from '../../src/index/background-writes.js'
 
-// The writer thread runs from the compiled file (npm test builds it first): the sources alone have
-// no worker script, and BackgroundWrites.start() then gives null.
-const compiled = new URL('../../dist/src/index/background-writes.js', import.meta.url)
-const {BackgroundWrites} = (await import(compiled.href)) as typeof import('../../src/index/background-writes.js')
+// The writer thread runs from the compiled worker file (worker-job.ts: npm test builds it first).
 
 describe('the index writer thread', () => {
   it('raises an array written flag once it is in the file; a reader waiting for it then reads it', () => {
-    const writes = BackgroundWrites.start()!
+    const writes = BackgroundWrites.start()
     const path = `${testTemp('writes-')}/index`
     const fd = fs.openSync(path, 'w')
     const values = new Uint32Array(new SharedArrayBuffer(4 * 10_000))
@@ -33,7 +31,7 @@ describe('the index writer thread', () => {
   })
 
   it('a failed write (a full disk): its flag says so, a reader refuses it, the failure is told once and again', () => {
-    const writes = BackgroundWrites.start()!
+    const writes = BackgroundWrites.start()
     // /dev/full fails every write with ENOSPC, as a full disk does.
     const fd = fs.openSync('/dev/full', 'w')
     const written = new Int32Array(new SharedArrayBuffer(4))

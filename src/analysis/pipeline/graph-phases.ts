@@ -1,0 +1,301 @@
+import type {Program} from '../../program/program.js'
+import type {TcmallocHeap} from '../../tcmalloc/heap.js'
+import {LIVE} from '../../tcmalloc/object-states.js'
+import {reverseEdges, scanGraphRoots, scanObjects, type GraphFacts, type ObjectScan, type RootScan, type ScanOptions} from '../../graph/scan.js'
+import {nameObjects, type ObjectTypes} from '../../graph/object-types.js'
+import type {TypeNamer} from '../../graph/types.js'
+import {allocatorObjects, markAllocatorInternal} from '../../graph/allocator-internal.js'
+import {dominatorPassOnWorker} from '../../graph/dominator-job.js'
+import type {ForwardEdges, ReverseEdges} from '../../graph/dominators.js'
+import {startRetention, type PendingRetention} from '../../graph/retention.js'
+import {reachableFromParents, reachableFromRoots, shortestPathParents} from '../../graph/reachability.js'
+import {liveBeforeBlocks} from '../object-ids.js'
+import type {ArrayStore, StoreAction} from '../../store/array-store.js'
+import type {FileArray} from '../../util/file-array.js'
+import type {ProgressUpdate} from '../../util/terminal-progress.js'
+
+/**
+ * The arrays the graph phases make and read, by name (the index's name where the index keeps
+ * it), and their other results. The store (store/array-store.ts) holds them between phases.
+ */
+export interface GraphArrays {
+  /** Per object slot + 1: its first edge (in the index being written while the reverse pass runs). */
+  'edge.outStart': Uint32Array | FileArray
+  'edge.to': Uint32Array
+  'edge.checkpoint': Uint32Array
+  'edge.checkpointOffset': Float64Array
+  /** The first 8 bytes of every scanned object: types are named from them. */
+  firstWords: Float64Array
+  liveLookup: ObjectScan['lookup']
+  'edge.inStart': Uint32Array | FileArray
+  'edge.inEdge': Uint32Array
+  'edge.inFrom': Uint32Array | FileArray
+  /** Memory no one reads any more, for the dominator pass's DFS arrays (the reverse edge ids', once written). */
+  dominatorMemory: Uint32Array
+  'root.kind': Uint8Array
+  'root.thread': Int32Array
+  'root.address': Float64Array
+  'root.to': Uint32Array
+  'root.toOffset': Uint32Array
+  'object.parent': Uint32Array
+  'object.reachable': Uint8Array
+  'object.liveBefore': Uint32Array
+  /** TCMalloc's own allocations (allocator-internal.ts). */
+  ownObjects: Uint32Array
+  types: ObjectTypes
+  /** What the summary reads of the scans. */
+  scanFacts: Omit<ObjectScan, 'lookup' | 'firstWords' | 'outStart' | 'outTo' | 'checkpointEdge' | 'checkpointOffset'>
+  rootFacts: Pick<RootScan, 'rootCount' | 'offsetOverflows' | 'roots'>
+  reverseThreads: number
+  /** The retention analysis once started (the caller lets its worker go, come what may). */
+  retention: PendingRetention
+  /** Whether the dominator pass runs on a worker thread. */
+  dominatorsOnWorker: boolean
+}
+
+/** With the heap model's arrays that go to the index with the graph's. */
+export type GraphStoreArrays = GraphArrays & {[K in (typeof HEAP_AND_GRAPH)[number]]: ArrayBufferView}
+
+export type GraphStore = ArrayStore<GraphStoreArrays>
+
+/** What the graph phases are run with. */
+export interface GraphContext {
+  program: Program
+  heap: TcmallocHeap
+  namer: TypeNamer
+  scan: ScanOptions & {progress?: ProgressUpdate}
+  workers: number
+  /** false: reachability only (analyze-core.ts: RunOptions.retention). */
+  retention: boolean
+}
+
+/** One step of the analysis: a plain function from the store's named arrays to named arrays, and what the store does with them after it. */
+export interface Phase<A extends object> {
+  name: string
+  run: (store: ArrayStore<A>) => Partial<A> | void
+  after?: readonly StoreAction<keyof A & string>[]
+}
+
+/** The arrays of the heap model and the graph that go to the index after the shortest paths (in this order). */
+const HEAP_AND_GRAPH = [
+  'span.record',
+  'span.start',
+  'span.pages',
+  'span.sizeClass',
+  'span.location',
+  'span.refcount',
+  'span.sampled',
+  'span.objectSize',
+  'span.firstObject',
+  'span.objectCount',
+  'object.state',
+  'object.liveBefore',
+  'threadCache.objects',
+  'threadCache.owner',
+  'edge.checkpoint',
+  'edge.checkpointOffset',
+  'root.kind',
+  'root.thread',
+  'root.address',
+  'root.to',
+  'root.toOffset',
+  'sample.span',
+  'sample.requestedSize',
+  'sample.stackStart',
+  'sample.pc',
+  'sample.order',
+] as const
+
+/**
+ * The phases that need the reference graph's edges: the scan, types, the reverse edges, the start
+ * of the retention analysis, shortest paths and reachability, and the graph's index arrays. Each
+ * array goes to the index as soon as it exists and leaves memory as soon as no later phase reads
+ * it, before the next phase allocates (peak memory is what big cores run out of): the forward edges
+ * right after the scan (the reverse pass reads outStart back from there), the first words after
+ * type naming, the reverse graph and its edge ids before the dominator pass allocates (edges keep
+ * no offsets: queries find them again in the core, edge-words.ts), and the edges themselves once
+ * the dominator pass has them.
+ */
+export function graphPhases(c: GraphContext): Phase<GraphStoreArrays>[] {
+  const {program, heap} = c
+  const n = heap.spans.totalObjects
+  const progress = c.scan.progress
+  return [
+    {
+      name: 'scan objects',
+      run: () => {
+        const {outStart, outTo, checkpointEdge, checkpointOffset, firstWords, lookup, ...facts} = scanObjects(program, heap, c.scan)
+        return {'edge.outStart': outStart, 'edge.to': outTo, 'edge.checkpoint': checkpointEdge, 'edge.checkpointOffset': checkpointOffset, firstWords, liveLookup: lookup, scanFacts: facts}
+      },
+      // The forward edges go to the index at once, on the writer thread, while this thread scans
+      // the roots and names types: the writer is done with them (and lets them go) long before the
+      // dominator pass's DFS, their last reader, ends. outStart leaves memory: the reverse pass
+      // reads it in the index, and it comes back once the reverse graph has left memory.
+      after: [{write: 'edge.outStart'}, {write: 'edge.to'}, {spill: 'edge.outStart'}],
+    },
+    {
+      // The roots before the reverse pass, so that the first words can go first: then only the
+      // shortest paths run on this thread beside the dominator pass that follows the reverse pass.
+      name: 'roots',
+      run: s => {
+        const {rootCount, offsetOverflows, roots, rootKind, rootThread, rootAddress, rootTo, rootToOffset} = scanGraphRoots(program, heap, s.get('liveLookup'), s.get('scanFacts').warnings, c.scan)
+        return {'root.kind': rootKind, 'root.thread': rootThread, 'root.address': rootAddress, 'root.to': rootTo, 'root.toOffset': rootToOffset, rootFacts: {rootCount, offsetOverflows, roots}}
+      },
+    },
+    {
+      // Types are named from the objects' first words (8 bytes a slot) as soon as the scan and the
+      // roots are done, so that the words are gone before the reverse pass allocates.
+      name: 'types',
+      run: s => {
+        const firstWords = s.take('firstWords')
+        const types = nameObjects(firstWords, c.namer, progress)
+        return {types, ownObjects: allocatorObjects(heap, firstWords, types, program.core.memory)}
+      },
+      // The scan's edge blocks and the first words, before the reverse pass allocates.
+      after: [{drop: ['liveLookup']}],
+    },
+    {
+      name: 'reverse edges',
+      run: s => {
+        const outTo = s.get('edge.to')
+        const {inStart, inEdge, inFrom, threads} = reverseEdges(n, s.get('edge.outStart'), outTo, outTo.length, c.scan)
+        return {'edge.inStart': inStart, 'edge.inEdge': inEdge, 'edge.inFrom': inFrom, reverseThreads: threads}
+      },
+      after: [
+        // The reverse graph goes to the index at once, on the writer thread, inFrom first (its
+        // memory goes once it is written), while this thread writes the reverse edge ids; their
+        // memory is then free for the dominator pass's DFS arrays.
+        {write: 'edge.inFrom'},
+        {write: 'edge.inStart'},
+        {writeAndReuse: 'edge.inEdge', as: 'dominatorMemory'},
+        // The reverse graph leaves memory once written: the dominator pass reads it back from the
+        // index, once, in order, after its DFS (4 bytes an edge and 4 bytes an object slot, gone
+        // before the DFS and this thread's next phases allocate). Then outStart comes back.
+        ...((c.retention ? [{spill: 'edge.inFrom'}, {spill: 'edge.inStart'}] : [{forget: ['edge.inFrom', 'edge.inStart']}]) as StoreAction<keyof GraphStoreArrays & string>[]),
+        {readBack: 'edge.outStart', after: ['edge.inFrom', 'edge.inStart']},
+      ],
+    },
+    {
+      // The dominator pass is the analysis's longest phase: on a worker thread it starts as soon as
+      // the graph exists, and the shortest paths and the graph's index arrays run beside it (the
+      // store keeps the forward edges for them). On this thread it runs after them.
+      name: 'dominators beside',
+      run: s => {
+        const onWorker = c.retention && dominatorPassOnWorker({forward: {edges: forward(s)}, reverse: {edges: reverse(s)}}, c.workers)
+        // Memory for the pass's DFS arrays: on this thread the pass allocates its own.
+        const memory = s.take('dominatorMemory')
+        if (!onWorker) return {dominatorsOnWorker: false}
+        const retention = startRetention({...retentionInput(s), forward: {edges: forward(s)}, reverse: s.holder({inStart: 'edge.inStart', inFrom: 'edge.inFrom'}) as {edges: ReverseEdges}, memory}, c.workers, progress)
+        return {dominatorsOnWorker: true, retention}
+      },
+      // This thread's hold on the reverse graph, before the next phase allocates.
+      after: [{collect: true}],
+    },
+    {
+      // The shortest paths before the graph's index arrays: their parents (4 bytes a slot, for a
+      // second) are then gone before the dominator pass's DFS ends and its larger steps allocate.
+      name: 'paths from roots',
+      run: s => {
+        const {outStart, outTo} = forward(s)
+        if (!c.retention) {
+          progress?.('reachability', 0, 1)
+          return {'object.reachable': reachableFromRoots(n, outStart, outTo, s.get('root.to'))}
+        }
+        progress?.('paths from roots', 0, 1)
+        // In shared memory the index writer's thread writes the parents while this one goes on.
+        return {'object.parent': shortestPathParents(n, outStart, outTo, s.get('root.to'), new SharedArrayBuffer(4 * n))}
+      },
+      // Queries read the parents in the index; no later phase needs them.
+      after: c.retention ? [{write: 'object.parent'}] : [],
+    },
+    {
+      name: 'reachable',
+      run: s => (c.retention ? {'object.reachable': reachableFromParents(s.get('object.parent'))} : undefined),
+      // The search's arrays, while the dominator pass is still allocating.
+      after: [{drop: ['object.parent']}],
+    },
+    {
+      // TCMalloc's own unreferenced allocations (the MallocExtension singleton) are not the program's leak.
+      name: 'allocator internal',
+      run: s => {
+        const {outStart, outTo} = forward(s)
+        markAllocatorInternal(s.take('ownObjects'), s.get('object.reachable'), outStart, outTo)
+      },
+    },
+    {
+      // The heap model and the rest of the graph, while the dominator pass runs: on the writer
+      // thread where an array is shared, so that this thread goes on at once.
+      name: 'heap and graph arrays',
+      run: () => {
+        const sp = heap.spans
+        const sa = heap.sampled
+        return {
+          'span.record': sp.record, 'span.start': sp.start, 'span.pages': sp.pages, 'span.sizeClass': sp.sizeClass, 'span.location': sp.location,
+          'span.refcount': sp.refcount, 'span.sampled': sp.sampled, 'span.objectSize': sp.objectSize, 'span.firstObject': sp.firstObject, 'span.objectCount': sp.objectCount,
+          'object.state': heap.state, 'object.liveBefore': liveBeforeBlocks(heap.state),
+          'threadCache.objects': heap.threadCacheObjects, 'threadCache.owner': heap.threadCacheOwner,
+          'sample.span': sa.span, 'sample.requestedSize': sa.requestedSize, 'sample.stackStart': sa.stackStart, 'sample.pc': sa.pc, 'sample.order': sa.order,
+        }
+      },
+      after: HEAP_AND_GRAPH.map(name => ({write: name})),
+    },
+    {
+      // On this thread the dominator pass comes last, holding the edges alone (in holders the
+      // store hands over): they go after its DFS.
+      name: 'dominators here',
+      run: s => {
+        if (!c.retention || s.get('dominatorsOnWorker')) return
+        const input = retentionInput(s)
+        const edges = {forward: s.holder({outStart: 'edge.outStart', outTo: 'edge.to'}) as {edges: ForwardEdges}, reverse: s.holder({inStart: 'edge.inStart', inFrom: 'edge.inFrom'}) as {edges: ReverseEdges}}
+        return {retention: startRetention({...input, ...edges}, c.workers, progress)}
+      },
+    },
+  ]
+
+  function retentionInput(s: GraphStore) {
+    return {
+      graph: {objectCount: n, rootTo: s.get('root.to'), rootThread: s.get('root.thread')},
+      reverseReleased: s.writtenFlag('edge.inFrom'),
+      // The heap's states say which slots are live (shared: the dominator worker reads them).
+      live: heap.state,
+      liveValue: LIVE,
+      threads: program.core.threads.map(t => t.tid),
+      collect: () => s.collect(),
+    }
+  }
+}
+
+/** The forward edges, lent. */
+function forward(s: GraphStore): ForwardEdges {
+  return {outStart: s.get('edge.outStart') as Uint32Array, outTo: s.get('edge.to')}
+}
+
+/** The reverse graph, lent (in memory or in the index). */
+function reverse(s: GraphStore): ReverseEdges {
+  return {inStart: s.get('edge.inStart'), inFrom: s.get('edge.inFrom')}
+}
+
+/** The graph without its edges, for the summary and the root regions (the edges are gone by then). */
+export function graphFacts(s: GraphStore, objectCount: number): GraphFacts {
+  const {scanThreads, edgeCount, unreadableObjects, scannedObjects, scannedBytes, freePointers, warnings} = s.get('scanFacts')
+  const {rootCount, offsetOverflows, roots} = s.get('rootFacts')
+  return {
+    objectCount,
+    edgeCount,
+    rootCount,
+    rootKind: s.get('root.kind'),
+    rootThread: s.get('root.thread'),
+    rootAddress: s.get('root.address'),
+    rootTo: s.get('root.to'),
+    rootToOffset: s.get('root.toOffset'),
+    unreadableObjects,
+    scannedObjects,
+    scannedBytes,
+    freePointers,
+    offsetOverflows,
+    warnings,
+    roots,
+    scanThreads,
+    reverseThreads: s.get('reverseThreads'),
+  }
+}
