@@ -5,7 +5,8 @@ import {defaultIndexPath} from '../index/index-location.js'
 import type {IndexMeta} from '../index/index-meta.js'
 import {openProgram} from '../program/open-program.js'
 import type {Program} from '../program/program.js'
-import {analyzeHeap, type TcmallocHeap} from '../tcmalloc/heap.js'
+import {modelHeap} from '../allocators.js'
+import type {HeapModel} from '../heap/heap-model.js'
 import {heapSummary, type HeapSummary} from './heap-summary.js'
 import {scanHeapGraph, type AnalysedGraph, type IndexOnlyEdgeArray, type ScannedGraph} from '../graph/scan.js'
 import {nameObjects, type ObjectTypes} from '../graph/object-types.js'
@@ -19,12 +20,11 @@ import {sharedFloat64, sharedUint32} from '../util/shared-arrays.js'
 import {readFileArray, type FileArray} from '../util/file-array.js'
 import {collectGarbage} from '../util/collect-garbage.js'
 import {liveBeforeBlocks} from './object-ids.js'
-import {heapObjects} from '../tcmalloc/heap.js'
-import {LIVE} from '../tcmalloc/object-states.js'
+import {heapObjects} from '../heap/objects.js'
+import {LIVE} from '../heap/states.js'
 
 import {parseRootKinds} from '../graph/root-kinds.js'
 import {nameHeap, type NamingResult} from '../naming/name-heap.js'
-import {requestFit} from '../tcmalloc/request-fit.js'
 import {conflictLine} from '../naming/object-names.js'
 import {VIA_LABELS} from '../naming/via.js'
 import type {NamingMeta} from '../index/index-meta.js'
@@ -39,7 +39,7 @@ export type {AnalysisOptions}
 
 export interface Analysis {
   program: Program
-  heap: TcmallocHeap
+  heap: HeapModel
   types: ObjectTypes
   /** Every tier's names (types holds the same ids), with how each was known and what the tiers found. */
   naming: NamingResult
@@ -88,7 +88,7 @@ export function analyzeCore(corePath: string, options: AnalysisOptions, progress
   const program = opened ?? openProgram(corePath, options)
   const workers = Math.max(1, Math.floor(run.workers ?? defaultWorkers()))
   const rootKinds = typeof options.roots === 'string' ? parseRootKinds(options.roots) : undefined
-  const heap = analyzeHeap(program, {tcmallocVersion: options['tcmalloc-version'], progress})
+  const heap = modelHeap(program, {version: options['tcmalloc-version'], progress})
   // The heap model's list walks filled the read cache; the scan reads in large pieces past it.
   program.core.dropReadCache()
   // The index's last arrays are written on a thread of their own while the last phases run.
@@ -107,7 +107,7 @@ export function analyzeCore(corePath: string, options: AnalysisOptions, progress
     // The other tiers' names, beside the dominator pass (which needs the type ids only at its end).
     progress?.('names', 0, 1)
     const objects = heapObjects(heap)
-    const naming = nameHeap(program, objects, LIVE, namer, graph.roots.ranges, vtableTypes, requestFit(heap.globals.sizes, heap.pageSize))
+    const naming = nameHeap(program, objects, LIVE, namer, graph.roots.ranges, vtableTypes, heap.requestFit())
     const types = naming.names.asTypes()
     progress?.('summary', 0, 1)
     const summary = heapSummary(program, heap, graph, types, reachable, naming)
@@ -147,7 +147,7 @@ export function analyzeCore(corePath: string, options: AnalysisOptions, progress
       pageSize: heap.pageSize,
       summary,
       moduleWarnings: summary.warnings.list.filter(w => w.phase === 'modules'),
-      sizeClassSizes: Array.from(heap.globals.sizes.size),
+      sizeClassSizes: Array.from(heap.sizeClassSizes),
       threadCaches: heap.threadCaches.map(c => ({address: c.address, tid: c.tid})),
       typeNames: types.names,
       typeKinds: naming.names.kinds,
@@ -177,7 +177,7 @@ export function analyzeCore(corePath: string, options: AnalysisOptions, progress
  * before the dominator pass's predecessor copy and the retention analysis's last phase allocate:
  * the analysis's peak memory.
  */
-function graphPhases(program: Program, heap: TcmallocHeap, writer: IndexWriter, workers: number, run: RunOptions, rootKinds: ReadonlySet<number> | undefined, started: StartedRetention, progress?: Progress) {
+function graphPhases(program: Program, heap: HeapModel, writer: IndexWriter, workers: number, run: RunOptions, rootKinds: ReadonlySet<number> | undefined, started: StartedRetention, progress?: Progress) {
   // The arrays only the index needs go to it as soon as each exists, before the next pass allocates.
   const handOff = (name: IndexOnlyEdgeArray, pieces: Uint32Array[]) => {
     progress?.('writing index', 0, 1)
@@ -259,7 +259,7 @@ function namingMeta(naming: NamingResult): NamingMeta {
  * the graph's other arrays handed to the index; in a frame of its own, so that no register of
  * the caller's keeps the edges it reads.
  */
-function pathsAndGraph(writer: IndexWriter, heap: TcmallocHeap, graph: AnalysedGraph, ownObjects: Uint32Array, retention: boolean, progress?: Progress): Uint8Array {
+function pathsAndGraph(writer: IndexWriter, heap: HeapModel, graph: AnalysedGraph, ownObjects: Uint32Array, retention: boolean, progress?: Progress): Uint8Array {
   const reachable = retention ? writeShortestPaths(writer, graph, progress) : reachability(graph, progress)
   collectGarbage() // the search's arrays, while the dominator pass is still allocating
   // TCMalloc's own unreferenced allocations (the MallocExtension singleton) are not the program's leak.
@@ -344,7 +344,7 @@ function writeReverseEdges(writer: IndexWriter, {inStart, inFrom}: ReverseEdges,
  * the dominator pass runs: on the writer thread where an array is shared, so that this thread
  * goes on at once.
  */
-function writeHeapAndGraph(writer: IndexWriter, heap: TcmallocHeap, graph: AnalysedGraph, progress?: Progress): void {
+function writeHeapAndGraph(writer: IndexWriter, heap: HeapModel, graph: AnalysedGraph, progress?: Progress): void {
   progress?.('writing index', 0, 1)
   const s = heap.spans
   const arrays = {
@@ -400,7 +400,7 @@ function reachability(graph: AnalysedGraph, progress?: Progress): Uint8Array {
  * Each live object's own bytes (0 for other slots), span by span: one size per span. Shared: it
  * becomes the retained sizes, which the index writer's thread writes.
  */
-function shallowBytes(heap: TcmallocHeap): Float64Array {
+function shallowBytes(heap: HeapModel): Float64Array {
   const bytes = sharedFloat64(heap.spans.totalObjects)
   const {firstObject, objectCount, objectSize} = heap.spans
   const state = heap.state

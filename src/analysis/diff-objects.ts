@@ -1,5 +1,5 @@
 import type {HeapIndex} from '../index/heap-index.js'
-import {LIVE} from '../tcmalloc/object-states.js'
+import {LIVE} from '../heap/states.js'
 import {GrowableF64, GrowableU32} from '../util/growable.js'
 import type {TypeIds} from '../graph/object-types.js'
 

@@ -1,6 +1,6 @@
 import type {HeapIndex} from '../index/heap-index.js'
 import type {TypeIds} from '../graph/object-types.js'
-import {LIVE} from '../tcmalloc/object-states.js'
+import {LIVE} from '../heap/states.js'
 import {VIA_LABELS} from '../naming/via.js'
 
 /**

@@ -4,7 +4,7 @@ import {MessageChannel, type MessagePort, Worker, receiveMessageOnPort} from 'no
 import {TomaError} from '../errors.js'
 import type {AddressSpace} from '../core/address-space.js'
 import type {MemorySource} from '../core/memory-source.js'
-import type {Warnings} from '../tcmalloc/warnings.js'
+import type {Warnings} from '../heap/warnings.js'
 import {checkIdWidth} from './csr.js'
 import {concatBlocks} from './edge-blocks.js'
 import {joinFreePointers, type FreePointers} from './free-pointers.js'

@@ -1,8 +1,9 @@
 import {hex} from '../errors.js'
 import {REGISTER_NAMES} from '../core/threads.js'
 import type {Program} from '../program/program.js'
-import {heapObjects, type TcmallocHeap} from '../tcmalloc/heap.js'
-import {Warnings} from '../tcmalloc/warnings.js'
+import type {HeapModel} from '../heap/heap-model.js'
+import {heapObjects} from '../heap/objects.js'
+import {Warnings} from '../heap/warnings.js'
 import {ROOT_KIND_NAMES, ROOT_REGISTER, RootBuilder, type HeapGraph} from './csr.js'
 import {buildLiveLookup, LiveResolver, type LiveLookup} from './live-lookup.js'
 import {CHUNK, CORE_PAGE, type ScanTables} from './object-scan.js'
@@ -96,7 +97,7 @@ export interface ScannedGraph extends HeapGraph {
  * a live object (interior pointers included) as an edge; then scans registers, stacks and module
  * data for roots the same way. Free objects are neither scanned nor targets.
  */
-export function scanHeapGraph(program: Program, heap: TcmallocHeap, options: ScanOptions = {}): ScannedGraph {
+export function scanHeapGraph(program: Program, heap: HeapModel, options: ScanOptions = {}): ScannedGraph {
   const warnings = new Warnings()
   options.progress?.('scan objects', 0, heap.spans.count)
   const lookup = buildLiveLookup(heap)
@@ -152,7 +153,7 @@ export function scanHeapGraph(program: Program, heap: TcmallocHeap, options: Sca
 }
 
 /** The free objects whose links the heap model found damaged: who still points at them is wanted whole. */
-function damagedSlots(heap: TcmallocHeap): Uint32Array {
+function damagedSlots(heap: HeapModel): Uint32Array {
   const objects = heapObjects(heap)
   const slots = heap.damage.findings.map(f => (f.entry ? (objects.findObject(f.entry)?.index ?? -1) : -1)).filter(s => s >= 0)
   return Uint32Array.from(new Set(slots)).sort()
