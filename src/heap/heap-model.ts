@@ -12,31 +12,9 @@ import type {Warnings} from './warnings.js'
  * names the allocator's types. The models are listed in src/allocators.ts; gperftools TCMalloc's is
  * src/tcmalloc/model.ts.
  */
-export interface HeapModel {
+export interface HeapModel extends ModelledHeap {
   /** The allocator's name as messages give it ("TCMalloc's counters say ..."). */
   name: string
-  pageSize: number
-  /** Every span in address order with its object slots (slot-table.ts), and the per-span columns the index stores. */
-  spans: SlotTable & SpanColumns
-  /** One byte per object slot: LIVE, THREAD_CACHE, ... (states.ts). Shared memory: the dominator worker reads it. */
-  state: Uint8Array
-  /** The module holding the allocator's code and static data (roots, naming, the allocator's own objects). */
-  module: AllocatorModule
-  /** Per-thread caches of free objects (none when the allocator keeps none). */
-  threadCaches: ThreadCache[]
-  /** Slots held by thread caches, ascending, and the index in threadCaches of the cache holding each. */
-  threadCacheObjects: Float64Array
-  threadCacheOwner: Uint16Array
-  /** Objects and bytes per state. */
-  totals: StateTotals
-  /** toma's figures beside the allocator's own counters of the same. */
-  crossCheck: CrossCheck[]
-  /** Allocations the allocator sampled, with their stacks (empty when it samples none). */
-  sampled: SampledAllocations
-  /** What the model found not as the allocator would have left it, and went on without. */
-  warnings: Warnings
-  /** Broken links, entries and lists its walks found (damage.ts). */
-  damage: DamageLog
   /** Bytes of each size class, class 0 (no class: a span of its own) first as 0. */
   sizeClassSizes: Float64Array
   /** The allocator's own classes, whose unreferenced objects are no leak (its singletons). */
@@ -61,6 +39,32 @@ export interface HeapModel {
   spanKinds(): Record<string, {spans: number; bytes: number}>
   /** For the summary: live and free objects per size class of in-use spans, classes in first-seen order. */
   sizeClassUse(): SizeClassUse[]
+}
+
+/** What a model reads from the core: the slot table with a state per slot, and the allocator's own facts beside it. */
+export interface ModelledHeap {
+  pageSize: number
+  /** Every span in address order with its object slots (slot-table.ts), and the per-span columns the index stores. */
+  spans: SlotTable & SpanColumns
+  /** One byte per object slot: LIVE, THREAD_CACHE, ... (states.ts). Shared memory: the dominator worker reads it. */
+  state: Uint8Array
+  /** The module holding the allocator's code and static data (roots, naming, the allocator's own objects). */
+  module: AllocatorModule
+  /** Per-thread caches of free objects (none when the allocator keeps none). */
+  threadCaches: ThreadCache[]
+  /** Slots held by thread caches, ascending, and the index in threadCaches of the cache holding each. */
+  threadCacheObjects: Float64Array
+  threadCacheOwner: Uint16Array
+  /** Objects and bytes per state. */
+  totals: StateTotals
+  /** toma's figures beside the allocator's own counters of the same. */
+  crossCheck: CrossCheck[]
+  /** Allocations the allocator sampled, with their stacks (empty when it samples none). */
+  sampled: SampledAllocations
+  /** What the model found not as the allocator would have left it, and went on without. */
+  warnings: Warnings
+  /** Broken links, entries and lists its walks found (damage.ts). */
+  damage: DamageLog
 }
 
 /**

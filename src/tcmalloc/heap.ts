@@ -3,7 +3,7 @@ import type {Program} from '../program/program.js'
 import {findAllocatorModule} from './allocator-module.js'
 import {checkUnusedTransferSlots, markSpanFreeLists, markTransferCache, readCentralCounters} from './central-cache.js'
 import {crossCheck, stateTotals} from './counters.js'
-import type {AllocatorModule, CrossCheck, ModelOptions, SampledAllocations, StateTotals} from '../heap/heap-model.js'
+import type {ModelledHeap, ModelOptions} from '../heap/heap-model.js'
 import {locateGlobals, type AllocatorGlobals} from './globals.js'
 import {PAGE_HEAP, RETURNED} from '../heap/states.js'
 import {StateMarker} from './state-marker.js'
@@ -18,24 +18,10 @@ import {GrowableF64} from '../util/growable.js'
 import {sharedUint8} from '../util/shared-arrays.js'
 
 /** The heap as TCMalloc sees it: every span, every object slot with its state, and the cross-check. */
-export interface TcmallocHeap {
-  module: AllocatorModule
+export interface TcmallocHeap extends ModelledHeap {
   globals: AllocatorGlobals
-  pageSize: number
   spans: SpanTable
-  /** One byte per object slot: LIVE, THREAD_CACHE, ... (heap/states.ts). */
-  state: Uint8Array
   threadCaches: ThreadCacheInfo[]
-  /** Object indexes held by thread caches, ascending, with the cache each belongs to. */
-  threadCacheObjects: Float64Array
-  threadCacheOwner: Uint16Array
-  totals: StateTotals
-  crossCheck: CrossCheck[]
-  /** Sampled objects and the allocation stacks TCMalloc kept for them (none unless sampling was on). */
-  sampled: SampledAllocations
-  warnings: Warnings
-  /** Broken links, entries and lists found by the walks (damage.ts). */
-  damage: DamageLog
 }
 
 export function analyzeHeap(program: Program, options: ModelOptions = {}): TcmallocHeap {

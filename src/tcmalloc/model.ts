@@ -29,24 +29,14 @@ export const tcmallocModel = {
 
 /** The neutral model over TCMalloc's heap: its arrays as they are, its interpretation as functions. */
 export function asHeapModel(heap: TcmallocHeap): HeapModel {
+  const {globals, ...modelled} = heap
   return {
+    ...modelled,
     name: tcmallocModel.name,
-    pageSize: heap.pageSize,
-    spans: heap.spans,
-    state: heap.state,
-    module: heap.module,
-    threadCaches: heap.threadCaches,
-    threadCacheObjects: heap.threadCacheObjects,
-    threadCacheOwner: heap.threadCacheOwner,
-    totals: heap.totals,
-    crossCheck: heap.crossCheck,
-    sampled: heap.sampled,
-    warnings: heap.warnings,
-    damage: heap.damage,
-    sizeClassSizes: heap.globals.sizes.size,
+    sizeClassSizes: globals.sizes.size,
     internalClasses: ALLOCATOR_CLASS,
     ownLibrary: /^libtcmalloc/.test(path.basename(heap.module.loaded.module.path)),
-    requestFit: () => requestFit(heap.globals.sizes, heap.pageSize),
+    requestFit: () => requestFit(globals.sizes, heap.pageSize),
     metadata: (program, warnings) => allocatorMetadata(program, heap, warnings),
     staticState: () => allocatorStatics(heap),
     activity: program => allocatorActivity(program, heap),
