@@ -10,7 +10,7 @@ export function analyzeTcmalloc(program: Program, options: ModelOptions = {}): T
   return withModel(analyzeHeap(program, options))
 }
 
-/** A TCMalloc heap (maybe altered by a test) with the neutral model over it. */
+/** A TCMalloc heap (maybe altered by a test, maybe with an older model's functions) with the neutral model over it. */
 export function withModel(heap: TcmallocHeap): TcmallocHeapModel {
-  return {...asHeapModel(heap), ...heap}
+  return Object.assign({}, heap, asHeapModel(heap), {spans: heap.spans, threadCaches: heap.threadCaches})
 }
