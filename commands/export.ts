@@ -1,6 +1,7 @@
 import * as Flags from '../src/cli/flags.js'
 import {TomaCommand, note} from '../src/cli/base-command.js'
-import {openIndex, type OpenedIndex} from '../src/cli/open-index.js'
+import {openIndex} from '../src/cli/open-index.js'
+import type {OpenedIndex} from '../src/cli/opened-index.js'
 import {parseAddress} from '../src/cli/parse-address.js'
 import {ADDRESS_FORMS, indexFlags, queryCoreArgs} from '../src/cli/query-flags.js'
 import {dominatedBy} from '../src/analysis/dominated.js'

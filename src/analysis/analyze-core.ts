@@ -6,7 +6,8 @@ import {defaultIndexPath} from '../index/index-location.js'
 import type {IndexMeta} from '../index/index-meta.js'
 import {openProgram} from '../program/open-program.js'
 import type {Program} from '../program/program.js'
-import {analyzeHeap, type TcmallocHeap} from '../tcmalloc/heap.js'
+import {modelHeap} from '../allocators.js'
+import type {HeapModel} from '../heap/heap-model.js'
 import {heapSummary, type HeapSummary} from './heap-summary.js'
 import {TypeNamer} from '../graph/types.js'
 import {analysisInputs, type AnalysisOptions} from './analysis-inputs.js'
@@ -15,12 +16,11 @@ import type {ObjectTypes} from '../graph/object-types.js'
 import {ArrayStore} from '../store/array-store.js'
 import {graphFacts, graphPhases, type GraphStoreArrays, type GraphStore} from './pipeline/graph-phases.js'
 import {sharedFloat64} from '../util/shared-arrays.js'
-import {heapObjects} from '../tcmalloc/heap.js'
-import {LIVE} from '../tcmalloc/object-states.js'
+import {heapObjects} from '../heap/objects.js'
+import {LIVE} from '../heap/states.js'
 
 import {parseRootKinds} from '../graph/root-kinds.js'
 import {nameHeap, type NamingResult} from '../naming/name-heap.js'
-import {requestFit} from '../tcmalloc/request-fit.js'
 import {conflictLine} from '../naming/object-names.js'
 import {VIA_LABELS} from '../naming/via.js'
 import type {NamingMeta} from '../index/index-meta.js'
@@ -34,7 +34,7 @@ export type {AnalysisOptions}
 
 export interface Analysis {
   program: Program
-  heap: TcmallocHeap
+  heap: HeapModel
   types: ObjectTypes
   /** Every tier's names (types holds the same ids), with how each was known and what the tiers found. */
   naming: NamingResult
@@ -83,7 +83,7 @@ export function analyzeCore(corePath: string, options: AnalysisOptions, progress
   const program = opened ?? openProgram(corePath, options)
   const workers = Math.max(1, Math.floor(run.workers ?? defaultWorkers()))
   const rootKinds = typeof options.roots === 'string' ? parseRootKinds(options.roots) : undefined
-  const heap = analyzeHeap(program, {tcmallocVersion: options['tcmalloc-version'], progress})
+  const heap = modelHeap(program, {version: options['tcmalloc-version'], progress})
   // The heap model's list walks filled the read cache; the scan reads in large pieces past it.
   program.core.dropReadCache()
   // The index's last arrays are written on a thread of their own while the last phases run.
@@ -107,7 +107,7 @@ export function analyzeCore(corePath: string, options: AnalysisOptions, progress
     // The other tiers' names, beside the dominator pass (which needs the type ids only at its end).
     progress?.('names', 0, 1)
     const objects = heapObjects(heap)
-    const naming = nameHeap(program, objects, LIVE, namer, graph.roots.ranges, vtableTypes, requestFit(heap.globals.sizes, heap.pageSize))
+    const naming = nameHeap(program, objects, LIVE, namer, graph.roots.ranges, vtableTypes, heap.requestFit())
     const types = naming.names.asTypes()
     progress?.('summary', 0, 1)
     const summary = heapSummary(program, heap, graph, types, reachable, naming)
@@ -147,7 +147,7 @@ export function analyzeCore(corePath: string, options: AnalysisOptions, progress
       pageSize: heap.pageSize,
       summary,
       moduleWarnings: summary.warnings.list.filter(w => w.phase === 'modules'),
-      sizeClassSizes: Array.from(heap.globals.sizes.size),
+      sizeClassSizes: Array.from(heap.sizeClassSizes),
       threadCaches: heap.threadCaches.map(c => ({address: c.address, tid: c.tid})),
       typeNames: types.names,
       typeKinds: naming.names.kinds,
@@ -185,7 +185,7 @@ function namingMeta(naming: NamingResult): NamingMeta {
  * Each live object's own bytes (0 for other slots), span by span: one size per span. Shared: it
  * becomes the retained sizes, which the index writer's thread writes.
  */
-function shallowBytes(heap: TcmallocHeap): Float64Array {
+function shallowBytes(heap: HeapModel): Float64Array {
   const bytes = sharedFloat64(heap.spans.totalObjects)
   const {firstObject, objectCount, objectSize} = heap.spans
   const state = heap.state

@@ -1,6 +1,6 @@
 import {RetentionIndex} from '../index/retention-index.js'
 import type {HeapIndex} from '../index/heap-index.js'
-import {LIVE} from '../tcmalloc/object-states.js'
+import {LIVE} from '../heap/states.js'
 import {nameVias} from './name-vias.js'
 
 /** Live objects and bytes per name (any tier's: type, layout, runtime, …), and per size class for objects without one. */

@@ -1,5 +1,5 @@
 import type {HeapIndex} from '../index/heap-index.js'
-import {LIVE} from '../tcmalloc/object-states.js'
+import {LIVE} from '../heap/states.js'
 import {GrowableF64, GrowableU32} from '../util/growable.js'
 
 /** The live objects of one index in address order, as parallel arrays (no JS object per object). */

@@ -1,6 +1,6 @@
 import type {HeapIndex} from '../index/heap-index.js'
 import type {Program} from '../program/program.js'
-import {STATE_NAMES} from '../tcmalloc/object-states.js'
+import {STATE_NAMES} from '../heap/states.js'
 import {matchObjects} from './diff-objects.js'
 import {retainedGrowth} from './diff-growth.js'
 import {programMismatch} from './diff-program.js'

@@ -6,12 +6,10 @@ import {unwindThread} from '../program/unwind.js'
 import type {ObjectTypes} from '../graph/object-types.js'
 import type {FreePointers} from '../graph/free-pointers.js'
 import {TypeNamer} from '../graph/types.js'
-import type {TcmallocHeap} from '../tcmalloc/heap.js'
-import type {AllocatorActivity} from '../tcmalloc/inside-allocator.js'
-import type {DamageFinding} from '../tcmalloc/damage.js'
-import {heapObjects} from '../tcmalloc/heap.js'
-import {LIVE, STATE_NAMES} from '../tcmalloc/object-states.js'
-import {IN_USE} from '../tcmalloc/spans.js'
+import type {AllocatorActivity, HeapModel} from '../heap/heap-model.js'
+import type {DamageFinding} from '../heap/damage.js'
+import {heapObjects} from '../heap/objects.js'
+import {LIVE, STATE_NAMES} from '../heap/states.js'
 
 /** Findings whose victim is searched for among the class's objects (a search reads its spans). */
 const SEARCHED_FINDINGS = 16
@@ -25,9 +23,9 @@ const SIGNALS: Record<number, string> = {4: 'SIGILL', 6: 'SIGABRT', 7: 'SIGBUS',
 /**
  * What the core says about damage to the heap, as plain JSON-able data (stored in the index): each
  * finding with the likely culprit where the layout tells it, the crashing thread, the threads that
- * were inside TCMalloc and the locks held, and which of TCMalloc's figures the damage touches.
+ * were inside the allocator and the locks held, and which of the allocator's figures the damage touches.
  */
-export function heapDamage(program: Program, heap: TcmallocHeap, types: ObjectTypes, freePointers: FreePointers, activity: AllocatorActivity) {
+export function heapDamage(program: Program, heap: HeapModel, types: ObjectTypes, freePointers: FreePointers, activity: AllocatorActivity) {
   const objects = heapObjects(heap)
   const memory = program.core.memory
   const namer = new TypeNamer(program)
@@ -35,7 +33,6 @@ export function heapDamage(program: Program, heap: TcmallocHeap, types: ObjectTy
     const id = types.typeOf[slot] ?? 0
     return id ? (types.names[id - 1] ?? null) : null
   }
-  const lockedClasses = new Set(activity.locks.filter(l => l.sizeClass !== null).map(l => l.sizeClass!))
   const pageHeapLocked = activity.locks.some(l => l.sizeClass === null)
 
   const crash = crashOf(program, heap, activity)
@@ -59,7 +56,7 @@ export function heapDamage(program: Program, heap: TcmallocHeap, types: ObjectTy
       structure: f.structure,
       structureAddress: hex(f.structureAddress),
       sizeClass: f.sizeClass,
-      classSize: f.sizeClass ? heap.globals.sizes.size[f.sizeClass]! : null,
+      classSize: f.sizeClass ? heap.sizeClassSizes[f.sizeClass]! : null,
       tid: f.tid,
       slot: hex(f.slot),
       value: f.value,
@@ -95,11 +92,11 @@ export function heapDamage(program: Program, heap: TcmallocHeap, types: ObjectTy
     unknownBehindDamage: behind,
     crash,
     threadsInAllocator: activity.threads.map(t => ({tid: t.tid, atPc: t.atPc, frames: t.frames.map(f => f.name)})),
-    locks: activity.locks.map(l => ({name: l.name, address: hex(l.address), word: l.word, sizeClass: l.sizeClass, ...lockThreads(activity, l.sizeClass)})),
+    locks: activity.locks.map(l => ({name: l.name, address: hex(l.address), word: l.word, sizeClass: l.sizeClass, heldBy: l.heldBy, waiting: l.waiting})),
     pageHeapLockKnown: activity.pageHeapLockKnown,
     danglingPointers: danglingGroups(freePointers, objects, typeName, heap),
     /** Cross-check figures the damage or a structure in flight makes bounds rather than exact counts. */
-    touchedFigures: touchedFigures(heap, behind.bytes, activity.threads.length > 0, lockedClasses.size > 0, pageHeapLocked),
+    touchedFigures: heap.touchedFigures(activity, behind.bytes),
   }
 }
 
@@ -115,7 +112,7 @@ export type HeapDamage = ReturnType<typeof heapDamage>
 function culpritBefore(
   f: DamageFinding,
   at: number,
-  heap: TcmallocHeap,
+  heap: HeapModel,
   objects: ReturnType<typeof heapObjects>,
   memory: Program['core']['memory'],
   typeName: (slot: number) => string | null,
@@ -150,12 +147,12 @@ function culpritBefore(
 }
 
 /** The slot after the one live object of the finding's class whose last 8 bytes are text with no NUL, when the bad value is text; else 0. */
-function textRunningPastItsSlot(heap: TcmallocHeap, memory: Program['core']['memory'], f: DamageFinding): number {
+function textRunningPastItsSlot(heap: HeapModel, memory: Program['core']['memory'], f: DamageFinding): number {
   const value = memory.readBytes(f.slot, 8)
   if (!value || !isText(value, 0)) return 0
   // The last slot's successor is another span's: not this object's neighbour.
   const culprit = uniqueSlot(heap, memory, f.sizeClass, (bytes, k, size, live) => live(k) && live(k + 1) && isText(bytes, (k + 1) * size - 8), n => n - 1)
-  return culprit ? culprit + heap.globals.sizes.size[f.sizeClass]! : 0
+  return culprit ? culprit + heap.sizeClassSizes[f.sizeClass]! : 0
 }
 
 /** The eight bytes at `at` are printable ASCII (tab, CR and LF included), none of them NUL. */
@@ -171,23 +168,6 @@ function isBadLink(f: DamageFinding): boolean {
   return f.kind === 'overwritten-link' || f.kind === 'link-into-other-span'
 }
 
-/**
- * Who holds a lock, as far as the threads' frames tell (a SpinLock records no owner): the threads
- * inside the code that takes it (the page heap's, or a central free list's) and not waiting for it
- * in SpinLock::SlowLock, and the threads waiting.
- */
-function lockThreads(activity: AllocatorActivity, sizeClass: number | null): {heldBy: number[]; waiting: number[]} {
-  const code = sizeClass === null ? /PageHeap::|do_malloc_pages|pageheap/i : /CentralFreeList::/
-  const heldBy: number[] = []
-  const waiting: number[] = []
-  for (const t of activity.threads) {
-    if (!t.frames.some(f => code.test(f.name))) continue
-    if (t.frames.some(f => /SpinLock::SlowLock|SpinLockDelay/.test(f.name))) waiting.push(t.tid)
-    else heldBy.push(t.tid)
-  }
-  return {heldBy, waiting}
-}
-
 /** Spans of a class searched at most for the object a bad head value came from. */
 const MAX_SPANS_SEARCHED = 1 << 16
 
@@ -196,7 +176,7 @@ const MAX_SPANS_SEARCHED = 1 << 16
  * TCMalloc pops a list's head by copying the head object's link into the list, so after it handed
  * out an object whose link was overwritten, the list holds that link and the object still does.
  */
-function objectHoldingLink(heap: TcmallocHeap, memory: Program['core']['memory'], f: DamageFinding): number {
+function objectHoldingLink(heap: HeapModel, memory: Program['core']['memory'], f: DamageFinding): number {
   const value = memory.readBytes(f.slot, 8)
   if (!value || value.every(b => b === 0)) return 0
   const lo = value.readUInt32LE(0)
@@ -209,14 +189,13 @@ function objectHoldingLink(heap: TcmallocHeap, memory: Program['core']['memory']
  * `match` picks, or 0 when none or several do. `match` sees a span's bytes, a slot's position, the
  * class's size and whether a position is live.
  */
-function uniqueSlot(heap: TcmallocHeap, memory: Program['core']['memory'], sizeClass: number, match: (bytes: Buffer, k: number, size: number, live: (k: number) => boolean) => boolean, count = (n: number) => n): number {
+function uniqueSlot(heap: HeapModel, memory: Program['core']['memory'], sizeClass: number, match: (bytes: Buffer, k: number, size: number, live: (k: number) => boolean) => boolean, count = (n: number) => n): number {
   const {spans} = heap
+  const ofClass = heap.spansOfClass(sizeClass)
   let found = 0
   let matches = 0
-  let searched = 0
-  for (let s = 0; s < spans.count && searched < MAX_SPANS_SEARCHED && matches < 2; s++) {
-    if (spans.location[s] !== IN_USE || spans.sizeClass[s] !== sizeClass) continue
-    searched++
+  for (let i = 0; i < ofClass.length && i < MAX_SPANS_SEARCHED && matches < 2; i++) {
+    const s = ofClass[i]!
     const size = spans.objectSize[s]!
     const n = spans.objectCount[s]!
     const bytes = memory.readBytes(spans.start[s]!, n * size)
@@ -231,7 +210,7 @@ function uniqueSlot(heap: TcmallocHeap, memory: Program['core']['memory'], sizeC
   return matches === 1 ? found : 0
 }
 
-function insideOf(addr: number, objects: ReturnType<typeof heapObjects>, typeName: (slot: number) => string | null, heap: TcmallocHeap) {
+function insideOf(addr: number, objects: ReturnType<typeof heapObjects>, typeName: (slot: number) => string | null, heap: HeapModel) {
   const o = objects.findObject(addr)
   return o ? {address: hex(o.start), offset: addr - o.start, type: typeName(o.index), state: STATE_NAMES[heap.state[o.index]!]!} : null
 }
@@ -257,7 +236,7 @@ const DANGLING_GROUPS = 20
  * end pointer one past a buffer) is common and harmless; a field the program still reads is a use
  * after free waiting to happen.
  */
-function danglingGroups(free: FreePointers, objects: ReturnType<typeof heapObjects>, typeName: (slot: number) => string | null, heap: TcmallocHeap) {
+function danglingGroups(free: FreePointers, objects: ReturnType<typeof heapObjects>, typeName: (slot: number) => string | null, heap: HeapModel) {
   const groups = new Map<string, {holder: string; offset: number; pointers: number; targets: Record<string, number>; example: {holder: string; target: string}}>()
   for (let i = 0; i < free.word.length; i++) {
     const holder = objects.findObject(free.word[i]!)
@@ -297,7 +276,7 @@ function valueMeans(f: DamageFinding, namer: TypeNamer, memory: Program['core'][
 }
 
 /** The thread that took the fatal signal: where it stopped, whether in TCMalloc, and whether it held a bad link's value. */
-function crashOf(program: Program, heap: TcmallocHeap, activity: AllocatorActivity) {
+function crashOf(program: Program, heap: HeapModel, activity: AllocatorActivity) {
   // A core taken from outside (gcore of a stopped process) names the stop signal: no crash.
   const signal = program.core.signal && SIGNALS[program.core.signal.signo] ? program.core.signal : null
   const thread = program.core.threads.find(t => SIGNALS[t.signal] !== undefined) ?? (signal ? program.core.threads[0] : undefined)
@@ -317,25 +296,4 @@ function crashOf(program: Program, heap: TcmallocHeap, activity: AllocatorActivi
     frames: frames.map(f => describeSymbolic(program.symbolize(f.level === 0 ? f.pc : f.pc - 1))),
     following: following ? {structure: following.structure, value: following.value, register} : null,
   }
-}
-
-function touchedFigures(heap: TcmallocHeap, bytesBehind: number, threadsInside: boolean, centralLocked: boolean, pageHeapLocked: boolean): Array<{property: string; why: string; inFlight: boolean}> {
-  const out: Array<{property: string; why: string; inFlight: boolean}> = []
-  const damaged = (prefix: string) => heap.damage.findings.some(f => f.structure.startsWith(prefix))
-  if (bytesBehind > 0) out.push({property: 'generic.current_allocated_bytes', why: `toma counts the ${bytesBehind} bytes behind damaged links as live`, inFlight: false})
-  const interior = heap.damage.findings.filter(f => f.kind === 'entry-not-object-start').length
-  if (interior > 0) out.push({property: 'generic.current_allocated_bytes', why: `TCMalloc counts ${interior} entr${interior === 1 ? 'y' : 'ies'} inside live objects as free objects`, inFlight: false})
-  const why = (prefix: string, inFlight: boolean, lock: string) => (damaged(prefix) ? 'a damaged list' : inFlight ? lock : '')
-  if (threadsInside || centralLocked || pageHeapLocked) {
-    out.push({property: 'generic.current_allocated_bytes', why: 'blocks a thread inside TCMalloc holds mid-operation (taken from a list, not yet returned; freed, not yet on a list) count live', inFlight: true})
-  }
-  const rows: Array<[string, string]> = [
-    ['tcmalloc.thread_cache_free_bytes', why('thread cache', threadsInside, 'a thread was inside TCMalloc')],
-    ['tcmalloc.central_cache_free_bytes', why('span', centralLocked, 'a central free list lock was held')],
-    ['tcmalloc.transfer_cache_free_bytes', why('transfer', centralLocked, 'a central free list lock was held')],
-    ['tcmalloc.pageheap_free_bytes', why('page heap', pageHeapLocked, 'the page heap lock was held')],
-    ['tcmalloc.pageheap_unmapped_bytes', why('page heap', pageHeapLocked, 'the page heap lock was held')],
-  ]
-  for (const [property, w] of rows) if (w) out.push({property, why: w, inFlight: w !== 'a damaged list'})
-  return out
 }

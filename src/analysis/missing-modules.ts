@@ -1,6 +1,6 @@
 import path from 'node:path'
 import type {LoadedModule, Program} from '../program/program.js'
-import type {HeapWarning} from '../tcmalloc/warnings.js'
+import type {HeapWarning} from '../heap/warnings.js'
 
 /**
  * One warning per module of the core whose file was not found or was refused (build-id mismatch),

@@ -1,5 +1,5 @@
 import type {HeapIndex} from '../index/heap-index.js'
-import {LIVE} from '../tcmalloc/object-states.js'
+import {LIVE} from '../heap/states.js'
 import {VIA_LABELS} from '../naming/via.js'
 
 /**

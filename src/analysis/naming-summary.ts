@@ -1,7 +1,7 @@
-import type {HeapObjects} from '../tcmalloc/heap-objects.js'
+import type {HeapObjects} from '../heap/objects.js'
 import type {NamingResult} from '../naming/name-heap.js'
 import {VIA_LABELS} from '../naming/via.js'
-import {Warnings} from '../tcmalloc/warnings.js'
+import {Warnings} from '../heap/warnings.js'
 import {conflictLine} from '../naming/object-names.js'
 
 /**

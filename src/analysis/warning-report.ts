@@ -1,6 +1,6 @@
 import {hex} from '../errors.js'
-import type {CrossCheck} from '../tcmalloc/counters.js'
-import type {HeapWarning, Warnings} from '../tcmalloc/warnings.js'
+import type {CrossCheck} from '../heap/heap-model.js'
+import type {HeapWarning, Warnings} from '../heap/warnings.js'
 
 /** The phases of an analysis, in the order they run; every warning belongs to one. */
 export const PHASES = ['modules', 'allocator', 'page map', 'scan', 'roots', 'types', 'reachability', 'cross-check'] as const
@@ -40,7 +40,7 @@ export interface ReportedWarning {
  * what was not listed counted in `omitted`. An unequal cross-check figure is itself a warning.
  * `consistent` is true only when there is no warning at all.
  */
-export function reportWarnings(sources: Warnings[], crossCheck: CrossCheck[], extra: HeapWarning[] = [], bounds: ReadonlyMap<string, string> = new Map()) {
+export function reportWarnings(sources: Warnings[], allocatorName: string, crossCheck: CrossCheck[], extra: HeapWarning[] = [], bounds: ReadonlyMap<string, string> = new Map()) {
   const all: HeapWarning[] = [...extra]
   const byKind: Record<string, number> = {}
   const count = (kind: string, n: number) => (byKind[kind] = (byKind[kind] ?? 0) + n)
@@ -50,10 +50,10 @@ export function reportWarnings(sources: Warnings[], crossCheck: CrossCheck[], ex
     for (const [kind, n] of source.counts) count(kind, n)
   }
   for (const c of crossCheck) {
-    if (c.toma === c.tcmalloc) continue
-    const d = c.toma - c.tcmalloc
+    if (c.toma === c.allocator) continue
+    const d = c.toma - c.allocator
     const bound = bounds.get(c.property)
-    all.push({kind: 'cross-check', message: `${c.name}: toma counts ${c.toma}, TCMalloc's counters (${c.property}) say ${c.tcmalloc}; differs by ${d}`, addresses: [], ...(bound ? {inFlight: bound} : {})})
+    all.push({kind: 'cross-check', message: `${c.name}: toma counts ${c.toma}, ${allocatorName}'s counters (${c.property}) say ${c.allocator}; differs by ${d}`, addresses: [], ...(bound ? {inFlight: bound} : {})})
     count('cross-check', 1)
   }
   const byPhase = Object.fromEntries(PHASES.map(p => [p, 0])) as Record<Phase, number>

@@ -1,4 +1,4 @@
-import type {OpenedIndex} from './open-index.js'
+import type {OpenedIndex} from './opened-index.js'
 
 /**
  * The indexes a `toma shell` keeps open between its queries: each query asks openIndex as a

@@ -8,17 +8,9 @@ import {DamagedIndexError, INDEX_MAGIC} from '../index/index-file.js'
 import {inputChange} from '../index/input-changes.js'
 import {defaultIndexPath, lastAnalysis} from '../index/index-location.js'
 import {openProgram} from '../program/open-program.js'
-import type {Program} from '../program/program.js'
 import {activeSession} from './index-session.js'
+import type {OpenedIndex} from './opened-index.js'
 import {analysisFlags} from './query-flags.js'
-
-export interface OpenedIndex {
-  index: HeapIndex
-  corePath: string
-  indexPath: string
-  /** The core with its module files, found as the analysis found them unless flags say otherwise. */
-  program(): Program
-}
 
 /**
  * The index for a query: of the core given, of an index file given directly, or of the latest

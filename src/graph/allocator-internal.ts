@@ -1,20 +1,17 @@
-import path from 'node:path'
 import type {AddressSpace} from '../core/address-space.js'
 import {PF_X} from '../core/core-header.js'
-import {heapObjects, type TcmallocHeap} from '../tcmalloc/heap.js'
-import {LIVE} from '../tcmalloc/object-states.js'
+import type {HeapModel} from '../heap/heap-model.js'
+import {heapObjects} from '../heap/objects.js'
+import {LIVE} from '../heap/states.js'
 import type {ObjectTypes} from './object-types.js'
 
-/** object.reachable values: not reached (leaked), reached from a root, TCMalloc's own and unreferenced. */
+/** object.reachable values: not reached (leaked), reached from a root, the allocator's own and unreferenced. */
 export const UNREACHED = 0
 export const REACHED = 1
 export const ALLOCATOR_INTERNAL = 2
 
-/** Classes of TCMalloc itself (gperftools' malloc_extension.cc, tcmalloc.cc, debugallocation.cc). */
-const ALLOCATOR_CLASS = /^(MallocExtension|TCMallocImplementation|DebugMallocImplementation|tcmalloc::.*)$/
-
 /**
- * TCMalloc's own objects: live objects of one of its classes whose vtable is in the allocator's
+ * The allocator's own objects: live objects of one of its classes (the model's internalClasses) whose vtable is in the allocator's
  * module, e.g. the default MallocExtension instance that TCMalloc replaces by its own at start-up
  * and never frees (in every core before gperftools 2.16). Found as soon as types are named, so the
  * objects' first words can be dropped before the dominator pass allocates; markAllocatorInternal
@@ -24,12 +21,12 @@ const ALLOCATOR_CLASS = /^(MallocExtension|TCMallocImplementation|DebugMallocImp
  * of it (defaultExtensionShape): measured on fixture v2.10-p32-shared analysed with and without
  * its files, the one such object is the one named MallocExtension with them.
  */
-export function allocatorObjects(heap: TcmallocHeap, firstWords: Float64Array, types: ObjectTypes, memory: AddressSpace): Uint32Array {
+export function allocatorObjects(heap: HeapModel, firstWords: Float64Array, types: ObjectTypes, memory: AddressSpace): Uint32Array {
   const mappings = heap.module.loaded.module.mappings
   const inAllocator = (a: number) => mappings.some(m => a >= m.start && a < m.end)
-  const ownType = types.names.map(n => ALLOCATOR_CLASS.test(n))
+  const ownType = types.names.map(n => heap.internalClasses.test(n))
   // A static link's module is the program's too: a vtable in it may be any of the program's classes.
-  const ownLibrary = /^libtcmalloc/.test(path.basename(heap.module.loaded.module.path))
+  const ownLibrary = heap.ownLibrary
   const objects = heapObjects(heap)
   const found: number[] = []
   for (let o = 0; o < firstWords.length; o++) {
@@ -47,7 +44,7 @@ export function allocatorObjects(heap: TcmallocHeap, firstWords: Float64Array, t
  * first virtual function in the library's code (any address of the library when neither its file
  * nor its text is at hand: gcore does not dump unwritten file pages). The library defines no other class of 8 bytes.
  */
-function defaultExtensionShape(heap: TcmallocHeap, memory: AddressSpace, vptr: number, size: number): boolean {
+function defaultExtensionShape(heap: HeapModel, memory: AddressSpace, vptr: number, size: number): boolean {
   // The vtable is data the core holds (relocated, so written: gcore dumps it), never code.
   const segment = memory.segmentAt(vptr)
   if (size !== 8 || vptr % 8 !== 0 || !segment || segment.flags & PF_X) return false
@@ -62,7 +59,7 @@ function defaultExtensionShape(heap: TcmallocHeap, memory: AddressSpace, vptr: n
 }
 
 /**
- * Marks, in `reached`, those of TCMalloc's own objects (allocatorObjects) that no root reaches,
+ * Marks, in `reached`, those of the allocator's own objects (allocatorObjects) that no root reaches,
  * and what only they reach, as ALLOCATOR_INTERNAL: they are not the program's leak. Returns how
  * many objects were marked.
  */

@@ -1,5 +1,5 @@
-import type {TcmallocHeap} from '../tcmalloc/heap.js'
-import {LIVE} from '../tcmalloc/object-states.js'
+import type {HeapModel} from '../heap/heap-model.js'
+import {LIVE} from '../heap/states.js'
 import {lastAtOrBelow} from '../util/search.js'
 
 /** Most pages a leaf of the page → span table covers (4096 pages: 32 MiB with 8 KiB pages). */
@@ -70,7 +70,7 @@ export const PAGE_SPAN_STRIDE = 4
 /** pageSpans may use this many bytes beyond its share of the spanned pages (each scan thread has a copy). */
 const PAGE_SPAN_SLACK_BYTES = 32 * 1024 * 1024
 
-export function buildLiveLookup(heap: TcmallocHeap): LiveLookup {
+export function buildLiveLookup(heap: Pick<HeapModel, 'spans' | 'pageSize' | 'state'>): LiveLookup {
   const spans = heap.spans
   const pageSize = heap.pageSize
   const invPage = 1 / pageSize
@@ -150,7 +150,7 @@ export function buildLiveLookup(heap: TcmallocHeap): LiveLookup {
 }
 
 /** Whether every span's slots, sizes and first page (from lo) fit pageSpans' 32-bit numbers. */
-function spansFit32(spans: TcmallocHeap['spans'], lo: number, invPage: number): boolean {
+function spansFit32(spans: HeapModel['spans'], lo: number, invPage: number): boolean {
   const MAX = 0xffff_ffff
   for (let s = 0; s < spans.count; s++) {
     if (spans.firstObject[s]! + spans.objectCount[s]! > MAX || !(spans.objectSize[s]! >= 1 && spans.objectSize[s]! <= MAX)) return false

@@ -1,6 +1,6 @@
 import {hex} from '../errors.js'
 import type {AddressSpace} from '../core/address-space.js'
-import {Warnings} from '../tcmalloc/warnings.js'
+import {Warnings} from '../heap/warnings.js'
 import {EdgeBlocks, type EdgeBlockList} from './edge-blocks.js'
 import {FreePointerLog, type FreePointers} from './free-pointers.js'
 import type {CheckpointRule} from './edge-words.js'

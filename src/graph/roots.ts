@@ -4,9 +4,9 @@ import {PF_W} from '../core/core-header.js'
 import type {Segment} from '../core/address-space.js'
 import {findExitedTcbs, glibcThreads, MIN_PTHREAD_SIZE} from '../program/glibc-threads.js'
 import type {Program} from '../program/program.js'
-import type {TcmallocHeap} from '../tcmalloc/heap.js'
-import {allocatorMetadata, mergeIntervals, type Interval} from '../tcmalloc/metadata.js'
-import type {Warnings} from '../tcmalloc/warnings.js'
+import type {HeapModel} from '../heap/heap-model.js'
+import {mergeIntervals, type Interval} from '../heap/interval.js'
+import type {Warnings} from '../heap/warnings.js'
 import {ROOT_CACHED_STACK, ROOT_GLOBAL, ROOT_MAPPING, ROOT_STACK, ROOT_TLS} from './csr.js'
 
 /** Bytes below rsp a leaf function may use without moving rsp (the x86-64 SysV red zone). */
@@ -31,7 +31,7 @@ export interface RootRange {
 
 /** Writable memory deliberately not scanned, by reason, in bytes (for the report). */
 export interface RootExclusions {
-  /** Heap spans (scanned as objects) and TCMalloc's own metadata. */
+  /** Heap spans (scanned as objects) and the allocator's own metadata. */
   allocator: number
   /** Live threads' stacks below rsp − red zone: dead frames. */
   deadStack: number
@@ -40,7 +40,7 @@ export interface RootExclusions {
 export interface RootSet {
   ranges: RootRange[]
   excluded: RootExclusions
-  /** How TCMalloc's metadata and glibc's cached stacks were found (one line each). */
+  /** How the allocator's metadata and glibc's cached stacks were found (one line each). */
   how: string[]
 }
 
@@ -49,20 +49,20 @@ export interface RootSet {
  * - every thread's stack from rsp − 128 up to its TLS, and its TLS block and TCB (fs_base);
  *   a thread's stack below rsp is dead and not scanned;
  * - the stacks glibc keeps of exited threads (`_dl_stack_cache`);
- * - the writable segments (with the anonymous .bss after them) of every module, less TCMalloc's
- *   page heap, central cache and size map in the allocator's module;
+ * - the writable segments (with the anonymous .bss after them) of every module, less the allocator's
+ *   static state in its module (heap.staticState: TCMalloc's page heap, central cache and size map);
  * - every other writable mapping (anonymous memory: pools and arenas of allocators built on mmap).
- * Heap spans (in any state) and TCMalloc's metadata are cut out of every range: heap memory is
- * scanned once, as objects; metadata is not the program's (metadata.ts says why).
+ * Heap spans (in any state) and the allocator's metadata are cut out of every range: heap memory is
+ * scanned once, as objects; metadata is not the program's (the model's metadata says why: tcmalloc/metadata.ts).
  */
-export function rootRanges(program: Program, heap: TcmallocHeap, warnings: Warnings): RootSet {
+export function rootRanges(program: Program, heap: HeapModel, warnings: Warnings): RootSet {
   const core = program.core
   const memory = core.memory
-  const metadata = allocatorMetadata(program, heap, warnings)
-  // TCMalloc's own structures in its module's data (page heap, central cache, size map) are cut
+  const metadata = heap.metadata(program, warnings)
+  // The allocator's own structures in its module's data (TCMalloc's page heap, central cache, size map) are cut
   // out with the heap and the metadata; the rest of that data is an ordinary module's (it holds the
   // MallocExtension singleton, for one, a real pointer to a heap object).
-  const allocatorCut = mergeIntervals([...spanIntervals(heap), ...metadata.intervals, ...allocatorStatics(heap)])
+  const allocatorCut = mergeIntervals([...spanIntervals(heap), ...metadata.intervals, ...heap.staticState()])
   const glibc = glibcThreads(program)
   const ranges: RootRange[] = []
   const claimed: Interval[] = []
@@ -159,7 +159,7 @@ export function rootRanges(program: Program, heap: TcmallocHeap, warnings: Warni
   return {ranges, excluded, how: [...metadata.how, `cached stacks: ${how}`]}
 }
 
-/** Writable memory no module file maps, less the heap and TCMalloc's metadata: where thread stacks come from. */
+/** Writable memory no module file maps, less the heap and the allocator's metadata: where thread stacks come from. */
 function anonymousOutsideHeap(program: Program, allocatorCut: Interval[]): Interval[] {
   const out: Interval[] = []
   for (const seg of program.core.memory.segments) {
@@ -183,20 +183,8 @@ export function writableSegments(program: Program, mappings: ReadonlyArray<{star
   return [...new Set(out)]
 }
 
-/** TCMalloc's static state inside its module's data (or the executable's, when linked statically). */
-function allocatorStatics(heap: TcmallocHeap): Interval[] {
-  const {globals} = heap
-  const {layout, sizes} = globals
-  const centralCount = Math.max(sizes.count, layout.central.count)
-  return mergeIntervals([
-    {start: globals.pageHeap, end: globals.pageHeap + layout.pageHeap.size},
-    {start: globals.centralCache, end: globals.centralCache + centralCount * layout.central.stride},
-    {start: globals.sizeMap, end: globals.sizeMap + layout.sizeMap.size},
-  ])
-}
-
 /** The spans' memory as merged, sorted intervals. */
-function spanIntervals(heap: TcmallocHeap): Interval[] {
+function spanIntervals(heap: HeapModel): Interval[] {
   const {spans, pageSize} = heap
   const list: Interval[] = []
   for (let s = 0; s < spans.count; s++) {

@@ -1,6 +1,6 @@
 import type {AddressSpace} from '../core/address-space.js'
 import type {MemorySource} from '../core/memory-source.js'
-import type {Warnings} from '../tcmalloc/warnings.js'
+import type {Warnings} from '../heap/warnings.js'
 import {checkIdWidth} from './csr.js'
 import {concatBlocks} from './edge-blocks.js'
 import {joinFreePointers, type FreePointers} from './free-pointers.js'

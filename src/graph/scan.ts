@@ -1,8 +1,9 @@
 import {hex} from '../errors.js'
 import {REGISTER_NAMES} from '../core/threads.js'
 import type {Program} from '../program/program.js'
-import {heapObjects, type TcmallocHeap} from '../tcmalloc/heap.js'
-import {Warnings} from '../tcmalloc/warnings.js'
+import type {HeapModel} from '../heap/heap-model.js'
+import {heapObjects} from '../heap/objects.js'
+import {Warnings} from '../heap/warnings.js'
 import {ROOT_KIND_NAMES, ROOT_REGISTER, RootBuilder, type HeapGraph} from './csr.js'
 import {buildLiveLookup, LiveResolver, type LiveLookup} from './live-lookup.js'
 import {CHUNK, CORE_PAGE, type ScanTables} from './object-scan.js'
@@ -57,7 +58,7 @@ export type RootScan = ReturnType<RootBuilder['finish']> & {offsetOverflows: num
  * data for roots the same way, and builds the reverse edges. Free objects are neither scanned nor
  * targets. (The analysis runs the three as phases of their own: analysis/pipeline.)
  */
-export function scanHeapGraph(program: Program, heap: TcmallocHeap, options: ScanOptions = {}): ScannedGraph {
+export function scanHeapGraph(program: Program, heap: HeapModel, options: ScanOptions = {}): ScannedGraph {
   const {lookup, scanThreads, ...edges} = scanObjects(program, heap, options)
   const roots = scanGraphRoots(program, heap, lookup, edges.warnings, options)
   const reverse = reverseEdges(heap.spans.totalObjects, edges.outStart, edges.outTo, edges.edgeCount, options)
@@ -65,7 +66,7 @@ export function scanHeapGraph(program: Program, heap: TcmallocHeap, options: Sca
 }
 
 /** The object scan (scan-job.ts) on `threads` threads: the forward edges and the objects' first words. */
-export function scanObjects(program: Program, heap: TcmallocHeap, options: ScanOptions): ObjectScan {
+export function scanObjects(program: Program, heap: HeapModel, options: ScanOptions): ObjectScan {
   const warnings = new Warnings()
   options.progress?.('scan objects', 0, heap.spans.count)
   const lookup = buildLiveLookup(heap)
@@ -85,7 +86,7 @@ export function scanObjects(program: Program, heap: TcmallocHeap, options: ScanO
 }
 
 /** The roots: registers, stacks and module data scanned for pointers into live objects. */
-export function scanGraphRoots(program: Program, heap: TcmallocHeap, lookup: LiveLookup, warnings: Warnings, options: ScanOptions): RootScan {
+export function scanGraphRoots(program: Program, heap: HeapModel, lookup: LiveLookup, warnings: Warnings, options: ScanOptions): RootScan {
   options.progress?.('roots', 0, 1)
   const rootKinds = options.rootKinds ?? new Set(ROOT_KIND_NAMES.keys())
   const rootSet = rootRanges(program, heap, warnings)
@@ -103,7 +104,7 @@ export function reverseEdges(objectCount: number, outStart: Uint32Array | FileAr
 const TWO32 = 0x1_0000_0000
 
 /** The free objects whose links the heap model found damaged: who still points at them is wanted whole. */
-function damagedSlots(heap: TcmallocHeap): Uint32Array {
+function damagedSlots(heap: HeapModel): Uint32Array {
   const objects = heapObjects(heap)
   const slots = heap.damage.findings.map(f => (f.entry ? (objects.findObject(f.entry)?.index ?? -1) : -1)).filter(s => s >= 0)
   return Uint32Array.from(new Set(slots)).sort()

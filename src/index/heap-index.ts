@@ -1,5 +1,5 @@
-import {STATE_NAMES, type StateName} from '../tcmalloc/object-states.js'
-import {HeapObjects, type ObjectRef} from '../tcmalloc/heap-objects.js'
+import {STATE_NAMES, type StateName} from '../heap/states.js'
+import {HeapObjects, type ObjectRef} from '../heap/objects.js'
 import {DamagedIndexError, IndexFile} from './index-file.js'
 import {IndexColumn} from './index-column.js'
 import {metaProblem, type IndexMeta} from './index-meta.js'

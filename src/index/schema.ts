@@ -52,7 +52,7 @@ export type LengthGroup = keyof typeof LENGTH_GROUPS
 
 /** The analysis phases that produce arrays (analysis/analyze-core.ts), in the order they run. */
 export const PHASES = {
-  heap: 'the heap model (tcmalloc/): spans, slot states, thread caches, samples',
+  heap: 'the heap model (an allocator model through src/heap): spans, slot states, thread caches, samples',
   scan: 'the object and root scan (graph/scan.ts): forward edges, roots, checkpoints',
   reverse: 'the reverse edges (graph/reverse-csr.ts)',
   paths: 'shortest paths from the roots, reachability, the allocator\'s own objects marked',
@@ -95,7 +95,7 @@ export const INDEX_ARRAYS = {
   'span.objectSize': {type: 'f64', group: 'span', phase: 'heap', readers: ['index/heap-index'], doc: 'bytes of each object slot of the span'},
   'span.firstObject': {type: 'f64', group: 'span', phase: 'heap', readers: ['index/heap-index'], doc: 'the slot of the span\'s first object'},
   'span.objectCount': {type: 'f64', group: 'span', phase: 'heap', readers: ['index/heap-index'], doc: 'the span\'s object slots'},
-  'object.state': {type: 'u8', group: 'object', phase: 'heap', readers: ['index/heap-index', 'index/object-columns', 'analysis/object-ids'], doc: 'live, or where a free slot is (tcmalloc/object-states.ts)'},
+  'object.state': {type: 'u8', group: 'object', phase: 'heap', readers: ['index/heap-index', 'index/object-columns', 'analysis/object-ids'], doc: 'live, or where a free slot is (heap/states.ts)'},
   'object.liveBefore': {type: 'u32', group: 'object/4096+1', phase: 'heap', readers: ['index/object-columns', 'analysis/object-ids'], doc: 'live objects before each block of 4096 slots, then all of them (public ids, analysis/object-ids.ts)'},
   'threadCache.objects': {type: 'f64', group: 'threadCache', phase: 'heap', readers: ['index/heap-index'], doc: 'the slots held by thread caches, ascending'},
   'threadCache.owner': {type: 'u16', group: 'threadCache', phase: 'heap', readers: ['index/heap-index'], doc: 'for each, its cache in the meta\'s threadCaches'},

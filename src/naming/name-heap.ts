@@ -1,5 +1,5 @@
 import type {Program} from '../program/program.js'
-import type {HeapObjects} from '../tcmalloc/heap-objects.js'
+import type {HeapObjects} from '../heap/objects.js'
 import type {TypeNamer} from '../graph/types.js'
 import type {RootRange} from '../graph/roots.js'
 import type {ObjectTypes} from '../graph/object-types.js'

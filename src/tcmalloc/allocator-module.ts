@@ -2,17 +2,9 @@ import path from 'node:path'
 import {PF_W, PF_X} from '../core/core-header.js'
 import type {Segment} from '../core/address-space.js'
 import type {LoadedModule, Program} from '../program/program.js'
+import type {AllocatorModule} from '../heap/heap-model.js'
 
 const THREAD_HEAPS = '_ZN8tcmalloc11ThreadCache13thread_heaps_E'
-
-/** The module that holds TCMalloc (libtcmalloc*.so, or the executable when linked statically). */
-export interface AllocatorModule {
-  loaded: LoadedModule
-  /** Writable segments of the module plus the anonymous .bss mapping that directly follows them. */
-  dataSegments: Segment[]
-  /** Executable address ranges of the module (for recognising code pointers). */
-  isCode(addr: number): boolean
-}
 
 /**
  * The module holding TCMalloc: a libtcmalloc* library by name, else the module exporting its

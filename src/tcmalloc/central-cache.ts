@@ -1,14 +1,15 @@
 import {hex} from '../errors.js'
 import type {AddressSpace} from '../core/address-space.js'
 import type {Layout} from './layout.js'
-import {CENTRAL_CACHE, TRANSFER_CACHE, type StateMarker} from './object-states.js'
+import {CENTRAL_CACHE, TRANSFER_CACHE} from '../heap/states.js'
+import type {StateMarker} from './state-marker.js'
 import type {SizeClasses} from './size-map.js'
 import {IN_USE, type SpanTable} from './spans.js'
 import {SPAN} from './layout.js'
-import type {DamageLog} from './damage.js'
+import type {DamageLog} from '../heap/damage.js'
 import {walkFreeList} from './free-list-walk.js'
 import {hexWord} from '../core/words.js'
-import type {Warnings} from './warnings.js'
+import type {Warnings} from '../heap/warnings.js'
 
 /** What the central cache's own counters say, per size class (for TCMalloc's figures). */
 export interface CentralCounters {

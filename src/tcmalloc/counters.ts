@@ -1,31 +1,15 @@
 import {readCounter} from '../core/words.js'
 import type {AddressSpace} from '../core/address-space.js'
 import type {CentralCounters} from './central-cache.js'
-import {HeapObjects} from './heap-objects.js'
+import {HeapObjects} from '../heap/objects.js'
 import type {Layout} from './layout.js'
-import {CENTRAL_CACHE, LIVE, PAGE_HEAP, RETURNED, THREAD_CACHE, TRANSFER_CACHE} from './object-states.js'
+import {CENTRAL_CACHE, LIVE, PAGE_HEAP, RETURNED, THREAD_CACHE, TRANSFER_CACHE} from '../heap/states.js'
+import type {CrossCheck, StateTotals} from '../heap/heap-model.js'
 import type {SizeClasses} from './size-map.js'
 import {IN_USE, ON_NORMAL_FREELIST, ON_RETURNED_FREELIST, type SpanTable} from './spans.js'
 import type {ThreadCacheInfo} from './thread-caches.js'
 
-/** One figure as toma counted it from the objects, and as TCMalloc's own counters in the core give it. */
-export interface CrossCheck {
-  name: string
-  /** The MallocExtension property that reports the same figure. */
-  property: string
-  toma: number
-  tcmalloc: number
-  /** Why the two figures cannot disagree (both rest on the same missing walk); absent when they are independent. */
-  notIndependent?: string
-}
-
-export interface StateTotals {
-  objects: Float64Array
-  bytes: Float64Array
-  /** Tail bytes of small-object spans that fit no object (TCMalloc counts them as central-cache free). */
-  spanWaste: number
-}
-
+/** Per state, and the tail bytes of small-object spans that fit no object (TCMalloc counts them as central-cache free). */
 export function stateTotals(spans: SpanTable, state: Uint8Array, pageSize: number): StateTotals {
   const objects = new Float64Array(6)
   const bytes = new Float64Array(6)
@@ -43,7 +27,8 @@ export function stateTotals(spans: SpanTable, state: Uint8Array, pageSize: numbe
 
 /**
  * TCMalloc's figures computed the way TCMalloc computes them (PageHeap::Stats, CentralFreeList
- * counter_/num_spans_/used_slots_, ThreadCache size_), beside toma's counts of the same.
+ * counter_/num_spans_/used_slots_, ThreadCache size_), beside toma's counts of the same: each
+ * line's property is the MallocExtension property that reports the figure.
  */
 export function crossCheck(
   memory: AddressSpace,
@@ -82,13 +67,13 @@ export function crossCheck(
   // as live, and TCMalloc's figure is computed from the same (empty) list.
   const noCaches = threadCachesWalked ? {} : {notIndependent: 'ThreadCache::thread_heaps_ not found: both figures come from the same missing walk'}
   return [
-    {name: 'in use by application', property: 'generic.current_allocated_bytes', toma: b[LIVE]!, tcmalloc: system - free - unmapped - centralBytes - transferBytes - threadBytes, ...noCaches},
-    {name: 'heap size (system bytes)', property: 'generic.heap_size', toma: spanBytes, tcmalloc: system},
-    {name: 'page heap free', property: 'tcmalloc.pageheap_free_bytes', toma: normalBytes, tcmalloc: free},
-    {name: 'page heap returned', property: 'tcmalloc.pageheap_unmapped_bytes', toma: returnedBytes, tcmalloc: unmapped},
-    {name: 'central cache free', property: 'tcmalloc.central_cache_free_bytes', toma: b[CENTRAL_CACHE]! + totals.spanWaste, tcmalloc: centralBytes},
-    {name: 'transfer cache free', property: 'tcmalloc.transfer_cache_free_bytes', toma: b[TRANSFER_CACHE]!, tcmalloc: transferBytes},
-    {name: 'thread cache free', property: 'tcmalloc.thread_cache_free_bytes', toma: b[THREAD_CACHE]!, tcmalloc: threadBytes, ...noCaches},
-    {name: 'free page-heap objects', property: '(page heap spans)', toma: b[PAGE_HEAP]! + b[RETURNED]!, tcmalloc: free + unmapped},
+    {name: 'in use by application', property: 'generic.current_allocated_bytes', toma: b[LIVE]!, allocator: system - free - unmapped - centralBytes - transferBytes - threadBytes, ...noCaches},
+    {name: 'heap size (system bytes)', property: 'generic.heap_size', toma: spanBytes, allocator: system},
+    {name: 'page heap free', property: 'tcmalloc.pageheap_free_bytes', toma: normalBytes, allocator: free},
+    {name: 'page heap returned', property: 'tcmalloc.pageheap_unmapped_bytes', toma: returnedBytes, allocator: unmapped},
+    {name: 'central cache free', property: 'tcmalloc.central_cache_free_bytes', toma: b[CENTRAL_CACHE]! + totals.spanWaste, allocator: centralBytes},
+    {name: 'transfer cache free', property: 'tcmalloc.transfer_cache_free_bytes', toma: b[TRANSFER_CACHE]!, allocator: transferBytes},
+    {name: 'thread cache free', property: 'tcmalloc.thread_cache_free_bytes', toma: b[THREAD_CACHE]!, allocator: threadBytes, ...noCaches},
+    {name: 'free page-heap objects', property: '(page heap spans)', toma: b[PAGE_HEAP]! + b[RETURNED]!, allocator: free + unmapped},
   ]
 }

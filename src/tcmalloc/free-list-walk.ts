@@ -1,10 +1,11 @@
 import {hex} from '../errors.js'
 import {USER_SPACE_END, type AddressSpace} from '../core/address-space.js'
 import {hexWord} from '../core/words.js'
-import type {DamageKind, DamageLog} from './damage.js'
+import type {DamageKind, DamageLog} from '../heap/damage.js'
 import {recoverTail} from './list-tail.js'
-import {ALREADY_FREE, NOT_IN_HEAP, NOT_OBJECT_START, OTHER_CLASS, STATE_NAMES, type StateMarker} from './object-states.js'
-import type {Warnings} from './warnings.js'
+import {STATE_NAMES} from '../heap/states.js'
+import {ALREADY_FREE, NOT_IN_HEAP, NOT_OBJECT_START, OTHER_CLASS, type StateMarker} from './state-marker.js'
+import type {Warnings} from '../heap/warnings.js'
 
 /** One singly linked free list of TCMalloc (a thread cache's, a span's, a transfer slot's). */
 export interface FreeList {

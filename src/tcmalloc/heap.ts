@@ -1,56 +1,37 @@
 import {TomaError, hex} from '../errors.js'
 import type {Program} from '../program/program.js'
-import {findAllocatorModule, type AllocatorModule} from './allocator-module.js'
+import {findAllocatorModule} from './allocator-module.js'
 import {checkUnusedTransferSlots, markSpanFreeLists, markTransferCache, readCentralCounters} from './central-cache.js'
-import {crossCheck, stateTotals, type CrossCheck, type StateTotals} from './counters.js'
+import {crossCheck, stateTotals} from './counters.js'
+import type {ModelledHeap, ModelOptions} from '../heap/heap-model.js'
 import {locateGlobals, type AllocatorGlobals} from './globals.js'
-import {PAGE_HEAP, RETURNED, StateMarker} from './object-states.js'
-import {HeapObjects, type ObjectRef} from './heap-objects.js'
+import {PAGE_HEAP, RETURNED} from '../heap/states.js'
+import {StateMarker} from './state-marker.js'
 import {ON_NORMAL_FREELIST, ON_RETURNED_FREELIST, readSpans, type SpanTable} from './spans.js'
 import {markThreadCaches, type ThreadCacheInfo} from './thread-caches.js'
-import {readSampledObjects, type SampledObjects} from './sampled.js'
+import {readSampledAllocations} from './sampled.js'
 import {threadCachesByTls} from './thread-tls.js'
-import {Warnings} from './warnings.js'
-import {DamageLog} from './damage.js'
+import {Warnings} from '../heap/warnings.js'
+import {DamageLog} from '../heap/damage.js'
 import {hexWord} from '../core/words.js'
 import {GrowableF64} from '../util/growable.js'
 import {sharedUint8} from '../util/shared-arrays.js'
 
-export interface HeapOptions {
-  tcmallocVersion?: string
-  signaturesOnly?: boolean
-  progress?: (phase: string, done: number, total: number) => void
-}
-
 /** The heap as TCMalloc sees it: every span, every object slot with its state, and the cross-check. */
-export interface TcmallocHeap {
-  module: AllocatorModule
+export interface TcmallocHeap extends ModelledHeap {
   globals: AllocatorGlobals
-  pageSize: number
   spans: SpanTable
-  /** One byte per object slot: LIVE, THREAD_CACHE, ... (object-states.ts). */
-  state: Uint8Array
   threadCaches: ThreadCacheInfo[]
-  /** Object indexes held by thread caches, ascending, with the cache each belongs to. */
-  threadCacheObjects: Float64Array
-  threadCacheOwner: Uint16Array
-  totals: StateTotals
-  crossCheck: CrossCheck[]
-  /** Sampled objects and the allocation stacks TCMalloc kept for them (none unless sampling was on). */
-  sampled: SampledObjects
-  warnings: Warnings
-  /** Broken links, entries and lists found by the walks (damage.ts). */
-  damage: DamageLog
 }
 
-export function analyzeHeap(program: Program, options: HeapOptions = {}): TcmallocHeap {
+export function analyzeHeap(program: Program, options: ModelOptions = {}): TcmallocHeap {
   const module = findAllocatorModule(program)
   if (!module) throw noTcmalloc(program)
   options.progress?.('allocator globals', 0, 1)
   const cut = program.core.truncation
   let globals: AllocatorGlobals
   try {
-    globals = locateGlobals(program, module, {versionOverride: options.tcmallocVersion, signaturesOnly: options.signaturesOnly})
+    globals = locateGlobals(program, module, {versionOverride: options.version, signaturesOnly: options.signaturesOnly})
   } catch (e) {
     if (e instanceof TomaError && module.guessed) throw noTcmalloc(program)
     if (e instanceof TomaError && cut) throw new TomaError(`${e.message}; the core is truncated (bytes from ${hex(cut.firstAddress)} on are missing)`)
@@ -120,7 +101,7 @@ export function analyzeHeap(program: Program, options: HeapOptions = {}): Tcmall
   options.progress?.('totals and cross-check', 0, 1)
   const totals = stateTotals(spans, state, layout.pageSize)
   const checks = crossCheck(memory, globals.pageHeap, layout, sizes, central, threadCaches, spans, totals, globals.threadHeaps !== null)
-  const sampled = readSampledObjects(program, module, globals, spans, layout.pageSize, warnings)
+  const sampled = readSampledAllocations(program, module, globals, spans, layout.pageSize, warnings)
   return {
     module,
     globals,
@@ -142,14 +123,4 @@ function noTcmalloc(program: Program): TomaError {
   return new TomaError(
     `${program.coreFile}: no TCMalloc in this process (no libtcmalloc mapped, no module with tcmalloc's symbols, none of its structures in the executable)`,
   )
-}
-
-/** The model's objects, through the one iteration and lookup API the index answers with too. */
-export function heapObjects(heap: TcmallocHeap): HeapObjects {
-  return new HeapObjects(heap.spans, heap.pageSize, () => heap.state)
-}
-
-/** The object slot containing addr: its span, index and start, or undefined outside every span. */
-export function objectAt(heap: TcmallocHeap, addr: number): ObjectRef | undefined {
-  return heapObjects(heap).findObject(addr)
 }

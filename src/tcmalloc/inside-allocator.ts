@@ -1,49 +1,25 @@
 import {hex} from '../errors.js'
 import {describeSymbolic, type Program} from '../program/program.js'
 import {unwindThread} from '../program/unwind.js'
-import type {AllocatorModule} from './allocator-module.js'
+import type {AllocatorActivity, AllocatorLock, AllocatorModule, ThreadInAllocator} from '../heap/heap-model.js'
 import type {AllocatorGlobals} from './globals.js'
 import type {TcmallocHeap} from './heap.js'
 import type {Layout} from './layout.js'
 import {IN_USE, type SpanTable} from './spans.js'
 import type {ThreadCacheInfo} from './thread-caches.js'
-import type {Warnings} from './warnings.js'
-
-/** A thread that was running TCMalloc's code when the core was taken. */
-export interface ThreadInAllocator {
-  tid: number
-  /** TCMalloc's frames on its stack, innermost first (at most MAX_FRAMES): pc and name. */
-  frames: Array<{pc: number; name: string}>
-  /** Whether frame 0 (the pc itself) is in TCMalloc (else TCMalloc called out: a system call, a lock wait, a hook). */
-  atPc: boolean
-}
-
-/** A TCMalloc lock and what its word held when the core was taken. */
-export interface AllocatorLock {
-  name: string
-  address: number
-  /** The lock word: 0 free; 1 held; 2 held with waiters (2.10+; older builds store spin counts). */
-  word: number
-  sizeClass: number | null
-}
-
-/** Threads inside TCMalloc and its locks held when the core was taken. */
-export interface AllocatorActivity {
-  threads: ThreadInAllocator[]
-  locks: AllocatorLock[]
-  /** Whether the page heap's lock could be read at all (by symbol or layout): else "not held" is unknown. */
-  pageHeapLockKnown: boolean
-}
+import type {Warnings} from '../heap/warnings.js'
 
 /**
- * Which threads were inside TCMalloc and which of its locks were held, and the warnings about
- * structures they were changing marked as in flight. It unwinds every thread: called once the
- * analysis's large phases are done, since the modules' call-frame information stays loaded.
+ * Which threads were inside TCMalloc (at most MAX_FRAMES of its frames each) and which of its locks
+ * were held (the page heap's: sizeClass null; a lock word is 0 free, 1 held, 2 held with waiters in
+ * 2.10+, older builds store spin counts), and the warnings about structures they were changing
+ * marked as in flight. It unwinds every thread: called once the analysis's large phases are done,
+ * since the modules' call-frame information stays loaded.
  */
 export function allocatorActivity(program: Program, heap: TcmallocHeap): AllocatorActivity {
   const {module, globals} = heap
   const threads = threadsInAllocator(program, module)
-  const locks = heldLocks(program, module, globals)
+  const locks = heldLocks(program, module, globals).map(l => ({...l, ...lockThreads(threads, l.sizeClass)}))
   markInFlight(heap.warnings, {spans: heap.spans, threadCaches: heap.threadCaches, layout: globals.layout, globals, inside: threads, locks})
   return {threads, locks, pageHeapLockKnown: pageHeapLockKnown(program, module, globals)}
 }
@@ -85,10 +61,10 @@ function threadsInAllocator(program: Program, module: AllocatorModule): ThreadIn
  * symbol, or PageHeap::lock_ in 2.10.80+), and each central free list's. A held lock means a
  * thread was inside that structure: its lists may be caught mid-update.
  */
-function heldLocks(program: Program, module: AllocatorModule, globals: AllocatorGlobals): AllocatorLock[] {
+function heldLocks(program: Program, module: AllocatorModule, globals: AllocatorGlobals): Array<Omit<AllocatorLock, 'heldBy' | 'waiting'>> {
   const memory = program.core.memory
   const {layout} = globals
-  const out: AllocatorLock[] = []
+  const out: Array<Omit<AllocatorLock, 'heldBy' | 'waiting'>> = []
   const pageHeapLock = layout.pageHeap.lock !== null ? globals.pageHeap + layout.pageHeap.lock : program.symbolAddress(PAGE_HEAP_LOCK, [module.loaded])?.address
   if (pageHeapLock !== undefined) {
     const word = memory.readI32(pageHeapLock)
@@ -100,6 +76,23 @@ function heldLocks(program: Program, module: AllocatorModule, globals: Allocator
     if (word) out.push({name: `central free list lock of class ${cl} (${hex(at)})`, address: at, word, sizeClass: cl})
   }
   return out
+}
+
+/**
+ * Who holds a lock, as far as the threads' frames tell (a SpinLock records no owner): the threads
+ * inside the code that takes it (the page heap's, or a central free list's) and not waiting for it
+ * in SpinLock::SlowLock, and the threads waiting.
+ */
+function lockThreads(threads: ThreadInAllocator[], sizeClass: number | null): {heldBy: number[]; waiting: number[]} {
+  const code = sizeClass === null ? /PageHeap::|do_malloc_pages|pageheap/i : /CentralFreeList::/
+  const heldBy: number[] = []
+  const waiting: number[] = []
+  for (const t of threads) {
+    if (!t.frames.some(f => code.test(f.name))) continue
+    if (t.frames.some(f => /SpinLock::SlowLock|SpinLockDelay/.test(f.name))) waiting.push(t.tid)
+    else heldBy.push(t.tid)
+  }
+  return {heldBy, waiting}
 }
 
 function pageHeapLockKnown(program: Program, module: AllocatorModule, globals: AllocatorGlobals): boolean {
@@ -114,7 +107,7 @@ function pageHeapLockKnown(program: Program, module: AllocatorModule, globals: A
  */
 function markInFlight(
   warnings: Warnings,
-  heap: {spans: SpanTable; threadCaches: ThreadCacheInfo[]; layout: Layout; globals: AllocatorGlobals; inside: ThreadInAllocator[]; locks: AllocatorLock[]},
+  heap: {spans: SpanTable; threadCaches: ThreadCacheInfo[]; layout: Layout; globals: AllocatorGlobals; inside: ThreadInAllocator[]; locks: Array<Omit<AllocatorLock, 'heldBy' | 'waiting'>>},
 ): void {
   if (heap.inside.length === 0 && heap.locks.length === 0) return
   const ranges: Array<{start: number; end: number; why: string}> = []

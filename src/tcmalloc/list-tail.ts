@@ -1,5 +1,6 @@
 import type {AddressSpace} from '../core/address-space.js'
-import {LIVE, type StateMarker} from './object-states.js'
+import {LIVE} from '../heap/states.js'
+import type {StateMarker} from './state-marker.js'
 import {u64le} from '../util/u64le.js'
 
 /** Spans searched at most for a lost tail's objects. */

@@ -2,24 +2,14 @@ import {hex} from '../errors.js'
 import type {AddressSpace} from '../core/address-space.js'
 import type {Program} from '../program/program.js'
 import type {TcmallocHeap} from './heap.js'
+import type {AllocatorMetadata} from '../heap/heap-model.js'
+import {mergeIntervals, type Interval} from '../heap/interval.js'
 import {SPAN} from './layout.js'
-import {spanIndexAt} from './spans.js'
-import type {Warnings} from './warnings.js'
+import {spanIndexAt} from '../heap/slot-table.js'
+import type {Warnings} from '../heap/warnings.js'
 import {u64le} from '../util/u64le.js'
 
-/** A half-open address range. */
-export interface Interval {
-  start: number
-  end: number
-}
-
-/** Where TCMalloc's own bookkeeping lies outside its module's data, and how each part was found. */
-export interface AllocatorMetadata {
-  /** Sorted, merged ranges: memory that is TCMalloc's metadata, never the program's. */
-  intervals: Interval[]
-  /** One line per PageHeapAllocator: found how, free records, tail bytes (for the report). */
-  how: string[]
-}
+/* AllocatorMetadata.how here: one line per PageHeapAllocator: found how, free records, tail bytes. */
 
 const SYM = {
   spanAllocator: '_ZN8tcmalloc6Static15span_allocator_E',
@@ -179,13 +169,14 @@ function pageMapNodes(memory: AddressSpace, at: number, pm: TcmallocHeap['global
   return out
 }
 
-export function mergeIntervals(list: Interval[]): Interval[] {
-  const sorted = list.filter(i => i.end > i.start).sort((a, b) => a.start - b.start)
-  const out: Interval[] = []
-  for (const i of sorted) {
-    const last = out[out.length - 1]
-    if (last && i.start <= last.end) last.end = Math.max(last.end, i.end)
-    else out.push({...i})
-  }
-  return out
+/** TCMalloc's static state inside its module's data (or the executable's, when linked statically): the page heap, central cache and size map. */
+export function allocatorStatics(heap: TcmallocHeap): Interval[] {
+  const {globals} = heap
+  const {layout, sizes} = globals
+  const centralCount = Math.max(sizes.count, layout.central.count)
+  return mergeIntervals([
+    {start: globals.pageHeap, end: globals.pageHeap + layout.pageHeap.size},
+    {start: globals.centralCache, end: globals.centralCache + centralCount * layout.central.stride},
+    {start: globals.sizeMap, end: globals.sizeMap + layout.sizeMap.size},
+  ])
 }

@@ -2,7 +2,7 @@ import {hex} from '../errors.js'
 import type {AddressSpace} from '../core/address-space.js'
 import {GrowableF64} from '../util/growable.js'
 import type {Layout} from './layout.js'
-import type {Warnings} from './warnings.js'
+import type {Warnings} from '../heap/warnings.js'
 import {u64le} from '../util/u64le.js'
 
 /** Every non-empty page-map entry, in ascending page order: page number and the Span pointer it holds. */

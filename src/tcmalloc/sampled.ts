@@ -2,35 +2,23 @@ import {hex} from '../errors.js'
 import type {AddressSpace} from '../core/address-space.js'
 import type {Program} from '../program/program.js'
 import {GrowableF64} from '../util/growable.js'
-import type {AllocatorModule} from './allocator-module.js'
+import type {AllocatorModule, SampledAllocations} from '../heap/heap-model.js'
 import type {AllocatorGlobals} from './globals.js'
 import {SPAN} from './layout.js'
-import {IN_USE, spanIndexAt, type SpanTable} from './spans.js'
-import type {Warnings} from './warnings.js'
+import {spanIndexAt} from '../heap/slot-table.js'
+import {IN_USE, type SpanTable} from './spans.js'
+import type {Warnings} from '../heap/warnings.js'
 import {u64le} from '../util/u64le.js'
 
-/**
+/*
  * The objects TCMalloc sampled (env TCMALLOC_SAMPLE_PARAMETER > 0), each with what its StackTrace
- * recorded when it was allocated (gperftools-layouts.md §11). Sample i is the one object of span
- * span[i]; its stack, innermost frame first, is pc[stackStart[i] .. stackStart[i + 1]).
+ * recorded when it was allocated (gperftools-layouts.md §11), as SampledAllocations (heap-model.ts):
+ * requestedSize is StackTrace.size; pc the return addresses as GetStackTrace stored them (the first
+ * inside the allocator's entry point); order the order GetHeapSample lists them: oldest first, the
+ * reverse of sampled_objects_ (DLL_Prepend puts a new span first; the stack-trace table prepends
+ * again), address order when the list could not be walked; period FLAGS_tcmalloc_sample_parameter,
+ * null when its symbol is not known.
  */
-export interface SampledObjects {
-  /** Span index of each sampled object, ascending. */
-  span: Uint32Array
-  /** The bytes the program asked for (StackTrace.size). */
-  requestedSize: Float64Array
-  stackStart: Uint32Array
-  /** Return addresses as GetStackTrace stored them (the first is inside the allocator's entry point). */
-  pc: Float64Array
-  /**
-   * Sample indexes in the order GetHeapSample lists them: oldest first, the reverse of
-   * sampled_objects_ (DLL_Prepend puts a new span first; the stack-trace table prepends again).
-   * Address order when the list could not be walked.
-   */
-  order: Uint32Array
-  /** FLAGS_tcmalloc_sample_parameter, the mean bytes between samples; null when its symbol is not known. */
-  period: number | null
-}
 
 /** StackTrace {uintptr_t size @0; uintptr_t depth @8; void* stack[kMaxStackDepth] @16}: 264 bytes in every version. */
 export const STACK_TRACE = {size: 0, depth: 8, stack: 16, bytes: 264} as const
@@ -50,7 +38,7 @@ const SAMPLED_LIST_BEFORE_CENTRAL = 0x80
 /** A sample period is a positive int64 below 2^58 (sampler.cc's limit). */
 const MAX_PERIOD = 2 ** 58
 
-export function noSamples(): SampledObjects {
+export function noSamples(): SampledAllocations {
   return {span: new Uint32Array(0), requestedSize: new Float64Array(0), stackStart: new Uint32Array(1), pc: new Float64Array(0), order: new Uint32Array(0), period: null}
 }
 
@@ -61,14 +49,14 @@ export function noSamples(): SampledObjects {
  * still allocated) but has no sample, with a warning naming the span record. The list
  * Static::sampled_objects_ must hold exactly these spans; when it does not, a warning says so.
  */
-export function readSampledObjects(
+export function readSampledAllocations(
   program: Program,
   module: AllocatorModule,
   globals: AllocatorGlobals,
   spans: SpanTable,
   pageSize: number,
   warnings: Warnings,
-): SampledObjects {
+): SampledAllocations {
   const memory = program.core.memory
   const sampledSpans: number[] = []
   for (let s = 0; s < spans.count; s++) if (spans.sampled[s] && spans.location[s] === IN_USE && spans.sizeClass[s] === 0) sampledSpans.push(s)

@@ -4,19 +4,20 @@ import {GrowableF64} from '../util/growable.js'
 import {SPAN, type Layout} from './layout.js'
 import {readPageMap} from './pagemap.js'
 import type {SizeClasses} from './size-map.js'
-import type {Warnings} from './warnings.js'
-import {IN_USE, ON_RETURNED_FREELIST} from './span-lookup.js'
+import type {Warnings} from '../heap/warnings.js'
+import type {SlotTable} from '../heap/slot-table.js'
 import {u64le} from '../util/u64le.js'
 
-export {IN_USE, ON_NORMAL_FREELIST, ON_RETURNED_FREELIST, spanIndexAt} from './span-lookup.js'
+/** A span's place in the page heap (Span::location): the index stores it per span (span.location). */
+export const IN_USE = 0
+export const ON_NORMAL_FREELIST = 1
+export const ON_RETURNED_FREELIST = 2
 
 /**
- * Every span of the page heap, in address order, as parallel typed arrays: a span is an index.
- * Each span owns a run of object slots [firstObject, firstObject + objectCount) in the heap's
- * state array: one slot per object of a small-object span, one for a large or free span.
+ * Every span of the page heap, in address order: the neutral slot table (start, pages, objectSize,
+ * firstObject, objectCount, heap/slot-table.ts) with TCMalloc's own columns beside it.
  */
-export interface SpanTable {
-  count: number
+export interface SpanTable extends SlotTable {
   /** Address of the Span record (TCMalloc metadata). */
   record: Float64Array
   /** First byte of the span's memory. */
@@ -28,11 +29,6 @@ export interface SpanTable {
   sampled: Uint8Array
   /** Head of the span's own free-object list (small-object spans). */
   freeHead: Float64Array
-  /** Bytes of one object: the class size, or the whole span. */
-  objectSize: Float64Array
-  firstObject: Float64Array
-  objectCount: Float64Array
-  totalObjects: number
 }
 
 /** A Span record's fields as read from the core (nothing checked yet). */

@@ -2,23 +2,21 @@ import {hex} from '../errors.js'
 import type {AddressSpace} from '../core/address-space.js'
 import type {Thread} from '../core/threads.js'
 import type {Layout} from './layout.js'
-import type {DamageLog} from './damage.js'
+import type {DamageLog} from '../heap/damage.js'
 import {walkFreeList} from './free-list-walk.js'
-import {THREAD_CACHE, type StateMarker} from './object-states.js'
+import {THREAD_CACHE} from '../heap/states.js'
+import type {ThreadCache} from '../heap/heap-model.js'
+import type {StateMarker} from './state-marker.js'
 import type {SizeClasses} from './size-map.js'
-import type {Warnings} from './warnings.js'
+import type {Warnings} from '../heap/warnings.js'
 import {u64le} from '../util/u64le.js'
 
-export interface ThreadCacheInfo {
-  address: number
-  /** The owning thread's LWP id, matched through tid_ (= pthread_t = fs_base) or the thread's TLS pointer; null when unknown. */
-  tid: number | null
+/**
+ * A ThreadCache: tid is matched through tid_ (= pthread_t = fs_base) or the thread's TLS pointer;
+ * bytes are what TCMalloc says it holds (size_, or max_size_ − size_left_).
+ */
+export interface ThreadCacheInfo extends ThreadCache {
   pthread: number | null
-  /** Whether some thread's TLS pointer to its cache points here (null: TLS pointers not read). */
-  inTls: boolean | null
-  /** Bytes TCMalloc says this cache holds (size_, or max_size_ − size_left_). */
-  bytes: number
-  objects: number
   objectBytes: number
 }
 

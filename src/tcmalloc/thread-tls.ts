@@ -1,5 +1,5 @@
 import type {Thread} from '../core/threads.js'
-import type {AllocatorModule} from './allocator-module.js'
+import type {AllocatorModule} from '../heap/heap-model.js'
 import type {Program} from '../program/program.js'
 
 /**

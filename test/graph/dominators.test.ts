@@ -7,8 +7,8 @@ import {nameObjects} from '../../src/graph/object-types.js'
 import {TypeNamer} from '../../src/graph/types.js'
 import {FROM_ROOT, UNREACHED, reachableFromParents, shortestPathParents} from '../../src/graph/reachability.js'
 import {scanHeapGraph} from '../../src/graph/scan.js'
-import {analyzeHeap} from '../../src/tcmalloc/heap.js'
-import {LIVE} from '../../src/tcmalloc/object-states.js'
+import {modelHeap} from '../../src/allocators.js'
+import {LIVE} from '../../src/heap/states.js'
 import {fixtureIndex, openFixture} from '../helpers/fixture-core.js'
 import {testTemp} from '../helpers/test-temp.js'
 import type {FileArray} from '../../src/util/file-array.js'
@@ -28,7 +28,7 @@ function seeded(seed: number): () => number {
 describe.each(fixtureIndex().map(f => [f.id] as const))('dominators on %s', id => {
   it('equal Cooper–Harvey–Kennedy, retained sizes equal the brute-force definition, paths are real edges', async () => {
     const {program} = await openFixture(id)
-    const heap = analyzeHeap(program)
+    const heap = modelHeap(program)
     const g = scanHeapGraph(program, heap)
     const n = g.objectCount
     const live = new Uint8Array(n)
@@ -162,7 +162,7 @@ describe.each(fixtureIndex().map(f => [f.id] as const))('dominators on %s', id =
 /** A fixture's graph and the dominator pass's input over it (with the reverse graph's sources given), threads as root groups. */
 async function passInput(id: string) {
   const {program} = await openFixture(id)
-  const heap = analyzeHeap(program)
+  const heap = modelHeap(program)
   const g = scanHeapGraph(program, heap)
   const n = g.objectCount
   const live = Uint8Array.from(heap.state, s => (s === LIVE ? 1 : 0))
@@ -369,7 +369,7 @@ describe.each(['v2.10-shared', 'v2.18.1-shared'])('the dominator tree walked in 
     const {program, g, n, live, input} = await passInput(id)
     const tree = dominatorTree(input(g.inFrom))
     const {childStart, child} = dominatorChildren(tree.idom, n)
-    const heap = analyzeHeap(program)
+    const heap = modelHeap(program)
     const shallow = new Float64Array(n)
     const s = heap.spans
     for (let i = 0; i < s.count; i++) for (let k = 0; k < s.objectCount[i]!; k++) if (live[s.firstObject[i]! + k]) shallow[s.firstObject[i]! + k] = s.objectSize[i]!

@@ -4,7 +4,8 @@ import {afterAll, expect, it} from 'vitest'
 import {Core} from '../../src/core/core.js'
 import {outEdges, scanHeapGraph} from '../../src/graph/scan.js'
 import {Program} from '../../src/program/program.js'
-import {analyzeHeap, objectAt} from '../../src/tcmalloc/heap.js'
+import {modelHeap} from '../../src/allocators.js'
+import {objectAt} from '../../src/heap/objects.js'
 import {pokeU64} from '../helpers/damage-core.js'
 import {addr, fixtureCorePath, fixtureFlags, fixtureIndex, type Truth} from '../helpers/fixture-core.js'
 import {edgeOffsetsOf} from '../helpers/edge-offsets.js'
@@ -71,7 +72,7 @@ it('a large object with a page missing from the core is scanned page by page: it
 
   const core = Core.open(original)
   const program = Program.load(core, fixtureFlags(entry))
-  const clean = analyzeHeap(program)
+  const clean = modelHeap(program)
   const bigSlot = objectAt(clean, start)!.index
   const targetSlot = objectAt(clean, addr(target.address))!.index
   const cleanGraph = scanHeapGraph(program, clean)
@@ -88,7 +89,7 @@ it('a large object with a page missing from the core is scanned page by page: it
 
   const cut = Program.load(Core.open(damaged), fixtureFlags(entry))
   expect(cut.core.memory.whyUnreadable(hole, 1)).toBe('not-dumped')
-  const heap = analyzeHeap(cut)
+  const heap = modelHeap(cut)
   expect(heap.warnings.list).toEqual([])
   expect(heap.spans).toEqual(clean.spans)
   const graph = scanHeapGraph(cut, heap)

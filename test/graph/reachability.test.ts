@@ -1,8 +1,8 @@
 import {describe, expect, it} from 'vitest'
 import {reachableFromRoots} from '../../src/graph/reachability.js'
 import {scanHeapGraph} from '../../src/graph/scan.js'
-import {analyzeHeap} from '../../src/tcmalloc/heap.js'
-import {LIVE} from '../../src/tcmalloc/object-states.js'
+import {modelHeap} from '../../src/allocators.js'
+import {LIVE} from '../../src/heap/states.js'
 import {addr, fixtureIndex, openFixture} from '../helpers/fixture-core.js'
 import {runToma} from '../helpers/run-toma.js'
 import {fixtureCorePath, fixtureFlags} from '../helpers/fixture-core.js'
@@ -11,7 +11,7 @@ import {testTempFile} from '../helpers/test-temp.js'
 describe.each(fixtureIndex().map(f => [f.id] as const))('reachability on %s', id => {
   it('finds exactly the deliberate leaks among what the program allocated', async () => {
     const {program, truth} = await openFixture(id)
-    const heap = analyzeHeap(program)
+    const heap = modelHeap(program)
     const graph = scanHeapGraph(program, heap)
     const reached = reachableFromRoots(graph.objectCount, graph.outStart, graph.outTo, graph.rootTo)
     const unreachable = new Set<number>()

@@ -9,8 +9,9 @@ import {parseRootKinds} from '../../src/graph/root-kinds.js'
 import {scanHeapGraph, type ScannedGraph} from '../../src/graph/scan.js'
 import {TypeNamer} from '../../src/graph/types.js'
 import type {Program} from '../../src/program/program.js'
-import {analyzeHeap, objectAt, type TcmallocHeap} from '../../src/tcmalloc/heap.js'
-import {LIVE} from '../../src/tcmalloc/object-states.js'
+import {objectAt} from '../../src/heap/objects.js'
+import {analyzeTcmalloc, withModel, type TcmallocHeapModel} from '../helpers/tcmalloc-heap.js'
+import {LIVE} from '../../src/heap/states.js'
 import {SPAN} from '../../src/tcmalloc/layout.js'
 import {addr, fixtureCorePath, fixtureFlags, fixtureIndex, openFixture, type HeldBy, type Truth} from '../helpers/fixture-core.js'
 import {runToma} from '../helpers/run-toma.js'
@@ -19,7 +20,7 @@ import {testTempFile} from '../helpers/test-temp.js'
 const fixtures = fixtureIndex()
 
 /** Live objects no root reaches, by address. */
-function unreachedAddresses(heap: TcmallocHeap, reached: Uint8Array): Set<number> {
+function unreachedAddresses(heap: TcmallocHeapModel, reached: Uint8Array): Set<number> {
   const out = new Set<number>()
   const s = heap.spans
   for (let i = 0; i < s.count; i++) {
@@ -31,14 +32,14 @@ function unreachedAddresses(heap: TcmallocHeap, reached: Uint8Array): Set<number
   return out
 }
 
-function slotOf(heap: TcmallocHeap, a: number): number {
+function slotOf(heap: TcmallocHeapModel, a: number): number {
   const o = objectAt(heap, a)
   if (!o || o.start !== a) throw new Error(`no object starts at ${a.toString(16)}`)
   return o.index
 }
 
 /** TCMalloc's metadata as the test finds it on its own: span records, thread caches, page-map nodes and leaves. */
-function metadataIntervals(program: Program, heap: TcmallocHeap): Array<[number, number, string]> {
+function metadataIntervals(program: Program, heap: TcmallocHeapModel): Array<[number, number, string]> {
   const out: Array<[number, number, string]> = []
   for (let s = 0; s < heap.spans.count; s++) out.push([heap.spans.record[s]!, heap.spans.record[s]! + SPAN.size, 'span record'])
   for (const c of heap.threadCaches) out.push([c.address, c.address + heap.globals.layout.threadCache.objectSize, 'thread cache'])
@@ -71,13 +72,13 @@ function metadataIntervals(program: Program, heap: TcmallocHeap): Array<[number,
 describe.each(fixtures.map(f => [f.id] as const))('root set on %s', id => {
   let program: Program
   let truth: Truth
-  let heap: TcmallocHeap
+  let heap: TcmallocHeapModel
   let graph: ScannedGraph
   let strict: ScannedGraph
 
   beforeAll(async () => {
     ;({program, truth} = await openFixture(id))
-    heap = analyzeHeap(program)
+    heap = analyzeTcmalloc(program)
     graph = scanHeapGraph(program, heap)
     strict = scanHeapGraph(program, heap, {rootKinds: parseRootKinds('registers,stacks,globals')})
   })
@@ -211,7 +212,7 @@ describe.each(fixtures.map(f => [f.id] as const))('root set on %s', id => {
 describe.each(fixtures.filter(f => ['v2.10-shared', 'v2.8.1-shared', 'v2.16-shared'].includes(f.id)).map(f => [f.id] as const))("TCMalloc's own allocation without module files, %s", id => {
   it('is the object the files name MallocExtension, and nothing else is marked', async () => {
     const typed = await openFixture(id)
-    const typedHeap = analyzeHeap(typed.program)
+    const typedHeap = analyzeTcmalloc(typed.program)
     const typedGraph = scanHeapGraph(typed.program, typedHeap)
     const typedTypes = nameObjects(typedGraph.firstWords, new TypeNamer(typed.program))
     const extension = allocatorObjects(typedHeap, typedGraph.firstWords, typedTypes, typed.program.core.memory)
@@ -220,7 +221,7 @@ describe.each(fixtures.filter(f => ['v2.10-shared', 'v2.8.1-shared', 'v2.16-shar
 
     const bare = await openFixture(id)
     for (const m of bare.program.modules) m.file = null
-    const heap = analyzeHeap(bare.program)
+    const heap = analyzeTcmalloc(bare.program)
     const graph = scanHeapGraph(bare.program, heap)
     const types = nameObjects(graph.firstWords, new TypeNamer(bare.program))
     const found = allocatorObjects(heap, graph.firstWords, types, bare.program.core.memory)
@@ -309,10 +310,10 @@ describe.skipIf(!fixtures.some(f => f.id === 'v2.10-shared'))('--roots and alloc
 describe.skipIf(!fixtures.some(f => f.id === 'v2.10-shared'))('the root set when span_allocator_ cannot be found', () => {
   it('cuts 128 KiB around every span record instead, says so, and the leaks stay exactly the manifest\'s', async () => {
     const {program, truth} = await openFixture('v2.10-shared')
-    const heap = analyzeHeap(program)
+    const heap = analyzeTcmalloc(program)
     // The allocator's position is derived from central_cache_'s (the symbol is hidden in Debian's
     // build): moving that by a word makes the PageHeapAllocator there fail its checks.
-    const displaced = {...heap, globals: {...heap.globals, centralCache: heap.globals.centralCache + 8}}
+    const displaced = withModel({...heap, globals: {...heap.globals, centralCache: heap.globals.centralCache + 8}})
     const graph = scanHeapGraph(program, displaced)
     expect(graph.warnings.list.some(w => w.kind === 'metadata' && w.message.startsWith('span_allocator_'))).toBe(true)
     expect(graph.roots.how.some(h => h.startsWith('span_allocator_:') && h.includes('conservative'))).toBe(true)

@@ -1,8 +1,9 @@
 import {FreePointerLog} from '../../src/graph/free-pointers.js'
 import fs from 'node:fs'
 import {beforeAll, describe, expect, it} from 'vitest'
-import {analyzeHeap, heapObjects, objectAt, type TcmallocHeap} from '../../src/tcmalloc/heap.js'
-import {LIVE} from '../../src/tcmalloc/object-states.js'
+import {analyzeTcmalloc, type TcmallocHeapModel} from '../helpers/tcmalloc-heap.js'
+import {heapObjects, objectAt} from '../../src/heap/objects.js'
+import {LIVE} from '../../src/heap/states.js'
 import {edgeSource, inEdges, outEdges, rootsOf, scanHeapGraph, type ScannedGraph} from '../../src/graph/scan.js'
 import {ROOT_GLOBAL, ROOT_KIND_NAMES, ROOT_REGISTER, ROOT_STACK, ROOT_TLS} from '../../src/graph/csr.js'
 import {fillReverseShare, finishReverse, reverseBlockCount} from '../../src/graph/reverse-csr.js'
@@ -21,7 +22,7 @@ import type {FileArray} from '../../src/util/file-array.js'
 const fixtures = fixtureIndex()
 
 /** The obvious scan, one readU64 and one objectAt per word: the oracle for the fast path. */
-function naiveEdges(program: Program, heap: TcmallocHeap): string[] {
+function naiveEdges(program: Program, heap: TcmallocHeapModel): string[] {
   const out: string[] = []
   const s = heap.spans
   for (let i = 0; i < s.count; i++) {
@@ -50,7 +51,7 @@ describe.skipIf(fixtures.length === 0)('scanHeapGraph on fixture cores', () => {
     describe(f.id, () => {
       let program: Program
       let truth: Truth
-      let heap: TcmallocHeap
+      let heap: TcmallocHeapModel
       let g: ScannedGraph
       /** The edges' offsets, found again in the core (edge-words.ts). */
       let off: {offset: Float64Array; toOffset: Float64Array}
@@ -64,7 +65,7 @@ describe.skipIf(fixtures.length === 0)('scanHeapGraph on fixture cores', () => {
 
       beforeAll(async () => {
         ;({program, truth} = await openFixture(f.id))
-        heap = analyzeHeap(program)
+        heap = analyzeTcmalloc(program)
         const phases = new Set<string>()
         g = scanHeapGraph(program, heap, {progress: phase => phases.add(phase)})
         expect([...phases]).toContain('scan objects')
@@ -364,7 +365,7 @@ describe.skipIf(fixtures.length === 0)('scanHeapGraph on fixture cores', () => {
 describe.skipIf(!fixtures.some(f => f.id === 'v2.10-shared'))('scanHeapGraph on a core with a hole', () => {
   it('skips and counts a live object whose bytes are not in the core, and scans everything else', async () => {
     const {program, truth} = await openFixture('v2.10-shared')
-    const heap = analyzeHeap(program)
+    const heap = analyzeTcmalloc(program)
     const victim = truth.objects.find(o => o.pointers.length > 0)!
     const hole = objectAt(heap, addr(victim.address))!
     // The same process image, except that the victim's bytes read as "not in the core".
@@ -399,7 +400,7 @@ describe.skipIf(!fixtures.some(f => f.id === 'v2.10-shared'))('scanHeapGraph on 
   })
 })
 
-function objectAtSlot(heap: TcmallocHeap, slot: number): {start: number; size: number} {
+function objectAtSlot(heap: TcmallocHeapModel, slot: number): {start: number; size: number} {
   const s = heap.spans
   let lo = 0
   let hi = s.count - 1

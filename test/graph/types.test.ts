@@ -3,7 +3,7 @@ import {classOfVtableSymbol, typeOfTypeinfoName} from '../../src/graph/demangle.
 import {TypeNamer} from '../../src/graph/types.js'
 import {nameObjects} from '../../src/graph/object-types.js'
 import {scanHeapGraph} from '../../src/graph/scan.js'
-import {analyzeHeap} from '../../src/tcmalloc/heap.js'
+import {modelHeap} from '../../src/allocators.js'
 import {addr, fixtureIndex, openFixture} from '../helpers/fixture-core.js'
 
 type Fixture = Awaited<ReturnType<typeof openFixture>>
@@ -197,7 +197,7 @@ describe.each(ALL.filter(id => present.has(id)))('on core %s', id => {
 describe('nameObjects with module words that share a cache slot', () => {
   it('names each word as the namer does, alternating words of one slot; module addresses as a plain scan', async () => {
     const {program} = await openFixture('v2.18.1-shared')
-    const heap = analyzeHeap(program)
+    const heap = modelHeap(program)
     const g = scanHeapGraph(program, heap)
     const namer = new TypeNamer(program)
     const vtables = [...new Set(g.firstWords.filter(w => w > 0 && namer.isModuleAddress(w) && namer.classOfVtablePointer(w) !== null))]
@@ -230,7 +230,7 @@ describe('nameObjects with module words that share a cache slot', () => {
 describe('nameObjects with more classes than 16-bit ids hold', () => {
   it('16-bit ids for a real core; 32-bit ids, the first ones kept, past 65,535 names', async () => {
     const {program} = await openFixture('v2.18.1-shared')
-    const heap = analyzeHeap(program)
+    const heap = modelHeap(program)
     const g = scanHeapGraph(program, heap)
     expect(nameObjects(g.firstWords, new TypeNamer(program)).typeOf).toBeInstanceOf(Uint16Array)
 

@@ -1,14 +1,15 @@
 import type {AddressSpace} from '../../src/core/address-space.js'
 import type {HeapGraph} from '../../src/graph/csr.js'
 import {EdgeWords} from '../../src/graph/edge-words.js'
-import {heapObjects, type TcmallocHeap} from '../../src/tcmalloc/heap.js'
+import type {HeapModel} from '../../src/heap/heap-model.js'
+import {heapObjects} from '../../src/heap/objects.js'
 
 /**
  * Every edge's pointer offset and target offset, found again in the core's bytes from each
  * object's start as queries find them (edge-words.ts); throws where an object does not hold its
  * edges' pointers.
  */
-export function edgeOffsetsOf(memory: AddressSpace, heap: TcmallocHeap, g: HeapGraph): {offset: Float64Array; toOffset: Float64Array} {
+export function edgeOffsetsOf(memory: AddressSpace, heap: HeapModel, g: HeapGraph): {offset: Float64Array; toOffset: Float64Array} {
   const objects = heapObjects(heap)
   const words = new EdgeWords(memory)
   const offset = new Float64Array(g.edgeCount)

@@ -4,7 +4,7 @@ import {fileURLToPath} from 'node:url'
 import {afterAll, beforeAll, expect} from 'vitest'
 import {analyzeCore} from '../../src/analysis/analyze-core.js'
 import {HeapIndex} from '../../src/index/heap-index.js'
-import {LIVE} from '../../src/tcmalloc/object-states.js'
+import {LIVE} from '../../src/heap/states.js'
 import {brotliCorePath} from '../helpers/fixture-core.js'
 import {testTemp} from '../helpers/test-temp.js'
 

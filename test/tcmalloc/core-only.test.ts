@@ -72,12 +72,12 @@ it('says a cross-check line cannot disagree when both its figures come from a wa
   const e = fixtures.find(f => f.gperftools === '2.6.1')
   if (!e) return expect.fail('no 2.6.1 fixture')
   const {program, truth} = await openCoreOnly(e.id)
-  const heap = analyzeHeap(program, {tcmallocVersion: '2.6.3'})
+  const heap = analyzeHeap(program, {version: '2.6.3'})
   expect(heap.globals.threadHeaps).toBeNull()
   expect(heap.warnings.list.map(w => w.message)).toContain('ThreadCache::thread_heaps_ not found: objects in thread caches are counted as live')
   const line = (property: string) => heap.crossCheck.find(c => c.property === property)!
   for (const property of ['generic.current_allocated_bytes', 'tcmalloc.thread_cache_free_bytes']) {
-    expect(line(property).toma).toBe(line(property).tcmalloc)
+    expect(line(property).toma).toBe(line(property).allocator)
     expect(line(property).notIndependent).toMatch(/same missing walk/)
   }
   expect(line('generic.current_allocated_bytes').toma).toBe(truth.counters['generic.current_allocated_bytes']! + truth.counters['tcmalloc.thread_cache_free_bytes']!)

@@ -6,6 +6,7 @@ import {TomaError} from '../../src/errors.js'
 import {scanHeapGraph} from '../../src/graph/scan.js'
 import {Program} from '../../src/program/program.js'
 import {analyzeHeap, type TcmallocHeap} from '../../src/tcmalloc/heap.js'
+import {asHeapModel} from '../../src/tcmalloc/model.js'
 import {SPAN} from '../../src/tcmalloc/layout.js'
 import {IN_USE} from '../../src/tcmalloc/spans.js'
 import {fixtureCorePath, fixtureFlags, fixtureIndex, type FixtureEntry} from '../helpers/fixture-core.js'
@@ -61,9 +62,9 @@ async function fixture(id: string) {
     try {
       damaged = Program.load(Core.open(path, overlay), fixtureFlags(entry))
       const h = analyzeHeap(damaged)
-      const graph = scanHeapGraph(damaged, h)
+      const graph = scanHeapGraph(damaged, asHeapModel(h))
       const changed = answer(h) !== expected
-      const warned = h.warnings.total > 0 || graph.warnings.total > 0 || h.crossCheck.some(c => c.toma !== c.tcmalloc)
+      const warned = h.warnings.total > 0 || graph.warnings.total > 0 || h.crossCheck.some(c => c.toma !== c.allocator)
       return {heap: h, changed, warned}
     } catch (error) {
       return {error}

@@ -1,5 +1,5 @@
 import {expect} from 'vitest'
-import {LIVE} from '../../src/tcmalloc/object-states.js'
+import {LIVE} from '../../src/heap/states.js'
 import {IN_USE} from '../../src/tcmalloc/spans.js'
 import type {TcmallocHeap} from '../../src/tcmalloc/heap.js'
 import {addr, type Truth} from '../helpers/fixture-core.js'
@@ -34,7 +34,7 @@ export function checkAgainstTruth(heap: TcmallocHeap, truth: Truth) {
   for (const property of COUNTERS) {
     const row = heap.crossCheck.find(c => c.property === property)!
     expect({property, toma: row.toma}).toEqual({property, toma: truth.counters[property]})
-    expect({property, tcmallocInCore: row.tcmalloc}).toEqual({property, tcmallocInCore: truth.counters[property]})
+    expect({property, tcmallocInCore: row.allocator}).toEqual({property, tcmallocInCore: truth.counters[property]})
     expect({property, independent: row.notIndependent}).toEqual({property, independent: undefined})
   }
   expect(heap.warnings.list).toEqual([])

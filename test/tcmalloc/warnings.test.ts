@@ -1,5 +1,5 @@
 import {expect, it} from 'vitest'
-import {Warnings} from '../../src/tcmalloc/warnings.js'
+import {Warnings} from '../../src/heap/warnings.js'
 
 // The parallel scan collects warnings per range and merges them in range order: the result must be
 // the one adding them all in that order would give, kept list and counts, past the per-kind limit too.

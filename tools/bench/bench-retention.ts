@@ -8,7 +8,7 @@ import {performance} from 'node:perf_hooks'
 import {startRetention} from '../../src/graph/retention.js'
 import {IndexFile} from '../../src/index/index-file.js'
 import type {ArrayName} from '../../src/index/schema.js'
-import {LIVE} from '../../src/tcmalloc/object-states.js'
+import {LIVE} from '../../src/heap/states.js'
 
 const [indexPath, runsArg] = process.argv.slice(2)
 if (!indexPath) {

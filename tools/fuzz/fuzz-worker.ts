@@ -13,8 +13,9 @@ import {scanHeapGraph} from '../../src/graph/scan.js'
 import {type ProgramOptions, Program} from '../../src/program/program.js'
 import {analyzeHeap, type TcmallocHeap} from '../../src/tcmalloc/heap.js'
 import {SPAN} from '../../src/tcmalloc/layout.js'
-import {LIVE} from '../../src/tcmalloc/object-states.js'
+import {LIVE} from '../../src/heap/states.js'
 import {IN_USE} from '../../src/tcmalloc/spans.js'
+import {asHeapModel} from '../../src/tcmalloc/model.js'
 
 /** Deterministic 32-bit generator (mulberry32) for one mutant: the same seed and id give the same damage. */
 function generator(seed: number, id: number) {
@@ -54,9 +55,9 @@ function analyse(corePath: string, flags: ProgramOptions, overlay: FileOverlay |
   const program = Program.load(Core.open(corePath, overlay), flags)
   try {
     const heap = analyzeHeap(program)
-    const graph = scanHeapGraph(program, heap)
+    const graph = scanHeapGraph(program, asHeapModel(heap))
     reachableFromRoots(graph.objectCount, graph.outStart, graph.outTo, graph.rootTo)
-    const crossOk = heap.crossCheck.every(c => c.toma === c.tcmalloc)
+    const crossOk = heap.crossCheck.every(c => c.toma === c.allocator)
     return {answer: answer(heap), warnings: heap.warnings.total, graphWarnings: graph.warnings.total, crossOk}
   } finally {
     program.core.close()

@@ -1,6 +1,6 @@
 import type {Program} from '../../program/program.js'
-import type {TcmallocHeap} from '../../tcmalloc/heap.js'
-import {LIVE} from '../../tcmalloc/object-states.js'
+import type {HeapModel} from '../../heap/heap-model.js'
+import {LIVE} from '../../heap/states.js'
 import {reverseEdges, scanGraphRoots, scanObjects, type GraphFacts, type ObjectScan, type RootScan, type ScanOptions} from '../../graph/scan.js'
 import {nameObjects, type ObjectTypes} from '../../graph/object-types.js'
 import type {TypeNamer} from '../../graph/types.js'
@@ -61,7 +61,7 @@ export type GraphStore = ArrayStore<GraphStoreArrays>
 /** What the graph phases are run with. */
 export interface GraphContext {
   program: Program
-  heap: TcmallocHeap
+  heap: HeapModel
   namer: TypeNamer
   scan: ScanOptions & {progress?: ProgressUpdate}
   workers: number

@@ -1,5 +1,5 @@
 import type {AddressSpace} from '../../core/address-space.js'
-import type {HeapObjects} from '../../tcmalloc/heap-objects.js'
+import type {HeapObjects} from '../../heap/objects.js'
 import type {LiveBlockSize} from './dict-blocks.js'
 import type {Claim} from './owned-blocks.js'
 

@@ -1,10 +1,9 @@
 import {hex} from '../../errors.js'
 import {sizeOf, stripAliases, type DwarfType, type StructType} from '../../elf/dwarf/types.js'
-import type {TypeFlow} from './type-flow.js'
-import {MAX_ELEMENTS} from './type-flow.js'
+import {MAX_ELEMENTS, type ContainerFlow} from './container-flow.js'
 
 /** Scans a container value of type `t` at `addr`: names its heap parts, flows its element type on. */
-export type Container = (flow: TypeFlow, addr: number, t: StructType) => void
+export type Container = (flow: ContainerFlow, addr: number, t: StructType) => void
 
 /**
  * The libstdc++ containers this tier names the parts of, by their DWARF type: `std::vector<T>`
@@ -51,7 +50,7 @@ function member(t: DwarfType, name: string, depth: number): Field | null {
   return null
 }
 
-function word(flow: TypeFlow, addr: number): number | undefined {
+function word(flow: ContainerFlow, addr: number): number | undefined {
   return flow.ctx.program.core.memory.readU64(addr)
 }
 

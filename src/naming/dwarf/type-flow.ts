@@ -1,12 +1,11 @@
 import {sizeOf, stripAliases, type DwarfType, type StructType} from '../../elf/dwarf/types.js'
 import type {NamingContext} from '../recogniser.js'
 import {DwarfClaims} from './claims.js'
+import {MAX_ELEMENTS, type ContainerFlow} from './container-flow.js'
 import {containerOf, type Container} from './std-containers.js'
 
 /** Values taken from the work list, at most (a bound on any heap). */
 const MAX_STEPS = 20_000_000
-/** Elements scanned per array or container, at most. */
-export const MAX_ELEMENTS = 1 << 22
 /** Structs nested inside one another deeper than this are damage. */
 const MAX_NESTING = 64
 /** Types built inside one another deeper than this (types.ts builds no deeper) are damage. */
@@ -22,7 +21,7 @@ const MAX_TYPE_DEPTH = 1000
  * containers are followed but never name a block: their pointers are links (`_Rb_tree_node_base*`),
  * not the type of what they reach.
  */
-export class TypeFlow {
+export class TypeFlow implements ContainerFlow {
   readonly claims: DwarfClaims
   private readonly work: Array<{addr: number; type: StructType}> = []
   private readonly seen = new Map<number, Set<string>>()

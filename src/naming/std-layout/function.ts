@@ -1,4 +1,4 @@
-import type {ObjectRef} from '../../tcmalloc/heap-objects.js'
+import type {ObjectRef} from '../../heap/objects.js'
 import {demangle} from '../../graph/demangle.js'
 import type {Program} from '../../program/program.js'
 import {lastAtOrBelow} from '../../util/search.js'

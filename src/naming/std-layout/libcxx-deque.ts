@@ -1,4 +1,4 @@
-import type {ObjectRef} from '../../tcmalloc/heap-objects.js'
+import type {ObjectRef} from '../../heap/objects.js'
 import {MAX_ELEMENTS, type Probe} from './probe.js'
 
 /** libc++'s blocks hold 4096 / sizeof(T) elements (16 past 256 bytes): never fewer than this many bytes. */

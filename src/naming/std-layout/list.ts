@@ -1,4 +1,4 @@
-import type {ObjectRef} from '../../tcmalloc/heap-objects.js'
+import type {ObjectRef} from '../../heap/objects.js'
 import {MAX_ELEMENTS, type Probe} from './probe.js'
 
 const NODE = 'std::list node'

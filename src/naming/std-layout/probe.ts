@@ -1,4 +1,4 @@
-import type {ObjectRef} from '../../tcmalloc/heap-objects.js'
+import type {ObjectRef} from '../../heap/objects.js'
 import type {NamingContext} from '../recogniser.js'
 import {VIA_LAYOUT} from '../via.js'
 

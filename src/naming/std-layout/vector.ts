@@ -1,4 +1,4 @@
-import type {ObjectRef} from '../../tcmalloc/heap-objects.js'
+import type {ObjectRef} from '../../heap/objects.js'
 import type {Probe} from './probe.js'
 
 /**

@@ -1,4 +1,4 @@
-/** A structure in the core that is not as TCMalloc would have left it; analysis went on without it. */
+/** A structure in the core that is not as the allocator would have left it; analysis went on without it. */
 export interface HeapWarning {
   kind: string
   message: string

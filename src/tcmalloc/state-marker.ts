@@ -1,15 +1,6 @@
-import {IN_USE, spanIndexAt} from './span-lookup.js'
-import type {SpanTable} from './spans.js'
-
-/** Per-object states, one byte per object slot (TOMA's SpanWrapper tags). */
-export const LIVE = 0
-export const THREAD_CACHE = 1
-export const CENTRAL_CACHE = 2
-export const TRANSFER_CACHE = 3
-export const PAGE_HEAP = 4
-export const RETURNED = 5
-export const STATE_NAMES = ['live', 'thread-cache', 'central-cache', 'transfer-cache', 'page-heap', 'returned'] as const
-export type StateName = (typeof STATE_NAMES)[number]
+import {spanIndexAt} from '../heap/slot-table.js'
+import {LIVE} from '../heap/states.js'
+import {IN_USE, type SpanTable} from './spans.js'
 
 /** Why an address is not a free entry of a list (StateMarker.check's negative answers). */
 export const NOT_IN_HEAP = -1

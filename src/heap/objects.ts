@@ -1,14 +1,5 @@
 import {lastAtOrBelow} from '../util/search.js'
-import {spanIndexAt} from './span-lookup.js'
-
-/** The per-span facts object iteration and lookup need (the model's SpanTable and the index both have them). */
-export interface SpanObjectArrays {
-  start: Float64Array
-  pages: Float64Array
-  objectSize: Float64Array
-  firstObject: Float64Array
-  objectCount: Float64Array
-}
+import {spanIndexAt, type SpanObjectArrays} from './slot-table.js'
 
 /** One object slot: its id (slot index), first byte, size and span. */
 export interface ObjectRef {
@@ -71,7 +62,7 @@ export class HeapObjects {
   constructor(
     readonly spans: SpanObjectArrays,
     readonly pageSize: number,
-    /** One state byte per slot (object-states.ts); called once, when first needed. */
+    /** One state byte per slot (states.ts); called once, when first needed. */
     private readonly loadState: () => Uint8Array,
   ) {}
 
@@ -128,4 +119,14 @@ export class HeapObjects {
     const size = s.objectSize[span]!
     return {index, start: s.start[span]! + (index - s.firstObject[span]!) * size, size, span}
   }
+}
+
+/** The model's objects (a heap model or anything with its slot table and states), through the one iteration and lookup API the index answers with too. */
+export function heapObjects(heap: {spans: SpanObjectArrays; pageSize: number; state: Uint8Array}): HeapObjects {
+  return new HeapObjects(heap.spans, heap.pageSize, () => heap.state)
+}
+
+/** The object slot containing addr: its span, index and start, or undefined outside every span. */
+export function objectAt(heap: {spans: SpanObjectArrays; pageSize: number; state: Uint8Array}, addr: number): ObjectRef | undefined {
+  return heapObjects(heap).findObject(addr)
 }

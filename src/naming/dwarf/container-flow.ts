@@ -1,0 +1,21 @@
+import type {DwarfType} from '../../elf/dwarf/types.js'
+import type {NamingContext} from '../recogniser.js'
+import type {DwarfClaims} from './claims.js'
+
+/**
+ * What a standard container's reader (std-containers.ts) needs of the type flow that calls it
+ * (type-flow.ts implements it): declared apart so that the containers do not import the flow.
+ */
+export interface ContainerFlow {
+  readonly ctx: NamingContext
+  readonly claims: DwarfClaims
+  /** Scans the value of `type` at `addr`: its pointers followed. */
+  scan(addr: number, type: DwarfType, depth: number): void
+  /** The live heap block holding addr, or undefined. */
+  liveBlock(addr: number): {index: number; start: number; size: number} | undefined
+  /** Whether a value of this type can hold a pointer the flow follows. */
+  hasPointers(type: DwarfType, depth?: number): boolean
+}
+
+/** Elements scanned per array or container, at most. */
+export const MAX_ELEMENTS = 1 << 22

@@ -1,0 +1,109 @@
+import {hex} from '../errors.js'
+import type {AllocatorActivity, AllocatorDescription, SizeClassUse, TouchedFigure} from '../heap/heap-model.js'
+import {LIVE} from '../heap/states.js'
+import type {TcmallocHeap} from './heap.js'
+import {IN_USE, ON_NORMAL_FREELIST, ON_RETURNED_FREELIST} from './spans.js'
+
+/** What the summary says of the allocator: gperftools, its version, its layout group and where its globals were found. */
+export function describeAllocator(heap: TcmallocHeap): AllocatorDescription {
+  const g = heap.globals
+  return {
+    kind: 'gperftools',
+    version: g.version,
+    versionHow: g.versionHow,
+    layoutGroup: g.layout.group,
+    pageSize: heap.pageSize,
+    module: heap.module.loaded.module.path,
+    moduleFile: heap.module.loaded.file?.path ?? null,
+    globals: {
+      pageHeap: {address: hex(g.pageHeap), how: g.how.pageHeap},
+      centralCache: {address: hex(g.centralCache), how: g.how.centralCache},
+      sizeMap: {address: hex(g.sizeMap), how: g.how.sizeMap},
+      threadHeaps: {address: g.threadHeaps === null ? null : hex(g.threadHeaps), how: g.how.threadHeaps},
+    },
+    sizeClasses: g.sizes.count - 1,
+  }
+}
+
+/** Spans and bytes by kind: small-object, large, sampled (a large span of its own), page-heap free, returned. */
+export function spanKinds(heap: TcmallocHeap): Record<string, {spans: number; bytes: number}> {
+  const {spans} = heap
+  const kinds = {
+    'small-object': {spans: 0, bytes: 0},
+    large: {spans: 0, bytes: 0},
+    sampled: {spans: 0, bytes: 0},
+    'page-heap free': {spans: 0, bytes: 0},
+    returned: {spans: 0, bytes: 0},
+  }
+  for (let s = 0; s < spans.count; s++) {
+    const bytes = spans.pages[s]! * heap.pageSize
+    const kind =
+      spans.location[s] === ON_NORMAL_FREELIST
+        ? 'page-heap free'
+        : spans.location[s] === ON_RETURNED_FREELIST
+          ? 'returned'
+          : spans.sizeClass[s]! > 0
+            ? 'small-object'
+            : spans.sampled[s]
+              ? 'sampled'
+              : 'large'
+    kinds[kind].spans++
+    kinds[kind].bytes += bytes
+  }
+  return kinds
+}
+
+/** Live and free objects per size class of in-use small-object spans (classes in first-seen order). */
+export function sizeClassUse(heap: TcmallocHeap): SizeClassUse[] {
+  const {spans, state} = heap
+  const sizes = heap.globals.sizes
+  const live = new Float64Array(sizes.count)
+  const free = new Float64Array(sizes.count)
+  const seen: number[] = []
+  // Span by span (every slot of the heap: no call a slot).
+  for (let s = 0; s < spans.count; s++) {
+    const cl = spans.sizeClass[s]!
+    if (spans.location[s] !== IN_USE || cl === 0) continue
+    const first = spans.firstObject[s]!
+    const end = first + spans.objectCount[s]!
+    let liveHere = 0
+    for (let id = first; id < end; id++) if (state[id] === LIVE) liveHere++
+    if (live[cl] === 0 && free[cl] === 0 && end > first) seen.push(cl)
+    live[cl]! += liveHere
+    free[cl]! += end - first - liveHere
+  }
+  return seen.map(cl => ({sizeClass: cl, size: sizes.size[cl]!, liveObjects: live[cl]!, liveBytes: live[cl]! * sizes.size[cl]!, freeObjects: free[cl]!}))
+}
+
+/** In-use small-object spans of a class, in address order. */
+export function spansOfClass(heap: TcmallocHeap, sizeClass: number): number[] {
+  const {spans} = heap
+  const out: number[] = []
+  for (let s = 0; s < spans.count; s++) if (spans.location[s] === IN_USE && spans.sizeClass[s] === sizeClass) out.push(s)
+  return out
+}
+
+/** The MallocExtension figures that damage (bytes behind bad links, interior entries) or a structure in flight make bounds. */
+export function touchedFigures(heap: TcmallocHeap, activity: AllocatorActivity, bytesBehind: number): TouchedFigure[] {
+  const threadsInside = activity.threads.length > 0
+  const centralLocked = activity.locks.some(l => l.sizeClass !== null)
+  const pageHeapLocked = activity.locks.some(l => l.sizeClass === null)
+  const out: TouchedFigure[] = []
+  const damaged = (prefix: string) => heap.damage.findings.some(f => f.structure.startsWith(prefix))
+  if (bytesBehind > 0) out.push({property: 'generic.current_allocated_bytes', why: `toma counts the ${bytesBehind} bytes behind damaged links as live`, inFlight: false})
+  const interior = heap.damage.findings.filter(f => f.kind === 'entry-not-object-start').length
+  if (interior > 0) out.push({property: 'generic.current_allocated_bytes', why: `TCMalloc counts ${interior} entr${interior === 1 ? 'y' : 'ies'} inside live objects as free objects`, inFlight: false})
+  const why = (prefix: string, inFlight: boolean, lock: string) => (damaged(prefix) ? 'a damaged list' : inFlight ? lock : '')
+  if (threadsInside || centralLocked || pageHeapLocked) {
+    out.push({property: 'generic.current_allocated_bytes', why: 'blocks a thread inside TCMalloc holds mid-operation (taken from a list, not yet returned; freed, not yet on a list) count live', inFlight: true})
+  }
+  const rows: Array<[string, string]> = [
+    ['tcmalloc.thread_cache_free_bytes', why('thread cache', threadsInside, 'a thread was inside TCMalloc')],
+    ['tcmalloc.central_cache_free_bytes', why('span', centralLocked, 'a central free list lock was held')],
+    ['tcmalloc.transfer_cache_free_bytes', why('transfer', centralLocked, 'a central free list lock was held')],
+    ['tcmalloc.pageheap_free_bytes', why('page heap', pageHeapLocked, 'the page heap lock was held')],
+    ['tcmalloc.pageheap_unmapped_bytes', why('page heap', pageHeapLocked, 'the page heap lock was held')],
+  ]
+  for (const [property, w] of rows) if (w) out.push({property, why: w, inFlight: w !== 'a damaged list'})
+  return out
+}
