@@ -1,5 +1,5 @@
 import * as Flags from '../src/cli/flags.js'
-import {checkLimits, type LimitCheck} from '../src/analysis/check-limits.js'
+import {checkLimits, type LimitCheck} from '../src/queries/check-limits.js'
 import {TomaCommand, note} from '../src/cli/base-command.js'
 import {printable} from '../src/util/printable.js'
 import {nearest} from '../src/cli/nearest-names.js'

@@ -1,4 +1,4 @@
-import {classCounts} from '../src/analysis/classes.js'
+import {classCounts} from '../src/queries/classes.js'
 import {TomaCommand, note} from '../src/cli/base-command.js'
 import {openIndex} from '../src/cli/open-index.js'
 import {indexFlags, queryCoreArgs} from '../src/cli/query-flags.js'

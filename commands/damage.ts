@@ -1,4 +1,4 @@
-import type {HeapDamage} from '../src/analysis/heap-damage.js'
+import type {HeapDamage} from '../src/queries/heap-damage.js'
 import {TomaCommand, note} from '../src/cli/base-command.js'
 import {openIndex} from '../src/cli/open-index.js'
 import {indexFlags, queryCoreArgs} from '../src/cli/query-flags.js'

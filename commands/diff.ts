@@ -1,10 +1,10 @@
 import * as Args from '../src/cli/args.js'
 import * as Flags from '../src/cli/flags.js'
-import {diffCores} from '../src/analysis/diff.js'
+import {diffCores} from '../src/queries/diff.js'
 import {TomaCommand, note} from '../src/cli/base-command.js'
 import {openDiffPair} from '../src/cli/open-diff-pair.js'
 import {analysisFlags} from '../src/cli/query-flags.js'
-import {diffText} from '../src/report/diff.js'
+import {diffText} from '../src/report/diff-text.js'
 
 export default class Diff extends TomaCommand {
   static override description = 'What changed between two cores of one process: objects born, died and kept per type, the holders that grew, TCMalloc\'s states'

@@ -1,12 +1,12 @@
 import * as Flags from '../src/cli/flags.js'
-import {dominatedBy} from '../src/analysis/dominated.js'
+import {dominatedBy} from '../src/queries/dominated.js'
 import {TomaCommand, note} from '../src/cli/base-command.js'
 import {openIndex} from '../src/cli/open-index.js'
 import {parseAddress} from '../src/cli/parse-address.js'
 import {addressArgs, indexFlags} from '../src/cli/query-flags.js'
 import {TomaError} from '../src/errors.js'
 import {RetentionIndex} from '../src/index/retention-index.js'
-import {dominatedText} from '../src/report/retention.js'
+import {dominatedText} from '../src/report/held-memory-text.js'
 import {aboutCore} from '../src/report/table.js'
 
 export default class Dominators extends TomaCommand {

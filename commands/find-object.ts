@@ -1,5 +1,5 @@
 import * as Flags from '../src/cli/flags.js'
-import {DUMP_BYTES, MAX_DUMP_BYTES, MIN_DUMP_BYTES, objectInfo} from '../src/analysis/object-info.js'
+import {DUMP_BYTES, MAX_DUMP_BYTES, MIN_DUMP_BYTES, objectInfo} from '../src/queries/object-info.js'
 import {TomaCommand, note} from '../src/cli/base-command.js'
 import {openIndex} from '../src/cli/open-index.js'
 import {parseAddress} from '../src/cli/parse-address.js'

@@ -1,13 +1,13 @@
 import * as Flags from '../src/cli/flags.js'
-import {leaksWithPublicIds} from '../src/analysis/leaks.js'
-import {leakKinds} from '../src/report/retention.js'
+import {leaksWithPublicIds} from '../src/queries/leaks.js'
+import {leakKinds} from '../src/report/held-memory-text.js'
 import {storedSightings} from '../src/index/sighting-index.js'
 import {TomaCommand, note} from '../src/cli/base-command.js'
 import {openIndex} from '../src/cli/open-index.js'
 import {indexFlags, queryCoreArgs} from '../src/cli/query-flags.js'
 import {aboutCore, bytes, heading, table} from '../src/report/table.js'
 import {count, sightingText, withCut} from '../src/report/wording.js'
-import type {HeapDamage} from '../src/analysis/heap-damage.js'
+import type {HeapDamage} from '../src/queries/heap-damage.js'
 
 export default class Leaks extends TomaCommand {
   static override description = 'Live objects that no root (register, stack, TLS, global, mapping, cached stack) reaches, directly or through other objects'

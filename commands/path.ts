@@ -1,12 +1,12 @@
 import * as Flags from '../src/cli/flags.js'
-import {pathsTo} from '../src/analysis/paths.js'
+import {pathsTo} from '../src/queries/paths.js'
 import {TomaCommand, note} from '../src/cli/base-command.js'
 import {openIndex} from '../src/cli/open-index.js'
 import {parseAddress} from '../src/cli/parse-address.js'
 import {addressArgs, indexFlags} from '../src/cli/query-flags.js'
 import {TomaError} from '../src/errors.js'
 import {RetentionIndex} from '../src/index/retention-index.js'
-import {pathsText} from '../src/report/retention.js'
+import {pathsText} from '../src/report/held-memory-text.js'
 import {aboutCore} from '../src/report/table.js'
 
 export default class Path extends TomaCommand {

@@ -1,5 +1,5 @@
 import * as Flags from '../src/cli/flags.js'
-import {heapProfile} from '../src/analysis/heap-profile.js'
+import {heapProfile} from '../src/queries/heap-profile.js'
 import {TomaCommand, note} from '../src/cli/base-command.js'
 import {EXIT_NO_SAMPLES} from '../src/cli/exit-codes.js'
 import {openIndex} from '../src/cli/open-index.js'

@@ -1,11 +1,11 @@
 import * as Flags from '../src/cli/flags.js'
-import {refsOf} from '../src/analysis/refs.js'
+import {refsOf} from '../src/queries/refs.js'
 import {TomaCommand, note} from '../src/cli/base-command.js'
 import {openIndex} from '../src/cli/open-index.js'
 import {parseAddress} from '../src/cli/parse-address.js'
 import {addressArgs, indexFlags} from '../src/cli/query-flags.js'
 import {TomaError} from '../src/errors.js'
-import {refsText} from '../src/report/refs.js'
+import {refsText} from '../src/report/refs-text.js'
 
 export default class Refs extends TomaCommand {
   static override description = 'Who points to the object at an address (objects and roots), and what it points to'

@@ -1,6 +1,6 @@
 import * as Flags from '../src/cli/flags.js'
-import {diffCores} from '../src/analysis/diff.js'
-import {reportData} from '../src/analysis/report-data.js'
+import {diffCores} from '../src/queries/diff.js'
+import {reportData} from '../src/queries/report-data.js'
 import {TomaCommand, note} from '../src/cli/base-command.js'
 import {printable} from '../src/util/printable.js'
 import {openDiffSide, refuseOtherProgram} from '../src/cli/open-diff-pair.js'

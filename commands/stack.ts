@@ -1,11 +1,11 @@
 import * as Args from '../src/cli/args.js'
 import * as Flags from '../src/cli/flags.js'
-import {stackOf} from '../src/analysis/threads.js'
+import {stackOf} from '../src/queries/threads.js'
 import {TomaCommand, note} from '../src/cli/base-command.js'
 import {openIndex} from '../src/cli/open-index.js'
 import {indexFlags, queryCoreArgs} from '../src/cli/query-flags.js'
 import {TomaError} from '../src/errors.js'
-import {stackText} from '../src/report/threads.js'
+import {stackText} from '../src/report/threads-text.js'
 import {aboutCore} from '../src/report/table.js'
 
 export default class Stack extends TomaCommand {

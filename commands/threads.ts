@@ -1,8 +1,8 @@
-import {threadsOf} from '../src/analysis/threads.js'
+import {threadsOf} from '../src/queries/threads.js'
 import {TomaCommand, note} from '../src/cli/base-command.js'
 import {openIndex} from '../src/cli/open-index.js'
 import {indexFlags, queryCoreArgs} from '../src/cli/query-flags.js'
-import {threadsText} from '../src/report/threads.js'
+import {threadsText} from '../src/report/threads-text.js'
 import {aboutCore} from '../src/report/table.js'
 
 export default class Threads extends TomaCommand {

@@ -1,10 +1,10 @@
 import * as Flags from '../src/cli/flags.js'
-import {topObjects, topTypes} from '../src/analysis/top.js'
+import {topObjects, topTypes} from '../src/queries/top.js'
 import {TomaCommand, note} from '../src/cli/base-command.js'
 import {openIndex} from '../src/cli/open-index.js'
 import {indexFlags, queryCoreArgs} from '../src/cli/query-flags.js'
 import {RetentionIndex} from '../src/index/retention-index.js'
-import {topObjectsText, topTypesText} from '../src/report/retention.js'
+import {topObjectsText, topTypesText} from '../src/report/held-memory-text.js'
 import {aboutCore} from '../src/report/table.js'
 
 export default class Top extends TomaCommand {

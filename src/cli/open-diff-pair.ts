@@ -1,6 +1,6 @@
 import fs from 'node:fs'
-import type {DiffSide} from '../analysis/diff.js'
-import {programMismatch} from '../analysis/diff-program.js'
+import type {DiffSide} from '../queries/diff.js'
+import {programMismatch} from '../queries/diff-program.js'
 import {TomaError} from '../errors.js'
 import {openProgram} from '../program/open-program.js'
 import {isIndexFile, openIndex} from './open-index.js'

@@ -1,12 +1,12 @@
 import fs from 'node:fs'
 import {openRegularFile} from '../util/regular-file.js'
 import path from 'node:path'
-import {analysisInputs, knownModuleFiles, type AnalysisOptions} from '../analysis/analysis-inputs.js'
+import {analysisInputs, knownModuleFiles, type AnalysisOptions} from '../pipeline/analysis-inputs.js'
 import {TomaError} from '../errors.js'
 import {HeapIndex} from '../index/heap-index.js'
 import {DamagedIndexError, INDEX_MAGIC} from '../index/index-file.js'
 import {inputChange} from '../index/input-changes.js'
-import {defaultIndexPath, lastAnalysis} from '../index/index-location.js'
+import {defaultIndexPath, lastAnalysis} from '../util/index-location.js'
 import {openProgram} from '../program/open-program.js'
 import {activeSession} from './index-session.js'
 import type {OpenedIndex} from './opened-index.js'
@@ -79,7 +79,7 @@ async function openIndexNow(coreArg: string | undefined, flags: Record<string, u
   if (!index) {
     note(why)
     // Imported only here: the analysis is most of toma's code, and a query answered from its index needs none of it.
-    const [{analyzeCore}, {terminalProgress}] = await Promise.all([import('../analysis/analyze-core.js'), import('../util/terminal-progress.js')])
+    const [{analyzeCore}, {terminalProgress}] = await Promise.all([import('../pipeline/analyze-core.js'), import('../util/terminal-progress.js')])
     const progress = terminalProgress()
     try {
       analyzeCore(corePath, options, progress.update, indexPath, program)

@@ -1,6 +1,6 @@
 import fs from 'node:fs'
 import path from 'node:path'
-import {cacheFolder} from '../index/index-location.js'
+import {cacheFolder} from '../util/index-location.js'
 
 /** Lines of history kept between sittings. */
 export const HISTORY_LINES = 1000

@@ -6,7 +6,7 @@ import {FileReader, type FileOverlay} from './file-reader.js'
 import {findModules, parseMappedFiles, type MappedFile, type Module} from './modules.js'
 import {readNotes} from './notes.js'
 import {parseAuxv, parseProcessInfo, parseSignalInfo, type ProcessInfo, type SignalInfo} from './process-info.js'
-import {parseThreads, type Thread} from './threads.js'
+import {parseThreads, type Thread} from './thread-registers.js'
 import {lastAtOrBelow} from '../util/search.js'
 import type {MemorySource} from './memory-source.js'
 

@@ -1,5 +1,5 @@
 import {hex} from '../errors.js'
-import {REGISTER_NAMES} from '../core/threads.js'
+import {REGISTER_NAMES} from '../core/thread-registers.js'
 import type {Program} from '../program/program.js'
 import type {HeapModel} from '../heap/heap-model.js'
 import {heapObjects} from '../heap/objects.js'
@@ -56,7 +56,7 @@ export type RootScan = ReturnType<RootBuilder['finish']> & {offsetOverflows: num
  * Reads every live object once, in address order, and records each aligned word that points into
  * a live object (interior pointers included) as an edge; then scans registers, stacks and module
  * data for roots the same way, and builds the reverse edges. Free objects are neither scanned nor
- * targets. (The analysis runs the three as phases of their own: analysis/pipeline.)
+ * targets. (The analysis runs the three as phases of their own: src/pipeline/graph-phases.ts.)
  */
 export function scanHeapGraph(program: Program, heap: HeapModel, options: ScanOptions = {}): ScannedGraph {
   const {lookup, scanThreads, ...edges} = scanObjects(program, heap, options)

@@ -1,4 +1,4 @@
-import type {Accumulation} from '../graph/accumulation.js'
+import type {Accumulation} from '../dominators/accumulation.js'
 import type {RootRegion} from '../graph/root-regions.js'
 import type {FileIdentity} from '../elf/file-identity.js'
 /**
@@ -78,7 +78,7 @@ export interface IndexMeta {
   naming: NamingMeta
   /** The root regions scanned, sorted by start: a root's label is the region holding its address. */
   rootRegions: RootRegion[]
-  /** Accumulation points of the objects retaining ≥ 1 % of the live heap (graph/accumulation.ts). */
+  /** Accumulation points of the objects retaining ≥ 1 % of the live heap (dominators/accumulation.ts). */
   accumulations: Accumulation[]
   /** TCMalloc's sampling period (FLAGS_tcmalloc_sample_parameter), null when not known; samples are in the sample.* arrays. */
   samplePeriod: number | null

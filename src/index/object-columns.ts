@@ -32,7 +32,7 @@ export class ObjectColumns {
     return this.file.array('object.retainedObjects')
   }
 
-  /** Immediate dominators (graph/dominator-ids.ts). */
+  /** Immediate dominators (dominators/dominator-ids.ts). */
   idom(): Uint32Array {
     return this.file.array('object.idom')
   }

@@ -1,4 +1,4 @@
-import {NOT_IN_TREE, groupOfIdom} from '../graph/dominator-ids.js'
+import {NOT_IN_TREE, groupOfIdom} from '../dominators/dominator-ids.js'
 import {FROM_ROOT, UNREACHED} from '../graph/reachability.js'
 import type {HeapIndex} from './heap-index.js'
 import type {IndexFile} from './index-file.js'

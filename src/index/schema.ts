@@ -21,7 +21,7 @@ export interface ElementTypes {
 }
 export type ElementType = keyof ElementTypes
 
-/** Slots per entry of object.liveBefore (analysis/object-ids.ts counts public ids by it). */
+/** Slots per entry of object.liveBefore (queries/object-ids.ts counts public ids by it). */
 export const PUBLIC_ID_BLOCK = 4096
 
 /**
@@ -58,7 +58,7 @@ export const PHASES = {
   paths: 'shortest paths from the roots, reachability, the allocator\'s own objects marked',
   names: 'naming (graph/object-types.ts, naming/): every tier\'s name of each object',
   frames: 'returned frames (analysis/threads.ts): pointers left in dead stack frames',
-  dominators: 'the dominator pass and the tree walk (graph/retention.ts); absent with retention off',
+  dominators: 'the dominator pass and the tree walk (dominators/retention.ts); absent with retention off',
   threads: 'the core\'s thread list',
 } as const
 export type Phase = keyof typeof PHASES
@@ -79,10 +79,10 @@ const NO_RETENTION = 'absent from an index made with retention off (the bench\'s
 
 /** Every array an index holds, in the order the analysis writes them. */
 export const INDEX_ARRAYS = {
-  'edge.outStart': {type: 'u32', group: 'object+1', phase: 'scan', readers: ['index/heap-index', 'index/object-columns', 'analysis/analyze-core (read back by the dominator pass)', 'report/export-json'], doc: 'where each object\'s outgoing edges start in edge.to'},
+  'edge.outStart': {type: 'u32', group: 'object+1', phase: 'scan', readers: ['index/heap-index', 'index/object-columns', 'pipeline/analyze-core (read back by the dominator pass)', 'report/export-json'], doc: 'where each object\'s outgoing edges start in edge.to'},
   'edge.to': {type: 'u32', group: 'edge', phase: 'scan', readers: ['index/heap-index', 'index/edge-offsets', 'index/object-columns', 'report/export-json'], doc: 'each edge\'s target slot (offsets are found again in the core)'},
-  'edge.inFrom': {type: 'u32', group: 'edge', phase: 'reverse', readers: ['index/heap-index', 'index/retention-index', 'analysis/analyze-core (read back by the dominator pass)'], doc: 'each incoming edge\'s source slot, by target, sources in address order'},
-  'edge.inStart': {type: 'u32', group: 'object+1', phase: 'reverse', readers: ['index/heap-index', 'index/retention-index', 'analysis/analyze-core (read back by the dominator pass)'], doc: 'where each object\'s incoming edges start in edge.inFrom'},
+  'edge.inFrom': {type: 'u32', group: 'edge', phase: 'reverse', readers: ['index/heap-index', 'index/retention-index', 'pipeline/analyze-core (read back by the dominator pass)'], doc: 'each incoming edge\'s source slot, by target, sources in address order'},
+  'edge.inStart': {type: 'u32', group: 'object+1', phase: 'reverse', readers: ['index/heap-index', 'index/retention-index', 'pipeline/analyze-core (read back by the dominator pass)'], doc: 'where each object\'s incoming edges start in edge.inFrom'},
   'edge.inEdge': {type: 'u32', group: 'edge', phase: 'reverse', readers: ['index/heap-index'], doc: 'each incoming edge\'s position in edge.to (its forward edge)'},
   'object.parent': {type: 'u32', group: 'object', phase: 'paths', readers: ['index/retention-index'], optional: NO_RETENTION, doc: 'breadth-first parent from the roots: a slot, 0xfffffffe (a root points to it) or 0xffffffff (unreached)'},
   'span.record': {type: 'f64', group: 'span', phase: 'heap', readers: ['index/heap-index'], doc: 'address of the span\'s record in the core'},
@@ -95,8 +95,8 @@ export const INDEX_ARRAYS = {
   'span.objectSize': {type: 'f64', group: 'span', phase: 'heap', readers: ['index/heap-index'], doc: 'bytes of each object slot of the span'},
   'span.firstObject': {type: 'f64', group: 'span', phase: 'heap', readers: ['index/heap-index'], doc: 'the slot of the span\'s first object'},
   'span.objectCount': {type: 'f64', group: 'span', phase: 'heap', readers: ['index/heap-index'], doc: 'the span\'s object slots'},
-  'object.state': {type: 'u8', group: 'object', phase: 'heap', readers: ['index/heap-index', 'index/object-columns', 'analysis/object-ids'], doc: 'live, or where a free slot is (heap/states.ts)'},
-  'object.liveBefore': {type: 'u32', group: 'object/4096+1', phase: 'heap', readers: ['index/object-columns', 'analysis/object-ids'], doc: 'live objects before each block of 4096 slots, then all of them (public ids, analysis/object-ids.ts)'},
+  'object.state': {type: 'u8', group: 'object', phase: 'heap', readers: ['index/heap-index', 'index/object-columns', 'queries/object-ids'], doc: 'live, or where a free slot is (heap/states.ts)'},
+  'object.liveBefore': {type: 'u32', group: 'object/4096+1', phase: 'heap', readers: ['index/object-columns', 'queries/object-ids'], doc: 'live objects before each block of 4096 slots, then all of them (public ids, queries/object-ids.ts)'},
   'threadCache.objects': {type: 'f64', group: 'threadCache', phase: 'heap', readers: ['index/heap-index'], doc: 'the slots held by thread caches, ascending'},
   'threadCache.owner': {type: 'u16', group: 'threadCache', phase: 'heap', readers: ['index/heap-index'], doc: 'for each, its cache in the meta\'s threadCaches'},
   'edge.checkpoint': {type: 'u32', group: 'checkpoint', phase: 'scan', readers: ['index/edge-offsets'], doc: 'edges whose offset is kept, ascending (graph/edge-words.ts)'},
@@ -115,21 +115,21 @@ export const INDEX_ARRAYS = {
   'sighting.tid': {type: 'i32', group: 'sighting', phase: 'frames', readers: ['index/sighting-index'], doc: 'the thread whose stack holds the frame'},
   'sighting.at': {type: 'f64', group: 'sighting', phase: 'frames', readers: ['index/sighting-index'], doc: 'where the pointer lies in the frame'},
   'sighting.frame': {type: 'u32', group: 'sighting', phase: 'frames', readers: ['index/sighting-index'], doc: 'the frame\'s label in the meta\'s sightingFrames'},
-  'object.type': {type: ['u16', 'u32'], group: 'object', phase: 'names', readers: ['index/heap-index', 'index/retention-index', 'index/object-columns', 'analysis/leaks', 'analysis/classes', 'analysis/name-vias', 'analysis/holder-groups', 'analysis/diff-objects', 'report/export-json'], doc: 'name id (0: none; k: the meta\'s typeNames[k - 1]); 32 bits only past 65,535 names'},
-  'object.via': {type: 'u8', group: 'object', phase: 'names', readers: ['index/heap-index', 'index/object-columns', 'analysis/name-vias', 'report/export-json'], doc: 'how the name was known (naming/via.ts)'},
-  'object.reachable': {type: 'u8', group: 'object', phase: 'paths', readers: ['index/object-columns', 'analysis/leaks', 'analysis/holder-groups', 'report/export-json'], doc: '1 reached from a root, 0 not (a leak when live), 2 the allocator\'s own unreferenced object'},
-  'object.idom': {type: 'u32', group: 'object', phase: 'dominators', readers: ['index/retention-index', 'index/object-columns', 'analysis/holder-groups', 'report/export-json'], optional: NO_RETENTION, doc: 'immediate dominator: a slot, a thread group or the virtual root above the slots, 0xffffffff not in the tree (graph/dominator-ids.ts)'},
-  'object.retainedBytes': {type: 'f64', group: 'object', phase: 'dominators', readers: ['index/retention-index', 'index/object-columns', 'analysis/holder-groups', 'analysis/diff-growth', 'report/export-json'], optional: NO_RETENTION, doc: 'bytes the object keeps alive, its own included'},
-  'object.retainedObjects': {type: 'u32', group: 'object', phase: 'dominators', readers: ['index/retention-index', 'index/object-columns', 'analysis/holder-groups'], optional: NO_RETENTION, doc: 'objects it keeps alive, itself included'},
-  'dom.childStart': {type: 'u32', group: 'object+2', phase: 'dominators', readers: ['index/retention-index', 'index/object-columns', 'analysis/holder-groups'], optional: NO_RETENTION, doc: 'where each node\'s children start in dom.child (the virtual root\'s last)'},
-  'dom.child': {type: 'u32', group: 'dom.child', phase: 'dominators', readers: ['index/retention-index', 'index/object-columns', 'analysis/holder-groups'], optional: NO_RETENTION, doc: 'dominator-tree children, the largest first, the others ascending'},
+  'object.type': {type: ['u16', 'u32'], group: 'object', phase: 'names', readers: ['index/heap-index', 'index/retention-index', 'index/object-columns', 'queries/leaks', 'queries/classes', 'queries/name-vias', 'queries/holder-groups', 'queries/diff-objects', 'report/export-json'], doc: 'name id (0: none; k: the meta\'s typeNames[k - 1]); 32 bits only past 65,535 names'},
+  'object.via': {type: 'u8', group: 'object', phase: 'names', readers: ['index/heap-index', 'index/object-columns', 'queries/name-vias', 'report/export-json'], doc: 'how the name was known (naming/via.ts)'},
+  'object.reachable': {type: 'u8', group: 'object', phase: 'paths', readers: ['index/object-columns', 'queries/leaks', 'queries/holder-groups', 'report/export-json'], doc: '1 reached from a root, 0 not (a leak when live), 2 the allocator\'s own unreferenced object'},
+  'object.idom': {type: 'u32', group: 'object', phase: 'dominators', readers: ['index/retention-index', 'index/object-columns', 'queries/holder-groups', 'report/export-json'], optional: NO_RETENTION, doc: 'immediate dominator: a slot, a thread group or the virtual root above the slots, 0xffffffff not in the tree (dominators/dominator-ids.ts)'},
+  'object.retainedBytes': {type: 'f64', group: 'object', phase: 'dominators', readers: ['index/retention-index', 'index/object-columns', 'queries/holder-groups', 'queries/diff-growth', 'report/export-json'], optional: NO_RETENTION, doc: 'bytes the object keeps alive, its own included'},
+  'object.retainedObjects': {type: 'u32', group: 'object', phase: 'dominators', readers: ['index/retention-index', 'index/object-columns', 'queries/holder-groups'], optional: NO_RETENTION, doc: 'objects it keeps alive, itself included'},
+  'dom.childStart': {type: 'u32', group: 'object+2', phase: 'dominators', readers: ['index/retention-index', 'index/object-columns', 'queries/holder-groups'], optional: NO_RETENTION, doc: 'where each node\'s children start in dom.child (the virtual root\'s last)'},
+  'dom.child': {type: 'u32', group: 'dom.child', phase: 'dominators', readers: ['index/retention-index', 'index/object-columns', 'queries/holder-groups'], optional: NO_RETENTION, doc: 'dominator-tree children, the largest first, the others ascending'},
   'dom.leakStarts': {type: 'u32', group: 'dom.leakStarts', phase: 'dominators', readers: ['index/retention-index'], optional: NO_RETENTION, doc: 'leaked objects no other leaked object reaches'},
   'dom.top': {type: 'u32', group: 'dom.top', phase: 'dominators', readers: ['index/retention-index'], optional: NO_RETENTION, doc: 'objects dominated by the virtual root alone, largest retained first'},
   'type.retainedBytes': {type: 'f64', group: 'type', phase: 'dominators', readers: ['index/retention-index'], optional: NO_RETENTION, doc: 'bytes each type id\'s objects retain, each byte once'},
   'type.retainedObjects': {type: 'f64', group: 'type', phase: 'dominators', readers: ['index/retention-index'], optional: NO_RETENTION, doc: 'objects each type id\'s objects retain, each once'},
-  'thread.retainedBytes': {type: 'f64', group: 'thread', phase: 'dominators', readers: ['index/retention-index', 'index/object-columns', 'analysis/holder-groups'], optional: NO_RETENTION, doc: 'bytes reachable only from the thread\'s registers, stack and TLS'},
+  'thread.retainedBytes': {type: 'f64', group: 'thread', phase: 'dominators', readers: ['index/retention-index', 'index/object-columns', 'queries/holder-groups'], optional: NO_RETENTION, doc: 'bytes reachable only from the thread\'s registers, stack and TLS'},
   'thread.retainedObjects': {type: 'f64', group: 'thread', phase: 'dominators', readers: ['index/retention-index'], optional: NO_RETENTION, doc: 'objects reachable only from that thread'},
-  'thread.tid': {type: 'i32', group: 'thread', phase: 'threads', readers: ['index/retention-index', 'index/object-columns', 'analysis/holder-groups'], doc: 'each thread\'s id, in the order the per-thread arrays and thread groups use'},
+  'thread.tid': {type: 'i32', group: 'thread', phase: 'threads', readers: ['index/retention-index', 'index/object-columns', 'queries/holder-groups'], doc: 'each thread\'s id, in the order the per-thread arrays and thread groups use'},
 } as const satisfies Record<string, ArraySpec>
 
 export type ArrayName = keyof typeof INDEX_ARRAYS

@@ -1,5 +1,5 @@
 import {hex} from '../errors.js'
-import {REGISTER_NAMES} from '../core/threads.js'
+import {REGISTER_NAMES} from '../core/thread-registers.js'
 import {demangle} from '../elf/demangle.js'
 import {describeSymbolic, type Program} from './program.js'
 

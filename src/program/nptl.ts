@@ -1,4 +1,4 @@
-import type {Thread} from '../core/threads.js'
+import type {Thread} from '../core/thread-registers.js'
 import type {Program} from './program.js'
 import {threadDb} from './thread-db.js'
 import {u64le} from '../util/u64le.js'

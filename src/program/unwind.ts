@@ -1,6 +1,6 @@
 import {DW_RA, DW_RBP, DW_RSP, ModuleCfi, evaluateExpression, type FrameRow} from '../elf/cfi.js'
 import type {ElfFile} from '../elf/elf-file.js'
-import {REGISTER_NAMES, type Thread} from '../core/threads.js'
+import {REGISTER_NAMES, type Thread} from '../core/thread-registers.js'
 import type {Program} from './program.js'
 
 /** DWARF register n is user_regs_struct's REGISTER_NAMES index DWARF_TO_PRSTATUS[n]. */

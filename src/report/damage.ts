@@ -1,5 +1,5 @@
 import defaultChalk, {type ChalkInstance} from 'chalk'
-import type {HeapDamage} from '../analysis/heap-damage.js'
+import type {HeapDamage} from '../queries/heap-damage.js'
 import {count} from './wording.js'
 import {grouped} from '../util/grouped.js'
 import {printableData} from '../util/printable.js'

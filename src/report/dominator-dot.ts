@@ -1,4 +1,4 @@
-import type {Dominated, DominatedNode} from '../analysis/dominated.js'
+import type {Dominated, DominatedNode} from '../queries/dominated.js'
 import {bytes} from './table.js'
 import {count} from './wording.js'
 import {dotString} from './dot-text.js'

@@ -2,13 +2,13 @@ import {hex} from '../errors.js'
 import {ROOT_KIND_NAMES} from '../graph/csr.js'
 import type {HeapIndex, RootRef} from '../index/heap-index.js'
 import {DamagedIndexError} from '../index/index-file.js'
-import {REGISTER_NAMES} from '../core/threads.js'
+import {REGISTER_NAMES} from '../core/thread-registers.js'
 import {STATE_NAMES} from '../heap/states.js'
-import {publicIdArray} from '../analysis/object-ids.js'
+import {publicIdArray} from '../queries/object-ids.js'
 import type {TextSink} from './output-stream.js'
-import type {Allocation} from '../analysis/allocations.js'
+import type {Allocation} from '../queries/allocations.js'
 import {VIA_DEBUG_INFO, VIA_VTABLE, viaLabel} from '../naming/via.js'
-import {holderName, type ObjectHolders} from '../analysis/holder-groups.js'
+import {holderName, type ObjectHolders} from '../queries/holder-groups.js'
 
 const EDGE_CHUNK = 1 << 20
 

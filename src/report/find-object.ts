@@ -1,6 +1,6 @@
 import chalk from 'chalk'
-import type {ObjectInfo} from '../analysis/object-info.js'
-import type {Allocation} from '../analysis/allocations.js'
+import type {ObjectInfo} from '../queries/object-info.js'
+import type {Allocation} from '../queries/allocations.js'
 import {aboutCore} from './table.js'
 import {byteSize, count, offset, sightingText} from './wording.js'
 import {grouped} from '../util/grouped.js'

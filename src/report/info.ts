@@ -52,7 +52,7 @@ export function infoData(program: Program) {
   }
 }
 
-import {REGISTER_NAMES} from '../core/threads.js'
+import {REGISTER_NAMES} from '../core/thread-registers.js'
 import {grouped} from '../util/grouped.js'
 function registerEntries(regs: BigUint64Array): Array<[string, string]> {
   return REGISTER_NAMES.map((n, i) => [n, '0x' + regs[i]!.toString(16)])

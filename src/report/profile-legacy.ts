@@ -1,4 +1,4 @@
-import type {HeapProfile} from '../analysis/heap-profile.js'
+import type {HeapProfile} from '../queries/heap-profile.js'
 import {printable} from '../util/printable.js'
 
 /**

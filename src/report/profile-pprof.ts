@@ -1,6 +1,6 @@
 import zlib from 'node:zlib'
 import {PbfWriter} from 'pbf'
-import type {HeapProfile} from '../analysis/heap-profile.js'
+import type {HeapProfile} from '../queries/heap-profile.js'
 
 /** Field numbers of perftools.profiles.Profile (google/pprof proto/profile.proto). */
 const PROFILE = {sampleType: 1, sample: 2, mapping: 3, location: 4, function: 5, stringTable: 6, periodType: 11, period: 12, comment: 13} as const

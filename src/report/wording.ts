@@ -1,4 +1,4 @@
-import {untypedKind} from '../analysis/untyped-kind.js'
+import {untypedKind} from '../queries/untyped-kind.js'
 import {isAttachStop} from '../core/process-info.js'
 import type {Sighting} from '../index/sighting-index.js'
 import {grouped} from '../util/grouped.js'

@@ -1,6 +1,6 @@
 import {hex} from '../errors.js'
 import type {AddressSpace} from '../core/address-space.js'
-import type {Thread} from '../core/threads.js'
+import type {Thread} from '../core/thread-registers.js'
 import type {Layout} from './layout.js'
 import type {DamageLog} from '../heap/damage.js'
 import {walkFreeList} from './free-list-walk.js'

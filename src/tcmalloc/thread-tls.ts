@@ -1,4 +1,4 @@
-import type {Thread} from '../core/threads.js'
+import type {Thread} from '../core/thread-registers.js'
 import type {AllocatorModule} from '../heap/heap-model.js'
 import type {Program} from '../program/program.js'
 

@@ -1,4 +1,4 @@
-// Apart from the retention analysis (graph/retention.ts) so that a query ranking a few objects
+// Apart from the retention analysis (dominators/retention.ts) so that a query ranking a few objects
 // (analysis/dominated.ts) does not load the analysis's worker-thread code.
 
 /**

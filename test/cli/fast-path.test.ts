@@ -8,7 +8,7 @@ import {fixtureCorePath, fixtureFlags, fixtureIndex, FIXTURES, type Truth} from 
 import {runToma} from '../helpers/run-toma.js'
 import {testTemp} from '../helpers/test-temp.js'
 
-const ROOT = new URL('../../', import.meta.url)
+const ROOT = new URL('../..', import.meta.url)
 const BIN = fileURLToPath(new URL('bin/run.js', ROOT))
 
 /**
@@ -118,7 +118,7 @@ describe('the bundled fast path', () => {
       }
       const [bundled, oclif] = runs
       expect(bundled!.stderr).toContain('analysing it first')
-      for (const worker of ['graph/scan-worker.js', 'graph/dominator-worker.js']) {
+      for (const worker of ['graph/scan-worker.js', 'dominators/dominator-worker.js']) {
         expect(bundled!.stderr).toContain(`instantiating Worker. url: ${new URL(`dist/src/${worker}`, ROOT).href}`)
       }
       expect(bundled!.status).toBe(0)

@@ -8,7 +8,7 @@ import {edgeSource, inEdges, outEdges, rootsOf, scanHeapGraph, type ScannedGraph
 import {ROOT_GLOBAL, ROOT_KIND_NAMES, ROOT_REGISTER, ROOT_STACK, ROOT_TLS} from '../../src/graph/csr.js'
 import {fillReverseShare, finishReverse, reverseBlockCount} from '../../src/graph/reverse-csr.js'
 import {RED_ZONE, writableSegments} from '../../src/graph/roots.js'
-import {REGISTER_NAMES} from '../../src/core/threads.js'
+import {REGISTER_NAMES} from '../../src/core/thread-registers.js'
 import type {Program} from '../../src/program/program.js'
 import {addr, fixtureIndex, openFixture, type Truth} from '../helpers/fixture-core.js'
 import {buildLiveLookup} from '../../src/graph/live-lookup.js'

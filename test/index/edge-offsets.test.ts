@@ -1,7 +1,7 @@
 import fs from 'node:fs'
 import path from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-import {analyzeCore, type Analysis} from '../../src/analysis/analyze-core.js'
+import {analyzeCore, type Analysis} from '../../src/pipeline/analyze-core.js'
 import {TomaError} from '../../src/errors.js'
 import {HeapIndex, type EdgeRef} from '../../src/index/heap-index.js'
 import {DamagedIndexError} from '../../src/index/index-file.js'

@@ -1,5 +1,5 @@
 import {describe, expect, it} from 'vitest'
-import {codeLabel} from '../../src/analysis/code-label.js'
+import {codeLabel} from '../../src/queries/code-label.js'
 import {deadFrames} from '../../src/program/dead-frames.js'
 import {nptlThreads} from '../../src/program/nptl.js'
 import {unwindThread} from '../../src/program/unwind.js'

@@ -1,7 +1,7 @@
 import fs from 'node:fs'
 import path from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-import {analyzeCore, type Analysis} from '../../src/analysis/analyze-core.js'
+import {analyzeCore, type Analysis} from '../../src/pipeline/analyze-core.js'
 import {HeapIndex} from '../../src/index/heap-index.js'
 import {heapObjects} from '../../src/heap/objects.js'
 import {ANY_STATE, type HeapObjects} from '../../src/heap/objects.js'

@@ -5,7 +5,7 @@
 // change to the pass can be shown to give the same answers. Build first.
 import crypto from 'node:crypto'
 import {performance} from 'node:perf_hooks'
-import {startRetention} from '../../src/graph/retention.js'
+import {startRetention} from '../../src/dominators/retention.js'
 import {IndexFile} from '../../src/index/index-file.js'
 import type {ArrayName} from '../../src/index/schema.js'
 import {LIVE} from '../../src/heap/states.js'

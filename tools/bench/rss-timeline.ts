@@ -10,7 +10,7 @@ import os from 'node:os'
 import path from 'node:path'
 import {fileURLToPath} from 'node:url'
 import {tunedMallocEnvironment} from '../../src/cli/malloc-tuning.js'
-import type * as AnalyzeCoreModule from '../../src/analysis/analyze-core.js'
+import type * as AnalyzeCoreModule from '../../src/pipeline/analyze-core.js'
 import {root} from '../project-root.js'
 
 const args = process.argv.slice(2)
@@ -18,7 +18,7 @@ if (args[0] === '--child') {
   // The analysis; "<ms since epoch> <phase>" on stderr at each new phase, written at once.
   const [, dist = '', core = '', index, workers] = args
   // Another build's dist (--dist) is imported by its path; its analyzeCore is taken to have this one's signature.
-  const {analyzeCore} = (await import(path.join(dist, 'src/analysis/analyze-core.js'))) as typeof AnalyzeCoreModule
+  const {analyzeCore} = (await import(path.join(dist, 'src/pipeline/analyze-core.js'))) as typeof AnalyzeCoreModule
   let current: string | null = null
   const mark = (phase: string) => {
     if (phase !== current) fs.writeSync(2, `${Date.now()} ${(current = phase)}\n`)

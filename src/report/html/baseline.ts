@@ -1,6 +1,6 @@
 import path from 'node:path'
-import type {CoreDiff} from '../../analysis/diff.js'
-import {growthWords, signed, signedBytes, totalsLine} from '../diff.js'
+import type {CoreDiff} from '../../queries/diff.js'
+import {growthWords, signed, signedBytes, totalsLine} from '../diff-text.js'
 import {dataTable} from './data-table.js'
 import {html, num} from './html.js'
 import {facts, type ReportSection} from './section.js'

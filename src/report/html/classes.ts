@@ -1,4 +1,4 @@
-import type {classCounts} from '../../analysis/classes.js'
+import type {classCounts} from '../../queries/classes.js'
 import {dataTable} from './data-table.js'
 import {html} from './html.js'
 import type {ReportSection} from './section.js'

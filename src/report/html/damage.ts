@@ -1,5 +1,5 @@
 import {Chalk} from 'chalk'
-import type {HeapDamage} from '../../analysis/heap-damage.js'
+import type {HeapDamage} from '../../queries/heap-damage.js'
 import {damageLines, hasDamageNews} from '../damage.js'
 import {html} from './html.js'
 import type {ReportSection} from './section.js'

@@ -1,9 +1,9 @@
-import type {Leaks} from '../../analysis/leaks.js'
+import type {Leaks} from '../../queries/leaks.js'
 import type {Sighting} from '../../index/sighting-index.js'
 import {bytes} from '../table.js'
 import {objectKind, sightingText} from '../wording.js'
 import {dataTable} from './data-table.js'
-import {leakKinds} from '../retention.js'
+import {leakKinds} from '../held-memory-text.js'
 import {html, num} from './html.js'
 import type {ReportSection} from './section.js'
 

@@ -1,5 +1,5 @@
 import {percent} from '../wording.js'
-import type {HeapSummary} from '../../analysis/heap-summary.js'
+import type {HeapSummary} from '../../queries/heap-summary.js'
 import {bytes} from '../table.js'
 import {dataTable} from './data-table.js'
 import {html, num, type Html} from './html.js'

@@ -1,4 +1,4 @@
-import type {ObjectBrief} from '../../analysis/object-brief.js'
+import type {ObjectBrief} from '../../queries/object-brief.js'
 import {objectKind} from '../wording.js'
 import {html, num, type Html} from './html.js'
 

@@ -1,4 +1,4 @@
-import type {ThreadList, ThreadStack} from '../../analysis/threads.js'
+import type {ThreadList, ThreadStack} from '../../queries/threads.js'
 import {bytes} from '../table.js'
 import {objectKind, offset, signalText} from '../wording.js'
 import {dataTable} from './data-table.js'

@@ -1,4 +1,4 @@
-import type {WarningReport} from '../../analysis/warning-report.js'
+import type {WarningReport} from '../../queries/warning-report.js'
 import {dataTable} from './data-table.js'
 import {html, num} from './html.js'
 import type {ReportSection} from './section.js'

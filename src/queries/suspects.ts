@@ -83,7 +83,7 @@ function single(program: Program, index: HeapIndex, retention: RetentionIndex, i
   const r = retention.retained(id)
   const brief = objectBrief(index, id)
   const path = pathsTo(program, index, retention, index.object(id).start, {paths: 1})?.paths[0] ?? null
-  // Computed at analysis for every object that can be a suspect (graph/accumulation.ts).
+  // Computed at analysis for every object that can be a suspect (dominators/accumulation.ts).
   const acc = index.meta.accumulations.find(a => a.holder === id)
   if (!acc) throw new DamagedIndexError(index.path, `no accumulation point for object ${id}`)
   const at = retention.retained(acc.point)

@@ -1,11 +1,11 @@
-import type {HeapGraph} from './csr.js'
+import type {HeapGraph} from '../graph/csr.js'
 import {startDominatorTree, type DominatorJob} from './dominator-job.js'
 import {retainedSizes, type DominatorInput} from './dominators.js'
 import {largestPositions} from '../util/largest-positions.js'
 import {sharedUint32} from '../util/shared-arrays.js'
 import {ACCUMULATION_MIN_SHARE, accumulationPoints, type Accumulation} from './accumulation.js'
 import {balancedSplit, mergedWalks, walkDominatorTree, type TreeWalkInput, type TreeWalkSums} from './dominator-walk.js'
-import type {TypeIds} from './object-types.js'
+import type {TypeIds} from '../graph/object-types.js'
 
 /**
  * Why memory is held: for every live object its shortest-path parent from the roots, its

@@ -1,5 +1,5 @@
 import chalk from 'chalk'
-import type {ThreadList, ThreadStack} from '../analysis/threads.js'
+import type {ThreadList, ThreadStack} from '../queries/threads.js'
 import {bytes, table} from './table.js'
 import {printableData} from '../util/printable.js'
 import {byteSize, objectKind, offset, signalText} from './wording.js'

@@ -3,7 +3,7 @@ import {createRequire} from 'node:module'
 import os from 'node:os'
 import path from 'node:path'
 import {TomaError} from '../errors.js'
-import {writeFileSafely} from '../util/temporary-file.js'
+import {writeFileSafely} from './temporary-file.js'
 
 export const INDEX_SUFFIX = '.toma-index'
 const LAST = path.join('.toma', 'last.json')

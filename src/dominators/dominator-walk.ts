@@ -1,5 +1,5 @@
 import {ACCUMULATED_GROUPS, GroupTally, type AccumulatedGroup} from './accumulation.js'
-import type {TypeIds} from './object-types.js'
+import type {TypeIds} from '../graph/object-types.js'
 
 /**
  * A depth-first walk of the dominator tree for two sums. Retained bytes per type, each byte once:

@@ -1,5 +1,5 @@
 import chalk from 'chalk'
-import type {Refs} from '../analysis/refs.js'
+import type {Refs} from '../queries/refs.js'
 import {colourState} from './find-object.js'
 import {aboutCore} from './table.js'
 import {byteSize, count, offset, sightingText, untypedKind, withCut} from './wording.js'

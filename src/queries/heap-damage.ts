@@ -1,5 +1,5 @@
 import {hex} from '../errors.js'
-import {REGISTER_NAMES} from '../core/threads.js'
+import {REGISTER_NAMES} from '../core/thread-registers.js'
 import type {Program} from '../program/program.js'
 import {describeSymbolic} from '../program/program.js'
 import {unwindThread} from '../program/unwind.js'

@@ -8,7 +8,7 @@ import {nptlThreads, type NptlThread} from '../program/nptl.js'
 import type {Program} from '../program/program.js'
 import {codeLabel} from './code-label.js'
 import {unwindThread, type Frame} from '../program/unwind.js'
-import type {Thread} from '../core/threads.js'
+import type {Thread} from '../core/thread-registers.js'
 import {u64le} from '../util/u64le.js'
 
 const TOP_FRAMES = 3

@@ -1,6 +1,6 @@
 import chalk from 'chalk'
-import type {CoreDiff} from '../analysis/diff.js'
-import type {ObjectBrief} from '../analysis/object-brief.js'
+import type {CoreDiff} from '../queries/diff.js'
+import type {ObjectBrief} from '../queries/object-brief.js'
 import {bytes, heading, table} from './table.js'
 import {grouped} from '../util/grouped.js'
 import {printableData} from '../util/printable.js'

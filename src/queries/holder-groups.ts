@@ -1,4 +1,4 @@
-import {BY_VIRTUAL_ROOT, groupOfIdom} from '../graph/dominator-ids.js'
+import {BY_VIRTUAL_ROOT, groupOfIdom} from '../dominators/dominator-ids.js'
 import {ALLOCATOR_INTERNAL, UNREACHED} from '../graph/allocator-internal.js'
 import {regionOf, type RootRegion} from '../graph/root-regions.js'
 import {hex} from '../errors.js'

@@ -4,7 +4,7 @@ import path from 'node:path'
 import zlib from 'node:zlib'
 import {fileURLToPath} from 'node:url'
 import {afterAll, describe, expect, it} from 'vitest'
-import {analyzeCore} from '../../src/analysis/analyze-core.js'
+import {analyzeCore} from '../../src/pipeline/analyze-core.js'
 import {uncompressedCore} from '../../src/input/uncompressed-core.js'
 import {workerScript} from '../../src/util/worker-job.js'
 import {fixtureCorePath, fixtureFlags, fixtureIndex} from '../helpers/fixture-core.js'
@@ -18,7 +18,7 @@ afterAll(() => fs.rmSync(work, {recursive: true, force: true}))
 
 describe('worker scripts', () => {
   it('resolve from the sources to the compiled files', () => {
-    for (const script of ['../../src/graph/scan-worker.js', '../../src/graph/reverse-worker.js', '../../src/graph/dominator-worker.js', '../../src/index/background-write-worker.js', '../../src/input/decompress-worker.js']) {
+    for (const script of ['../../src/graph/scan-worker.js', '../../src/graph/reverse-worker.js', '../../src/dominators/dominator-worker.js', '../../src/index/background-write-worker.js', '../../src/input/decompress-worker.js']) {
       const file = fileURLToPath(workerScript(new URL(script, import.meta.url)))
       expect(file).toMatch(/\/dist\/src\/.*-worker\.js$/)
       expect(fs.existsSync(file)).toBe(true)
