@@ -16,6 +16,7 @@ import {firstAtOrAbove} from '../util/search.js'
 import {newUint32, sharedUint32} from '../util/shared-arrays.js'
 import {awaitSignal} from '../util/await-signal.js'
 import {Uint32Reader, type FileArray} from '../util/file-array.js'
+import {inFrameOfItsOwn} from '../store/frame.js'
 
 import {BY_GROUP, BY_VIRTUAL_ROOT, NOT_IN_TREE, groupOfIdom} from './dominator-ids.js'
 
@@ -128,7 +129,7 @@ export function dominatorTree(g: DominatorInput, shared = false, spare: Uint32Ar
   const n0 = g.objectCount
   const groups = g.groupCount ?? 0
   if (n0 + groups >= BY_GROUP) throw new RangeError(`${n0} objects: too many for 32-bit dominator ids`)
-  const numbering = numberedInFrame(g, groups, shared)
+  const numbering = inFrameOfItsOwn(() => numbered(g, groups, shared))
   const {vertex, count} = numbering
   let reverse: ReverseEdges | null = taken(g.reverse)
   let copy: PredecessorCopy | null = predecessorCopy(reverse, numbering, shared, g.copyPieceShift)
@@ -183,12 +184,8 @@ export function dominatorTree(g: DominatorInput, shared = false, spare: Uint32Ar
   return {idom, leakStarts: numbering.leakStarts, preorder: vertex.subarray(0, objects), groupCount: groups}
 }
 
-/**
- * The DFS numbering, in a frame of its own: the out-edges taken from their holder are passed in
- * a register of the calling frame, which an interpreted frame keeps until the register is used
- * again (it kept them through the predecessor copy); this frame's registers go when it returns.
- */
-function numberedInFrame(g: DominatorInput, groups: number, shared: boolean): Numbering {
+/** The DFS numbering over the edges taken out of their holder (the caller runs it in a frame of its own: store/frame.ts). */
+function numbered(g: DominatorInput, groups: number, shared: boolean): Numbering {
   const numbering = depthFirst(taken(g.forward), g, groups, shared, g.memory)
   g.memory = undefined
   g.live = NO_BYTES

@@ -14,6 +14,7 @@
  * themselves: collect-garbage.ts.)
  */
 import {collectGarbage} from './collect-garbage.js'
+import {inFrameOfItsOwn} from './frame.js'
 import {readFileArray, type FileArray} from '../util/file-array.js'
 import {sharedUint32} from '../util/shared-arrays.js'
 
@@ -139,8 +140,10 @@ export class ArrayStore<A extends object = Record<string, unknown>> {
   }
 
   private runInFrame(phase: (store: this) => Partial<A> | void): void {
-    const out = phase(this)
-    if (out) this.put(out)
+    inFrameOfItsOwn(() => {
+      const out = phase(this)
+      if (out) this.put(out)
+    })
   }
 
   private write(name: Name<A>): void {
