@@ -48,12 +48,12 @@ const threads = (): typeof import('node:worker_threads') => require('node:worker
  * worker path is never skipped.
  */
 export function workerScript(script: URL): URL {
-  const file = fileURLToPath(script)
-  if (fs.existsSync(file)) return script
-  const at = file.lastIndexOf('/src/')
-  const compiled = at < 0 ? null : `${file.slice(0, at)}/dist${file.slice(at)}`
+  const path = fileURLToPath(script)
+  if (fs.existsSync(path)) return script
+  const at = path.lastIndexOf('/src/')
+  const compiled = at < 0 ? null : `${path.slice(0, at)}/dist${path.slice(at)}`
   if (compiled && fs.existsSync(compiled)) return pathToFileURL(compiled)
-  throw new Error(`worker script ${file} not found${compiled ? ` (nor ${compiled}: build first)` : ''}`)
+  throw new Error(`worker script ${path} not found${compiled ? ` (nor ${compiled}: build first)` : ''}`)
 }
 
 /** A worker thread started on a job's script (see the file's comment). */

@@ -23,7 +23,7 @@ import {fixtureCorePath, FIXTURES, type Truth} from './fixture-core.js'
 export const HOSTILE_CORE_NAME = 'core\nx [URL="javascript:alert(1)"];\n\u001b]0;title\u0007'
 export const HOSTILE_LIBRARY = Buffer.from('/x\u001b]0;T\u0007\u001b[2J\r\nWarnings (0)\u00c2\u009b\u007f\u00e2\u0080\u00ae', 'latin1')
 export const HOSTILE_PROCESS_NAME = Buffer.from('\u001b]0;T\u0007\u001b[2J\u009b\u007f', 'latin1')
-export const HOSTILE_ARGS = Buffer.from('./heapdemo \r\u001b[2K\nWarnings (0)\n\u001b]8;;http:/x\u0007link\u001b]8;;\u0007', 'latin1')
+export const HOSTILE_ARGS = Buffer.from('./heapdemo \r\u001b[2K\nWarnings (0)\n\u001b]8;;http://x\u0007link\u001b]8;;\u0007', 'latin1')
 export const HOSTILE_STRING = Buffer.from('\u001b]0;T\u0007\u001b[K\r\nW(0)\u009b\u007f\u00e2\u0080\u00ae', 'latin1')
 export const HOSTILE_SYMBOL = Buffer.from('\u001b]0;T\u0007\r\nWarn(0)\u009b', 'latin1')
 
