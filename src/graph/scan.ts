@@ -14,7 +14,6 @@ import {scanForward, type ForwardScan} from './scan-job.js'
 import type {FileArray} from '../util/file-array.js'
 import type {ProgressUpdate} from '../util/terminal-progress.js'
 
-export {edgeSource, inEdges, outEdges, rootsOf, ROOT_KIND_NAMES, type HeapGraph, type IndexRange} from './csr.js'
 
 export interface ScanOptions {
   progress?: ProgressUpdate
