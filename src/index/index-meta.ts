@@ -65,7 +65,7 @@ export interface IndexMeta {
   inputs: IndexInputs
   pageSize: number
   /** The analyze report (the analysis layer's HeapSummary); queries read only what is typed here. */
-  summary: {allocator: {version: string | null; pageSize: number}} & Record<string, unknown>
+  summary: {allocator: {kind?: string; version: string | null; pageSize: number}} & Record<string, unknown>
   /** Warnings that also hold for every query: module files that were missing or refused. */
   moduleWarnings: StoredWarning[]
   sizeClassSizes: number[]

@@ -13,7 +13,7 @@ export function analyzeText(summary: HeapSummary, indexPath: string): string {
   const a = s.allocator
   const out: string[] = []
   out.push(`${chalk.bold('core')} ${s.core.path}  (${s.core.command ?? '?'} pid ${s.core.pid ?? '?'})`)
-  out.push(`${chalk.bold('allocator')} gperftools ${a.version}  layout group ${a.layoutGroup}  page size ${a.pageSize / 1024} KiB  ${a.sizeClasses} size classes`)
+  out.push(`${chalk.bold('allocator')} ${a.kind} ${a.version}  layout ${a.kind === 'gperftools' ? 'group ' : 'family '}${a.layoutGroup}  page size ${a.pageSize / 1024} KiB  ${a.sizeClasses} size classes`)
   out.push(`  version: ${a.versionHow}`)
   out.push(`  module: ${a.module}${a.moduleFile && a.moduleFile !== a.module ? ` (file ${a.moduleFile})` : ''}`)
   out.push('', heading('Globals'))

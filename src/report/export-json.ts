@@ -44,7 +44,7 @@ export async function exportJson(
     format: 'toma-graph',
     version: 1,
     core: corePath,
-    allocator: {kind: 'gperftools', version: meta.summary.allocator.version, pageSize: meta.summary.allocator.pageSize},
+    allocator: {kind: meta.summary.allocator.kind ?? 'gperftools', version: meta.summary.allocator.version, pageSize: meta.summary.allocator.pageSize},
   }
   const vias = index.columns.via()
   // Each name's JSON text once, not once per object: `type` only for exact C/C++ types (a vtable,

@@ -123,6 +123,38 @@ async function unpackOnce(br: string, out: string): Promise<string> {
   return out
 }
 
+/** A block of zeros this long is skipped, not written: the file stays sparse there. */
+const SPARSE_BLOCK = 64 * 1024
+
+/**
+ * Decompresses a .br core once into the fixture cache, leaving its zero blocks as holes: cores of
+ * google/tcmalloc programs are gigabytes of zero-filled reservations around a few MiB of data.
+ */
+export async function sparseBrotliCorePath(br: string): Promise<string> {
+  const name = path.relative(path.join(FIXTURES, '..'), br).replace(/[^A-Za-z0-9.-]+/g, '_')
+  const out = path.join(fixtureCache(), `${name}-${contentHash(br)}.core`)
+  if (fs.existsSync(out)) return out
+  fs.mkdirSync(path.dirname(out), {recursive: true})
+  const tmp = `${out}.tmp-${process.pid}`
+  const fd = fs.openSync(tmp, 'wx')
+  try {
+    let at = 0
+    const zero = Buffer.alloc(SPARSE_BLOCK)
+    for await (const chunk of fs.createReadStream(br).pipe(zlib.createBrotliDecompress()) as AsyncIterable<Buffer>) {
+      for (let i = 0; i < chunk.length; i += SPARSE_BLOCK) {
+        const piece = chunk.subarray(i, Math.min(chunk.length, i + SPARSE_BLOCK))
+        if (!(piece.length === SPARSE_BLOCK && piece.equals(zero))) fs.writeSync(fd, piece, 0, piece.length, at)
+        at += piece.length
+      }
+    }
+    fs.ftruncateSync(fd, at)
+  } finally {
+    fs.closeSync(fd)
+  }
+  fs.renameSync(tmp, out)
+  return out
+}
+
 /** Decompresses a fixture's core.br once into the fixture cache (keyed by content hash) and returns its path. */
 export async function fixtureCorePath(id: string): Promise<string> {
   const br = path.join(FIXTURES, id, 'core.br')

@@ -20,6 +20,7 @@ const LAYERS: Array<{layer: string; paths: string[]; models?: true; registry?: t
   {layer: 'program', paths: ['src/program']},
   {layer: 'heap', paths: ['src/heap']},
   {layer: 'allocator models', paths: ['src/tcmalloc'], models: true},
+  {layer: 'google/tcmalloc model', paths: ['src/google-tcmalloc'], models: true},
   {layer: 'registry', paths: ['src/allocators.ts'], registry: true},
   {layer: 'graph', paths: ['src/graph']},
   {layer: 'dominators', paths: ['src/dominators']},

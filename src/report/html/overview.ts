@@ -12,7 +12,7 @@ export function overviewSection(s: HeapSummary): ReportSection {
   const body = html`${facts([
     ['core', html`<code>${s.core.path}</code> (${bytes(s.core.size)})`],
     ['process', `${s.core.command ?? '?'}, pid ${s.core.pid ?? '?'}, ${num(s.threads.length)} threads`],
-    ['allocator', `gperftools ${a.version}, layout group ${a.layoutGroup}, ${a.pageSize / 1024} KiB pages, ${num(a.sizeClasses)} size classes`],
+    ['allocator', `${a.kind} ${a.version}, layout ${a.kind === 'gperftools' ? 'group' : 'family'} ${a.layoutGroup}, ${a.pageSize / 1024} KiB pages, ${num(a.sizeClasses)} size classes`],
     ['version from', a.versionHow],
     ['module', a.moduleFile && a.moduleFile !== a.module ? `${a.module} (file ${a.moduleFile})` : a.module],
     ['verdict', s.warnings.consistent ? html`<span class="ok">consistent: no warning, every cross-check figure equal</span>` : html`<span class="bad">not consistent: ${num(s.warnings.total)} warnings (see Warnings)</span>`],

@@ -34,5 +34,5 @@ export function htmlReport(d: ReportData, toolVersion: string, extra: ReportSect
     threadsSection(d.threads, d.stacks),
     warningsSection(s.warnings),
   ]
-  return htmlPage(`toma report: ${s.core.command ?? 'core'} (pid ${s.core.pid ?? '?'})`, `${d.core} · gperftools ${s.allocator.version} · toma ${toolVersion}`, sections)
+  return htmlPage(`toma report: ${s.core.command ?? 'core'} (pid ${s.core.pid ?? '?'})`, `${d.core} · ${s.allocator.kind} ${s.allocator.version} · toma ${toolVersion}`, sections)
 }

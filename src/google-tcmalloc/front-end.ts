@@ -1,0 +1,136 @@
+import {hex} from '../errors.js'
+import type {AddressSpace} from '../core/address-space.js'
+import type {ThreadCache} from '../heap/heap-model.js'
+import {THREAD_CACHE, TRANSFER_CACHE} from '../heap/states.js'
+import {u64le} from '../util/u64le.js'
+import type {FreeMarker} from './free-marker.js'
+import type {GoogleLayout, ShiftLayout} from './layout.js'
+
+/** No machine toma reads has more CPUs than this: a larger count in the core is damage. */
+const MAX_CPUS = 4096
+/** A per-thread cache list longer than this is a cycle or damage (kMaxDynamicFreeListLength is 8192). */
+const MAX_LIST = 1 << 16
+/** Thread caches: far more than any process has threads. */
+const MAX_THREAD_CACHES = 1 << 20
+
+/** One cache of free objects in front of the central lists: a CPU's slab or a thread's cache. */
+export interface FrontCache extends ThreadCache {
+  /** The CPU whose slab it is (per-CPU mode), else null. */
+  cpu: number | null
+}
+
+/**
+ * The per-CPU caches (CpuCache::freelist_, a TcmallocSlab): one region of num_cpus << shift
+ * bytes; each CPU's part starts with a header per size class {u16 current, u16 end}, counted in
+ * pointers from the CPU's start, and begins_[class] says where the class's slots start. The
+ * cached objects are the slots from begin up to current (percpu_tcmalloc.h). Each is marked
+ * free in a front-end cache.
+ */
+export function markPerCpuCaches(memory: AddressSpace, slab: number, layout: GoogleLayout, numClasses: number, classSize: Float64Array, marker: FreeMarker, firstOwner: number): FrontCache[] {
+  const L = layout.slab
+  const raw = memory.readU64(slab + L.slabsAndShift)
+  const cpus = memory.readU64(slab + L.cpuCount)
+  const beginsAt = memory.readU64(slab + L.begins)
+  if (raw === undefined || cpus === undefined || beginsAt === undefined) {
+    marker.warnings.add('per-cpu', `the per-CPU cache at ${hex(slab)} is not in the core: objects in it are counted live`, slab)
+    return []
+  }
+  if (raw === 0) return []
+  const shift = raw % 256
+  const slabs = raw - shift
+  if (cpus > MAX_CPUS || shift < 12 || shift > 24) {
+    marker.warnings.addDamage('per-cpu', `the per-CPU cache at ${hex(slab)} says ${cpus} CPUs with slabs of 2^${shift} bytes: not read, objects in it are counted live`, slab)
+    return []
+  }
+  const begins = memory.readBytes(beginsAt, numClasses * 2)
+  if (!begins) {
+    marker.warnings.add('per-cpu', `the per-CPU cache's begins_ array ${hex(beginsAt)} is not in the core: objects in it are counted live`, beginsAt)
+    return []
+  }
+  const out: FrontCache[] = []
+  for (let cpu = 0; cpu < cpus; cpu++) {
+    const base = slabs + cpu * 2 ** shift
+    const headers = memory.readBytes(base, numClasses * L.headerBytes)
+    if (!headers) continue
+    let objects = 0
+    let bytes = 0
+    marker.owner = firstOwner + out.length
+    for (let cls = 1; cls < numClasses; cls++) {
+      const current = headers.readUInt16LE(cls * L.headerBytes)
+      const end = headers.readUInt16LE(cls * L.headerBytes + 2)
+      const begin = begins.readUInt16LE(cls * 2)
+      if (current <= begin) continue
+      if (current > end || end * 8 > 2 ** shift) {
+        marker.warnings.addDamage('per-cpu', `CPU ${cpu}'s slab header for class ${cls} (${hex(base + cls * L.headerBytes)}) says current ${current}, begin ${begin}, end ${end}: not read`, base + cls * L.headerBytes)
+        continue
+      }
+      const slots = memory.readBytes(base + begin * 8, (current - begin) * 8)
+      if (!slots) continue
+      for (let i = 0; i < current - begin; i++) {
+        if (marker.mark(u64le(slots, i * 8), cls, THREAD_CACHE, `CPU ${cpu}'s cache of class ${cls}`)) {
+          objects++
+          bytes += classSize[cls]!
+        }
+      }
+    }
+    if (objects > 0) out.push({address: base, tid: null, inTls: null, bytes, objects, cpu})
+  }
+  marker.owner = -1
+  return out
+}
+
+/**
+ * The transfer caches (TransferCacheManager::cache_[class].tc): slots_[0, slot_info_.used) are
+ * free objects of the class, between the front-end caches and the central free lists.
+ */
+export function markTransferCaches(memory: AddressSpace, transferCache: number, layout: GoogleLayout, numClasses: number, marker: FreeMarker): void {
+  const L = layout.transferCache
+  for (let cls = 1; cls < numClasses; cls++) {
+    const at = transferCache + cls * L.stride
+    const used = memory.readI32(at + L.slotInfo)
+    const capacity = memory.readI32(at + L.slotInfo + 4)
+    const slotsAt = memory.readU64(at + L.slots)
+    if (used === undefined || capacity === undefined || slotsAt === undefined || used <= 0) continue
+    if (used > capacity || used > 1 << 16) {
+      marker.warnings.addDamage('transfer-cache', `the transfer cache of class ${cls} (${hex(at)}) says ${used} used of ${capacity}: not read`, at)
+      continue
+    }
+    const slots = memory.readBytes(slotsAt, used * 8)
+    if (!slots) continue
+    for (let i = 0; i < used; i++) marker.mark(u64le(slots, i * 8), cls, TRANSFER_CACHE, `the transfer cache of class ${cls}`)
+  }
+}
+
+/**
+ * The per-thread caches, in use where per-CPU mode could not start (no rseq) or was turned off:
+ * ThreadCache::thread_heaps_ chains them by next_; each has a FreeList per class whose objects
+ * link through their first word, length_ of them.
+ */
+export function markThreadCaches(memory: AddressSpace, threadHeaps: number, layout: GoogleLayout, shift: ShiftLayout, classSize: Float64Array, marker: FreeMarker, firstOwner: number): FrontCache[] {
+  const L = layout.threadCache
+  const numClasses = shift.numClasses
+  const out: FrontCache[] = []
+  const seen = new Set<number>()
+  let cache = memory.readU64(threadHeaps) ?? 0
+  while (cache !== 0 && !seen.has(cache) && seen.size < MAX_THREAD_CACHES) {
+    seen.add(cache)
+    let objects = 0
+    let bytes = 0
+    marker.owner = firstOwner + out.length
+    for (let cls = 1; cls < numClasses; cls++) {
+      const list = cache + shift.threadCacheList + cls * L.freeListStride
+      const length = memory.readU32(list + L.freeListLength) ?? 0
+      let obj = memory.readU64(list + L.freeListHead) ?? 0
+      for (let n = 0; n < Math.min(length, MAX_LIST) && obj !== 0; n++) {
+        if (!marker.mark(obj, cls, THREAD_CACHE, `thread cache ${hex(cache)}'s list of class ${cls}`)) break
+        objects++
+        bytes += classSize[cls]!
+        obj = memory.readU64(obj) ?? 0
+      }
+    }
+    out.push({address: cache, tid: null, inTls: null, bytes, objects, cpu: null})
+    cache = memory.readU64(cache + shift.threadCacheNext) ?? 0
+  }
+  marker.owner = -1
+  return out
+}

@@ -1,0 +1,220 @@
+import {TomaError, hex} from '../errors.js'
+import type {AddressSpace} from '../core/address-space.js'
+import {describeAllocatorModule} from '../heap/allocator-module.js'
+import {DamageLog} from '../heap/damage.js'
+import type {CrossCheck, ModelledHeap, ModelOptions, SampledAllocations} from '../heap/heap-model.js'
+import {Warnings} from '../heap/warnings.js'
+import type {Program} from '../program/program.js'
+import {sharedUint8} from '../util/shared-arrays.js'
+import {u64le} from '../util/u64le.js'
+import {FreeMarker} from './free-marker.js'
+import {markPerCpuCaches, markThreadCaches, markTransferCaches, type FrontCache} from './front-end.js'
+import {findGoogleModule, locateGlobals, type GoogleGlobals} from './globals.js'
+import {GOOGLE_TCMALLOC_LAYOUTS} from './layouts.js'
+import type {GoogleLayout, ShiftLayout} from './layout.js'
+import {walkPageMap, type PageMapWalk} from './page-map.js'
+import {markSpanFreeObjects} from './span-free.js'
+import {readSpanRecord, readSpans, type ClassSizes, type GoogleSpanTable} from './spans.js'
+
+/** The heap as google/tcmalloc sees it, with what the model found it by. */
+export interface GoogleHeap extends ModelledHeap {
+  globals: GoogleGlobals
+  layout: GoogleLayout
+  pageShift: number
+  shift: ShiftLayout
+  spans: GoogleSpanTable
+  classes: ClassSizes
+  /** tcmalloc's class of each compact class the index keeps (compact 0 = no class). */
+  classOfCompact: number[]
+  frontCaches: FrontCache[]
+  perCpuActive: boolean
+  pageMapWalk: PageMapWalk
+  /** How the family and the page size were told. */
+  how: string
+}
+
+/** Page shifts google/tcmalloc builds with (common.h): 8 KiB default, 256 KiB, 32 KiB, 4 KiB small-but-slow. */
+const PAGE_SHIFTS = [13, 18, 15, 12]
+/** Page-map entries a candidate layout is tried on before the whole map is walked with it. */
+const PROBE_ENTRIES = 512
+
+/**
+ * Which family's layout and which page size this build has. Nothing in memory says either, so
+ * each candidate walks the first entries of the page map and reads the span records they name:
+ * with the right geometry a record's first_page_ equals the page that names it. The candidate
+ * with the most such spans, and none beyond, wins; a tie or no span at all is an error that says
+ * what was tried.
+ */
+function chooseLayout(memory: AddressSpace, pageMap: number, forced: string | undefined): {layout: GoogleLayout; pageShift: number; how: string} {
+  const layouts = forced ? GOOGLE_TCMALLOC_LAYOUTS.filter(l => l.family === forced) : GOOGLE_TCMALLOC_LAYOUTS
+  if (layouts.length === 0) throw new TomaError(`no google/tcmalloc layout family '${forced}' (known: ${GOOGLE_TCMALLOC_LAYOUTS.map(l => l.family).join(', ')})`)
+  const scores: Array<{layout: GoogleLayout; pageShift: number; starts: number}> = []
+  for (const layout of layouts) {
+    for (const pageShift of PAGE_SHIFTS) {
+      const shift = layout.shifts[String(pageShift)]
+      if (!shift) continue
+      const walk = walkPageMap(memory, pageMap, layout, pageShift, classBytes(shift), PROBE_ENTRIES)
+      let starts = 0
+      for (const e of walk.entries) if (readSpanRecord(memory, e.record, layout, pageShift)?.firstPage === e.page) starts++
+      scores.push({layout, pageShift, starts})
+    }
+  }
+  scores.sort((a, b) => b.starts - a.starts)
+  const best = scores[0]
+  if (!best || best.starts === 0) {
+    throw new TomaError(
+      `google/tcmalloc's page map at ${hex(pageMap)} names no span under any known layout (families ${layouts.map(l => `${l.family} (${l.covers})`).join(', ')}; pages of 4, 8, 32 and 256 KiB): this snapshot's layout is not known`,
+    )
+  }
+  const tie = scores.find(s => s !== best && s.starts === best.starts && s.layout.span !== best.layout.span)
+  const how = `family ${best.layout.family} with ${2 ** best.pageShift / 1024} KiB pages: ${best.starts} of the first page-map entries start spans under it${tie ? ` (as many under ${tie.layout.family})` : ''}`
+  return {layout: best.layout, pageShift: best.pageShift, how}
+}
+
+const classBytes = (shift: ShiftLayout): 1 | 2 => (shift.numClasses > 256 ? 2 : 1)
+
+/** SizeMap's class_to_size_ (uint32) and class_to_pages_ (uint8). */
+function readClassSizes(memory: AddressSpace, sizeMap: number, shift: ShiftLayout): ClassSizes {
+  const n = shift.numClasses
+  const sizes = memory.readBytes(sizeMap + shift.classToSize, n * 4)
+  const pages = memory.readBytes(sizeMap + shift.classToPages, n)
+  if (!sizes || !pages) throw new TomaError(`google/tcmalloc's SizeMap at ${hex(sizeMap)} is not in the core`)
+  return {size: Float64Array.from({length: n}, (_, i) => sizes.readUInt32LE(i * 4)), pages: Float64Array.from(pages)}
+}
+
+export function analyzeGoogleHeap(program: Program, options: ModelOptions = {}): GoogleHeap {
+  const loaded = findGoogleModule(program)
+  if (!loaded) throw new TomaError(`${program.coreFile}: no google/tcmalloc in this process (no module defines Static::pagemap_)`)
+  const globals = locateGlobals(program, loaded)
+  const memory = program.core.memory
+  const need = (name: keyof GoogleGlobals['at']) => {
+    const at = globals.at[name]
+    if (at === null) throw new TomaError(`google/tcmalloc's ${name} symbol is missing from ${loaded.module.path}`)
+    return at
+  }
+  options.progress?.('allocator globals', 0, 1)
+  const {layout, pageShift, how} = chooseLayout(memory, need('pageMap'), options.version)
+  const shift = layout.shifts[String(pageShift)]!
+  const classes = readClassSizes(memory, need('sizeMap'), shift)
+  const warnings = new Warnings()
+  const damage = new DamageLog()
+  const cut = program.core.truncation
+  if (cut) warnings.add('core', `the core is truncated: ${cut.segments} segment(s) miss ${cut.missingBytes} bytes from ${hex(cut.firstAddress)} on; objects there cannot be read`, cut.firstAddress)
+
+  options.progress?.('page map', 0, 1)
+  const walk = walkPageMap(memory, need('pageMap'), layout, pageShift, classBytes(shift))
+  for (const at of walk.unreadable.slice(0, 20)) warnings.add('page-map', `page-map node or leaf ${hex(at)} is not in the core: its spans are missing`, at)
+  // The index keeps a class in a byte: tcmalloc's classes (up to 267) are numbered densely in the order spans use them.
+  const classOfCompact = [0]
+  const compactOf = new Map<number, number>()
+  const compact = (cls: number) => {
+    let c = compactOf.get(cls)
+    if (c === undefined) {
+      c = classOfCompact.length
+      if (c > 255) throw new TomaError(`more than 255 size classes in use: toma's index keeps a class in one byte`)
+      compactOf.set(cls, c)
+      classOfCompact.push(cls)
+    }
+    return c
+  }
+  const spans = readSpans(memory, walk.entries, layout, pageShift, classes, compact, warnings)
+  const pageSize = 2 ** pageShift
+  const state = sharedUint8(spans.totalObjects)
+  const marker = new FreeMarker(spans, state, pageSize, warnings)
+
+  options.progress?.('span free lists', 0, 3)
+  markSpanFreeObjects(memory, marker, layout, pageShift)
+  options.progress?.('transfer caches', 1, 3)
+  markTransferCaches(memory, need('transferCache'), layout, shift.numClasses, marker)
+  options.progress?.('front-end caches', 2, 3)
+  const perCpuActive = (globals.at.cpuCacheActive !== null && memory.readU8(globals.at.cpuCacheActive) === 1) || false
+  const frontCaches: FrontCache[] = []
+  if (perCpuActive) frontCaches.push(...markPerCpuCaches(memory, need('cpuCache') + shift.slabInCpuCache, layout, shift.numClasses, classes.size, marker, frontCaches.length))
+  if (globals.at.threadHeaps !== null) frontCaches.push(...markThreadCaches(memory, globals.at.threadHeaps, layout, shift, classes.size, marker, frontCaches.length))
+
+  const objects = new Float64Array(6)
+  const bytes = new Float64Array(6)
+  let spanWaste = 0
+  for (let s = 0; s < spans.count; s++) {
+    const size = spans.objectSize[s]!
+    const first = spans.firstObject[s]!
+    const n = spans.objectCount[s]!
+    if (spans.tcmallocClass[s] !== 0) spanWaste += spans.pages[s]! * pageSize - n * size
+    for (let k = 0; k < n; k++) {
+      const st = state[first + k]!
+      objects[st]!++
+      bytes[st]! += size
+    }
+  }
+  // Front-end caches sorted by slot, so a query finds the holder of a cached object by binary search.
+  const {threadCacheObjects, threadCacheOwner} = cacheOwners(marker)
+  const crossCheck: CrossCheck[] = []
+  const sampled = readSampledAllocations(memory, spans, layout, warnings)
+  return {
+    module: describeAllocatorModule(program, loaded),
+    globals,
+    layout,
+    pageShift,
+    shift,
+    how,
+    pageSize,
+    spans,
+    classes,
+    classOfCompact,
+    state,
+    frontCaches,
+    perCpuActive,
+    pageMapWalk: walk,
+    threadCaches: frontCaches,
+    threadCacheObjects,
+    threadCacheOwner,
+    totals: {objects, bytes, spanWaste},
+    crossCheck,
+    sampled,
+    warnings,
+    damage,
+  }
+}
+
+/**
+ * The sampled allocations: a sampled span points to its SampledAllocation, whose StackTrace holds
+ * the requested size and up to 64 return addresses (innermost first, depth of them).
+ */
+function readSampledAllocations(memory: AddressSpace, spans: GoogleSpanTable, layout: GoogleLayout, warnings: Warnings): SampledAllocations {
+  const L = layout.sampledAllocation
+  const span: number[] = []
+  const requestedSize: number[] = []
+  const stackStart = [0]
+  const pc: number[] = []
+  if (L) {
+    for (let s = 0; s < spans.count; s++) {
+      const record = spans.sampledRecord[s]!
+      if (record === 0) continue
+      const bytes = memory.readBytes(record, L.size)
+      const depth = bytes ? u64le(bytes, L.depth) : 0
+      if (!bytes || depth > L.maxDepth) {
+        warnings.add('sampled', `sampled span at ${hex(spans.start[s]!)}: its SampledAllocation ${hex(record)} is ${bytes ? `damaged (depth ${depth})` : 'not in the core'}: left out of the samples`, record)
+        continue
+      }
+      span.push(s)
+      requestedSize.push(u64le(bytes, L.requestedSize))
+      for (let i = 0; i < depth; i++) pc.push(u64le(bytes, L.stack + i * 8))
+      stackStart.push(pc.length)
+    }
+  }
+  return {
+    span: Uint32Array.from(span),
+    requestedSize: Float64Array.from(requestedSize),
+    stackStart: Uint32Array.from(stackStart),
+    pc: Float64Array.from(pc),
+    order: Uint32Array.from(span.keys()),
+    period: null,
+  }
+}
+
+/** The slots front-end caches hold, ascending, each with the index of the cache holding it. */
+function cacheOwners(marker: FreeMarker): {threadCacheObjects: Float64Array; threadCacheOwner: Uint16Array} {
+  const slots = marker.ownedSlots
+  const order = Uint32Array.from(slots.keys()).sort((a, b) => slots[a]! - slots[b]!)
+  return {threadCacheObjects: Float64Array.from(order, i => slots[i]!), threadCacheOwner: Uint16Array.from(order, i => marker.ownedBy[i]!)}
+}

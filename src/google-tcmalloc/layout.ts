@@ -1,0 +1,68 @@
+import {GOOGLE_TCMALLOC_LAYOUTS} from './layouts.js'
+
+/**
+ * Where google/tcmalloc keeps what toma reads, for one snapshot family: byte offsets on x86-64,
+ * read from the DWARF of a build of that snapshot (docs/GOOGLE-TCMALLOC.md says which build and
+ * how). google/tcmalloc promises no layout between commits, so each family is data of its own,
+ * keyed by the span of history it covers; a build whose layout is not here is not guessed at.
+ */
+export interface GoogleLayout {
+  family: string
+  /** The commits the family covers, in words (for describe and the error when none fits). */
+  covers: string
+  pageMap: {
+    /** PageMap2 (root array of leaves) until 77fbeb5 (2026-08), PageMap3 (root, mid, leaf) after. */
+    levels: 2 | 3
+    /** Since da43087 (2025-02) a leaf's span pointers carry the size class in bits 48-63. */
+    packed: boolean
+    /** PageMap2's leaf bits (15 in every build but small-but-slow); PageMap3 derives its own. */
+    leafBits?: number
+  }
+  span: {
+    size: number
+    embedCount: number
+    freelist: number
+    allocated: number
+    cacheSize: number
+    /** The 64-bit word whose low bits are first_page_ (48 − kPageShift bits wide); the flags follow them. */
+    bitsWord: number
+    /** Bit positions after first_page_'s last bit. */
+    isLargeAfter: number
+    sampledAfter: number
+    smallNumPagesAfter: number
+    /** The union of LargeOrSampledState {num_pages, SampledAllocation*}, the ObjIdx cache and the bitmap. */
+    union: number
+    /** Entries of the embedded ObjIdx cache (kCacheSize). */
+    cacheEntries: number
+    /** Bits of the free-object bitmap (kBitmapSize). */
+    bitmapBits: number
+  }
+  /** What depends on the page size, by kPageShift: the class count sizes the arrays before these fields. */
+  shifts: Record<string, ShiftLayout>
+  /** TcmallocSlab: its fields from its start. */
+  slab: {slabsAndShift: number; cpuCount: number; begins: number; headerBytes: 4 | 8}
+  transferCache: {stride: number; slotInfo: number; slots: number; centralFreeList: number}
+  centralFreeList: {length?: number}
+  threadCache: {freeListStride: number; freeListHead: number; freeListLength: number}
+  sampledAllocation?: {size: number; requestedSize: number; depth: number; stack: number; maxDepth: number}
+}
+
+/** The fields whose place moves with kNumClasses, so with the page size. */
+export interface ShiftLayout {
+  /** kNumClasses (base classes × partitions, plus the expanded cold ones). */
+  numClasses: number
+  /** SizeMap: class_to_size_ (uint32) and class_to_pages_ (uint8). */
+  classToSize: number
+  classToPages: number
+  /** CpuCache::freelist_ (the TcmallocSlab) within Static::cpu_cache_. */
+  slabInCpuCache: number
+  /** ThreadCache::list_[] within a ThreadCache, and next_. */
+  threadCacheList: number
+  threadCacheNext: number
+}
+
+export function layoutOfFamily(family: string): GoogleLayout | undefined {
+  return GOOGLE_TCMALLOC_LAYOUTS.find(l => l.family === family)
+}
+
+export const KNOWN_FAMILIES = GOOGLE_TCMALLOC_LAYOUTS.map(l => l.family)

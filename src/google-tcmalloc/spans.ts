@@ -1,0 +1,151 @@
+import {hex} from '../errors.js'
+import type {AddressSpace} from '../core/address-space.js'
+import type {SlotTable} from '../heap/slot-table.js'
+import type {SpanColumns} from '../heap/heap-model.js'
+import type {Warnings} from '../heap/warnings.js'
+import {GrowableF64} from '../util/growable.js'
+import {u64le} from '../util/u64le.js'
+import type {GoogleLayout} from './layout.js'
+import type {PageEntry} from './page-map.js'
+
+/** A span in google/tcmalloc's page map: only spans in use have a record the map still names. */
+export interface GoogleSpanTable extends SlotTable, SpanColumns {
+  /** tcmalloc's own size class of each span (0: large or sampled), beside the compact one the index keeps. */
+  tcmallocClass: Uint16Array
+  /** Span::allocated_: objects the span has handed out (small spans). */
+  allocated: Uint16Array
+  /** The SampledAllocation record of a sampled span, else 0. */
+  sampledRecord: Float64Array
+}
+
+/** The size classes a build has: bytes and pages per class, from SizeMap. */
+export interface ClassSizes {
+  size: Float64Array
+  pages: Float64Array
+}
+
+/** A Span record's fields, from the 64-byte record and its bitfield word. */
+export interface SpanRecord {
+  firstPage: number
+  pages: number
+  isLarge: boolean
+  sampled: boolean
+  allocated: number
+  sampledAllocation: number
+}
+
+/**
+ * A span record as the family lays it out: first_page_ is the low 48 − kPageShift bits of its
+ * word and the flags follow it; the page count is small_num_pages_ (6 bits) unless the span is
+ * large or sampled, when LargeOrSampledState.num_pages in the union holds it.
+ */
+export function readSpanRecord(memory: AddressSpace, record: number, layout: GoogleLayout, pageShift: number): SpanRecord | undefined {
+  const L = layout.span
+  const bytes = memory.readBytes(record, L.size)
+  if (!bytes) return undefined
+  const word = bytes.readBigUInt64LE(L.bitsWord)
+  const width = BigInt(48 - pageShift)
+  const bit = (after: number) => Number((word >> (width + BigInt(after))) & 1n) === 1
+  const firstPage = Number(word & ((1n << width) - 1n))
+  const isLarge = bit(L.isLargeAfter)
+  const sampled = bit(L.sampledAfter)
+  const small = Number((word >> (width + BigInt(L.smallNumPagesAfter))) & 63n)
+  const pages = isLarge || sampled ? u64le(bytes, L.union) : small
+  return {
+    firstPage,
+    pages,
+    isLarge,
+    sampled,
+    allocated: bytes.readUInt16LE(L.allocated),
+    sampledAllocation: sampled ? u64le(bytes, L.union + 8) : 0,
+  }
+}
+
+/**
+ * The spans in use, in address order: a page-map entry starts one when the record it names says
+ * it starts at that page (HugePageAwareAllocator::Delete points a freed span's first page at
+ * Static::kInvalidSpan, and a freed record that was reused names other pages, so neither
+ * passes). A small span's class must exist and its pages be the class's; a span must not run into
+ * the next. A record that fails is reported with its address and left out.
+ */
+export function readSpans(
+  memory: AddressSpace,
+  entries: PageEntry[],
+  layout: GoogleLayout,
+  pageShift: number,
+  classes: ClassSizes,
+  compact: (tcmallocClass: number) => number,
+  warnings: Warnings,
+): GoogleSpanTable {
+  const pageSize = 2 ** pageShift
+  const record = new GrowableF64()
+  const start = new GrowableF64()
+  const pages = new GrowableF64()
+  const objectSize = new GrowableF64()
+  const objectCount = new GrowableF64()
+  const firstObject = new GrowableF64()
+  const sampledRecord = new GrowableF64()
+  const sizeClass: number[] = []
+  const tcmallocClass: number[] = []
+  const allocated: number[] = []
+  let objects = 0
+  let end = 0
+  for (const e of entries) {
+    const r = readSpanRecord(memory, e.record, layout, pageShift)
+    if (!r || r.firstPage !== e.page) continue
+    const first = e.page * pageSize
+    if (first < end) {
+      warnings.add('span', `span record ${hex(e.record)} starts at ${hex(first)}, inside the span before it (which ends at ${hex(end)}): left out`, e.record)
+      continue
+    }
+    let size: number
+    let count: number
+    const cls = r.isLarge || r.sampled ? 0 : e.sizeClass
+    if (cls === 0) {
+      if (r.pages < 1 || r.pages > 2 ** (48 - pageShift)) {
+        warnings.add('span', `span record ${hex(e.record)} at ${hex(first)} claims ${r.pages} pages: left out`, e.record)
+        continue
+      }
+      size = r.pages * pageSize
+      count = 1
+    } else {
+      const classSize = classes.size[cls]
+      if (!classSize || classes.pages[cls] !== r.pages) {
+        warnings.add('span', `span record ${hex(e.record)} at ${hex(first)}: size class ${cls} (${classSize ?? 'none'} bytes, ${classes.pages[cls] ?? '?'} pages) does not fit its ${r.pages} pages: left out`, e.record)
+        continue
+      }
+      size = classSize
+      count = Math.floor((r.pages * pageSize) / classSize)
+    }
+    record.push(e.record)
+    start.push(first)
+    pages.push(r.pages)
+    objectSize.push(size)
+    objectCount.push(count)
+    firstObject.push(objects)
+    sampledRecord.push(r.sampledAllocation)
+    sizeClass.push(cls === 0 ? 0 : compact(cls))
+    tcmallocClass.push(cls)
+    allocated.push(r.allocated)
+    objects += count
+    end = first + r.pages * pageSize
+  }
+  const count = start.length
+  return {
+    count,
+    totalObjects: objects,
+    record: record.toArray(),
+    start: start.toArray(),
+    pages: pages.toArray(),
+    objectSize: objectSize.toArray(),
+    firstObject: firstObject.toArray(),
+    objectCount: objectCount.toArray(),
+    sizeClass: Uint8Array.from(sizeClass),
+    tcmallocClass: Uint16Array.from(tcmallocClass),
+    location: new Uint8Array(count),
+    refcount: Uint16Array.from(allocated, (a, s) => (tcmallocClass[s] === 0 ? 1 : a)),
+    allocated: Uint16Array.from(allocated),
+    sampled: Uint8Array.from(sampledRecord.toArray(), v => (v !== 0 ? 1 : 0)),
+    sampledRecord: sampledRecord.toArray(),
+  }
+}

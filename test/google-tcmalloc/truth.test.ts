@@ -1,0 +1,143 @@
+import fs from 'node:fs'
+import path from 'node:path'
+import {fileURLToPath} from 'node:url'
+import {afterAll, describe, expect, it} from 'vitest'
+import {Core} from '../../src/core/core.js'
+import {analyzeGoogleHeap, type GoogleHeap} from '../../src/google-tcmalloc/heap.js'
+import {objectAt} from '../../src/heap/objects.js'
+import {CENTRAL_CACHE, LIVE, THREAD_CACHE, TRANSFER_CACHE} from '../../src/heap/states.js'
+import {Program} from '../../src/program/program.js'
+import {sparseBrotliCorePath} from '../helpers/fixture-core.js'
+import {runToma} from '../helpers/run-toma.js'
+import {testTemp} from '../helpers/test-temp.js'
+
+/** The google/tcmalloc fixtures (fixtures/README.md, "google/tcmalloc"): cores of gtcdemo with the process's own figures. */
+const DIR = fileURLToPath(new URL('../../fixtures/google-tcmalloc', import.meta.url))
+
+interface Row {
+  id: string
+  family: string
+  pageKiB: number
+  perCpu: boolean
+  exe: string
+}
+
+interface GoogleTruth {
+  pid: number
+  pageShift: number
+  perCpuActive: boolean
+  properties: Record<string, number>
+  /** [address, requested bytes, allocated bytes (nallocx), thread]: every object the program holds. */
+  live: Array<[string, number, number, number]>
+  objects: Array<{name: string; address: string; size: number; class: string | null}>
+  sampledDetail: Array<{address: string; requested: number; allocated: number}>
+}
+
+const rows: Row[] = fs.existsSync(path.join(DIR, 'index.json')) ? JSON.parse(fs.readFileSync(path.join(DIR, 'index.json'), 'utf8')) : []
+
+async function open(row: Row) {
+  const corePath = await sparseBrotliCorePath(path.join(DIR, row.id, 'core.br'))
+  const core = Core.open(corePath)
+  const program = Program.load(core, {exe: path.join(DIR, row.id, row.exe)})
+  const truth = JSON.parse(fs.readFileSync(path.join(DIR, row.id, 'truth.json'), 'utf8')) as GoogleTruth
+  return {core, program, truth, heap: analyzeGoogleHeap(program)}
+}
+
+describe('google/tcmalloc fixtures are there', () => {
+  it('has cores of per-CPU and per-thread mode', () => {
+    expect(rows.some(r => r.perCpu)).toBe(true)
+    expect(rows.some(r => !r.perCpu)).toBe(true)
+  })
+})
+
+describe.each(rows.map(r => [r.id, r] as const))('google/tcmalloc model on %s', (_id, row) => {
+  let opened: ReturnType<typeof open> | undefined
+  const shared = () => (opened ??= open(row))
+  afterAll(async () => (await opened)?.core.close())
+
+  it('tells the family, the page size and the cache mode', async () => {
+    const {truth, heap} = await shared()
+    expect(heap.layout.family).toBe(row.family)
+    expect(heap.pageSize).toBe(2 ** truth.pageShift)
+    expect(heap.pageSize).toBe(row.pageKiB * 1024)
+    expect(heap.perCpuActive).toBe(truth.perCpuActive)
+  })
+
+  it("counts every state's bytes as the process's own properties do", async () => {
+    const {truth, heap} = await shared()
+    const p = truth.properties
+    const bytes = heap.totals.bytes
+    expect(heap.warnings.list.map(w => w.message)).toEqual([])
+    expect(bytes[LIVE]).toBe(p['generic.current_allocated_bytes'])
+    // Per-CPU slabs and per-thread caches are both the front end; a core has one of them in use.
+    expect(bytes[THREAD_CACHE]).toBe(p['tcmalloc.cpu_free']! + p['tcmalloc.thread_cache_free']!)
+    expect(bytes[THREAD_CACHE]).toBeGreaterThan(0)
+    expect(bytes[TRANSFER_CACHE]).toBe(p['tcmalloc.transfer_cache_free']! + p['tcmalloc.sharded_transfer_cache_free']!)
+    // CentralFreeList counts its spans' free objects and each span's tail that fits no object.
+    expect(bytes[CENTRAL_CACHE]! + heap.totals.spanWaste).toBe(p['tcmalloc.central_cache_free'])
+  })
+
+  it("finds each object the program holds live, at its start, at least its allocated size", async () => {
+    const {truth, heap} = await shared()
+    expect(truth.live.length).toBeGreaterThan(1000)
+    const wrong: string[] = []
+    for (const [address, , allocated] of truth.live) {
+      const at = Number.parseInt(address, 16)
+      const hit = objectAt(heap, at)
+      if (!hit || hit.start !== at || heap.state[hit.index] !== LIVE || hit.size < allocated) wrong.push(address)
+    }
+    expect(wrong).toEqual([])
+  })
+
+  it('reads every sampled allocation with the size the program asked for', async () => {
+    const {truth, heap} = await shared()
+    const requested = new Map(Array.from(heap.sampled.span, (s, i) => [heap.spans.start[s]!, heap.sampled.requestedSize[i]!]))
+    expect(truth.sampledDetail.length).toBeGreaterThan(0)
+    for (const d of truth.sampledDetail) expect(requested.get(Number.parseInt(d.address, 16)), d.address).toBe(d.requested)
+    expect(heap.sampled.span.length).toBe(truth.sampledDetail.length)
+  })
+
+  it('says which CPU or thread cache holds each cached object', async () => {
+    const {heap} = await shared()
+    checkCacheOwners(heap)
+  })
+})
+
+function checkCacheOwners(heap: GoogleHeap): void {
+  const {threadCacheObjects, threadCacheOwner, frontCaches} = heap
+  const perCache = new Float64Array(frontCaches.length)
+  for (let i = 0; i < threadCacheObjects.length; i++) {
+    expect(heap.state[threadCacheObjects[i]!]).toBe(THREAD_CACHE)
+    if (i > 0) expect(threadCacheObjects[i]!).toBeGreaterThan(threadCacheObjects[i - 1]!)
+    perCache[threadCacheOwner[i]!]!++
+  }
+  frontCaches.forEach((c, i) => expect(perCache[i]).toBe(c.objects))
+  if (heap.perCpuActive) for (const c of frontCaches) expect(c.cpu).not.toBeNull()
+}
+
+describe('toma on a google/tcmalloc core', () => {
+  const row = rows.find(r => r.perCpu)
+  it.runIf(row)('analyzes it, names its vtable objects, and exports its graph as any other', async () => {
+    const work = testTemp('gtc-cli')
+    const core = await sparseBrotliCorePath(path.join(DIR, row!.id, 'core.br'))
+    const exe = path.join(DIR, row!.id, row!.exe)
+    const index = path.join(work, 'core.idx')
+    const truth = JSON.parse(fs.readFileSync(path.join(DIR, row!.id, 'truth.json'), 'utf8')) as GoogleTruth
+    const analyzed = await runToma(['analyze', core, '--exe', exe, '--index', index, '--json'], {cwd: work})
+    expect(analyzed.stderr).toBe('')
+    expect(analyzed.status).toBe(0)
+    const summary = JSON.parse(analyzed.stdout) as {allocator: {kind: string; version: string; pageSize: number}; states: Record<string, {bytes: number}>}
+    expect(summary.allocator).toMatchObject({kind: 'google/tcmalloc', version: row!.family, pageSize: row!.pageKiB * 1024})
+    const classes = await runToma(['classes', core, '--index', index, '--json'], {cwd: work})
+    expect(classes.status).toBe(0)
+    const names = JSON.parse(classes.stdout) as {types: Array<{type: string; objects: number}>}
+    const expected = new Map<string, number>()
+    for (const o of truth.objects) if (o.class) expected.set(o.class, (expected.get(o.class) ?? 0) + 1)
+    for (const [name, n] of expected) expect(names.types.find(c => c.type === name)?.objects, name).toBe(n)
+    const out = path.join(work, 'graph.json')
+    expect((await runToma(['export', core, '--index', index, '--format', 'json', '-o', out], {cwd: work})).status).toBe(0)
+    const graph = JSON.parse(fs.readFileSync(out, 'utf8')) as {allocator: {kind: string}}
+    expect(graph.allocator.kind).toBe('google/tcmalloc')
+    fs.rmSync(work, {recursive: true, force: true})
+  }, 120_000)
+})
