@@ -20,19 +20,24 @@ export type GlobalName = keyof typeof SYMBOL
 
 export interface GoogleGlobals {
   module: LoadedModule
-  /** Each global's address, or null where its symbol is absent. */
+  /** Each global's address, or null where it was not found. */
   at: Record<GlobalName, number | null>
+  /** How each was found: 'symbol', 'signature' (signatures.ts), or why not. */
+  how: Record<GlobalName, string>
 }
 
-/** The module defining Static::pagemap_: google/tcmalloc is there (a gperftools build has no such symbol). */
-export function findGoogleModule(program: Program): LoadedModule | undefined {
+/** The module defining Static::pagemap_ (a gperftools build has no such symbol). */
+export function moduleWithSymbols(program: Program): LoadedModule | undefined {
   return program.modules.find(m => m.file?.symbolByName(SYMBOL.pageMap) !== undefined)
 }
 
-export function locateGlobals(program: Program, module: LoadedModule): GoogleGlobals {
+/** Each global by its symbol in the module (none when signaturesOnly: a test of the signatures). */
+export function globalsBySymbol(program: Program, module: LoadedModule, signaturesOnly: boolean): GoogleGlobals {
   const at = {} as Record<GlobalName, number | null>
+  const how = {} as Record<GlobalName, string>
   for (const [name, symbol] of Object.entries(SYMBOL) as Array<[GlobalName, string]>) {
-    at[name] = program.symbolAddress(symbol, [module])?.address ?? null
+    at[name] = signaturesOnly ? null : (program.symbolAddress(symbol, [module])?.address ?? null)
+    how[name] = at[name] === null ? 'not found' : 'symbol'
   }
-  return {module, at}
+  return {module, at, how}
 }

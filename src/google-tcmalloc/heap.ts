@@ -9,7 +9,11 @@ import {sharedUint8} from '../util/shared-arrays.js'
 import {u64le} from '../util/u64le.js'
 import {FreeMarker} from './free-marker.js'
 import {markPerCpuCaches, markThreadCaches, markTransferCaches, type FrontCache} from './front-end.js'
-import {findGoogleModule, locateGlobals, type GoogleGlobals} from './globals.js'
+import {globalsBySymbol, moduleWithSymbols, type GoogleGlobals} from './globals.js'
+import {findCpuCache, findPageMap, findSizeMap, findThreadHeaps, findTransferCache, readDataWords, type DataWords, type PageMapMatch} from './signatures.js'
+import {spanIndexAt} from '../heap/slot-table.js'
+import type {LoadedModule} from '../program/program.js'
+import path from 'node:path'
 import {GOOGLE_TCMALLOC_LAYOUTS} from './layouts.js'
 import type {GoogleLayout, ShiftLayout} from './layout.js'
 import {walkPageMap, type PageMapWalk} from './page-map.js'
@@ -82,27 +86,69 @@ function readClassSizes(memory: AddressSpace, sizeMap: number, shift: ShiftLayou
   return {size: Float64Array.from({length: n}, (_, i) => sizes.readUInt32LE(i * 4)), pages: Float64Array.from(pages)}
 }
 
+/**
+ * Where google/tcmalloc is in the process: the module defining its symbols, else (symbols
+ * stripped, or the core alone) the executable whose data holds a page map by its signature,
+ * unless a gperftools library is loaded by name. Found once per program.
+ */
+const located = new WeakMap<Program, {module: LoadedModule; pageMap: PageMapMatch | null} | null>()
+
+export function locateGoogleTcmalloc(program: Program): {module: LoadedModule; pageMap: PageMapMatch | null} | null {
+  let found = located.get(program)
+  if (found !== undefined) return found
+  const bySymbol = moduleWithSymbols(program)
+  found = null
+  if (bySymbol) found = {module: bySymbol, pageMap: null}
+  else if (program.executable && !program.modules.some(m => /^libtcmalloc/.test(path.basename(m.module.path)))) {
+    const module = program.executable
+    const data = readDataWords(program.core.memory, describeAllocatorModule(program, module).dataSegments)
+    const inModule = (a: number) => program.core.fileAt(a) !== undefined
+    const pageMap = findPageMap(program.core.memory, data, inModule)
+    if (pageMap) found = {module, pageMap}
+  }
+  located.set(program, found)
+  return found
+}
+
 export function analyzeGoogleHeap(program: Program, options: ModelOptions = {}): GoogleHeap {
-  const loaded = findGoogleModule(program)
-  if (!loaded) throw new TomaError(`${program.coreFile}: no google/tcmalloc in this process (no module defines Static::pagemap_)`)
-  const globals = locateGlobals(program, loaded)
+  const where = locateGoogleTcmalloc(program)
+  if (!where) throw new TomaError(`${program.coreFile}: no google/tcmalloc in this process (no module defines Static::pagemap_, and no page map was found in the executable's data)`)
+  const loaded = where.module
+  const globals = globalsBySymbol(program, loaded, options.signaturesOnly === true)
   const memory = program.core.memory
-  const need = (name: keyof GoogleGlobals['at']) => {
-    const at = globals.at[name]
-    if (at === null) throw new TomaError(`google/tcmalloc's ${name} symbol is missing from ${loaded.module.path}`)
-    return at
+  const moduleData = describeAllocatorModule(program, loaded).dataSegments
+  let data: DataWords | undefined
+  const words = () => (data ??= readDataWords(memory, moduleData))
+  const bySignature = (name: keyof GoogleGlobals['at'], find: () => number | null) => {
+    if (globals.at[name] !== null) return
+    globals.at[name] = find()
+    globals.how[name] = globals.at[name] === null ? 'not found (no symbol, no signature)' : 'signature'
   }
   options.progress?.('allocator globals', 0, 1)
-  const {layout, pageShift, how} = chooseLayout(memory, need('pageMap'), options.version)
+  let pageMapMatch = where.pageMap
+  if (globals.at.pageMap === null) {
+    pageMapMatch ??= findPageMap(memory, words(), a => program.core.fileAt(a) !== undefined)
+    globals.at.pageMap = pageMapMatch?.pageMap ?? null
+    globals.how.pageMap = pageMapMatch ? 'signature' : 'not found (no symbol, no signature)'
+  }
+  const need = (name: keyof GoogleGlobals['at'], what: string) => {
+    const at = globals.at[name]
+    if (at === null) throw new TomaError(`google/tcmalloc's ${what} was found neither by its symbol nor by its signature in ${loaded.module.path}`)
+    return at
+  }
+  const {layout, pageShift, how} = chooseLayout(memory, need('pageMap', 'page map (Static::pagemap_)'), options.version)
   const shift = layout.shifts[String(pageShift)]!
-  const classes = readClassSizes(memory, need('sizeMap'), shift)
+  bySignature('sizeMap', () => findSizeMap(words(), shift))
+  bySignature('transferCache', () => findTransferCache(memory, words(), layout, shift))
+  bySignature('cpuCache', () => findCpuCache(memory, words(), layout, shift))
+  const classes = readClassSizes(memory, need('sizeMap', 'size map (Static::sizemap_)'), shift)
   const warnings = new Warnings()
   const damage = new DamageLog()
   const cut = program.core.truncation
   if (cut) warnings.add('core', `the core is truncated: ${cut.segments} segment(s) miss ${cut.missingBytes} bytes from ${hex(cut.firstAddress)} on; objects there cannot be read`, cut.firstAddress)
 
   options.progress?.('page map', 0, 1)
-  const walk = walkPageMap(memory, need('pageMap'), layout, pageShift, classBytes(shift))
+  const walk = walkPageMap(memory, globals.at.pageMap!, layout, pageShift, classBytes(shift))
   for (const at of walk.unreadable.slice(0, 20)) warnings.add('page-map', `page-map node or leaf ${hex(at)} is not in the core: its spans are missing`, at)
   // The index keeps a class in a byte: tcmalloc's classes (up to 267) are numbered densely in the order spans use them.
   const classOfCompact = [0]
@@ -125,13 +171,18 @@ export function analyzeGoogleHeap(program: Program, options: ModelOptions = {}):
   options.progress?.('span free lists', 0, 3)
   markSpanFreeObjects(memory, marker, layout, pageShift)
   options.progress?.('transfer caches', 1, 3)
-  markTransferCaches(memory, need('transferCache'), layout, shift.numClasses, marker)
+  markTransferCaches(memory, need('transferCache', 'transfer cache (Static::transfer_cache_)'), layout, shift.numClasses, marker)
   options.progress?.('front-end caches', 2, 3)
-  const perCpuActive = (globals.at.cpuCacheActive !== null && memory.readU8(globals.at.cpuCacheActive) === 1) || false
+  // Without the flag's symbol, per-CPU mode is on when the slab has been set up.
+  const perCpuActive =
+    globals.at.cpuCacheActive !== null
+      ? memory.readU8(globals.at.cpuCacheActive) === 1
+      : globals.at.cpuCache !== null && (memory.readU64(globals.at.cpuCache + shift.slabInCpuCache + layout.slab.slabsAndShift) ?? 0) !== 0
   const frontCaches: FrontCache[] = []
-  if (perCpuActive) frontCaches.push(...markPerCpuCaches(memory, need('cpuCache') + shift.slabInCpuCache, layout, shift.numClasses, classes.size, marker, frontCaches.length))
+  if (perCpuActive) frontCaches.push(...markPerCpuCaches(memory, need('cpuCache', 'per-CPU cache (Static::cpu_cache_)') + shift.slabInCpuCache, layout, shift.numClasses, classes.size, marker, frontCaches.length))
+  bySignature('threadHeaps', () => findThreadHeaps(memory, words(), spans, pageSize, layout, shift, a => spanIndexAt(spans, pageSize, a)))
   if (globals.at.threadHeaps !== null) frontCaches.push(...markThreadCaches(memory, globals.at.threadHeaps, layout, shift, classes.size, marker, frontCaches.length))
-
+  else if (!perCpuActive) warnings.add('thread-cache', "ThreadCache::thread_heaps_ found neither by symbol nor by signature: objects in per-thread caches are counted live")
   const objects = new Float64Array(6)
   const bytes = new Float64Array(6)
   let spanWaste = 0

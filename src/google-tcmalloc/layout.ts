@@ -41,7 +41,8 @@ export interface GoogleLayout {
   shifts: Record<string, ShiftLayout>
   /** TcmallocSlab: its fields from its start. */
   slab: {slabsAndShift: number; cpuCount: number; begins: number; headerBytes: 4 | 8}
-  transferCache: {stride: number; slotInfo: number; slots: number; centralFreeList: number}
+  /** TransferCacheManager::cache_[class].tc: slot_info_ {used, capacity}, slots_, and owner_ (the manager itself: the signature's anchor). */
+  transferCache: {stride: number; slotInfo: number; slots: number; centralFreeList: number; owner: number}
   centralFreeList: {length?: number}
   threadCache: {freeListStride: number; freeListHead: number; freeListLength: number}
   sampledAllocation?: {size: number; requestedSize: number; depth: number; stack: number; maxDepth: number}

@@ -28,7 +28,7 @@ export const GOOGLE_TCMALLOC_LAYOUTS: readonly GoogleLayout[] = [
       '13': {numClasses: 258, classToSize: 26544, classToPages: 26286, slabInCpuCache: 0, threadCacheList: 0, threadCacheNext: 6224},
     },
     slab: {slabsAndShift: 0, cpuCount: 16, begins: 24, headerBytes: 4},
-    transferCache: {stride: 1728, slotInfo: 32, slots: 40, centralFreeList: 48},
+    transferCache: {stride: 1728, slotInfo: 32, slots: 40, centralFreeList: 48, owner: 1616},
     centralFreeList: {},
     threadCache: {freeListStride: 24, freeListHead: 0, freeListLength: 8},
     sampledAllocation: {size: 624, requestedSize: 32, depth: 104, stack: 112, maxDepth: 64},

@@ -4,8 +4,7 @@ import {mergeIntervals, type Interval} from '../heap/interval.js'
 import {LIVE} from '../heap/states.js'
 import type {Program} from '../program/program.js'
 import {lastAtOrBelow} from '../util/search.js'
-import {findGoogleModule} from './globals.js'
-import {analyzeGoogleHeap, type GoogleHeap} from './heap.js'
+import {analyzeGoogleHeap, locateGoogleTcmalloc, type GoogleHeap} from './heap.js'
 import {pageMapNodeBytes} from './page-map.js'
 
 /** Classes of tcmalloc itself: its singletons are no leak. */
@@ -19,7 +18,7 @@ const ALLOCATOR_CLASS = /^(tcmalloc::.*|MallocExtension.*)$/
 export const googleTcmallocModel = {
   name: 'google/tcmalloc',
   present(program: Program): boolean {
-    return findGoogleModule(program) !== undefined
+    return locateGoogleTcmalloc(program) !== null
   },
   analyze(program: Program, options: ModelOptions = {}): HeapModel {
     return asHeapModel(analyzeGoogleHeap(program, options))
@@ -115,7 +114,7 @@ function metadata(program: Program, heap: GoogleHeap): {intervals: Interval[]; h
 function describe(heap: GoogleHeap): AllocatorDescription {
   const g = heap.globals
   const globals: AllocatorDescription['globals'] = {}
-  for (const [name, at] of Object.entries(g.at)) globals[name] = {address: at === null ? null : hex(at), how: at === null ? 'symbol absent' : 'symbol'}
+  for (const [name, at] of Object.entries(g.at)) globals[name] = {address: at === null ? null : hex(at), how: g.how[name as keyof typeof g.how]}
   return {
     kind: 'google/tcmalloc',
     version: heap.layout.family,

@@ -141,3 +141,23 @@ describe('toma on a google/tcmalloc core', () => {
     fs.rmSync(work, {recursive: true, force: true})
   }, 120_000)
 })
+
+describe.each(rows.map(r => [r.id, r] as const))('google/tcmalloc from the core alone, %s', (_id, row) => {
+  it('finds the globals by their signatures and gives the same heap', async () => {
+    const {core, program, heap} = await open(row)
+    const bare = Program.load(core, {exe: path.join(DIR, row.id, row.exe)})
+    for (const m of bare.modules) m.file = null
+    const alone = analyzeGoogleHeap(bare)
+    for (const name of ['pageMap', 'sizeMap', 'transferCache'] as const) {
+      expect(alone.globals.how[name], name).toBe('signature')
+      expect(alone.globals.at[name], name).toBe(heap.globals.at[name])
+    }
+    if (heap.perCpuActive) expect(alone.globals.at.cpuCache).toBe(heap.globals.at.cpuCache)
+    // Per-thread caches are found by their lists: where any holds an object, the same list head.
+    if (heap.totals.bytes[THREAD_CACHE]! > 0 && !heap.perCpuActive) expect(alone.globals.at.threadHeaps).toBe(heap.globals.at.threadHeaps)
+    expect(Array.from(alone.totals.bytes)).toEqual(Array.from(heap.totals.bytes))
+    expect(Array.from(alone.state)).toEqual(Array.from(heap.state))
+    void program
+    core.close()
+  })
+})

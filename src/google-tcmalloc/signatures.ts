@@ -1,0 +1,205 @@
+import type {AddressSpace, Segment} from '../core/address-space.js'
+import {u64le} from '../util/u64le.js'
+import type {GoogleLayout, ShiftLayout} from './layout.js'
+import {GOOGLE_TCMALLOC_LAYOUTS} from './layouts.js'
+import {pageMapGeometry} from './page-map.js'
+import {readSpanRecord, type GoogleSpanTable} from './spans.js'
+
+/**
+ * Finding google/tcmalloc's globals in a module's data when its symbols are gone (a stripped
+ * static link, or the core alone). Each is recognised by what it must hold, checked against the
+ * rest of the heap, never by a guess at its place:
+ * - the page map: a root entry leads to a node, a leaf and a span record whose first page is the
+ *   very page the path through the map spells;
+ * - the size map: class_to_size_ starts 0, 8, 16 and every class has its pages;
+ * - the transfer caches: one per class at the family's stride, each with the manager as its owner_;
+ * - the per-CPU slab: slabs pointer and shift, CPU states, begins_;
+ * - ThreadCache::thread_heaps_: a cache whose lists start at free objects of their classes.
+ */
+
+/** A module's data segments read once: the scans below go word by word through them. */
+export interface DataWords {
+  segments: Array<{start: number; bytes: Buffer}>
+}
+
+/** Bytes of module data read for the scans: past this a segment is not searched (none is near it). */
+const MAX_SEGMENT = 256 * 2 ** 20
+
+export function readDataWords(memory: AddressSpace, segments: Segment[]): DataWords {
+  const out: DataWords = {segments: []}
+  for (const s of segments) {
+    const length = Math.min(s.end - s.start, MAX_SEGMENT)
+    const bytes = memory.readBytes(s.start, length)
+    if (bytes) out.segments.push({start: s.start, bytes})
+  }
+  return out
+}
+
+const plausiblePointer = (w: number) => w >= 0x10000 && w < 2 ** 47 && w % 8 === 0
+
+export interface PageMapMatch {
+  pageMap: number
+  layout: GoogleLayout
+  pageShift: number
+}
+
+/**
+ * The page map: every word that may point to a page-map node (PageMap3) or leaf (PageMap2) is
+ * followed to its first leaf entry and that entry's span record; the record's first page says at
+ * which root index the word must sit, so where the root array starts.
+ */
+export function findPageMap(memory: AddressSpace, data: DataWords, inModule: (addr: number) => boolean): PageMapMatch | null {
+  const tried = new Set<number>()
+  for (const seg of data.segments) {
+    for (let off = 0; off + 8 <= seg.bytes.length; off += 8) {
+      const w = u64le(seg.bytes, off)
+      if (!plausiblePointer(w) || tried.has(w) || inModule(w)) continue
+      tried.add(w)
+      for (const layout of GOOGLE_TCMALLOC_LAYOUTS) {
+        for (const [shiftKey, shift] of Object.entries(layout.shifts)) {
+          const pageShift = Number(shiftKey)
+          const root = rootIndexOf(memory, w, layout, pageShift, shift)
+          if (root === null) continue
+          const base = seg.start + off - root * 8
+          if (base >= seg.start) return {pageMap: base, layout, pageShift}
+        }
+      }
+    }
+  }
+  return null
+}
+
+/** The root index at which `child` (a node or leaf) must sit, from the first span it leads to; null when it leads to none. */
+function rootIndexOf(memory: AddressSpace, child: number, layout: GoogleLayout, pageShift: number, shift: ShiftLayout): number | null {
+  const g = pageMapGeometry(layout, pageShift, shift.numClasses > 256 ? 2 : 1)
+  let leaf = child
+  let mid = 0
+  if (layout.pageMap.levels === 3) {
+    const node = memory.readBytes(child, 2 ** g.midBits * 8)
+    if (!node) return null
+    mid = -1
+    for (let m = 0; m < 2 ** g.midBits; m++) {
+      const v = u64le(node, m * 8)
+      if (v === 0) continue
+      if (!plausiblePointer(v)) return null
+      mid = m
+      leaf = v
+      break
+    }
+    if (mid < 0) return null
+  }
+  const spans = memory.readBytes(leaf + g.spansAt, g.leafLength * 8)
+  if (!spans) return null
+  for (let k = 0; k < g.leafLength; k++) {
+    const lo = spans.readUInt32LE(k * 8)
+    const hi = spans.readUInt32LE(k * 8 + 4)
+    if (lo === 0 && hi === 0) continue
+    const record = lo + (layout.pageMap.packed ? hi & 0xffff : hi) * 0x1_0000_0000
+    const r = readSpanRecord(memory, record, layout, pageShift)
+    if (!r) continue
+    const page = r.firstPage
+    if (page % g.leafLength !== k) continue
+    const upper = Math.floor(page / g.leafLength)
+    if (layout.pageMap.levels === 3 && upper % 2 ** g.midBits !== mid) continue
+    return layout.pageMap.levels === 3 ? Math.floor(upper / 2 ** g.midBits) : upper
+  }
+  return null
+}
+
+/** SizeMap: class_to_size_ begins 0, 8, 16, every size is a multiple of 8 up to 256 KiB, and each class has its pages. */
+export function findSizeMap(data: DataWords, shift: ShiftLayout): number | null {
+  for (const seg of data.segments) {
+    const b = seg.bytes
+    for (let off = shift.classToSize; off + shift.numClasses * 4 <= b.length; off += 4) {
+      if (b.readUInt32LE(off) !== 0 || b.readUInt32LE(off + 4) !== 8 || b.readUInt32LE(off + 8) !== 16) continue
+      const base = off - shift.classToSize
+      const pagesAt = base + shift.classToPages
+      if (pagesAt < 0 || pagesAt + shift.numClasses > b.length) continue
+      let ok = true
+      for (let c = 1; c < shift.numClasses && ok; c++) {
+        const size = b.readUInt32LE(off + c * 4)
+        const pages = b[pagesAt + c]!
+        ok = size % 8 === 0 && size <= 256 * 1024 && (size === 0 ? pages === 0 : pages >= 1 && pages <= 64)
+      }
+      if (ok) return seg.start + base
+    }
+  }
+  return null
+}
+
+/** TransferCacheManager: each class's cache names the manager as its owner_, with used ≤ capacity and slots_ set wherever capacity is. */
+export function findTransferCache(memory: AddressSpace, data: DataWords, layout: GoogleLayout, shift: ShiftLayout): number | null {
+  const L = layout.transferCache
+  const span = shift.numClasses * L.stride
+  for (const seg of data.segments) {
+    const b = seg.bytes
+    for (let off = 0; off + span <= b.length; off += 8) {
+      const self = seg.start + off
+      if (u64le(b, off + L.stride + L.owner) !== self) continue
+      let withSlots = 0
+      let ok = true
+      for (let c = 1; c < shift.numClasses && ok; c++) {
+        const at = off + c * L.stride
+        if (u64le(b, at + L.owner) !== self) ok = false
+        const used = b.readInt32LE(at + L.slotInfo)
+        const capacity = b.readInt32LE(at + L.slotInfo + 4)
+        const slots = u64le(b, at + L.slots)
+        ok = used >= 0 && used <= capacity && capacity <= 1 << 16 && (slots === 0 ? capacity === 0 : plausiblePointer(slots))
+        if (ok && slots !== 0) withSlots++
+      }
+      if (ok && withSlots > 0) return self
+    }
+  }
+  return null
+}
+
+/** The per-CPU TcmallocSlab: slabs pointer | shift (12..24), CPU states {ptr, count 1..4096}, begins_. Returns Static::cpu_cache_. */
+export function findCpuCache(memory: AddressSpace, data: DataWords, layout: GoogleLayout, shift: ShiftLayout): number | null {
+  const L = layout.slab
+  for (const seg of data.segments) {
+    const b = seg.bytes
+    for (let off = 0; off + 32 <= b.length; off += 8) {
+      const raw = u64le(b, off + L.slabsAndShift)
+      const bits = raw % 256
+      if (bits < 12 || bits > 24 || !plausiblePointer(raw - bits)) continue
+      const cpus = u64le(b, off + L.cpuCount)
+      const states = u64le(b, off + L.cpuCount - 8)
+      const begins = u64le(b, off + L.begins)
+      if (cpus < 1 || cpus > 4096 || !plausiblePointer(states) || !plausiblePointer(begins - (begins % 8)) || !memory.isReadable(begins, 4)) continue
+      if (!memory.isReadable(raw - bits, 4 * shift.numClasses)) continue
+      const at = seg.start + off - shift.slabInCpuCache
+      if (at >= seg.start) return at
+    }
+  }
+  return null
+}
+
+/**
+ * ThreadCache::thread_heaps_: a word pointing to a cache (outside the heap's spans) each of whose
+ * non-empty lists starts at a free-looking object of its own class, with at least one such list.
+ */
+export function findThreadHeaps(memory: AddressSpace, data: DataWords, spans: GoogleSpanTable, pageSize: number, layout: GoogleLayout, shift: ShiftLayout, inHeap: (addr: number) => number): number | null {
+  const L = layout.threadCache
+  const tried = new Set<number>()
+  for (const seg of data.segments) {
+    for (let off = 0; off + 8 <= seg.bytes.length; off += 8) {
+      const w = u64le(seg.bytes, off)
+      if (!plausiblePointer(w) || tried.has(w) || inHeap(w) >= 0) continue
+      tried.add(w)
+      const lists = memory.readBytes(w + shift.threadCacheList, shift.numClasses * L.freeListStride)
+      if (!lists) continue
+      let heads = 0
+      let ok = true
+      for (let c = 1; c < shift.numClasses && ok; c++) {
+        const head = u64le(lists, c * L.freeListStride + L.freeListHead)
+        if (head === 0) continue
+        const s = inHeap(head)
+        ok = s >= 0 && spans.tcmallocClass[s] === c && (head - spans.start[s]!) % spans.objectSize[s]! === 0
+        heads++
+      }
+      void pageSize
+      if (ok && heads > 0) return seg.start + off
+    }
+  }
+  return null
+}
