@@ -14,6 +14,7 @@ export const SYMBOL = {
   threadHeaps: '_ZN8tcmalloc17tcmalloc_internal11ThreadCache13thread_heaps_E',
   spanAllocator: '_ZN8tcmalloc17tcmalloc_internal6Static15span_allocator_E',
   invalidSpan: '_ZN8tcmalloc17tcmalloc_internal6Static12kInvalidSpanE',
+  pageAllocator: '_ZN8tcmalloc17tcmalloc_internal6Static15page_allocator_E',
 } as const
 
 export type GlobalName = keyof typeof SYMBOL

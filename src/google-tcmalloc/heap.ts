@@ -4,13 +4,15 @@ import {describeAllocatorModule} from '../heap/allocator-module.js'
 import {DamageLog} from '../heap/damage.js'
 import type {CrossCheck, ModelledHeap, ModelOptions, SampledAllocations} from '../heap/heap-model.js'
 import {Warnings} from '../heap/warnings.js'
+import {PAGE_HEAP, RETURNED} from '../heap/states.js'
+import {readFreePages} from './back-end.js'
 import type {Program} from '../program/program.js'
 import {sharedUint8} from '../util/shared-arrays.js'
 import {u64le} from '../util/u64le.js'
 import {FreeMarker} from './free-marker.js'
 import {markPerCpuCaches, markThreadCaches, markTransferCaches, type FrontCache} from './front-end.js'
 import {globalsBySymbol, moduleWithSymbols, type GoogleGlobals} from './globals.js'
-import {findCpuCache, findPageMap, findSizeMap, findThreadHeaps, findTransferCache, readDataWords, type DataWords, type PageMapMatch} from './signatures.js'
+import {findCpuCache, findPageAllocator, findPageMap, findSizeMap, findThreadHeaps, findTransferCache, readDataWords, type DataWords, type PageMapMatch} from './signatures.js'
 import {spanIndexAt} from '../heap/slot-table.js'
 import type {LoadedModule} from '../program/program.js'
 import path from 'node:path'
@@ -141,6 +143,7 @@ export function analyzeGoogleHeap(program: Program, options: ModelOptions = {}):
   bySignature('sizeMap', () => findSizeMap(words(), shift))
   bySignature('transferCache', () => findTransferCache(memory, words(), layout, shift))
   bySignature('cpuCache', () => findCpuCache(memory, words(), layout, shift))
+  bySignature('pageAllocator', () => findPageAllocator(words(), shift))
   const classes = readClassSizes(memory, need('sizeMap', 'size map (Static::sizemap_)'), shift)
   const warnings = new Warnings()
   const damage = new DamageLog()
@@ -163,9 +166,12 @@ export function analyzeGoogleHeap(program: Program, options: ModelOptions = {}):
     }
     return c
   }
-  const spans = readSpans(memory, walk.entries, layout, pageShift, classes, compact, warnings)
+  const free = readFreePages(memory, walk, layout, pageShift, shift, globals.at.pageAllocator, warnings)
+  if (free === null) warnings.add('back-end', `family ${layout.family} with ${2 ** pageShift / 1024} KiB pages: the back end's layout is not known, so its free pages are not counted`)
+  const spans = readSpans(memory, walk.entries, layout, pageShift, classes, compact, warnings, free ?? [])
   const pageSize = 2 ** pageShift
   const state = sharedUint8(spans.totalObjects)
+  for (let s = 0; s < spans.count; s++) if (spans.location[s] !== 0) state[spans.firstObject[s]!] = spans.location[s] === 1 ? PAGE_HEAP : RETURNED
   const marker = new FreeMarker(spans, state, pageSize, warnings)
 
   options.progress?.('span free lists', 0, 3)
@@ -190,7 +196,7 @@ export function analyzeGoogleHeap(program: Program, options: ModelOptions = {}):
     const size = spans.objectSize[s]!
     const first = spans.firstObject[s]!
     const n = spans.objectCount[s]!
-    if (spans.tcmallocClass[s] !== 0) spanWaste += spans.pages[s]! * pageSize - n * size
+    if (spans.tcmallocClass[s] !== 0 && spans.location[s] === 0) spanWaste += spans.pages[s]! * pageSize - n * size
     for (let k = 0; k < n; k++) {
       const st = state[first + k]!
       objects[st]!++

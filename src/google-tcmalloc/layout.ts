@@ -60,6 +60,29 @@ export interface ShiftLayout {
   /** ThreadCache::list_[] within a ThreadCache, and next_. */
   threadCacheList: number
   threadCacheNext: number
+  /** The huge-page-aware back end (its bitmaps are sized by pages per hugepage), absent where not read. */
+  backEnd?: {
+    /** PageAllocator (at Static::page_allocator_): normal_impl_[2], sampled_impl_[2], cold_impl_, has_cold_impl_. */
+    normalImpl: number
+    sampledImpl: number
+    coldImpl: number
+    hasColdImpl: number
+    /** HugePageAwareAllocator: regions_.n_, alloc_.free_.root_, cache_.cache_.root_. */
+    regionsCount: number
+    allocatorFreeRoot: number
+    cacheRoot: number
+    /** PageTracker: its size, location_ (hugepage number), the used-pages bitmap, released_by_page_. */
+    trackerSize: number
+    trackerLocation: number
+    trackerUsed: number
+    trackerReleased: number
+    /** HugeAddressMap::Node: size, range_ {first, n}, left_, right_. */
+    nodeSize: number
+    nodeFirst: number
+    nodeCount: number
+    nodeLeft: number
+    nodeRight: number
+  }
 }
 
 export function layoutOfFamily(family: string): GoogleLayout | undefined {

@@ -41,7 +41,7 @@ function asHeapModel(heap: GoogleHeap): HeapModel {
     touchedFigures: () => [],
     spansOfClass: sizeClass => {
       const out: number[] = []
-      for (let s = 0; s < heap.spans.count; s++) if (heap.spans.sizeClass[s] === sizeClass) out.push(s)
+      for (let s = 0; s < heap.spans.count; s++) if (heap.spans.sizeClass[s] === sizeClass && heap.spans.location[s] === 0) out.push(s)
       return out
     },
     describe: () => describe(heap),
@@ -129,10 +129,10 @@ function describe(heap: GoogleHeap): AllocatorDescription {
 }
 
 function spanKinds(heap: GoogleHeap): Record<string, {spans: number; bytes: number}> {
-  const kinds = {'small-object': {spans: 0, bytes: 0}, large: {spans: 0, bytes: 0}, sampled: {spans: 0, bytes: 0}}
+  const kinds = {'small-object': {spans: 0, bytes: 0}, large: {spans: 0, bytes: 0}, sampled: {spans: 0, bytes: 0}, 'page-heap free': {spans: 0, bytes: 0}, returned: {spans: 0, bytes: 0}}
   const {spans} = heap
   for (let s = 0; s < spans.count; s++) {
-    const kind = spans.sizeClass[s]! > 0 ? 'small-object' : spans.sampled[s] ? 'sampled' : 'large'
+    const kind = spans.location[s] === 1 ? 'page-heap free' : spans.location[s] === 2 ? 'returned' : spans.sizeClass[s]! > 0 ? 'small-object' : spans.sampled[s] ? 'sampled' : 'large'
     kinds[kind].spans++
     kinds[kind].bytes += spans.pages[s]! * heap.pageSize
   }

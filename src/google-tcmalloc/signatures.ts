@@ -14,7 +14,9 @@ import {readSpanRecord, type GoogleSpanTable} from './spans.js'
  * - the size map: class_to_size_ starts 0, 8, 16 and every class has its pages;
  * - the transfer caches: one per class at the family's stride, each with the manager as its owner_;
  * - the per-CPU slab: slabs pointer and shift, CPU states, begins_;
- * - ThreadCache::thread_heaps_: a cache whose lists start at free objects of their classes.
+ * - ThreadCache::thread_heaps_: a cache whose lists start at free objects of their classes;
+ * - the page allocator: its normal_impl_[0] points at its own start (where its first
+ *   HugePageAwareAllocator is kept), and sampled_impl_[0] inside it.
  */
 
 /** A module's data segments read once: the scans below go word by word through them. */
@@ -199,6 +201,22 @@ export function findThreadHeaps(memory: AddressSpace, data: DataWords, spans: Go
       }
       void pageSize
       if (ok && heads > 0) return seg.start + off
+    }
+  }
+  return null
+}
+
+/** The page allocator (Static::page_allocator_): normal_impl_[0] is its own address (choices_[0] holds that instance), sampled_impl_[0] lies within it. */
+export function findPageAllocator(data: DataWords, shift: ShiftLayout): number | null {
+  const B = shift.backEnd
+  if (!B) return null
+  for (const seg of data.segments) {
+    const b = seg.bytes
+    for (let off = 0; off + B.hasColdImpl + 1 <= b.length; off += 8) {
+      const self = seg.start + off
+      if (u64le(b, off + B.normalImpl) !== self) continue
+      const sampled = u64le(b, off + B.sampledImpl)
+      if (sampled > self && sampled < self + B.normalImpl) return self
     }
   }
   return null

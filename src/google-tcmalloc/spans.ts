@@ -7,6 +7,7 @@ import {GrowableF64} from '../util/growable.js'
 import {u64le} from '../util/u64le.js'
 import type {GoogleLayout} from './layout.js'
 import type {PageEntry} from './page-map.js'
+import type {FreeRange} from './back-end.js'
 
 /** A span in google/tcmalloc's page map: only spans in use have a record the map still names. */
 export interface GoogleSpanTable extends SlotTable, SpanColumns {
@@ -76,6 +77,7 @@ export function readSpans(
   classes: ClassSizes,
   compact: (tcmallocClass: number) => number,
   warnings: Warnings,
+  free: FreeRange[] = [],
 ): GoogleSpanTable {
   const pageSize = 2 ** pageShift
   const record = new GrowableF64()
@@ -88,12 +90,41 @@ export function readSpans(
   const sizeClass: number[] = []
   const tcmallocClass: number[] = []
   const allocated: number[] = []
+  const location: number[] = []
   let objects = 0
   let end = 0
+  const push = (rec: number, first: number, n: number, size: number, count: number, sampled: number, cls: number, used: number, where: number) => {
+    record.push(rec)
+    start.push(first)
+    pages.push(n)
+    objectSize.push(size)
+    objectCount.push(count)
+    firstObject.push(objects)
+    sampledRecord.push(sampled)
+    sizeClass.push(cls === 0 ? 0 : compact(cls))
+    tcmallocClass.push(cls)
+    allocated.push(used)
+    location.push(where)
+    objects += count
+    end = first + n * pageSize
+  }
+  // Free runs of the back end (back-end.ts) go in between, one slot each, in address order.
+  let f = 0
+  const freeBefore = (limit: number) => {
+    for (; f < free.length && free[f]!.start < limit; f++) {
+      const r = free[f]!
+      if (r.start < end || r.start + r.bytes > limit || r.bytes % pageSize !== 0) {
+        warnings.add('back-end', `free pages ${hex(r.start)}-${hex(r.start + r.bytes)} overlap a span in use: left out`, r.start)
+        continue
+      }
+      push(0, r.start, r.bytes / pageSize, r.bytes, 1, 0, 0, 0, r.returned ? 2 : 1)
+    }
+  }
   for (const e of entries) {
     const r = readSpanRecord(memory, e.record, layout, pageShift)
     if (!r || r.firstPage !== e.page) continue
     const first = e.page * pageSize
+    freeBefore(first)
     if (first < end) {
       warnings.add('span', `span record ${hex(e.record)} starts at ${hex(first)}, inside the span before it (which ends at ${hex(end)}): left out`, e.record)
       continue
@@ -117,19 +148,9 @@ export function readSpans(
       size = classSize
       count = Math.floor((r.pages * pageSize) / classSize)
     }
-    record.push(e.record)
-    start.push(first)
-    pages.push(r.pages)
-    objectSize.push(size)
-    objectCount.push(count)
-    firstObject.push(objects)
-    sampledRecord.push(r.sampledAllocation)
-    sizeClass.push(cls === 0 ? 0 : compact(cls))
-    tcmallocClass.push(cls)
-    allocated.push(r.allocated)
-    objects += count
-    end = first + r.pages * pageSize
+    push(e.record, first, r.pages, size, count, r.sampledAllocation, cls, r.allocated, 0)
   }
+  freeBefore(Infinity)
   const count = start.length
   return {
     count,
@@ -142,8 +163,8 @@ export function readSpans(
     objectCount: objectCount.toArray(),
     sizeClass: Uint8Array.from(sizeClass),
     tcmallocClass: Uint16Array.from(tcmallocClass),
-    location: new Uint8Array(count),
-    refcount: Uint16Array.from(allocated, (a, s) => (tcmallocClass[s] === 0 ? 1 : a)),
+    location: Uint8Array.from(location),
+    refcount: Uint16Array.from(allocated, (a, s) => (location[s] !== 0 ? 0 : tcmallocClass[s] === 0 ? 1 : a)),
     allocated: Uint16Array.from(allocated),
     sampled: Uint8Array.from(sampledRecord.toArray(), v => (v !== 0 ? 1 : 0)),
     sampledRecord: sampledRecord.toArray(),

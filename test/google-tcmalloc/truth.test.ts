@@ -5,7 +5,7 @@ import {afterAll, describe, expect, it} from 'vitest'
 import {Core} from '../../src/core/core.js'
 import {analyzeGoogleHeap, type GoogleHeap} from '../../src/google-tcmalloc/heap.js'
 import {objectAt} from '../../src/heap/objects.js'
-import {CENTRAL_CACHE, LIVE, THREAD_CACHE, TRANSFER_CACHE} from '../../src/heap/states.js'
+import {CENTRAL_CACHE, LIVE, PAGE_HEAP, RETURNED, THREAD_CACHE, TRANSFER_CACHE} from '../../src/heap/states.js'
 import {Program} from '../../src/program/program.js'
 import {sparseBrotliCorePath} from '../helpers/fixture-core.js'
 import {runToma} from '../helpers/run-toma.js'
@@ -75,6 +75,10 @@ describe.each(rows.map(r => [r.id, r] as const))('google/tcmalloc model on %s', 
     expect(bytes[TRANSFER_CACHE]).toBe(p['tcmalloc.transfer_cache_free']! + p['tcmalloc.sharded_transfer_cache_free']!)
     // CentralFreeList counts its spans' free objects and each span's tail that fits no object.
     expect(bytes[CENTRAL_CACHE]! + heap.totals.spanWaste).toBe(p['tcmalloc.central_cache_free'])
+    // The back end: filler pages free in their trackers and cached hugepages; released pages.
+    expect(bytes[PAGE_HEAP]).toBe(p['tcmalloc.page_heap_free'])
+    expect(bytes[PAGE_HEAP]).toBeGreaterThan(0)
+    expect(bytes[RETURNED]).toBe(p['tcmalloc.page_heap_unmapped'])
   })
 
   it("finds each object the program holds live, at its start, at least its allocated size", async () => {
@@ -148,7 +152,7 @@ describe.each(rows.map(r => [r.id, r] as const))('google/tcmalloc from the core 
     const bare = Program.load(core, {exe: path.join(DIR, row.id, row.exe)})
     for (const m of bare.modules) m.file = null
     const alone = analyzeGoogleHeap(bare)
-    for (const name of ['pageMap', 'sizeMap', 'transferCache'] as const) {
+    for (const name of ['pageMap', 'sizeMap', 'transferCache', 'pageAllocator'] as const) {
       expect(alone.globals.how[name], name).toBe('signature')
       expect(alone.globals.at[name], name).toBe(heap.globals.at[name])
     }

@@ -1,0 +1,139 @@
+import {hex} from '../errors.js'
+import type {AddressSpace} from '../core/address-space.js'
+import type {Warnings} from '../heap/warnings.js'
+import {u64le} from '../util/u64le.js'
+import type {GoogleLayout, ShiftLayout} from './layout.js'
+import {pageMapGeometry, type PageMapWalk} from './page-map.js'
+
+/** A run of free pages of the back end: backed (page-heap free) or given back to the system. */
+export interface FreeRange {
+  start: number
+  bytes: number
+  returned: boolean
+}
+
+const HUGE_PAGE = 2 ** 21
+/** HugeAddressMap is a treap: deeper than this, or more nodes, is a cycle or damage. */
+const MAX_NODES = 1 << 20
+
+/**
+ * The free pages of the huge-page-aware back end, as its stats count them (HugePageAwareAllocator
+ * ::stats: filler, regions, cache, allocator), for every instance the page allocator has (the
+ * normal partitions, the sampled one, the cold one):
+ * - the filler: each hugepage it manages has a PageTracker, which the page map's leaf points to
+ *   (hugepage[]); pages not set in its RangeTracker bitmap are free, released where
+ *   released_by_page_ says so;
+ * - the huge cache: whole free hugepages, backed (HugeCache::cache_, a HugeAddressMap treap);
+ * - the huge allocator: hugepages returned to the system (HugeAllocator::free_).
+ * Regions (HugeRegionSet, used for large allocations in big heaps) are not walked: when an
+ * instance has any, a warning says their free pages are not counted.
+ */
+export function readFreePages(
+  memory: AddressSpace,
+  walk: PageMapWalk,
+  layout: GoogleLayout,
+  pageShift: number,
+  shift: ShiftLayout,
+  pageAllocator: number | null,
+  warnings: Warnings,
+): FreeRange[] | null {
+  const B = shift.backEnd
+  if (!B) return null
+  const pageSize = 2 ** pageShift
+  const pagesPerHuge = HUGE_PAGE / pageSize
+  const out: FreeRange[] = []
+  const g = pageMapGeometry(layout, pageShift, shift.numClasses > 256 ? 2 : 1)
+  const hugepagesPerLeaf = Math.max(1, 2 ** (g.leafBits + pageShift - 21))
+  const seen = new Set<number>()
+  for (const leaf of walk.leaves) {
+    const trackers = memory.readBytes(leaf + g.spansAt + g.leafLength * 8, hugepagesPerLeaf * 8)
+    if (!trackers) continue
+    for (let i = 0; i < hugepagesPerLeaf; i++) {
+      const t = u64le(trackers, i * 8)
+      if (t === 0 || seen.has(t)) continue
+      seen.add(t)
+      const rec = memory.readBytes(t, B.trackerSize)
+      if (!rec) {
+        warnings.add('back-end', `page tracker ${hex(t)} is not in the core: its hugepage's free pages are not counted`, t)
+        continue
+      }
+      const start = u64le(rec, B.trackerLocation) * HUGE_PAGE
+      if (start % HUGE_PAGE !== 0 || start >= 2 ** 48) {
+        warnings.addDamage('back-end', `page tracker ${hex(t)} names hugepage ${hex(start)}: left out`, t)
+        continue
+      }
+      const bit = (at: number, p: number) => (rec[at + Math.floor(p / 8)]! >> (p % 8)) & 1
+      let run = -1
+      let runReturned = false
+      const close = (end: number) => {
+        if (run >= 0) out.push({start: start + run * pageSize, bytes: (end - run) * pageSize, returned: runReturned})
+        run = -1
+      }
+      for (let p = 0; p < pagesPerHuge; p++) {
+        const free = bit(B.trackerUsed, p) === 0
+        const returned = bit(B.trackerReleased, p) === 1
+        if (!free || (run >= 0 && returned !== runReturned)) close(p)
+        if (free && run < 0) {
+          run = p
+          runReturned = returned
+        }
+      }
+      close(pagesPerHuge)
+    }
+  }
+  if (pageAllocator === null) {
+    warnings.add('back-end', 'Static::page_allocator_ not found: free hugepages in the huge cache and the huge allocator are not counted')
+    return out
+  }
+  for (const hpaa of allocatorInstances(memory, pageAllocator, B)) {
+    const regions = memory.readU64(hpaa + B.regionsCount) ?? 0
+    if (regions > 0) warnings.add('back-end', `huge-page-aware allocator ${hex(hpaa)} has ${regions} region(s): their free pages are not walked, nor counted`, hpaa)
+    for (const [root, returned] of [
+      [hpaa + B.cacheRoot, false],
+      [hpaa + B.allocatorFreeRoot, true],
+    ] as const) {
+      for (const r of addressMapRanges(memory, root, B, warnings)) out.push({start: r.first * HUGE_PAGE, bytes: r.count * HUGE_PAGE, returned})
+    }
+  }
+  return out.sort((a, b) => a.start - b.start)
+}
+
+/** The page allocator's HugePageAwareAllocator instances: normal_impl_[], sampled_impl_[], and cold_impl_ when has_cold_impl_. */
+function allocatorInstances(memory: AddressSpace, pageAllocator: number, B: NonNullable<ShiftLayout['backEnd']>): number[] {
+  const out = new Set<number>()
+  for (const at of [B.normalImpl, B.normalImpl + 8, B.sampledImpl, B.sampledImpl + 8]) {
+    const p = memory.readU64(pageAllocator + at) ?? 0
+    if (p !== 0) out.add(p)
+  }
+  if (memory.readU8(pageAllocator + B.hasColdImpl) === 1) {
+    const cold = memory.readU64(pageAllocator + B.coldImpl) ?? 0
+    if (cold !== 0) out.add(cold)
+  }
+  return [...out]
+}
+
+/** The ranges of a HugeAddressMap (a treap of {first hugepage, count} nodes), walked without recursion and bounded. */
+function addressMapRanges(memory: AddressSpace, rootAt: number, B: NonNullable<ShiftLayout['backEnd']>, warnings: Warnings): Array<{first: number; count: number}> {
+  const out: Array<{first: number; count: number}> = []
+  const stack = [memory.readU64(rootAt) ?? 0]
+  const seen = new Set<number>()
+  while (stack.length > 0) {
+    const node = stack.pop()!
+    if (node === 0) continue
+    if (seen.has(node) || seen.size >= MAX_NODES) {
+      warnings.addDamage('back-end', `the hugepage map at ${hex(rootAt)} reaches node ${hex(node)} twice: the rest of it is not read`, rootAt, node)
+      break
+    }
+    seen.add(node)
+    const rec = memory.readBytes(node, B.nodeSize)
+    if (!rec) {
+      warnings.add('back-end', `hugepage-map node ${hex(node)} is not in the core: its hugepages are not counted`, node)
+      continue
+    }
+    const first = u64le(rec, B.nodeFirst)
+    const count = u64le(rec, B.nodeCount)
+    if (count > 0 && count < 2 ** 27 && first < 2 ** 27) out.push({first, count})
+    stack.push(u64le(rec, B.nodeLeft), u64le(rec, B.nodeRight))
+  }
+  return out
+}
