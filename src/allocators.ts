@@ -1,5 +1,6 @@
 import type {HeapModel, ModelOptions} from './heap/heap-model.js'
 import type {Program} from './program/program.js'
+import {TomaError} from './errors.js'
 import {googleTcmallocModel} from './google-tcmalloc/model.js'
 import {tcmallocModel} from './tcmalloc/model.js'
 
@@ -7,6 +8,8 @@ import {tcmallocModel} from './tcmalloc/model.js'
 export interface AllocatorModel {
   name: string
   present(program: Program): boolean
+  /** One line naming the allocator and its build as far as telling it is cheap (`toma info`); throws a TomaError when its structures are not what it knows. */
+  identify(program: Program): string
   analyze(program: Program, options?: ModelOptions): HeapModel
 }
 
@@ -24,4 +27,16 @@ export const ALLOCATOR_MODELS: readonly AllocatorModel[] = [googleTcmallocModel,
 export function modelHeap(program: Program, options: ModelOptions = {}): HeapModel {
   const model = ALLOCATOR_MODELS.find(m => m.present(program)) ?? tcmallocModel
   return model.analyze(program, options)
+}
+
+/** Which allocator the process ran, in one line, or why it cannot be told. */
+export function identifyAllocator(program: Program): string {
+  const model = ALLOCATOR_MODELS.find(m => m.present(program))
+  if (!model) return 'no allocator toma reads (no libtcmalloc, no module with either TCMalloc\'s symbols, no google/tcmalloc page map in the executable)'
+  try {
+    return model.identify(program)
+  } catch (e) {
+    if (e instanceof TomaError) return `${model.name}: ${e.message}`
+    throw e
+  }
 }

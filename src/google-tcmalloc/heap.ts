@@ -11,7 +11,7 @@ import {sharedUint8} from '../util/shared-arrays.js'
 import {u64le} from '../util/u64le.js'
 import {FreeMarker} from './free-marker.js'
 import {markPerCpuCaches, markThreadCaches, markTransferCaches, type FrontCache} from './front-end.js'
-import {globalsBySymbol, moduleWithSymbols, type GoogleGlobals} from './globals.js'
+import {SYMBOL, globalsBySymbol, moduleWithSymbols, type GoogleGlobals} from './globals.js'
 import {findCpuCache, findPageAllocator, findPageMap, findSizeMap, findThreadHeaps, findTransferCache, readDataWords, type DataWords, type PageMapMatch} from './signatures.js'
 import {spanIndexAt} from '../heap/slot-table.js'
 import type {LoadedModule} from '../program/program.js'
@@ -110,6 +110,18 @@ export function locateGoogleTcmalloc(program: Program): {module: LoadedModule; p
   }
   located.set(program, found)
   return found
+}
+
+/** The allocator, its layout family and page size, and its cache mode, without walking the heap. */
+export function identifyGoogleTcmalloc(program: Program): string {
+  const where = locateGoogleTcmalloc(program)
+  if (!where) throw new TomaError('no google/tcmalloc page map found')
+  const pageMap = where.pageMap?.pageMap ?? program.symbolAddress(SYMBOL.pageMap, [where.module])?.address
+  if (pageMap === undefined) throw new TomaError('no google/tcmalloc page map found')
+  const {layout, pageShift} = chooseLayout(program.core.memory, pageMap, undefined)
+  const active = program.symbolAddress(SYMBOL.cpuCacheActive, [where.module])?.address
+  const mode = active === undefined ? '' : program.core.memory.readU8(active) === 1 ? ', per-CPU caches' : ', per-thread caches (per-CPU mode off)'
+  return `google/tcmalloc in ${path.basename(where.module.module.path)}, layout family ${layout.family} (${layout.covers}), ${2 ** pageShift / 1024} KiB pages${mode}; globals by ${where.pageMap ? 'signature' : 'symbol'}`
 }
 
 export function analyzeGoogleHeap(program: Program, options: ModelOptions = {}): GoogleHeap {

@@ -4,7 +4,7 @@ import {mergeIntervals, type Interval} from '../heap/interval.js'
 import {LIVE} from '../heap/states.js'
 import type {Program} from '../program/program.js'
 import {lastAtOrBelow} from '../util/search.js'
-import {analyzeGoogleHeap, locateGoogleTcmalloc, type GoogleHeap} from './heap.js'
+import {analyzeGoogleHeap, identifyGoogleTcmalloc, locateGoogleTcmalloc, type GoogleHeap} from './heap.js'
 import {pageMapNodeBytes} from './page-map.js'
 
 /** Classes of tcmalloc itself: its singletons are no leak. */
@@ -19,6 +19,9 @@ export const googleTcmallocModel = {
   name: 'google/tcmalloc',
   present(program: Program): boolean {
     return locateGoogleTcmalloc(program) !== null
+  },
+  identify(program: Program): string {
+    return identifyGoogleTcmalloc(program)
   },
   analyze(program: Program, options: ModelOptions = {}): HeapModel {
     return asHeapModel(analyzeGoogleHeap(program, options))

@@ -1,5 +1,6 @@
 import path from 'node:path'
 import chalk from 'chalk'
+import {identifyAllocator} from '../allocators.js'
 import {hex} from '../errors.js'
 import {permissions} from '../core/address-space.js'
 import {describeSymbolic, type Program} from '../program/program.js'
@@ -16,6 +17,8 @@ export function infoData(program: Program) {
     size: core.size,
     ...(program.compressed ? {compressed: {format: program.compressed.format, uncompressedPath: program.compressed.uncompressedPath}} : {}),
     process: core.process,
+    /** The allocator as far as telling it needs no walk of the heap. */
+    allocator: identifyAllocator(program),
     signal: core.signal,
     threads: core.threads.map(t => {
       const stack = core.mappingAt(t.rsp)
@@ -64,6 +67,7 @@ export function infoText(raw: ReturnType<typeof infoData>): string {
   const p = data.process
   out.push(`${chalk.bold('core')} ${data.core}  ${data.compressed ? `${data.compressed.format}, ${grouped(data.size)} bytes decompressed` : `${grouped(data.size)} bytes`}`)
   out.push(`${chalk.bold('process')} ${p.command ?? '?'} pid ${p.pid ?? '?'}  ${p.args ?? ''}`)
+  out.push(`${chalk.bold('allocator')} ${data.allocator}`)
   if (data.signal) out.push(signalText({...data.signal, faultAddress: data.signal.faultAddress === null ? null : hex(data.signal.faultAddress)}))
   out.push('', heading(`Threads (${data.threads.length})`))
   out.push(

@@ -22,6 +22,10 @@ export const tcmallocModel = {
   present(program: Program): boolean {
     return findAllocatorModule(program) !== undefined
   },
+  identify(program: Program): string {
+    const module = findAllocatorModule(program)
+    return module?.guessed === false ? `gperftools TCMalloc in ${path.basename(module.loaded.module.path)} (\`analyze\` tells its release)` : 'gperftools TCMalloc, if the executable holds its structures'
+  },
   analyze(program: Program, options: ModelOptions = {}): HeapModel {
     return asHeapModel(analyzeHeap(program, options))
   },
