@@ -24,15 +24,28 @@ export interface GoogleLayout {
     freelist: number
     allocated: number
     cacheSize: number
-    /** The 64-bit word whose low bits are first_page_ (48 − kPageShift bits wide); the flags follow them. */
-    bitsWord: number
-    /** Bit positions after first_page_'s last bit. */
-    isLargeAfter: number
-    sampledAfter: number
-    smallNumPagesAfter: number
+    /** Where first_page_ and the page count are: packed bitfields (2025 on) or whole fields (before). */
+    record:
+      | {
+          kind: 'bitfields'
+          /** The 64-bit word whose low bits are first_page_ (48 − kPageShift bits wide); the flags follow them. */
+          bitsWord: number
+          /** Bit positions after first_page_'s last bit. */
+          isLargeAfter: number
+          sampledAfter: number
+          smallNumPagesAfter: number
+        }
+      | {
+          kind: 'fields'
+          /** PageId first_page_, Length num_pages_ (64-bit each); sampled_ a bit of the flags byte; the SampledAllocation pointer in the union. */
+          firstPage: number
+          numPages: number
+          flagsByte: number
+          sampledBit: number
+        }
     /** The union of LargeOrSampledState {num_pages, SampledAllocation*}, the ObjIdx cache and the bitmap. */
     union: number
-    /** Entries of the embedded ObjIdx cache (kCacheSize). */
+    /** Entries of the embedded ObjIdx cache (kCacheSize; at most, where the cache may run past the record). */
     cacheEntries: number
     /** Bits of the free-object bitmap (kBitmapSize). */
     bitmapBits: number

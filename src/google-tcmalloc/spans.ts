@@ -36,29 +36,45 @@ export interface SpanRecord {
 }
 
 /**
- * A span record as the family lays it out: first_page_ is the low 48 − kPageShift bits of its
- * word and the flags follow it; the page count is small_num_pages_ (6 bits) unless the span is
- * large or sampled, when LargeOrSampledState.num_pages in the union holds it.
+ * A span record as the family lays it out. From 2025 first_page_ is the low 48 − kPageShift bits
+ * of a word and the flags follow it; the page count is small_num_pages_ (6 bits) unless the span
+ * is large or sampled, when LargeOrSampledState.num_pages in the union holds it. Before, both were
+ * whole 64-bit fields and the union held the SampledAllocation pointer.
  */
 export function readSpanRecord(memory: AddressSpace, record: number, layout: GoogleLayout, pageShift: number): SpanRecord | undefined {
   const L = layout.span
   const bytes = memory.readBytes(record, L.size)
   if (!bytes) return undefined
-  const word = bytes.readBigUInt64LE(L.bitsWord)
-  const width = BigInt(48 - pageShift)
-  const bit = (after: number) => Number((word >> (width + BigInt(after))) & 1n) === 1
-  const firstPage = Number(word & ((1n << width) - 1n))
-  const isLarge = bit(L.isLargeAfter)
-  const sampled = bit(L.sampledAfter)
-  const small = Number((word >> (width + BigInt(L.smallNumPagesAfter))) & 63n)
-  const pages = isLarge || sampled ? u64le(bytes, L.union) : small
+  let firstPage: number
+  let pages: number
+  let isLarge = false
+  let sampled: boolean
+  let sampledAt: number
+  if (L.record.kind === 'bitfields') {
+    const R = L.record
+    const word = bytes.readBigUInt64LE(R.bitsWord)
+    const width = BigInt(48 - pageShift)
+    const bit = (after: number) => Number((word >> (width + BigInt(after))) & 1n) === 1
+    firstPage = Number(word & ((1n << width) - 1n))
+    isLarge = bit(R.isLargeAfter)
+    sampled = bit(R.sampledAfter)
+    const small = Number((word >> (width + BigInt(R.smallNumPagesAfter))) & 63n)
+    pages = isLarge || sampled ? u64le(bytes, L.union) : small
+    sampledAt = L.union + 8
+  } else {
+    const R = L.record
+    firstPage = u64le(bytes, R.firstPage)
+    pages = u64le(bytes, R.numPages)
+    sampled = ((bytes[R.flagsByte]! >> R.sampledBit) & 1) === 1
+    sampledAt = L.union
+  }
   return {
     firstPage,
     pages,
     isLarge,
     sampled,
     allocated: bytes.readUInt16LE(L.allocated),
-    sampledAllocation: sampled ? u64le(bytes, L.union + 8) : 0,
+    sampledAllocation: sampled ? u64le(bytes, sampledAt) : 0,
   }
 }
 
