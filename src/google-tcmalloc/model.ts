@@ -1,7 +1,7 @@
 import {hex} from '../errors.js'
 import type {AllocatorDescription, HeapModel, ModelOptions, SizeClassUse} from '../heap/heap-model.js'
 import {mergeIntervals, type Interval} from '../heap/interval.js'
-import {LIVE} from '../heap/states.js'
+import {sizeClassUseOf} from '../heap/size-class-use.js'
 import type {Program} from '../program/program.js'
 import {lastAtOrBelow} from '../util/search.js'
 import {analyzeGoogleHeap, identifyGoogleTcmalloc, locateGoogleTcmalloc, type GoogleHeap} from './heap.js'
@@ -143,24 +143,5 @@ function spanKinds(heap: GoogleHeap): Record<string, {spans: number; bytes: numb
 }
 
 function sizeClassUse(heap: GoogleHeap): SizeClassUse[] {
-  const {spans, state} = heap
-  const n = heap.classOfCompact.length
-  const live = new Float64Array(n)
-  const free = new Float64Array(n)
-  const seen: number[] = []
-  for (let s = 0; s < spans.count; s++) {
-    const cl = spans.sizeClass[s]!
-    if (cl === 0) continue
-    const first = spans.firstObject[s]!
-    const end = first + spans.objectCount[s]!
-    let liveHere = 0
-    for (let id = first; id < end; id++) if (state[id] === LIVE) liveHere++
-    if (live[cl] === 0 && free[cl] === 0 && end > first) seen.push(cl)
-    live[cl]! += liveHere
-    free[cl]! += end - first - liveHere
-  }
-  return seen.map(cl => {
-    const size = heap.classes.size[heap.classOfCompact[cl]!]!
-    return {sizeClass: cl, size, liveObjects: live[cl]!, liveBytes: live[cl]! * size, freeObjects: free[cl]!}
-  })
+  return sizeClassUseOf(heap.spans, heap.state, cl => heap.classes.size[heap.classOfCompact[cl]!]!)
 }

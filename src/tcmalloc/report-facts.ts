@@ -1,6 +1,6 @@
 import {hex} from '../errors.js'
 import type {AllocatorActivity, AllocatorDescription, SizeClassUse, TouchedFigure} from '../heap/heap-model.js'
-import {LIVE} from '../heap/states.js'
+import {sizeClassUseOf} from '../heap/size-class-use.js'
 import type {TcmallocHeap} from './heap.js'
 import {IN_USE, ON_NORMAL_FREELIST, ON_RETURNED_FREELIST} from './spans.js'
 
@@ -55,24 +55,7 @@ export function spanKinds(heap: TcmallocHeap): Record<string, {spans: number; by
 
 /** Live and free objects per size class of in-use small-object spans (classes in first-seen order). */
 export function sizeClassUse(heap: TcmallocHeap): SizeClassUse[] {
-  const {spans, state} = heap
-  const sizes = heap.globals.sizes
-  const live = new Float64Array(sizes.count)
-  const free = new Float64Array(sizes.count)
-  const seen: number[] = []
-  // Span by span (every slot of the heap: no call a slot).
-  for (let s = 0; s < spans.count; s++) {
-    const cl = spans.sizeClass[s]!
-    if (spans.location[s] !== IN_USE || cl === 0) continue
-    const first = spans.firstObject[s]!
-    const end = first + spans.objectCount[s]!
-    let liveHere = 0
-    for (let id = first; id < end; id++) if (state[id] === LIVE) liveHere++
-    if (live[cl] === 0 && free[cl] === 0 && end > first) seen.push(cl)
-    live[cl]! += liveHere
-    free[cl]! += end - first - liveHere
-  }
-  return seen.map(cl => ({sizeClass: cl, size: sizes.size[cl]!, liveObjects: live[cl]!, liveBytes: live[cl]! * sizes.size[cl]!, freeObjects: free[cl]!}))
+  return sizeClassUseOf(heap.spans, heap.state, cl => heap.globals.sizes.size[cl]!)
 }
 
 /** In-use small-object spans of a class, in address order. */
