@@ -1,5 +1,3 @@
-import {GOOGLE_TCMALLOC_LAYOUTS} from './layouts.js'
-
 /**
  * Where google/tcmalloc keeps what toma reads, for one snapshot family: byte offsets on x86-64,
  * read from the DWARF of a build of that snapshot (docs/GOOGLE-TCMALLOC.md says which build and
@@ -97,9 +95,3 @@ export interface ShiftLayout {
     nodeRight: number
   }
 }
-
-export function layoutOfFamily(family: string): GoogleLayout | undefined {
-  return GOOGLE_TCMALLOC_LAYOUTS.find(l => l.family === family)
-}
-
-export const KNOWN_FAMILIES = GOOGLE_TCMALLOC_LAYOUTS.map(l => l.family)

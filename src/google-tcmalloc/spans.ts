@@ -65,7 +65,7 @@ export function readSpanRecord(memory: AddressSpace, record: number, layout: Goo
     const R = L.record
     firstPage = u64le(bytes, R.firstPage)
     pages = u64le(bytes, R.numPages)
-    sampled = ((bytes[R.flagsByte]! >> R.sampledBit) & 1) === 1
+    sampled = Math.floor(bytes[R.flagsByte]! / 2 ** R.sampledBit) % 2 === 1
     sampledAt = L.union
   }
   return {
