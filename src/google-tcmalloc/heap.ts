@@ -20,7 +20,7 @@ import {GOOGLE_TCMALLOC_LAYOUTS} from './layouts.js'
 import type {GoogleLayout, ShiftLayout} from './layout.js'
 import {walkPageMap, type PageMapWalk} from './page-map.js'
 import {markSpanFreeObjects} from './span-free.js'
-import {readSpanRecord, readSpans, type ClassSizes, type GoogleSpanTable} from './spans.js'
+import {freedSpanRecords, readSpanRecord, readSpans, type ClassSizes, type GoogleSpanTable} from './spans.js'
 
 /** The heap as google/tcmalloc sees it, with what the model found it by. */
 export interface GoogleHeap extends ModelledHeap {
@@ -180,7 +180,7 @@ export function analyzeGoogleHeap(program: Program, options: ModelOptions = {}):
   }
   const free = readFreePages(memory, walk, layout, pageShift, shift, globals.at.pageAllocator, warnings)
   if (free === null) warnings.add('back-end', `family ${layout.family} with ${2 ** pageShift / 1024} KiB pages: the back end's layout is not known, so its free pages are not counted`)
-  const spans = readSpans(memory, walk.entries, layout, pageShift, classes, compact, warnings, free ?? [])
+  const spans = readSpans(memory, walk.entries, layout, pageShift, classes, compact, warnings, free ?? [], freedSpanRecords(memory, globals.at.spanAllocator, layout, warnings))
   const pageSize = 2 ** pageShift
   const state = sharedUint8(spans.totalObjects)
   for (let s = 0; s < spans.count; s++) if (spans.location[s] !== 0) state[spans.firstObject[s]!] = spans.location[s] === 1 ? PAGE_HEAP : RETURNED

@@ -55,6 +55,8 @@ export interface GoogleLayout {
   /** TransferCacheManager::cache_[class].tc: slot_info_ {used, capacity}, slots_, and owner_ (the manager itself: the signature's anchor). */
   transferCache: {stride: number; slotInfo: number; slots: number; centralFreeList: number; owner: number}
   centralFreeList: {length?: number}
+  /** MetadataObjectAllocator<Span> (Static::span_allocator_): free_list_, whose records chain through their first word. */
+  spanAllocatorFreeList: number
   threadCache: {freeListStride: number; freeListHead: number; freeListLength: number}
   sampledAllocation?: {size: number; requestedSize: number; depth: number; stack: number; maxDepth: number}
 }

@@ -81,8 +81,9 @@ export function readSpanRecord(memory: AddressSpace, record: number, layout: Goo
 /**
  * The spans in use, in address order: a page-map entry starts one when the record it names says
  * it starts at that page (HugePageAwareAllocator::Delete points a freed span's first page at
- * Static::kInvalidSpan, and a freed record that was reused names other pages, so neither
- * passes). A small span's class must exist and its pages be the class's; a span must not run into
+ * Static::kInvalidSpan, a freed record that was reused names other pages, and one still on
+ * span_allocator_'s free list is left out by name; before 2025 a freed span's page kept its
+ * pointer, so that list is what tells them). A small span's class must exist and its pages be the class's; a span must not run into
  * the next. A record that fails is reported with its address and left out.
  */
 export function readSpans(
@@ -94,6 +95,7 @@ export function readSpans(
   compact: (tcmallocClass: number) => number,
   warnings: Warnings,
   free: FreeRange[] = [],
+  freedRecords: ReadonlySet<number> = new Set(),
 ): GoogleSpanTable {
   const pageSize = 2 ** pageShift
   const record = new GrowableF64()
@@ -137,6 +139,7 @@ export function readSpans(
     }
   }
   for (const e of entries) {
+    if (freedRecords.has(e.record)) continue
     const r = readSpanRecord(memory, e.record, layout, pageShift)
     if (!r || r.firstPage !== e.page) continue
     const first = e.page * pageSize
@@ -185,4 +188,21 @@ export function readSpans(
     sampled: Uint8Array.from(sampledRecord.toArray(), v => (v !== 0 ? 1 : 0)),
     sampledRecord: sampledRecord.toArray(),
   }
+}
+
+/** Records on span_allocator_'s free list (chained through their first word), bounded. */
+export function freedSpanRecords(memory: AddressSpace, spanAllocator: number | null, layout: GoogleLayout, warnings: Warnings): Set<number> {
+  const out = new Set<number>()
+  if (spanAllocator === null) return out
+  let p = memory.readU64(spanAllocator + layout.spanAllocatorFreeList) ?? 0
+  while (p !== 0 && !out.has(p) && out.size < 1 << 24) {
+    out.add(p)
+    const next = memory.readU64(p)
+    if (next === undefined) {
+      warnings.add('span', `freed span record ${hex(p)} on span_allocator_'s list is not in the core: the rest of the list is not read`, p)
+      break
+    }
+    p = next
+  }
+  return out
 }
