@@ -7,7 +7,13 @@ import {tcmallocModel} from './tcmalloc/model.js'
 /** An allocator model: whether the process may run its allocator, and the heap it reads from the core. */
 export interface AllocatorModel {
   name: string
-  present(program: Program): boolean
+  /**
+   * How the process shows the allocator: 'symbols' (its library by name or a module with its
+   * symbols), 'structure' (only its structures, found in the executable's data by signature), or
+   * null. Symbols outrank structures: a program with one allocator's symbols is never taken for the
+   * other because some data looked like it.
+   */
+  present(program: Program): 'symbols' | 'structure' | null
   /** One line naming the allocator and its build as far as telling it is cheap (`toma info`); throws a TomaError when its structures are not what it knows. */
   identify(program: Program): string
   analyze(program: Program, options?: ModelOptions): HeapModel
@@ -25,13 +31,13 @@ export const ALLOCATOR_MODELS: readonly AllocatorModel[] = [googleTcmallocModel,
  * the same: its error says what was looked for and not found.
  */
 export function modelHeap(program: Program, options: ModelOptions = {}): HeapModel {
-  const model = ALLOCATOR_MODELS.find(m => m.present(program)) ?? tcmallocModel
+  const model = chooseModel(program) ?? tcmallocModel
   return model.analyze(program, options)
 }
 
 /** Which allocator the process ran, in one line, or why it cannot be told. */
 export function identifyAllocator(program: Program): string {
-  const model = ALLOCATOR_MODELS.find(m => m.present(program))
+  const model = chooseModel(program)
   if (!model) return 'no allocator toma reads (no libtcmalloc, no module with either TCMalloc\'s symbols, no google/tcmalloc page map in the executable)'
   try {
     return model.identify(program)
@@ -39,4 +45,10 @@ export function identifyAllocator(program: Program): string {
     if (e instanceof TomaError) return `${model.name}: ${e.message}`
     throw e
   }
+}
+
+/** The first model the process shows by its symbols, else the first it shows by its structures. */
+function chooseModel(program: Program): AllocatorModel | undefined {
+  const bySymbols = ALLOCATOR_MODELS.find(m => m.present(program) === 'symbols')
+  return bySymbols ?? ALLOCATOR_MODELS.find(m => m.present(program) === 'structure')
 }

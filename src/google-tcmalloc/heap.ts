@@ -90,8 +90,8 @@ function readClassSizes(memory: AddressSpace, sizeMap: number, shift: ShiftLayou
 
 /**
  * Where google/tcmalloc is in the process: the module defining its symbols, else (symbols
- * stripped, or the core alone) the executable whose data holds a page map by its signature,
- * unless a gperftools library is loaded by name. Found once per program.
+ * stripped, or the core alone) the executable whose data holds a page map and a size map by their
+ * signatures, unless a gperftools library is loaded by name. Found once per program.
  */
 const located = new WeakMap<Program, {module: LoadedModule; pageMap: PageMapMatch | null} | null>()
 
@@ -106,7 +106,9 @@ export function locateGoogleTcmalloc(program: Program): {module: LoadedModule; p
     const data = readDataWords(program.core.memory, describeAllocatorModule(program, module).dataSegments)
     const inModule = (a: number) => program.core.fileAt(a) !== undefined
     const pageMap = findPageMap(program.core.memory, data, inModule)
-    if (pageMap) found = {module, pageMap}
+    // A page map alone could be gperftools' look-alike: the size map must be there too.
+    const shift = pageMap?.layout.shifts[String(pageMap.pageShift)]
+    if (pageMap && shift && findSizeMap(data, shift) !== null) found = {module, pageMap}
   }
   located.set(program, found)
   return found

@@ -17,8 +17,9 @@ const ALLOCATOR_CLASS = /^(tcmalloc::.*|MallocExtension.*)$/
  */
 export const googleTcmallocModel = {
   name: 'google/tcmalloc',
-  present(program: Program): boolean {
-    return locateGoogleTcmalloc(program) !== null
+  present(program: Program): 'symbols' | 'structure' | null {
+    const where = locateGoogleTcmalloc(program)
+    return where === null ? null : where.pageMap === null ? 'symbols' : 'structure'
   },
   identify(program: Program): string {
     return identifyGoogleTcmalloc(program)

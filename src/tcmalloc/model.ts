@@ -19,8 +19,9 @@ const ALLOCATOR_CLASS = /^(MallocExtension|TCMallocImplementation|DebugMallocImp
 export const tcmallocModel = {
   name: 'TCMalloc',
   /** A libtcmalloc library, a module with its symbols, or an executable to search for its structures. */
-  present(program: Program): boolean {
-    return findAllocatorModule(program) !== undefined
+  present(program: Program): 'symbols' | 'structure' | null {
+    const module = findAllocatorModule(program)
+    return module === undefined ? null : module.guessed ? 'structure' : 'symbols'
   },
   identify(program: Program): string {
     const module = findAllocatorModule(program)
