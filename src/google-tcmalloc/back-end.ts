@@ -101,7 +101,8 @@ export function readFreePages(
 /** The page allocator's HugePageAwareAllocator instances: normal_impl_[], sampled_impl_[], and cold_impl_ when has_cold_impl_. */
 function allocatorInstances(memory: AddressSpace, pageAllocator: number, B: NonNullable<ShiftLayout['backEnd']>): number[] {
   const out = new Set<number>()
-  for (const at of [B.normalImpl, B.normalImpl + 8, B.sampledImpl, B.sampledImpl + 8]) {
+  const slots = [...Array.from({length: B.normalImpls}, (_, i) => B.normalImpl + i * 8), ...Array.from({length: B.sampledImpls}, (_, i) => B.sampledImpl + i * 8)]
+  for (const at of slots) {
     const p = memory.readU64(pageAllocator + at) ?? 0
     if (p !== 0) out.add(p)
   }

@@ -29,7 +29,9 @@ export interface FrontCache extends ThreadCache {
 export function markPerCpuCaches(memory: AddressSpace, slab: number, layout: GoogleLayout, numClasses: number, classSize: Float64Array, marker: FreeMarker, firstOwner: number): FrontCache[] {
   const L = layout.slab
   const raw = memory.readU64(slab + L.slabsAndShift)
-  const cpus = memory.readU64(slab + L.cpuCount)
+  // Before 2025 the slab keeps no CPU count: its CPUs are read while their slabs are in the core and well-formed.
+  const counted = L.cpuCount !== undefined
+  const cpus = counted ? memory.readU64(slab + L.cpuCount!) : MAX_CPUS
   const beginsAt = memory.readU64(slab + L.begins)
   if (raw === undefined || cpus === undefined || beginsAt === undefined) {
     marker.warnings.add('per-cpu', `the per-CPU cache at ${hex(slab)} is not in the core: objects in it are counted live`, slab)
@@ -51,7 +53,11 @@ export function markPerCpuCaches(memory: AddressSpace, slab: number, layout: Goo
   for (let cpu = 0; cpu < cpus; cpu++) {
     const base = slabs + cpu * 2 ** shift
     const headers = memory.readBytes(base, numClasses * L.headerBytes)
-    if (!headers) continue
+    if (!headers) {
+      if (counted) continue
+      break
+    }
+    if (!counted && !wellFormed(headers, begins, numClasses, L.headerBytes, shift)) break
     let objects = 0
     let bytes = 0
     marker.owner = firstOwner + out.length
@@ -77,6 +83,18 @@ export function markPerCpuCaches(memory: AddressSpace, slab: number, layout: Goo
   }
   marker.owner = -1
   return out
+}
+
+/** Every class's header of a CPU's slab is either unset or begin ≤ current ≤ end within the slab (a CPU past the last is not). */
+function wellFormed(headers: Buffer, begins: Buffer, numClasses: number, headerBytes: number, shift: number): boolean {
+  for (let cls = 1; cls < numClasses; cls++) {
+    const current = headers.readUInt16LE(cls * headerBytes)
+    const end = headers.readUInt16LE(cls * headerBytes + 2)
+    if (current === 0 && end === 0) continue
+    const begin = begins.readUInt16LE(cls * 2)
+    if (current < begin || current > end || end * 8 > 2 ** shift) return false
+  }
+  return true
 }
 
 /**

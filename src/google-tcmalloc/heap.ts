@@ -1,5 +1,6 @@
 import {TomaError, hex} from '../errors.js'
-import type {AddressSpace} from '../core/address-space.js'
+import type {AddressSpace, Segment} from '../core/address-space.js'
+import {PF_W} from '../core/core-header.js'
 import {describeAllocatorModule} from '../heap/allocator-module.js'
 import {DamageLog} from '../heap/damage.js'
 import type {CrossCheck, ModelledHeap, ModelOptions, SampledAllocations} from '../heap/heap-model.js'
@@ -103,7 +104,7 @@ export function locateGoogleTcmalloc(program: Program): {module: LoadedModule; p
   if (bySymbol) found = {module: bySymbol, pageMap: null}
   else if (program.executable && !program.modules.some(m => /^libtcmalloc/.test(path.basename(m.module.path)))) {
     const module = program.executable
-    const data = readDataWords(program.core.memory, describeAllocatorModule(program, module).dataSegments)
+    const data = readDataWords(program.core.memory, scanSegments(program, module))
     const inModule = (a: number) => program.core.fileAt(a) !== undefined
     const pageMap = findPageMap(program.core.memory, data, inModule)
     // A page map alone could be gperftools' look-alike: the size map must be there too.
@@ -126,13 +127,37 @@ export function identifyGoogleTcmalloc(program: Program): string {
   return `google/tcmalloc in ${path.basename(where.module.module.path)}, layout family ${layout.family} (${layout.covers}), ${2 ** pageShift / 1024} KiB pages${mode}; globals by ${where.pageMap ? 'signature' : 'symbol'}`
 }
 
+/** Bytes of .bss past the module's own segments that a scan follows (a static tcmalloc's page map root alone is 8 MiB). */
+const MAX_BSS = 256 * 2 ** 20
+
+/**
+ * The module's data as the signature scans need it: its writable segments and every anonymous
+ * writable segment that follows them without a gap. A large .bss (tcmalloc's statics run to
+ * megabytes) is cut by the kernel into several mappings, and the core keeps each apart.
+ */
+function scanSegments(program: Program, module: LoadedModule): Segment[] {
+  const own = describeAllocatorModule(program, module).dataSegments
+  const out = [...own]
+  const segments = program.core.memory.segments
+  let last = own[own.length - 1]
+  let extra = 0
+  for (let i = last ? segments.indexOf(last) + 1 : segments.length; i > 0 && i < segments.length && extra < MAX_BSS; i++) {
+    const next = segments[i]!
+    if (next.start !== last!.end || !(next.flags & PF_W) || program.core.fileAt(next.start)) break
+    if (!out.includes(next)) out.push(next)
+    extra += next.end - next.start
+    last = next
+  }
+  return out
+}
+
 export function analyzeGoogleHeap(program: Program, options: ModelOptions = {}): GoogleHeap {
   const where = locateGoogleTcmalloc(program)
   if (!where) throw new TomaError(`${program.coreFile}: no google/tcmalloc in this process (no module defines Static::pagemap_, and no page map was found in the executable's data)`)
   const loaded = where.module
   const globals = globalsBySymbol(program, loaded, options.signaturesOnly === true)
   const memory = program.core.memory
-  const moduleData = describeAllocatorModule(program, loaded).dataSegments
+  const moduleData = scanSegments(program, loaded)
   let data: DataWords | undefined
   const words = () => (data ??= readDataWords(memory, moduleData))
   const bySignature = (name: keyof GoogleGlobals['at'], find: () => number | null) => {

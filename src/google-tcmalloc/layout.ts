@@ -50,8 +50,11 @@ export interface GoogleLayout {
   }
   /** What depends on the page size, by kPageShift: the class count sizes the arrays before these fields. */
   shifts: Record<string, ShiftLayout>
-  /** TcmallocSlab: its fields from its start. */
-  slab: {slabsAndShift: number; cpuCount: number; begins: number; headerBytes: 4 | 8}
+  /**
+   * TcmallocSlab: its fields from its start. cpuCount is its CPU states' length where it keeps one
+   * (2025 on); before, it keeps no CPU count and the CPUs are read while their slabs are there.
+   */
+  slab: {slabsAndShift: number; cpuCount?: number; begins: number; headerBytes: 4 | 8}
   /** TransferCacheManager::cache_[class].tc: slot_info_ {used, capacity}, slots_, and owner_ (the manager itself: the signature's anchor). */
   transferCache: {stride: number; slotInfo: number; slots: number; centralFreeList: number; owner: number}
   centralFreeList: {length?: number}
@@ -78,6 +81,9 @@ export interface ShiftLayout {
     /** PageAllocator (at Static::page_allocator_): normal_impl_[2], sampled_impl_[2], cold_impl_, has_cold_impl_. */
     normalImpl: number
     sampledImpl: number
+    /** Entries of normal_impl_ and sampled_impl_ (arrays of two from 2025, one and a plain pointer before). */
+    normalImpls: number
+    sampledImpls: number
     coldImpl: number
     hasColdImpl: number
     /** HugePageAwareAllocator: regions_.n_, alloc_.free_.root_, cache_.cache_.root_. */

@@ -63,12 +63,29 @@ export function findPageMap(memory: AddressSpace, data: DataWords, inModule: (ad
           const root = rootIndexOf(memory, w, layout, pageShift, shift)
           if (root === null) continue
           const base = seg.start + off - root * 8
-          if (base >= seg.start) return {pageMap: base, layout, pageShift}
+          if (base >= seg.start && wholeRootAgrees(memory, base, layout, pageShift, shift)) return {pageMap: base, layout, pageShift}
         }
       }
     }
   }
   return null
+}
+
+/** Every entry of the root array at base is empty, or leads to spans whose pages put it at its own index. */
+function wholeRootAgrees(memory: AddressSpace, base: number, layout: GoogleLayout, pageShift: number, shift: ShiftLayout): boolean {
+  const g = pageMapGeometry(layout, pageShift, shift.numClasses > 256 ? 2 : 1)
+  const root = memory.readBytes(base, 2 ** g.rootBits * 8)
+  if (!root) return false
+  let agreeing = 0
+  for (let r = 0; r < 2 ** g.rootBits; r++) {
+    const child = u64le(root, r * 8)
+    if (child === 0) continue
+    if (!plausiblePointer(child)) return false
+    const at = rootIndexOf(memory, child, layout, pageShift, shift)
+    if (at !== null && at !== r) return false
+    if (at === r) agreeing++
+  }
+  return agreeing > 0
 }
 
 /** The root index at which `child` (a node or leaf) must sit, from the first span it leads to; null when it leads to none. */
@@ -164,10 +181,13 @@ export function findCpuCache(memory: AddressSpace, data: DataWords, layout: Goog
       const raw = u64le(b, off + L.slabsAndShift)
       const bits = raw % 256
       if (bits < 12 || bits > 24 || !plausiblePointer(raw - bits)) continue
-      const cpus = u64le(b, off + L.cpuCount)
-      const states = u64le(b, off + L.cpuCount - 8)
       const begins = u64le(b, off + L.begins)
-      if (cpus < 1 || cpus > 4096 || !plausiblePointer(states) || !plausiblePointer(begins - (begins % 8)) || !memory.isReadable(begins, 4)) continue
+      if (L.cpuCount !== undefined) {
+        const cpus = u64le(b, off + L.cpuCount)
+        const states = u64le(b, off + L.cpuCount - 8)
+        if (cpus < 1 || cpus > 4096 || !plausiblePointer(states)) continue
+      }
+      if (!plausiblePointer(begins - (begins % 8)) || !memory.isReadable(begins, 4)) continue
       if (!memory.isReadable(raw - bits, 4 * shift.numClasses)) continue
       const at = seg.start + off - shift.slabInCpuCache
       if (at >= seg.start) return at

@@ -50,7 +50,8 @@ export function markSpanFreeObjects(memory: AddressSpace, marker: FreeMarker, la
       found++
       return true
     }
-    const bytes = memory.readBytes(record, L.size)
+    // The embedded cache may run past the record's declared size (spans allocated for a larger cache).
+    const bytes = memory.readBytes(record, Math.max(L.size, L.union + 2 * L.cacheEntries))
     if (!bytes) continue
     if (size >= bitmapMinSize) {
       for (let w = 0; w * 64 < L.bitmapBits; w++) {
