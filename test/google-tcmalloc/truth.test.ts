@@ -36,6 +36,8 @@ interface GoogleTruth {
 /** The layout family toma must tell for each fixture's snapshot (docs/GOOGLE-TCMALLOC.md, "Families"). */
 const FAMILY_OF_SNAPSHOT: Record<string, string> = {
   fce3f55de93a0dd7611990d9bfcf96db426e01dc: '2026-08',
+  // mongodb-forks/tcmalloc tag mongo-20240522 (MongoDB 8.0)
+  '35d8ff1888e87d69a2cde41ec11a863bfb5eef21': 'mongo-20240522',
 }
 
 const rows: Row[] = fs.existsSync(path.join(DIR, 'index.json')) ? JSON.parse(fs.readFileSync(path.join(DIR, 'index.json'), 'utf8')) : []
