@@ -173,3 +173,22 @@ describe.each(rows.map(r => [r.id, r] as const))('google/tcmalloc from the core 
     core.close()
   })
 })
+
+describe('a google/tcmalloc core of a layout toma does not know', () => {
+  // A family other than the core's own stands in for a snapshot toma has no layout of: the page
+  // map then names no span under any layout tried, and toma says so in one line.
+  const row = rows.find(r => FAMILY_OF_SNAPSHOT[r.snapshot] !== '2026-08') ?? rows.find(r => FAMILY_OF_SNAPSHOT[r.snapshot] === '2026-08')
+  it.runIf(row)('is one clear line on stderr and a non-zero exit, never a figure', async () => {
+    const work = testTemp('gtc-unknown')
+    const own = FAMILY_OF_SNAPSHOT[row!.snapshot]
+    const other = own === '2026-08' ? 'mongo-20240522' : '2026-08'
+    const core = await sparseBrotliCorePath(path.join(DIR, row!.id, 'core.br'))
+    const r = await runToma(['analyze', core, '--exe', path.join(DIR, row!.id, row!.exe), '--tcmalloc-version', other, '--index', path.join(work, 'x.idx')], {cwd: work})
+    expect(r.status).not.toBe(0)
+    expect(r.stdout).toBe('')
+    expect(r.stderr.trim().split('\n')).toHaveLength(1)
+    expect(r.stderr).toMatch(new RegExp(`names no span under any known layout \\(families ${other} `))
+    expect(fs.existsSync(path.join(work, 'x.idx'))).toBe(false)
+    fs.rmSync(work, {recursive: true, force: true})
+  }, 120_000)
+})
