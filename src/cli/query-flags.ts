@@ -35,7 +35,7 @@ export const addressArgs = {
  */
 export const analysisFlags = {
   ...moduleFlags,
-  'tcmalloc-version': Flags.string({description: 'gperftools version to assume (e.g. 2.10), instead of detecting it'}),
+  'tcmalloc-version': Flags.string({description: 'gperftools version (e.g. 2.10) or google/tcmalloc layout family (e.g. mongo-20240522) to assume, instead of detecting it'}),
 }
 
 export const indexFlags = {
