@@ -143,7 +143,8 @@ export async function sparseBrotliCorePath(br: string): Promise<string> {
     for await (const chunk of fs.createReadStream(br).pipe(zlib.createBrotliDecompress()) as AsyncIterable<Buffer>) {
       for (let i = 0; i < chunk.length; i += SPARSE_BLOCK) {
         const piece = chunk.subarray(i, Math.min(chunk.length, i + SPARSE_BLOCK))
-        if (!(piece.length === SPARSE_BLOCK && piece.equals(zero))) fs.writeSync(fd, piece, 0, piece.length, at)
+        // Brotli hands out chunks of its own size (16 KiB): any piece of zeros is left a hole.
+        if (!piece.equals(zero.subarray(0, piece.length))) fs.writeSync(fd, piece, 0, piece.length, at)
         at += piece.length
       }
     }
