@@ -140,10 +140,10 @@ export async function sparseBrotliCorePath(br: string): Promise<string> {
   try {
     let at = 0
     const zero = Buffer.alloc(SPARSE_BLOCK)
-    for await (const chunk of fs.createReadStream(br).pipe(zlib.createBrotliDecompress()) as AsyncIterable<Buffer>) {
+    for await (const chunk of fs.createReadStream(br).pipe(zlib.createBrotliDecompress({chunkSize: 2 ** 20})) as AsyncIterable<Buffer>) {
       for (let i = 0; i < chunk.length; i += SPARSE_BLOCK) {
         const piece = chunk.subarray(i, Math.min(chunk.length, i + SPARSE_BLOCK))
-        // Brotli hands out chunks of its own size (16 KiB): any piece of zeros is left a hole.
+        // Any piece of zeros is left a hole (the last piece of a chunk may be short).
         if (!piece.equals(zero.subarray(0, piece.length))) fs.writeSync(fd, piece, 0, piece.length, at)
         at += piece.length
       }
