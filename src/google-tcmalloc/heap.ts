@@ -225,7 +225,7 @@ export function analyzeGoogleHeap(program: Program, options: ModelOptions = {}):
       : globals.at.cpuCache !== null && (memory.readU64(globals.at.cpuCache + shift.slabInCpuCache + layout.slab.slabsAndShift) ?? 0) !== 0
   const frontCaches: FrontCache[] = []
   if (perCpuActive) frontCaches.push(...markPerCpuCaches(memory, need('cpuCache', 'per-CPU cache (Static::cpu_cache_)') + shift.slabInCpuCache, layout, shift.numClasses, classes.size, marker, frontCaches.length))
-  bySignature('threadHeaps', () => findThreadHeaps(memory, words(), spans, pageSize, layout, shift, a => spanIndexAt(spans, pageSize, a)))
+  bySignature('threadHeaps', () => findThreadHeaps(memory, words(), spans, layout, shift, a => spanIndexAt(spans, pageSize, a)))
   if (globals.at.threadHeaps !== null) frontCaches.push(...markThreadCaches(memory, globals.at.threadHeaps, layout, shift, classes.size, marker, frontCaches.length))
   else if (!perCpuActive) warnings.add('thread-cache', "ThreadCache::thread_heaps_ found neither by symbol nor by signature: objects in per-thread caches are counted live")
   const objects = new Float64Array(6)

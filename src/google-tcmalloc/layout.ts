@@ -56,8 +56,7 @@ export interface GoogleLayout {
    */
   slab: {slabsAndShift: number; cpuCount?: number; begins: number; headerBytes: 4 | 8}
   /** TransferCacheManager::cache_[class].tc: slot_info_ {used, capacity}, slots_, and owner_ (the manager itself: the signature's anchor). */
-  transferCache: {stride: number; slotInfo: number; slots: number; centralFreeList: number; owner: number}
-  centralFreeList: {length?: number}
+  transferCache: {stride: number; slotInfo: number; slots: number; owner: number}
   /** MetadataObjectAllocator<Span> (Static::span_allocator_): free_list_, whose records chain through their first word. */
   spanAllocatorFreeList: number
   threadCache: {freeListStride: number; freeListHead: number; freeListLength: number}

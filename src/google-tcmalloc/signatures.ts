@@ -200,7 +200,7 @@ export function findCpuCache(memory: AddressSpace, data: DataWords, layout: Goog
  * ThreadCache::thread_heaps_: a word pointing to a cache (outside the heap's spans) each of whose
  * non-empty lists starts at a free-looking object of its own class, with at least one such list.
  */
-export function findThreadHeaps(memory: AddressSpace, data: DataWords, spans: GoogleSpanTable, pageSize: number, layout: GoogleLayout, shift: ShiftLayout, inHeap: (addr: number) => number): number | null {
+export function findThreadHeaps(memory: AddressSpace, data: DataWords, spans: GoogleSpanTable, layout: GoogleLayout, shift: ShiftLayout, inHeap: (addr: number) => number): number | null {
   const L = layout.threadCache
   const tried = new Set<number>()
   for (const seg of data.segments) {
@@ -219,7 +219,6 @@ export function findThreadHeaps(memory: AddressSpace, data: DataWords, spans: Go
         ok = s >= 0 && spans.tcmallocClass[s] === c && (head - spans.start[s]!) % spans.objectSize[s]! === 0
         heads++
       }
-      void pageSize
       if (ok && heads > 0) return seg.start + off
     }
   }
