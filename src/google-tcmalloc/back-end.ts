@@ -2,7 +2,7 @@ import {hex} from '../errors.js'
 import type {AddressSpace} from '../core/address-space.js'
 import type {Warnings} from '../heap/warnings.js'
 import {u64le} from '../util/u64le.js'
-import type {GoogleLayout, ShiftLayout} from './layout.js'
+import {classBytesOf, type GoogleLayout, type ShiftLayout} from './layout.js'
 import {pageMapGeometry, type PageMapWalk} from './page-map.js'
 
 /** A run of free pages of the back end: backed (page-heap free) or given back to the system. */
@@ -42,7 +42,7 @@ export function readFreePages(
   const pageSize = 2 ** pageShift
   const pagesPerHuge = HUGE_PAGE / pageSize
   const out: FreeRange[] = []
-  const g = pageMapGeometry(layout, pageShift, shift.numClasses > 256 ? 2 : 1)
+  const g = pageMapGeometry(layout, pageShift, classBytesOf(shift))
   const hugepagesPerLeaf = Math.max(1, 2 ** (g.leafBits + pageShift - 21))
   const seen = new Set<number>()
   for (const leaf of walk.leaves) {

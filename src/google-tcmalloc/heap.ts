@@ -18,7 +18,7 @@ import {spanIndexAt} from '../heap/slot-table.js'
 import type {LoadedModule} from '../program/program.js'
 import path from 'node:path'
 import {GOOGLE_TCMALLOC_LAYOUTS} from './layouts.js'
-import type {GoogleLayout, ShiftLayout} from './layout.js'
+import {classBytesOf, type GoogleLayout, type ShiftLayout} from './layout.js'
 import {walkPageMap, type PageMapWalk} from './page-map.js'
 import {markSpanFreeObjects} from './span-free.js'
 import {freedSpanRecords, readSpanRecord, readSpans, type ClassSizes, type GoogleSpanTable} from './spans.js'
@@ -60,7 +60,7 @@ function chooseLayout(memory: AddressSpace, pageMap: number, forced: string | un
     for (const pageShift of PAGE_SHIFTS) {
       const shift = layout.shifts[String(pageShift)]
       if (!shift) continue
-      const walk = walkPageMap(memory, pageMap, layout, pageShift, classBytes(shift), PROBE_ENTRIES)
+      const walk = walkPageMap(memory, pageMap, layout, pageShift, classBytesOf(shift), PROBE_ENTRIES)
       let starts = 0
       for (const e of walk.entries) if (readSpanRecord(memory, e.record, layout, pageShift)?.firstPage === e.page) starts++
       scores.push({layout, pageShift, starts})
@@ -78,7 +78,6 @@ function chooseLayout(memory: AddressSpace, pageMap: number, forced: string | un
   return {layout: best.layout, pageShift: best.pageShift, how}
 }
 
-const classBytes = (shift: ShiftLayout): 1 | 2 => (shift.numClasses > 256 ? 2 : 1)
 
 /** SizeMap's class_to_size_ (uint32) and class_to_pages_ (uint8). */
 function readClassSizes(memory: AddressSpace, sizeMap: number, shift: ShiftLayout): ClassSizes {
@@ -190,7 +189,7 @@ export function analyzeGoogleHeap(program: Program, options: ModelOptions = {}):
   if (cut) warnings.add('core', `the core is truncated: ${cut.segments} segment(s) miss ${cut.missingBytes} bytes from ${hex(cut.firstAddress)} on; objects there cannot be read`, cut.firstAddress)
 
   options.progress?.('page map', 0, 1)
-  const walk = walkPageMap(memory, globals.at.pageMap!, layout, pageShift, classBytes(shift))
+  const walk = walkPageMap(memory, globals.at.pageMap!, layout, pageShift, classBytesOf(shift))
   for (const at of walk.unreadable.slice(0, 20)) warnings.add('page-map', `page-map node or leaf ${hex(at)} is not in the core: its spans are missing`, at)
   // The index keeps a class in a byte: tcmalloc's classes (up to 267) are numbered densely in the order spans use them.
   const classOfCompact = [0]

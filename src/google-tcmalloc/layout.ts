@@ -102,3 +102,6 @@ export interface ShiftLayout {
     nodeRight: number
   }
 }
+
+/** Bytes of CompactSizeClass, the page map's per-page class: one byte while kNumClasses fits in one, else two. */
+export const classBytesOf = (shift: ShiftLayout): 1 | 2 => (shift.numClasses > 256 ? 2 : 1)

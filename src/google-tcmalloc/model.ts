@@ -5,6 +5,7 @@ import {sizeClassUseOf} from '../heap/size-class-use.js'
 import type {Program} from '../program/program.js'
 import {lastAtOrBelow} from '../util/search.js'
 import {analyzeGoogleHeap, identifyGoogleTcmalloc, locateGoogleTcmalloc, type GoogleHeap} from './heap.js'
+import {classBytesOf} from './layout.js'
 import {pageMapNodeBytes} from './page-map.js'
 
 /** Classes of tcmalloc itself: its singletons are no leak. */
@@ -86,7 +87,7 @@ function metadata(program: Program, heap: GoogleHeap): {intervals: Interval[]; h
     list.push({start: spans.record[s]!, end: spans.record[s]! + layout.span.size})
     if (spans.sampledRecord[s] && layout.sampledAllocation) list.push({start: spans.sampledRecord[s]!, end: spans.sampledRecord[s]! + layout.sampledAllocation.size})
   }
-  const node = pageMapNodeBytes(layout, pageShift, shift.numClasses > 256 ? 2 : 1)
+  const node = pageMapNodeBytes(layout, pageShift, classBytesOf(shift))
   for (const leaf of heap.pageMapWalk.leaves) list.push({start: leaf, end: leaf + node.leaf})
   for (const n of heap.pageMapWalk.nodes) list.push({start: n, end: n + node.node})
   const segments = program.core.memory.segments

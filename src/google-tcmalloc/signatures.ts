@@ -1,6 +1,6 @@
 import type {AddressSpace, Segment} from '../core/address-space.js'
 import {u64le} from '../util/u64le.js'
-import type {GoogleLayout, ShiftLayout} from './layout.js'
+import {classBytesOf, type GoogleLayout, type ShiftLayout} from './layout.js'
 import {GOOGLE_TCMALLOC_LAYOUTS} from './layouts.js'
 import {pageMapGeometry} from './page-map.js'
 import {readSpanRecord, type GoogleSpanTable} from './spans.js'
@@ -73,7 +73,7 @@ export function findPageMap(memory: AddressSpace, data: DataWords, inModule: (ad
 
 /** Every entry of the root array at base is empty, or leads to spans whose pages put it at its own index. */
 function wholeRootAgrees(memory: AddressSpace, base: number, layout: GoogleLayout, pageShift: number, shift: ShiftLayout): boolean {
-  const g = pageMapGeometry(layout, pageShift, shift.numClasses > 256 ? 2 : 1)
+  const g = pageMapGeometry(layout, pageShift, classBytesOf(shift))
   const root = memory.readBytes(base, 2 ** g.rootBits * 8)
   if (!root) return false
   let agreeing = 0
@@ -90,7 +90,7 @@ function wholeRootAgrees(memory: AddressSpace, base: number, layout: GoogleLayou
 
 /** The root index at which `child` (a node or leaf) must sit, from the first span it leads to; null when it leads to none. */
 function rootIndexOf(memory: AddressSpace, child: number, layout: GoogleLayout, pageShift: number, shift: ShiftLayout): number | null {
-  const g = pageMapGeometry(layout, pageShift, shift.numClasses > 256 ? 2 : 1)
+  const g = pageMapGeometry(layout, pageShift, classBytesOf(shift))
   let leaf = child
   let mid = 0
   if (layout.pageMap.levels === 3) {
