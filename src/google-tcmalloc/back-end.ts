@@ -36,7 +36,7 @@ export function readFreePages(
   shift: ShiftLayout,
   pageAllocator: number | null,
   warnings: Warnings,
-): FreeRange[] | null {
+): {ranges: FreeRange[]; hugeCache: {walked: number; counted: number} | null} | null {
   const B = shift.backEnd
   if (!B) return null
   const pageSize = 2 ** pageShift
@@ -83,25 +83,32 @@ export function readFreePages(
   }
   if (pageAllocator === null) {
     warnings.add('back-end', 'Static::page_allocator_ not found: free hugepages in the huge cache and the huge allocator are not counted')
-    return out
+    return {ranges: out, hugeCache: null}
   }
+  // The huge cache's hugepages as walked, and as each cache's own size_ counts them.
+  const hugeCache = {walked: 0, counted: 0}
   for (const hpaa of allocatorInstances(memory, pageAllocator, B)) {
     const regions = memory.readU64(hpaa + B.regionsCount) ?? 0
     if (regions > 0) warnings.add('back-end', `huge-page-aware allocator ${hex(hpaa)} has ${regions} region(s): their free pages are not walked, nor counted`, hpaa)
+    hugeCache.counted += (memory.readU64(hpaa + B.cacheHugePages) ?? 0) * HUGE_PAGE
     for (const [root, returned] of [
       [hpaa + B.cacheRoot, false],
       [hpaa + B.allocatorFreeRoot, true],
     ] as const) {
-      for (const r of addressMapRanges(memory, root, B, warnings)) out.push({start: r.first * HUGE_PAGE, bytes: r.count * HUGE_PAGE, returned})
+      for (const r of addressMapRanges(memory, root, B, warnings)) {
+        out.push({start: r.first * HUGE_PAGE, bytes: r.count * HUGE_PAGE, returned})
+        if (!returned) hugeCache.walked += r.count * HUGE_PAGE
+      }
     }
   }
-  return out.sort((a, b) => a.start - b.start)
+  return {ranges: out.sort((a, b) => a.start - b.start), hugeCache}
 }
 
-/** The page allocator's HugePageAwareAllocator instances: normal_impl_[], sampled_impl_[], and cold_impl_ when has_cold_impl_. */
+/** The page allocator's HugePageAwareAllocator instances: normal_impl_[], sampled_impl_[], selsan_impl_ where set, and cold_impl_ when has_cold_impl_. */
 function allocatorInstances(memory: AddressSpace, pageAllocator: number, B: NonNullable<ShiftLayout['backEnd']>): number[] {
   const out = new Set<number>()
   const slots = [...Array.from({length: B.normalImpls}, (_, i) => B.normalImpl + i * 8), ...Array.from({length: B.sampledImpls}, (_, i) => B.sampledImpl + i * 8)]
+  if (B.selsanImpl !== undefined) slots.push(B.selsanImpl)
   for (const at of slots) {
     const p = memory.readU64(pageAllocator + at) ?? 0
     if (p !== 0) out.add(p)

@@ -21,9 +21,10 @@ export interface FrontCache extends ThreadCache {
 
 /**
  * The per-CPU caches (CpuCache::freelist_, a TcmallocSlab): one region of num_cpus << shift
- * bytes; each CPU's part starts with a header per size class {u16 current, u16 end}, counted in
- * pointers from the CPU's start, and begins_[class] says where the class's slots start. The
- * cached objects are the slots from begin up to current (percpu_tcmalloc.h). Each is marked
+ * bytes; each CPU's part starts with a header per size class, counted in pointers from the CPU's
+ * start: {u16 current, u16 end} with the class's begin in the slab's begins_ array (2024 on), or
+ * {current, end_copy, begin, end} (before; Drain locks a header by setting begin 0xffff, end 0).
+ * The cached objects are the slots from begin up to current (percpu_tcmalloc.h). Each is marked
  * free in a front-end cache.
  */
 export function markPerCpuCaches(memory: AddressSpace, slab: number, layout: GoogleLayout, numClasses: number, classSize: Float64Array, marker: FreeMarker, firstOwner: number): FrontCache[] {
@@ -32,7 +33,7 @@ export function markPerCpuCaches(memory: AddressSpace, slab: number, layout: Goo
   // Before 2025 the slab keeps no CPU count: its CPUs are read while their slabs are in the core and well-formed.
   const counted = L.cpuCount !== undefined
   const cpus = counted ? memory.readU64(slab + L.cpuCount!) : MAX_CPUS
-  const beginsAt = memory.readU64(slab + L.begins)
+  const beginsAt = L.begins === undefined ? 0 : memory.readU64(slab + L.begins)
   if (raw === undefined || cpus === undefined || beginsAt === undefined) {
     marker.warnings.add('per-cpu', `the per-CPU cache at ${hex(slab)} is not in the core: objects in it are counted live`, slab)
     return []
@@ -44,10 +45,15 @@ export function markPerCpuCaches(memory: AddressSpace, slab: number, layout: Goo
     marker.warnings.addDamage('per-cpu', `the per-CPU cache at ${hex(slab)} says ${cpus} CPUs with slabs of 2^${shift} bytes: not read, objects in it are counted live`, slab)
     return []
   }
-  const begins = memory.readBytes(beginsAt, numClasses * 2)
-  if (!begins) {
+  const begins = L.begins === undefined ? null : memory.readBytes(beginsAt, numClasses * 2)
+  if (L.begins !== undefined && !begins) {
     marker.warnings.add('per-cpu', `the per-CPU cache's begins_ array ${hex(beginsAt)} is not in the core: objects in it are counted live`, beginsAt)
     return []
+  }
+  const header = (headers: Buffer, cls: number) => {
+    const at = cls * L.headerBytes
+    const begin = begins ? begins.readUInt16LE(cls * 2) : headers.readUInt16LE(at + L.headerBegin!)
+    return {current: headers.readUInt16LE(at), begin, end: headers.readUInt16LE(at + L.headerEnd), locked: !begins && begin === 0xffff}
   }
   const out: FrontCache[] = []
   for (let cpu = 0; cpu < cpus; cpu++) {
@@ -57,23 +63,27 @@ export function markPerCpuCaches(memory: AddressSpace, slab: number, layout: Goo
       if (counted) continue
       break
     }
-    if (!counted && !wellFormed(headers, begins, numClasses, L.headerBytes, shift)) break
+    if (!counted && !wellFormed(headers, numClasses, shift, header)) break
     let objects = 0
     let bytes = 0
     marker.owner = firstOwner + out.length
     for (let cls = 1; cls < numClasses; cls++) {
-      const current = headers.readUInt16LE(cls * L.headerBytes)
-      const end = headers.readUInt16LE(cls * L.headerBytes + 2)
-      const begin = begins.readUInt16LE(cls * 2)
+      const {current, begin, end, locked} = header(headers, cls)
+      const at = base + cls * L.headerBytes
+      if (locked) {
+        marker.warnings.add('per-cpu', `CPU ${cpu}'s slab header for class ${cls} (${hex(at)}) is locked (a drain was under way): its objects are counted live`, at)
+        continue
+      }
       if (current <= begin) continue
       if (current > end || end * 8 > 2 ** shift) {
-        marker.warnings.addDamage('per-cpu', `CPU ${cpu}'s slab header for class ${cls} (${hex(base + cls * L.headerBytes)}) says current ${current}, begin ${begin}, end ${end}: not read`, base + cls * L.headerBytes)
+        marker.warnings.addDamage('per-cpu', `CPU ${cpu}'s slab header for class ${cls} (${hex(at)}) says current ${current}, begin ${begin}, end ${end}: not read`, at)
         continue
       }
       const slots = memory.readBytes(base + begin * 8, (current - begin) * 8)
       if (!slots) continue
       for (let i = 0; i < current - begin; i++) {
-        if (marker.mark(u64le(slots, i * 8), cls, THREAD_CACHE, `CPU ${cpu}'s cache of class ${cls}`)) {
+        const site = {where: `CPU ${cpu}'s cache of class ${cls}`, structure: at, slot: base + (begin + i) * 8, entry: 0, behind: 0}
+        if (marker.mark(u64le(slots, i * 8), cls, THREAD_CACHE, site)) {
           objects++
           bytes += classSize[cls]!
         }
@@ -85,13 +95,13 @@ export function markPerCpuCaches(memory: AddressSpace, slab: number, layout: Goo
   return out
 }
 
-/** Every class's header of a CPU's slab is either unset or begin ≤ current ≤ end within the slab (a CPU past the last is not). */
-function wellFormed(headers: Buffer, begins: Buffer, numClasses: number, headerBytes: number, shift: number): boolean {
+type SlabHeader = (headers: Buffer, cls: number) => {current: number; begin: number; end: number; locked: boolean}
+
+/** Every class's header of a CPU's slab is unset, locked, or begin ≤ current ≤ end within the slab (a CPU past the last is not). */
+function wellFormed(headers: Buffer, numClasses: number, shift: number, header: SlabHeader): boolean {
   for (let cls = 1; cls < numClasses; cls++) {
-    const current = headers.readUInt16LE(cls * headerBytes)
-    const end = headers.readUInt16LE(cls * headerBytes + 2)
-    if (current === 0 && end === 0) continue
-    const begin = begins.readUInt16LE(cls * 2)
+    const {current, begin, end, locked} = header(headers, cls)
+    if ((current === 0 && end === 0) || locked) continue
     if (current < begin || current > end || end * 8 > 2 ** shift) return false
   }
   return true
@@ -115,7 +125,9 @@ export function markTransferCaches(memory: AddressSpace, transferCache: number, 
     }
     const slots = memory.readBytes(slotsAt, used * 8)
     if (!slots) continue
-    for (let i = 0; i < used; i++) marker.mark(u64le(slots, i * 8), cls, TRANSFER_CACHE, `the transfer cache of class ${cls}`)
+    for (let i = 0; i < used; i++) {
+      marker.mark(u64le(slots, i * 8), cls, TRANSFER_CACHE, {where: `the transfer cache of class ${cls}`, structure: at, slot: slotsAt + i * 8, entry: 0, behind: 0})
+    }
   }
 }
 
@@ -138,11 +150,18 @@ export function markThreadCaches(memory: AddressSpace, threadHeaps: number, layo
     for (let cls = 1; cls < numClasses; cls++) {
       const list = cache + shift.threadCacheList + cls * L.freeListStride
       const length = memory.readU32(list + L.freeListLength) ?? 0
-      let obj = memory.readU64(list + L.freeListHead) ?? 0
-      for (let n = 0; n < Math.min(length, MAX_LIST) && obj !== 0; n++) {
-        if (!marker.mark(obj, cls, THREAD_CACHE, `thread cache ${hex(cache)}'s list of class ${cls}`)) break
+      // Each object's first word links the next: a bad one is reported at the word that held it.
+      let linkAt = list + L.freeListHead
+      let prev = 0
+      let obj = memory.readU64(linkAt) ?? 0
+      const walk = Math.min(length, MAX_LIST)
+      for (let n = 0; n < walk && obj !== 0; n++) {
+        const site = {where: `thread cache ${hex(cache)}'s list of class ${cls}`, structure: list, slot: linkAt, entry: prev, behind: walk - n - 1}
+        if (!marker.mark(obj, cls, THREAD_CACHE, site)) break
         objects++
         bytes += classSize[cls]!
+        prev = obj
+        linkAt = obj
         obj = memory.readU64(obj) ?? 0
       }
     }

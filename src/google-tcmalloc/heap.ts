@@ -49,10 +49,16 @@ const PROBE_ENTRIES = 512
  * Which family's layout and which page size this build has. Nothing in memory says either, so
  * each candidate walks the first entries of the page map and reads the span records they name:
  * with the right geometry a record's first_page_ equals the page that names it. The candidate
- * with the most such spans, and none beyond, wins; a tie or no span at all is an error that says
- * what was tried.
+ * with the most such spans wins. Families whose span records agree on every field the probe reads
+ * (mongo-20240522's and 2024-12's do, and 2024-12's and 2025-06's where pointers are not packed) tie:
+ * then the one whose globals are where its layout puts them (`fits`) wins. No span at all, or a tie that stays, is an error that says what was tried.
  */
-function chooseLayout(memory: AddressSpace, pageMap: number, forced: string | undefined): {layout: GoogleLayout; pageShift: number; how: string} {
+function chooseLayout(
+  memory: AddressSpace,
+  pageMap: number,
+  forced: string | undefined,
+  fits: (layout: GoogleLayout, shift: ShiftLayout) => boolean,
+): {layout: GoogleLayout; pageShift: number; how: string} {
   const layouts = forced ? GOOGLE_TCMALLOC_LAYOUTS.filter(l => l.family === forced) : GOOGLE_TCMALLOC_LAYOUTS
   if (layouts.length === 0) throw new TomaError(`no google/tcmalloc layout family '${forced}' (known: ${GOOGLE_TCMALLOC_LAYOUTS.map(l => l.family).join(', ')})`)
   const scores: Array<{layout: GoogleLayout; pageShift: number; starts: number}> = []
@@ -67,17 +73,50 @@ function chooseLayout(memory: AddressSpace, pageMap: number, forced: string | un
     }
   }
   scores.sort((a, b) => b.starts - a.starts)
-  const best = scores[0]
-  if (!best || best.starts === 0) {
+  const top = scores[0]
+  if (!top || top.starts === 0) {
     throw new TomaError(
       `google/tcmalloc's page map at ${hex(pageMap)} names no span under any known layout (families ${layouts.map(l => `${l.family} (${l.covers})`).join(', ')}; pages of 4, 8, 32 and 256 KiB): this snapshot's layout is not known`,
     )
   }
-  const tie = scores.find(s => s !== best && s.starts === best.starts && s.layout.span !== best.layout.span)
-  const how = `family ${best.layout.family} with ${2 ** best.pageShift / 1024} KiB pages: ${best.starts} of the first page-map entries start spans under it${tie ? ` (as many under ${tie.layout.family})` : ''}`
+  const tied = scores.filter(s => s.starts === top.starts)
+  const name = (s: (typeof scores)[number]) => `${s.layout.family} with ${2 ** s.pageShift / 1024} KiB pages`
+  let best = top
+  let how = `family ${name(top)}: ${top.starts} of the first page-map entries start spans under it`
+  if (tied.length > 1) {
+    const fitting = tied.filter(s => fits(s.layout, s.layout.shifts[String(s.pageShift)]!))
+    if (fitting.length !== 1) {
+      throw new TomaError(
+        `google/tcmalloc's page map at ${hex(pageMap)} reads alike under ${tied.map(name).join(' and ')}, and the globals fit ${fitting.length === 0 ? 'none' : fitting.map(name).join(' and ')} of them: give --tcmalloc-version`,
+      )
+    }
+    best = fitting[0]!
+    how = `family ${name(best)}: ${best.starts} of the first page-map entries start spans under it, as under ${tied.filter(s => s !== best).map(name).join(', ')}; its globals are where its layout puts them`
+  } else if (!fits(top.layout, top.layout.shifts[String(top.pageShift)]!)) {
+    // A family named by --tcmalloc-version, or one whose spans alone looked right: its globals must agree too.
+    throw new TomaError(`google/tcmalloc's page map at ${hex(pageMap)} reads as ${name(top)}, but its transfer caches, page allocator or size map are not where that family puts them: this snapshot's layout is not known${forced ? ` (the family was given by --tcmalloc-version)` : ''}`)
+  }
   return {layout: best.layout, pageShift: best.pageShift, how}
 }
 
+/**
+ * Whether a candidate layout puts tcmalloc's globals where they are, each by its symbol where the
+ * module has it, else by its signature: the transfer caches (owner_ at the layout's stride), the
+ * page allocator (normal_impl_[0] pointing back at it) and the size map (class_to_size_ starting
+ * 0, 8, 16, by symbol only: its signature is too loose to tell two offsets apart).
+ */
+function globalsFit(memory: AddressSpace, bySymbol: {transferCache: number | null; pageAllocator: number | null; sizeMap: number | null}, words: () => DataWords) {
+  return (layout: GoogleLayout, shift: ShiftLayout): boolean => {
+    const L = layout.transferCache
+    const tc = bySymbol.transferCache
+    if (tc === null ? findTransferCache(memory, words(), layout, shift) === null : [1, 2, shift.numClasses - 1].some(c => memory.readU64(tc + c * L.stride + L.owner) !== tc)) return false
+    const B = shift.backEnd
+    const pa = bySymbol.pageAllocator
+    if (B && (pa === null ? findPageAllocator(words(), shift) === null : memory.readU64(pa + B.normalImpl) !== pa)) return false
+    const sm = bySymbol.sizeMap
+    return sm === null || [0, 8, 16].every((size, c) => memory.readU32(sm + shift.classToSize + c * 4) === size)
+  }
+}
 
 /** SizeMap's class_to_size_ (uint32) and class_to_pages_ (uint8). */
 function readClassSizes(memory: AddressSpace, sizeMap: number, shift: ShiftLayout): ClassSizes {
@@ -106,9 +145,12 @@ export function locateGoogleTcmalloc(program: Program): {module: LoadedModule; p
     const data = readDataWords(program.core.memory, scanSegments(program, module))
     const inModule = (a: number) => program.core.fileAt(a) !== undefined
     const pageMap = findPageMap(program.core.memory, data, inModule)
-    // A page map alone could be gperftools' look-alike: the size map must be there too.
-    const shift = pageMap?.layout.shifts[String(pageMap.pageShift)]
-    if (pageMap && shift && findSizeMap(data, shift) !== null) found = {module, pageMap}
+    // A page map alone could be gperftools' look-alike: the size map must be there too. Families
+    // whose page maps read alike differ in the size map's place: any of them will do here, and
+    // chooseLayout tells them apart.
+    const sizeMapFound = (pageShift: number) =>
+      GOOGLE_TCMALLOC_LAYOUTS.some(l => l.shifts[String(pageShift)] !== undefined && findSizeMap(data, l.shifts[String(pageShift)]!) !== null)
+    if (pageMap && sizeMapFound(pageMap.pageShift)) found = {module, pageMap}
   }
   located.set(program, found)
   return found
@@ -120,7 +162,12 @@ export function identifyGoogleTcmalloc(program: Program): string {
   if (!where) throw new TomaError('no google/tcmalloc page map found')
   const pageMap = where.pageMap?.pageMap ?? program.symbolAddress(SYMBOL.pageMap, [where.module])?.address
   if (pageMap === undefined) throw new TomaError('no google/tcmalloc page map found')
-  const {layout, pageShift} = chooseLayout(program.core.memory, pageMap, undefined)
+  const memory = program.core.memory
+  const symbol = (name: string) => (where.pageMap ? null : (program.symbolAddress(name, [where.module])?.address ?? null))
+  let data: DataWords | undefined
+  const words = () => (data ??= readDataWords(memory, scanSegments(program, where.module)))
+  const bySymbol = {transferCache: symbol(SYMBOL.transferCache), pageAllocator: symbol(SYMBOL.pageAllocator), sizeMap: symbol(SYMBOL.sizeMap)}
+  const {layout, pageShift} = chooseLayout(memory, pageMap, undefined, globalsFit(memory, bySymbol, words))
   const active = program.symbolAddress(SYMBOL.cpuCacheActive, [where.module])?.address
   const mode = active === undefined ? '' : program.core.memory.readU8(active) === 1 ? ', per-CPU caches' : ', per-thread caches (per-CPU mode off)'
   return `google/tcmalloc in ${path.basename(where.module.module.path)}, layout family ${layout.family} (${layout.covers}), ${2 ** pageShift / 1024} KiB pages${mode}; globals by ${where.pageMap ? 'signature' : 'symbol'}`
@@ -176,7 +223,7 @@ export function analyzeGoogleHeap(program: Program, options: ModelOptions = {}):
     if (at === null) throw new TomaError(`google/tcmalloc's ${what} was found neither by its symbol nor by its signature in ${loaded.module.path}`)
     return at
   }
-  const {layout, pageShift, how} = chooseLayout(memory, need('pageMap', 'page map (Static::pagemap_)'), options.version)
+  const {layout, pageShift, how} = chooseLayout(memory, need('pageMap', 'page map (Static::pagemap_)'), options.version, globalsFit(memory, globals.at, words))
   const shift = layout.shifts[String(pageShift)]!
   bySignature('sizeMap', () => findSizeMap(words(), shift))
   bySignature('transferCache', () => findTransferCache(memory, words(), layout, shift))
@@ -206,11 +253,14 @@ export function analyzeGoogleHeap(program: Program, options: ModelOptions = {}):
   }
   const free = readFreePages(memory, walk, layout, pageShift, shift, globals.at.pageAllocator, warnings)
   if (free === null) warnings.add('back-end', `family ${layout.family} with ${2 ** pageShift / 1024} KiB pages: the back end's layout is not known, so its free pages are not counted`)
-  const spans = readSpans(memory, walk.entries, layout, pageShift, classes, compact, warnings, free ?? [], freedSpanRecords(memory, globals.at.spanAllocator, layout, warnings))
+  // Span records live in tcmalloc's metadata arena; the one in the module's data is kInvalidSpan, which freed first pages name (2025 on).
+  const freed = freedSpanRecords(memory, globals.at.spanAllocator, layout, warnings)
+  const notSpan = (record: number) => freed.has(record) || program.core.fileAt(record) !== undefined
+  const spans = readSpans(memory, walk.entries, layout, pageShift, classes, compact, warnings, free?.ranges ?? [], notSpan)
   const pageSize = 2 ** pageShift
   const state = sharedUint8(spans.totalObjects)
   for (let s = 0; s < spans.count; s++) if (spans.location[s] !== 0) state[spans.firstObject[s]!] = spans.location[s] === 1 ? PAGE_HEAP : RETURNED
-  const marker = new FreeMarker(spans, state, pageSize, warnings)
+  const marker = new FreeMarker(memory, spans, state, pageSize, warnings, damage, cls => classes.size[cls]!, cls => compactOf.get(cls) ?? 0)
 
   options.progress?.('span free lists', 0, 3)
   markSpanFreeObjects(memory, marker, layout, pageShift)
@@ -243,7 +293,7 @@ export function analyzeGoogleHeap(program: Program, options: ModelOptions = {}):
   }
   // Front-end caches sorted by slot, so a query finds the holder of a cached object by binary search.
   const {threadCacheObjects, threadCacheOwner} = cacheOwners(marker)
-  const crossCheck: CrossCheck[] = []
+  const crossCheck = crossCheckCounters(memory, frontCaches, shift, free?.hugeCache ?? null)
   const sampled = readSampledAllocations(memory, spans, layout, warnings)
   return {
     module: describeAllocatorModule(program, loaded),
@@ -269,6 +319,23 @@ export function analyzeGoogleHeap(program: Program, options: ModelOptions = {}):
     warnings,
     damage,
   }
+}
+
+/**
+ * What toma walked against what tcmalloc's own counters in the core say (not the process's
+ * properties, which a core does not keep): each per-thread cache's size_ against the objects on
+ * its lists, and each huge cache's size_ against the hugepages in its map.
+ */
+function crossCheckCounters(memory: AddressSpace, frontCaches: FrontCache[], shift: ShiftLayout, hugeCache: {walked: number; counted: number} | null): CrossCheck[] {
+  const out: CrossCheck[] = []
+  const threadCaches = frontCaches.filter(c => c.cpu === null)
+  if (threadCaches.length > 0) {
+    let counted = 0
+    for (const c of threadCaches) counted += memory.readU64(c.address + shift.threadCacheSize) ?? 0
+    out.push({name: 'per-thread caches, bytes', property: 'ThreadCache::size_, summed', toma: threadCaches.reduce((n, c) => n + c.bytes, 0), allocator: counted})
+  }
+  if (hugeCache) out.push({name: 'huge caches, free backed hugepages (bytes)', property: 'HugeCache::size_, summed', toma: hugeCache.walked, allocator: hugeCache.counted})
+  return out
 }
 
 /**

@@ -22,6 +22,8 @@ export interface GoogleLayout {
     freelist: number
     allocated: number
     cacheSize: number
+    /** cache_size_ is a 4-bit field sharing its byte with nonempty_index_ (2024-2025), or a whole byte. */
+    cacheSizeBits: 4 | 8
     /** Where first_page_ and the page count are: packed bitfields (2025 on) or whole fields (before). */
     record:
       | {
@@ -31,7 +33,8 @@ export interface GoogleLayout {
           /** Bit positions after first_page_'s last bit. */
           isLargeAfter: number
           sampledAfter: number
-          smallNumPagesAfter: number
+          /** small_num_pages_ (6 bits) after first_page_ (2026), or null: SmallSpanState's num_pages, the low 6 bits of the union's first word (2024-2025). */
+          smallNumPagesAfter: number | null
         }
       | {
           kind: 'fields'
@@ -41,8 +44,10 @@ export interface GoogleLayout {
           flagsByte: number
           sampledBit: number
         }
-    /** The union of LargeOrSampledState {num_pages, SampledAllocation*}, the ObjIdx cache and the bitmap. */
+    /** The union: LargeOrSampledState {num_pages, SampledAllocation*} (2024 on), or the SampledAllocation pointer (before). */
     union: number
+    /** The embedded ObjIdx cache and the bitmap, in the union (after SmallSpanState's num_pages word in 2024-2025). */
+    cache: number
     /** Entries of the embedded ObjIdx cache (kCacheSize; at most, where the cache may run past the record). */
     cacheEntries: number
     /** Bits of the free-object bitmap (kBitmapSize). */
@@ -54,7 +59,19 @@ export interface GoogleLayout {
    * TcmallocSlab: its fields from its start. cpuCount is its CPU states' length where it keeps one
    * (2025 on); before, it keeps no CPU count and the CPUs are read while their slabs are there.
    */
-  slab: {slabsAndShift: number; cpuCount?: number; begins: number; headerBytes: 4 | 8}
+  slab: {
+    slabsAndShift: number
+    cpuCount?: number
+    /**
+     * A CPU's header per class: {u16 current, u16 end} (4 bytes, 2024 on), whose begin is in the
+     * slab's shared begins_ array (this field: the pointer to it); or {u16 current, end_copy,
+     * begin, end} (8 bytes, before), each header with its own begin.
+     */
+    headerBytes: 4 | 8
+    headerEnd: number
+    headerBegin?: number
+    begins?: number
+  }
   /** TransferCacheManager::cache_[class].tc: slot_info_ {used, capacity}, slots_, and owner_ (the manager itself: the signature's anchor). */
   transferCache: {stride: number; slotInfo: number; slots: number; owner: number}
   /** MetadataObjectAllocator<Span> (Static::span_allocator_): free_list_, whose records chain through their first word. */
@@ -75,6 +92,8 @@ export interface ShiftLayout {
   /** ThreadCache::list_[] within a ThreadCache, and next_. */
   threadCacheList: number
   threadCacheNext: number
+  /** ThreadCache::size_: the bytes its lists hold, by its own count (cross-checked). */
+  threadCacheSize: number
   /** The huge-page-aware back end (its bitmaps are sized by pages per hugepage), absent where not read. */
   backEnd?: {
     /** PageAllocator (at Static::page_allocator_): normal_impl_[2], sampled_impl_[2], cold_impl_, has_cold_impl_. */
@@ -85,10 +104,14 @@ export interface ShiftLayout {
     sampledImpls: number
     coldImpl: number
     hasColdImpl: number
+    /** selsan_impl_, an instance of its own where SelSan runs (2024-12 to 2025; null pointer otherwise). */
+    selsanImpl?: number
     /** HugePageAwareAllocator: regions_.n_, alloc_.free_.root_, cache_.cache_.root_. */
     regionsCount: number
     allocatorFreeRoot: number
     cacheRoot: number
+    /** HugeCache::size_: the hugepages the cache holds, by its own count (cross-checked). */
+    cacheHugePages: number
     /** PageTracker: its size, location_ (hugepage number), the used-pages bitmap, released_by_page_. */
     trackerSize: number
     trackerLocation: number

@@ -24,15 +24,23 @@ export interface DataWords {
   segments: Array<{start: number; bytes: Buffer}>
 }
 
-/** Bytes of module data read for the scans: past this a segment is not searched (none is near it). */
+/**
+ * Bytes of module data read for the scans, per segment and in all: past these nothing is searched.
+ * tcmalloc's statics in a static link run to about 20 MiB; a core whose headers claim far more
+ * cannot make the scans hold more than this.
+ */
 const MAX_SEGMENT = 256 * 2 ** 20
+const MAX_TOTAL = 512 * 2 ** 20
 
 export function readDataWords(memory: AddressSpace, segments: Segment[]): DataWords {
   const out: DataWords = {segments: []}
+  let total = 0
   for (const s of segments) {
-    const length = Math.min(s.end - s.start, MAX_SEGMENT)
+    const length = Math.min(s.end - s.start, MAX_SEGMENT, MAX_TOTAL - total)
+    if (length <= 0) break
     const bytes = memory.readBytes(s.start, length)
     if (bytes) out.segments.push({start: s.start, bytes})
+    total += length
   }
   return out
 }
@@ -181,19 +189,37 @@ export function findCpuCache(memory: AddressSpace, data: DataWords, layout: Goog
       const raw = u64le(b, off + L.slabsAndShift)
       const bits = raw % 256
       if (bits < 12 || bits > 24 || !plausiblePointer(raw - bits)) continue
-      const begins = u64le(b, off + L.begins)
       if (L.cpuCount !== undefined) {
         const cpus = u64le(b, off + L.cpuCount)
         const states = u64le(b, off + L.cpuCount - 8)
         if (cpus < 1 || cpus > 4096 || !plausiblePointer(states)) continue
       }
-      if (!plausiblePointer(begins - (begins % 8)) || !memory.isReadable(begins, 4)) continue
-      if (!memory.isReadable(raw - bits, 4 * shift.numClasses)) continue
+      if (L.begins !== undefined) {
+        const begins = u64le(b, off + L.begins)
+        if (!plausiblePointer(begins - (begins % 8)) || !memory.isReadable(begins, 4)) continue
+      }
+      const headers = memory.readBytes(raw - bits, L.headerBytes * shift.numClasses)
+      if (!headers) continue
+      // Headers that carry their begin: CPU 0's must all be unset, locked or in order, some set.
+      if (L.headerBegin !== undefined && !ownBeginsInOrder(headers, L.headerBytes, L.headerBegin, L.headerEnd, shift.numClasses, bits)) continue
       const at = seg.start + off - shift.slabInCpuCache
       if (at >= seg.start) return at
     }
   }
   return null
+}
+
+function ownBeginsInOrder(headers: Buffer, bytes: number, beginAt: number, endAt: number, numClasses: number, bits: number): boolean {
+  let set = 0
+  for (let c = 1; c < numClasses; c++) {
+    const current = headers.readUInt16LE(c * bytes)
+    const begin = headers.readUInt16LE(c * bytes + beginAt)
+    const end = headers.readUInt16LE(c * bytes + endAt)
+    if (begin === 0xffff || (current === 0 && begin === 0 && end === 0)) continue
+    if (begin === 0 || current < begin || current > end || end * 8 > 2 ** bits) return false
+    set++
+  }
+  return set > 0
 }
 
 /**

@@ -58,7 +58,7 @@ export function readSpanRecord(memory: AddressSpace, record: number, layout: Goo
     firstPage = Number(word & ((1n << width) - 1n))
     isLarge = bit(R.isLargeAfter)
     sampled = bit(R.sampledAfter)
-    const small = Number((word >> (width + BigInt(R.smallNumPagesAfter))) & 63n)
+    const small = R.smallNumPagesAfter === null ? bytes[L.union]! % 64 : Number((word >> (width + BigInt(R.smallNumPagesAfter))) & 63n)
     pages = isLarge || sampled ? u64le(bytes, L.union) : small
     sampledAt = L.union + 8
   } else {
@@ -95,7 +95,8 @@ export function readSpans(
   compact: (tcmallocClass: number) => number,
   warnings: Warnings,
   free: FreeRange[] = [],
-  freedRecords: ReadonlySet<number> = new Set(),
+  /** Records that are no span in use: freed (span_allocator_'s free list), or static (Static::kInvalidSpan, in the module's data). */
+  notSpan: (record: number) => boolean = () => false,
 ): GoogleSpanTable {
   const pageSize = 2 ** pageShift
   const record = new GrowableF64()
@@ -138,10 +139,18 @@ export function readSpans(
       push(0, r.start, r.bytes / pageSize, r.bytes, 1, 0, 0, 0, r.returned ? 2 : 1)
     }
   }
+  // Records the map names that start no span: a freed span's other pages keep naming its record
+  // (freed, or reused and started elsewhere); one that is neither is damage, and its pages are lost.
+  const named = new Map<number, number>()
+  const started = new Set<number>()
   for (const e of entries) {
-    if (freedRecords.has(e.record)) continue
+    if (notSpan(e.record)) continue
     const r = readSpanRecord(memory, e.record, layout, pageShift)
-    if (!r || r.firstPage !== e.page) continue
+    if (!r || r.firstPage !== e.page) {
+      if (!named.has(e.record)) named.set(e.record, e.page)
+      continue
+    }
+    started.add(e.record)
     const first = e.page * pageSize
     freeBefore(first)
     if (first < end) {
@@ -170,6 +179,12 @@ export function readSpans(
     push(e.record, first, r.pages, size, count, r.sampledAllocation, cls, r.allocated, 0)
   }
   freeBefore(Infinity)
+  for (const [rec, page] of named) {
+    if (started.has(rec)) continue
+    const r = readSpanRecord(memory, rec, layout, pageShift)
+    const says = r ? `says it starts at page ${hex(r.firstPage * pageSize)}` : 'is not in the core'
+    warnings.addDamage('span', `span record ${hex(rec)}, named by the page map at ${hex(page * pageSize)}, ${says}, and starts no span in use, nor is it on span_allocator_'s free list: its pages are left out`, rec)
+  }
   const count = start.length
   return {
     count,

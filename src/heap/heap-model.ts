@@ -108,6 +108,8 @@ export interface ThreadCache {
   /** Bytes the allocator says this cache holds. */
   bytes: number
   objects: number
+  /** The CPU whose cache it is, where caches are per CPU (google/tcmalloc's slabs); else absent or null. */
+  cpu?: number | null
 }
 
 export interface StateTotals {

@@ -316,15 +316,15 @@ export class HeapIndex {
     return this.whole ? this.whole.sizeClass[obj.span]! : this.span(obj.span).sizeClass
   }
 
-  /** For a thread-cache object: the thread whose cache holds it (null when unattributed). */
-  threadOf(index: number): {cache: number; tid: number | null} | undefined {
+  /** For a thread-cache object: the cache holding it, with its thread (null when unattributed) or its CPU (per-CPU caches). */
+  threadOf(index: number): {cache: number; tid: number | null; cpu: number | null} | undefined {
     this.tcObjects ??= this.file.array('threadCache.objects')
     this.tcOwner ??= this.file.array('threadCache.owner')
     const at = firstAtOrAbove(this.tcObjects, index)
     if (this.tcObjects[at] !== index) return undefined
     const c = this.meta.threadCaches[this.tcOwner[at]!]
     if (!c) throw this.damaged(`thread-cache object ${index} has no valid owner`)
-    return {cache: c.address, tid: c.tid}
+    return {cache: c.address, tid: c.tid, cpu: c.cpu ?? null}
   }
 
   /** The core the index was made from, where edge offsets are found (edge-offsets.ts). */

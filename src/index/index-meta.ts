@@ -69,7 +69,7 @@ export interface IndexMeta {
   /** Warnings that also hold for every query: module files that were missing or refused. */
   moduleWarnings: StoredWarning[]
   sizeClassSizes: number[]
-  threadCaches: Array<{address: number; tid: number | null}>
+  threadCaches: Array<{address: number; tid: number | null; cpu?: number | null}>
   /** Type id k (k ≥ 1) in object.type names typeNames[k − 1]. */
   typeNames: string[]
   /** What sort of block each name is ("object" for a C/C++ type; naming/object-names.ts). */
@@ -104,7 +104,7 @@ export function metaProblem(meta: unknown): string | null {
   if (!isObj(meta.summary) || !isObj(meta.summary.allocator)) return 'no summary'
   if (!every(meta.moduleWarnings, w => isObj(w) && isStr(w.message) && isStr(w.phase) && isStr(w.kind) && every(w.addresses, isStr))) return 'bad warnings'
   if (!every(meta.sizeClassSizes, isNum)) return 'bad size classes'
-  if (!every(meta.threadCaches, c => isObj(c) && isNum(c.address) && (c.tid === null || isNum(c.tid)))) return 'bad thread caches'
+  if (!every(meta.threadCaches, c => isObj(c) && isNum(c.address) && (c.tid === null || isNum(c.tid)) && (c.cpu === undefined || c.cpu === null || isNum(c.cpu)))) return 'bad thread caches'
   if (!every(meta.typeNames, isStr)) return 'bad type names'
   if (!every(meta.typeKinds, isStr) || (meta.typeKinds as unknown[]).length !== (meta.typeNames as unknown[]).length) return 'bad type kinds'
   if (!isObj(meta.naming) || !isObj(meta.naming.namedBy) || !every(meta.naming.notes, isStr) || !isObj(meta.naming.conflicts)) return 'bad naming record'

@@ -163,7 +163,7 @@ export const META_FIELDS: Record<keyof IndexMeta, string> = {
   summary: 'the analyze report (the summary `toma analyze` prints)',
   moduleWarnings: 'warnings every query repeats (module files missing or refused)',
   sizeClassSizes: 'bytes of each size class (span.sizeClass indexes it)',
-  threadCaches: 'each thread cache\'s address and thread (threadCache.owner indexes it)',
+  threadCaches: 'each thread cache\'s address and thread, or its CPU where caches are per CPU (threadCache.owner indexes it)',
   typeNames: 'the name of each type id ≥ 1 of object.type',
   typeKinds: 'what sort of block each name is ("object" for a C/C++ type)',
   naming: 'the naming tiers\' counts, notes, findings and conflicts',

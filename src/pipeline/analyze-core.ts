@@ -148,7 +148,7 @@ export function analyzeCore(corePath: string, options: AnalysisOptions, progress
       summary,
       moduleWarnings: summary.warnings.list.filter(w => w.phase === 'modules'),
       sizeClassSizes: Array.from(heap.sizeClassSizes),
-      threadCaches: heap.threadCaches.map(c => ({address: c.address, tid: c.tid})),
+      threadCaches: heap.threadCaches.map(c => ({address: c.address, tid: c.tid, ...(c.cpu !== undefined && c.cpu !== null ? {cpu: c.cpu} : {})})),
       typeNames: types.names,
       typeKinds: naming.names.kinds,
       naming: namingMeta(naming),

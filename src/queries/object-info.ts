@@ -57,7 +57,7 @@ export function objectInfo(program: Program, index: HeapIndex, address: number, 
       size: obj.size,
       offset: address - obj.start,
       state,
-      thread: owner ? {tid: owner.tid, threadCache: hex(owner.cache)} : null,
+      thread: owner ? {tid: owner.tid, threadCache: hex(owner.cache), cpu: owner.cpu} : null,
       sizeClass: index.sizeClass(obj),
       ...objectNaming(program, index, obj.index, state === 'live'),
       // Why it is held (live objects): reachable from a root, what it retains, who dominates it.

@@ -14,7 +14,7 @@ export function findObjectText(raw: ObjectInfo, core: string): string {
   const lines = [
     about,
     `${chalk.bold(info.address)} is ${o.offset === 0 ? 'the start' : `offset ${o.offset} (0x${o.offset.toString(16)})`} of object #${o.id} ${chalk.bold(o.address)}`,
-    `  size ${byteSize(o.size)}  size class ${o.sizeClass || 'none (large span)'}  state ${colourState(o.state)}${o.thread ? ` (thread ${o.thread.tid ?? '?'}, cache ${o.thread.threadCache})` : ''}`,
+    `  size ${byteSize(o.size)}  size class ${o.sizeClass || 'none (large span)'}  state ${colourState(o.state)}${o.thread ? (o.thread.cpu !== null ? ` (CPU ${o.thread.cpu}'s cache ${o.thread.threadCache})` : ` (thread ${o.thread.tid ?? '?'}, cache ${o.thread.threadCache})`) : ''}`,
     nameLine(o),
     ...(o.held
       ? [

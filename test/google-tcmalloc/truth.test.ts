@@ -36,6 +36,14 @@ interface GoogleTruth {
 /** The layout family toma must tell for each fixture's snapshot (docs/GOOGLE-TCMALLOC.md, "Families"). */
 const FAMILY_OF_SNAPSHOT: Record<string, string> = {
   fce3f55de93a0dd7611990d9bfcf96db426e01dc: '2026-08',
+  // Google's 20230227 snapshot (MongoDB's mongo-20230227)
+  '093ba93c1bd6dca03b0a8334f06d01b019244291': '2023-02',
+  // a commit after the packed page map (da43087), before PageMap3
+  '9535b58471d473eea23c34461f019ea129254297': '2025-06',
+  // YDB's pin (256 KiB pages)
+  c8dfee3e4c489c5ae0d30c484c92db102a69ec51: '2025-01',
+  // Envoy's pin
+  '5da4a882003102fba0c0c0e8f6372567057332eb': '2024-12',
   // mongodb-forks/tcmalloc tag mongo-20240522 (MongoDB 8.0)
   '35d8ff1888e87d69a2cde41ec11a863bfb5eef21': 'mongo-20240522',
 }
@@ -112,6 +120,15 @@ describe.each(rows.map(r => [r.id, r] as const))('google/tcmalloc model on %s', 
     const {heap} = await shared()
     checkCacheOwners(heap)
   })
+
+  it("agrees with tcmalloc's own counters in the core: each huge cache's size_, each thread cache's size_", async () => {
+    const {heap, truth} = await shared()
+    const hugeCache = heap.crossCheck.find(c => c.property === 'HugeCache::size_, summed')
+    expect(hugeCache).toBeDefined()
+    const threads = heap.crossCheck.find(c => c.property === 'ThreadCache::size_, summed')
+    if (!truth.perCpuActive) expect(threads?.toma).toBe(truth.properties['tcmalloc.thread_cache_free'])
+    for (const c of heap.crossCheck) expect(c.toma, c.name).toBe(c.allocator)
+  })
 })
 
 function checkCacheOwners(heap: GoogleHeap): void {
@@ -150,6 +167,19 @@ describe('toma on a google/tcmalloc core', () => {
     expect((await runToma(['export', core, '--index', index, '--format', 'json', '-o', out], {cwd: work})).status).toBe(0)
     const graph = JSON.parse(fs.readFileSync(out, 'utf8')) as {allocator: {kind: string}}
     expect(graph.allocator.kind).toBe('google/tcmalloc')
+    // An object in a CPU's slab: find-object names the CPU whose cache holds it, as the model does.
+    const {core: opened, heap} = await open(row!)
+    const at = heap.threadCacheObjects.findIndex((_, i) => heap.frontCaches[heap.threadCacheOwner[i]!]!.cpu !== null)
+    const slot = heap.threadCacheObjects[at]!
+    const cpu = heap.frontCaches[heap.threadCacheOwner[at]!]!.cpu
+    const s = heap.spans.start.findIndex((_, i) => slot >= heap.spans.firstObject[i]! && slot < heap.spans.firstObject[i]! + heap.spans.objectCount[i]!)
+    const address = heap.spans.start[s]! + (slot - heap.spans.firstObject[s]!) * heap.spans.objectSize[s]!
+    opened.close()
+    const found = await runToma(['find-object', `0x${address.toString(16)}`, index, '--json'], {cwd: work})
+    expect(found.status).toBe(0)
+    expect((JSON.parse(found.stdout) as {object: {state: string; thread: {cpu: number | null}}}).object).toMatchObject({state: 'thread-cache', thread: {cpu}})
+    const text = await runToma(['find-object', `0x${address.toString(16)}`, index], {cwd: work})
+    expect(text.stdout).toContain(`CPU ${cpu}'s cache`)
     fs.rmSync(work, {recursive: true, force: true})
   }, 120_000)
 })
@@ -188,6 +218,27 @@ describe('a google/tcmalloc core of a layout toma does not know', () => {
     expect(r.stdout).toBe('')
     expect(r.stderr.trim().split('\n')).toHaveLength(1)
     expect(r.stderr).toMatch(new RegExp(`names no span under any known layout \\(families ${other} `))
+    expect(fs.existsSync(path.join(work, 'x.idx'))).toBe(false)
+    fs.rmSync(work, {recursive: true, force: true})
+  }, 120_000)
+
+  // Families whose span records read alike (2024-12 and 2025-06 where pointers are not packed;
+  // mongo-20240522 and 2024-12) differ in where the globals are: a family forced on the wrong
+  // core is refused on them, in one line.
+  const alike = [
+    ['2024-12', '2025-06'],
+    ['mongo-20240522', '2024-12'],
+  ]
+    .map(([own, other]) => [rows.find(r => FAMILY_OF_SNAPSHOT[r.snapshot] === own), other] as const)
+    .filter((p): p is readonly [Row, string] => p[0] !== undefined)
+  it.each(alike.map(([r, other]) => [r.id, other, r] as const))('%s read as family %s: one line naming the globals that do not fit', async (_id, other, r) => {
+    const work = testTemp('gtc-alike')
+    const core = await sparseBrotliCorePath(path.join(DIR, r.id, 'core.br'))
+    const run = await runToma(['analyze', core, '--exe', path.join(DIR, r.id, r.exe), '--tcmalloc-version', other, '--index', path.join(work, 'x.idx')], {cwd: work})
+    expect(run.status).not.toBe(0)
+    expect(run.stdout).toBe('')
+    expect(run.stderr.trim().split('\n')).toHaveLength(1)
+    expect(run.stderr).toMatch(new RegExp(`reads as ${other} with 8 KiB pages, but its transfer caches, page allocator or size map are not where that family puts them`))
     expect(fs.existsSync(path.join(work, 'x.idx'))).toBe(false)
     fs.rmSync(work, {recursive: true, force: true})
   }, 120_000)
