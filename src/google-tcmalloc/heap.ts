@@ -49,16 +49,19 @@ const PROBE_ENTRIES = 512
  * Which family's layout and which page size this build has. Nothing in memory says either, so
  * each candidate walks the first entries of the page map and reads the span records they name:
  * with the right geometry a record's first_page_ equals the page that names it. The candidate
- * with the most such spans wins. Families whose span records agree on every field the probe reads
- * (mongo-20240522's and 2024-12's do, and 2024-12's and 2025-06's where pointers are not packed) tie:
- * then the one whose globals are where its layout puts them (`fits`) wins. No span at all, or a tie that stays, is an error that says what was tried.
+ * with the most such spans wins. Families whose span records agree on every field the probe
+ * reads tie (mongo-20240522's and 2024-12's; 2024-12's and 2025-06's where pointers are not
+ * packed): then the one with more of its globals where its layout puts them (`globalsFit`) wins.
+ * A winner, or a family given by --tcmalloc-version, must have most of its globals in place: one
+ * global damaged is a warning (`misfits`), a layout that fits less is not taken. No span at all,
+ * or a tie that stays, is an error that says what was tried.
  */
 function chooseLayout(
   memory: AddressSpace,
   pageMap: number,
   forced: string | undefined,
-  fits: (layout: GoogleLayout, shift: ShiftLayout) => boolean,
-): {layout: GoogleLayout; pageShift: number; how: string} {
+  fit: (layout: GoogleLayout, shift: ShiftLayout) => GlobalsFit,
+): {layout: GoogleLayout; pageShift: number; how: string; misfits: string[]} {
   const layouts = forced ? GOOGLE_TCMALLOC_LAYOUTS.filter(l => l.family === forced) : GOOGLE_TCMALLOC_LAYOUTS
   if (layouts.length === 0) throw new TomaError(`no google/tcmalloc layout family '${forced}' (known: ${GOOGLE_TCMALLOC_LAYOUTS.map(l => l.family).join(', ')})`)
   const scores: Array<{layout: GoogleLayout; pageShift: number; starts: number}> = []
@@ -79,42 +82,60 @@ function chooseLayout(
       `google/tcmalloc's page map at ${hex(pageMap)} names no span under any known layout (families ${layouts.map(l => `${l.family} (${l.covers})`).join(', ')}; pages of 4, 8, 32 and 256 KiB): this snapshot's layout is not known`,
     )
   }
-  const tied = scores.filter(s => s.starts === top.starts)
   const name = (s: (typeof scores)[number]) => `${s.layout.family} with ${2 ** s.pageShift / 1024} KiB pages`
-  let best = top
-  let how = `family ${name(top)}: ${top.starts} of the first page-map entries start spans under it`
-  if (tied.length > 1) {
-    const fitting = tied.filter(s => fits(s.layout, s.layout.shifts[String(s.pageShift)]!))
-    if (fitting.length !== 1) {
-      throw new TomaError(
-        `google/tcmalloc's page map at ${hex(pageMap)} reads alike under ${tied.map(name).join(' and ')}, and the globals fit ${fitting.length === 0 ? 'none' : fitting.map(name).join(' and ')} of them: give --tcmalloc-version`,
-      )
-    }
-    best = fitting[0]!
-    how = `family ${name(best)}: ${best.starts} of the first page-map entries start spans under it, as under ${tied.filter(s => s !== best).map(name).join(', ')}; its globals are where its layout puts them`
-  } else if (!fits(top.layout, top.layout.shifts[String(top.pageShift)]!)) {
-    // A family named by --tcmalloc-version, or one whose spans alone looked right: its globals must agree too.
-    throw new TomaError(`google/tcmalloc's page map at ${hex(pageMap)} reads as ${name(top)}, but its transfer caches, page allocator or size map are not where that family puts them: this snapshot's layout is not known${forced ? ` (the family was given by --tcmalloc-version)` : ''}`)
+  const tied = scores.filter(s => s.starts === top.starts).map(s => ({...s, fit: fit(s.layout, s.layout.shifts[String(s.pageShift)]!)}))
+  const share = (f: GlobalsFit) => (f.checked === 0 ? 1 : f.misfits.length === 0 ? 1 : (f.checked - f.misfits.length) / f.checked)
+  tied.sort((a, b) => share(b.fit) - share(a.fit))
+  const best = tied[0]!
+  if (tied.length > 1 && share(tied[1]!.fit) === share(best.fit)) {
+    throw new TomaError(`google/tcmalloc's page map at ${hex(pageMap)} reads alike under ${tied.map(name).join(' and ')}, and their globals fit as well under ${tied.filter(t => share(t.fit) === share(best.fit)).map(name).join(' and ')}: give --tcmalloc-version`)
   }
-  return {layout: best.layout, pageShift: best.pageShift, how}
+  if (share(best.fit) <= 0.5) {
+    throw new TomaError(
+      `google/tcmalloc's page map at ${hex(pageMap)} reads as ${name(best)}, but these globals are not where that family puts them: ${best.fit.misfits.join(', ')}; this snapshot's layout is not known${forced ? ' (the family was given by --tcmalloc-version)' : ''}`,
+    )
+  }
+  const alike = tied.length > 1 ? `, as under ${tied.slice(1).map(name).join(', ')}; its globals are where its layout puts them` : ''
+  return {layout: best.layout, pageShift: best.pageShift, how: `family ${name(best)}: ${best.starts} of the first page-map entries start spans under it${alike}`, misfits: best.fit.misfits}
 }
 
+/** How many of a layout's globals were checked, and which are not where it puts them. */
+interface GlobalsFit {
+  checked: number
+  misfits: string[]
+}
+
+/** Transfer caches whose owner_ must name the manager for the layout's stride to fit (a few damaged ones do not spoil it). */
+const OWNER_QUORUM = 0.9
+
 /**
- * Whether a candidate layout puts tcmalloc's globals where they are, each by its symbol where the
- * module has it, else by its signature: the transfer caches (owner_ at the layout's stride), the
- * page allocator (normal_impl_[0] pointing back at it) and the size map (class_to_size_ starting
- * 0, 8, 16, by symbol only: its signature is too loose to tell two offsets apart).
+ * Which of tcmalloc's globals a candidate layout puts where they are, each by its symbol where
+ * the module has it, else by its signature: the transfer caches (owner_ at the layout's stride),
+ * the page allocator (normal_impl_[0] pointing back at it) and the size map (class_to_size_
+ * starting 0, 8, 16, by symbol only: its signature is too loose to tell two offsets apart).
  */
 function globalsFit(memory: AddressSpace, bySymbol: {transferCache: number | null; pageAllocator: number | null; sizeMap: number | null}, words: () => DataWords) {
-  return (layout: GoogleLayout, shift: ShiftLayout): boolean => {
+  return (layout: GoogleLayout, shift: ShiftLayout): GlobalsFit => {
+    const misfits: string[] = []
+    let checked = 0
+    const check = (what: string, ok: boolean) => {
+      checked++
+      if (!ok) misfits.push(what)
+    }
     const L = layout.transferCache
     const tc = bySymbol.transferCache
-    if (tc === null ? findTransferCache(memory, words(), layout, shift) === null : [1, 2, shift.numClasses - 1].some(c => memory.readU64(tc + c * L.stride + L.owner) !== tc)) return false
+    if (tc === null) check('transfer-cache array (by signature)', findTransferCache(memory, words(), layout, shift) !== null)
+    else {
+      let owned = 0
+      for (let c = 1; c < shift.numClasses; c++) if (memory.readU64(tc + c * L.stride + L.owner) === tc) owned++
+      check(`transfer-cache array (owner_ of ${owned} of ${shift.numClasses - 1} classes)`, owned >= OWNER_QUORUM * (shift.numClasses - 1))
+    }
     const B = shift.backEnd
     const pa = bySymbol.pageAllocator
-    if (B && (pa === null ? findPageAllocator(words(), shift) === null : memory.readU64(pa + B.normalImpl) !== pa)) return false
+    if (B) check('page allocator (normal_impl_[0])', pa === null ? findPageAllocator(words(), shift) !== null : memory.readU64(pa + B.normalImpl) === pa)
     const sm = bySymbol.sizeMap
-    return sm === null || [0, 8, 16].every((size, c) => memory.readU32(sm + shift.classToSize + c * 4) === size)
+    if (sm !== null) check('size map (class_to_size_)', [0, 8, 16].every((size, c) => memory.readU32(sm + shift.classToSize + c * 4) === size))
+    return {checked, misfits}
   }
 }
 
@@ -223,7 +244,7 @@ export function analyzeGoogleHeap(program: Program, options: ModelOptions = {}):
     if (at === null) throw new TomaError(`google/tcmalloc's ${what} was found neither by its symbol nor by its signature in ${loaded.module.path}`)
     return at
   }
-  const {layout, pageShift, how} = chooseLayout(memory, need('pageMap', 'page map (Static::pagemap_)'), options.version, globalsFit(memory, globals.at, words))
+  const {layout, pageShift, how, misfits} = chooseLayout(memory, need('pageMap', 'page map (Static::pagemap_)'), options.version, globalsFit(memory, globals.at, words))
   const shift = layout.shifts[String(pageShift)]!
   bySignature('sizeMap', () => findSizeMap(words(), shift))
   bySignature('transferCache', () => findTransferCache(memory, words(), layout, shift))
@@ -232,6 +253,7 @@ export function analyzeGoogleHeap(program: Program, options: ModelOptions = {}):
   const classes = readClassSizes(memory, need('sizeMap', 'size map (Static::sizemap_)'), shift)
   const warnings = new Warnings()
   const damage = new DamageLog()
+  for (const m of misfits) warnings.addDamage('globals', `family ${layout.family}: the ${m} is not where the family puts it, while the other globals are: read where the family says, it may be damaged`)
   const cut = program.core.truncation
   if (cut) warnings.add('core', `the core is truncated: ${cut.segments} segment(s) miss ${cut.missingBytes} bytes from ${hex(cut.firstAddress)} on; objects there cannot be read`, cut.firstAddress)
 
