@@ -55,28 +55,63 @@ export interface PageMapMatch {
 
 /**
  * The page map: every word that may point to a page-map node (PageMap3) or leaf (PageMap2) is
- * followed to its first leaf entry and that entry's span record; the record's first page says at
- * which root index the word must sit, so where the root array starts.
+ * followed to its first leaf entries and their span records; a record's first page says at which
+ * root index the word must sit, so where the root array starts. Most words of a program's data
+ * point at anything but a leaf, so a leaf is looked at only as far as its first entries (a real
+ * leaf holds nothing but span pointers there), and what a leaf holds is read once per geometry,
+ * not once per family.
  */
 export function findPageMap(memory: AddressSpace, data: DataWords, inModule: (addr: number) => boolean): PageMapMatch | null {
   const tried = new Set<number>()
+  const candidates = GOOGLE_TCMALLOC_LAYOUTS.flatMap(layout => Object.entries(layout.shifts).map(([key, shift]) => ({layout, pageShift: Number(key), shift})))
   for (const seg of data.segments) {
     for (let off = 0; off + 8 <= seg.bytes.length; off += 8) {
       const w = u64le(seg.bytes, off)
       if (!plausiblePointer(w) || tried.has(w) || inModule(w)) continue
       tried.add(w)
-      for (const layout of GOOGLE_TCMALLOC_LAYOUTS) {
-        for (const [shiftKey, shift] of Object.entries(layout.shifts)) {
-          const pageShift = Number(shiftKey)
-          const root = rootIndexOf(memory, w, layout, pageShift, shift)
-          if (root === null) continue
-          const base = seg.start + off - root * 8
-          if (base >= seg.start && wholeRootAgrees(memory, base, layout, pageShift, shift)) return {pageMap: base, layout, pageShift}
-        }
+      const leaves = new LeafEntries(memory)
+      for (const {layout, pageShift, shift} of candidates) {
+        const root = rootIndexOf(memory, w, layout, pageShift, shift, leaves)
+        if (root === null) continue
+        const base = seg.start + off - root * 8
+        if (base >= seg.start && wholeRootAgrees(memory, base, layout, pageShift, shift)) return {pageMap: base, layout, pageShift}
       }
     }
   }
   return null
+}
+
+/** Non-zero entries of a leaf that are looked at: a real leaf's first ones lead to a span that names its own page. */
+const ENTRIES_LOOKED_AT = 64
+/** A leaf's span array is read this many bytes at a time, as far as its first non-zero entries. */
+const LEAF_CHUNK = 4096
+
+/** The first non-zero entries {index, raw word} of a leaf's span array, read once per leaf address and geometry. */
+class LeafEntries {
+  private readonly cache = new Map<string, Array<{k: number; lo: number; hi: number}> | null>()
+  constructor(private readonly memory: AddressSpace) {}
+
+  of(leaf: number, spansAt: number, leafLength: number): Array<{k: number; lo: number; hi: number}> | null {
+    const key = `${leaf}/${spansAt}/${leafLength}`
+    let found = this.cache.get(key)
+    if (found !== undefined) return found
+    found = []
+    for (let k0 = 0; k0 < leafLength && found.length < ENTRIES_LOOKED_AT; k0 += LEAF_CHUNK / 8) {
+      const n = Math.min(LEAF_CHUNK / 8, leafLength - k0)
+      const chunk = this.memory.readBytes(leaf + spansAt + k0 * 8, n * 8)
+      if (!chunk) {
+        found = null
+        break
+      }
+      for (let i = 0; i < n && found.length < ENTRIES_LOOKED_AT; i++) {
+        const lo = chunk.readUInt32LE(i * 8)
+        const hi = chunk.readUInt32LE(i * 8 + 4)
+        if (lo !== 0 || hi !== 0) found.push({k: k0 + i, lo, hi})
+      }
+    }
+    this.cache.set(key, found)
+    return found
+  }
 }
 
 /** Every entry of the root array at base is empty, or leads to spans whose pages put it at its own index. */
@@ -84,20 +119,25 @@ function wholeRootAgrees(memory: AddressSpace, base: number, layout: GoogleLayou
   const g = pageMapGeometry(layout, pageShift, classBytesOf(shift))
   const root = memory.readBytes(base, 2 ** g.rootBits * 8)
   if (!root) return false
+  const leaves = new LeafEntries(memory)
   let agreeing = 0
   for (let r = 0; r < 2 ** g.rootBits; r++) {
     const child = u64le(root, r * 8)
     if (child === 0) continue
     if (!plausiblePointer(child)) return false
-    const at = rootIndexOf(memory, child, layout, pageShift, shift)
+    const at = rootIndexOf(memory, child, layout, pageShift, shift, leaves)
     if (at !== null && at !== r) return false
     if (at === r) agreeing++
   }
   return agreeing > 0
 }
 
-/** The root index at which `child` (a node or leaf) must sit, from the first span it leads to; null when it leads to none. */
-function rootIndexOf(memory: AddressSpace, child: number, layout: GoogleLayout, pageShift: number, shift: ShiftLayout): number | null {
+/**
+ * The root index at which `child` (a node or leaf) must sit, from the first span it leads to;
+ * null when it leads to none. Each of the leaf's first non-zero entries must be a span pointer
+ * (else this is no leaf); the first whose record names its own page decides.
+ */
+function rootIndexOf(memory: AddressSpace, child: number, layout: GoogleLayout, pageShift: number, shift: ShiftLayout, leaves: LeafEntries): number | null {
   const g = pageMapGeometry(layout, pageShift, classBytesOf(shift))
   let leaf = child
   let mid = 0
@@ -115,13 +155,11 @@ function rootIndexOf(memory: AddressSpace, child: number, layout: GoogleLayout, 
     }
     if (mid < 0) return null
   }
-  const spans = memory.readBytes(leaf + g.spansAt, g.leafLength * 8)
-  if (!spans) return null
-  for (let k = 0; k < g.leafLength; k++) {
-    const lo = spans.readUInt32LE(k * 8)
-    const hi = spans.readUInt32LE(k * 8 + 4)
-    if (lo === 0 && hi === 0) continue
+  const entries = leaves.of(leaf, g.spansAt, g.leafLength)
+  if (!entries) return null
+  for (const {k, lo, hi} of entries) {
     const record = lo + (layout.pageMap.packed ? hi & 0xffff : hi) * 0x1_0000_0000
+    if (!plausiblePointer(record)) return null
     const r = readSpanRecord(memory, record, layout, pageShift)
     if (!r) continue
     const page = r.firstPage
