@@ -81,8 +81,10 @@ export function markPerCpuCaches(memory: AddressSpace, slab: number, layout: Goo
       }
       const slots = memory.readBytes(base + begin * 8, (current - begin) * 8)
       if (!slots) continue
+      // One site per list, its slot moved along (mark reads it only while it runs).
+      const site = {where: `CPU ${cpu}'s cache of class ${cls}`, structure: at, slot: 0, entry: 0, behind: 0}
       for (let i = 0; i < current - begin; i++) {
-        const site = {where: `CPU ${cpu}'s cache of class ${cls}`, structure: at, slot: base + (begin + i) * 8, entry: 0, behind: 0}
+        site.slot = base + (begin + i) * 8
         if (marker.mark(u64le(slots, i * 8), cls, THREAD_CACHE, site)) {
           objects++
           bytes += classSize[cls]!
@@ -125,8 +127,10 @@ export function markTransferCaches(memory: AddressSpace, transferCache: number, 
     }
     const slots = memory.readBytes(slotsAt, used * 8)
     if (!slots) continue
+    const site = {where: `the transfer cache of class ${cls}`, structure: at, slot: 0, entry: 0, behind: 0}
     for (let i = 0; i < used; i++) {
-      marker.mark(u64le(slots, i * 8), cls, TRANSFER_CACHE, {where: `the transfer cache of class ${cls}`, structure: at, slot: slotsAt + i * 8, entry: 0, behind: 0})
+      site.slot = slotsAt + i * 8
+      marker.mark(u64le(slots, i * 8), cls, TRANSFER_CACHE, site)
     }
   }
 }
@@ -151,17 +155,16 @@ export function markThreadCaches(memory: AddressSpace, threadHeaps: number, layo
       const list = cache + shift.threadCacheList + cls * L.freeListStride
       const length = memory.readU32(list + L.freeListLength) ?? 0
       // Each object's first word links the next: a bad one is reported at the word that held it.
-      let linkAt = list + L.freeListHead
-      let prev = 0
-      let obj = memory.readU64(linkAt) ?? 0
+      let obj = memory.readU64(list + L.freeListHead) ?? 0
+      if (obj === 0) continue
       const walk = Math.min(length, MAX_LIST)
+      const site = {where: `thread cache ${hex(cache)}'s list of class ${cls}`, structure: list, slot: list + L.freeListHead, entry: 0, behind: walk - 1}
       for (let n = 0; n < walk && obj !== 0; n++) {
-        const site = {where: `thread cache ${hex(cache)}'s list of class ${cls}`, structure: list, slot: linkAt, entry: prev, behind: walk - n - 1}
+        site.behind = walk - n - 1
         if (!marker.mark(obj, cls, THREAD_CACHE, site)) break
         objects++
         bytes += classSize[cls]!
-        prev = obj
-        linkAt = obj
+        site.entry = site.slot = obj
         obj = memory.readU64(obj) ?? 0
       }
     }

@@ -1,4 +1,5 @@
 import {hex} from '../errors.js'
+import {lastAtOrBelow} from '../util/search.js'
 import type {AddressSpace} from '../core/address-space.js'
 import type {SlotTable} from '../heap/slot-table.js'
 import type {SpanColumns} from '../heap/heap-model.js'
@@ -142,15 +143,18 @@ export function readSpans(
   // Records the map names that start no span: a freed span's other pages keep naming its record
   // (freed, or reused and started elsewhere); one that is neither is damage, and its pages are lost.
   const named = new Map<number, number>()
-  const started = new Set<number>()
+  // A span's pages follow its first one in the map, each naming its record: once a record has
+  // started a span, the pages after it are not read again. (Only then: a stale entry just before
+  // a reused record's first page names that record too.)
+  let started = 0
   for (const e of entries) {
-    if (notSpan(e.record)) continue
+    if (e.record === started || notSpan(e.record)) continue
     const r = readSpanRecord(memory, e.record, layout, pageShift)
     if (!r || r.firstPage !== e.page) {
       if (!named.has(e.record)) named.set(e.record, e.page)
       continue
     }
-    started.add(e.record)
+    started = e.record
     const first = e.page * pageSize
     freeBefore(first)
     if (first < end) {
@@ -179,8 +183,9 @@ export function readSpans(
     push(e.record, first, r.pages, size, count, r.sampledAllocation, cls, r.allocated, 0)
   }
   freeBefore(Infinity)
+  const records = record.toArray().slice().sort()
   for (const [rec, page] of named) {
-    if (started.has(rec)) continue
+    if (records[lastAtOrBelow(records, rec)] === rec) continue
     const r = readSpanRecord(memory, rec, layout, pageShift)
     const says = r ? `says it starts at page ${hex(r.firstPage * pageSize)}` : 'is not in the core'
     warnings.addDamage('span', `span record ${hex(rec)}, named by the page map at ${hex(page * pageSize)}, ${says}, and starts no span in use, nor is it on span_allocator_'s free list: its pages are left out`, rec)
