@@ -11,6 +11,8 @@ import {openProgram} from '../src/program/open-program.js'
 import {programInputs, refuseOverwrite} from '../src/cli/output-file.js'
 import {analyzeText} from '../src/report/analyze.js'
 import {ROOT_OPTION_NAMES} from '../src/graph/root-kinds.js'
+import type {Stage} from '../src/index/schema.js'
+import {printable} from '../src/util/printable.js'
 
 export default class Analyze extends TomaCommand {
   static override description = 'Classify every TCMalloc heap object of a core and write the index later commands use'
@@ -26,7 +28,12 @@ export default class Analyze extends TomaCommand {
     strict: Flags.boolean({description: `exit with code ${EXIT_STRICT_WARNINGS} when there is any warning or unequal cross-check figure`}),
     workers: Flags.integer({
       min: 1,
-      description: 'threads to use (default: 2 when the machine has two cores); 1 runs every phase on one thread, with the same index',
+      description: 'threads to use (default: every core available); 1 runs every phase on one thread, with the same index',
+    }),
+    stage: Flags.string({
+      options: ['model', 'graph'],
+      default: 'graph',
+      description: 'the last stage to run: model (the heap model, states, sizes, types by vtable: no pointer scan) or graph (everything); the model\'s index is written first either way',
     }),
     roots: Flags.string({
       description: `root kinds to scan, comma-separated (default: all): ${ROOT_OPTION_NAMES.join(',')}; e.g. registers,stacks,globals for the strict view`,
@@ -38,19 +45,28 @@ export default class Analyze extends TomaCommand {
     const progress = terminalProgress(!this.jsonEnabled() && progressWanted())
     try {
       // Every other flag is an analysis option (the index records it).
-      const {strict, index, workers, force, quiet: _quiet, json: _json, ...options} = flags as typeof flags & {json?: boolean}
+      const {strict, index, workers, stage, force, quiet: _quiet, json: _json, ...options} = flags as typeof flags & {json?: boolean}
       const program = openProgram(args.core, options)
       const indexPath = index ?? defaultIndexPath(args.core)
       refuseOverwrite(indexPath, {kind: 'toma index', ownKind: head => head.toString('latin1', 0, 8) === INDEX_MAGIC, inputs: programInputs(program), force})
       // In the second process of a tuned run (bin/run.js), the analysis stops if the first one is gone.
-      const analysis = analyzeCore(args.core, options, abandonedWithoutParent(progress.update), indexPath, program, {workers})
+      const analysis = analyzeCore(args.core, options, abandonedWithoutParent(progress.update), indexPath, program, {
+        workers,
+        stage: stage as Stage,
+        // On a terminal, where another one may be waiting for an answer: the first answers are there now.
+        modelWritten: stage === 'graph' && progressWanted() && !this.jsonEnabled() ? () => {
+              progress.done()
+              note(`heap model written to ${printable(indexPath)}: classes, find-object and check --max-live-bytes answer from it now; building the object graph`)
+            }
+          : undefined,
+      })
       // Only analyze sets the default core; with --index it does not create ./.toma/ for it.
       rememberLast(args.core, analysis.indexPath, {create: index === undefined})
       progress.done()
       for (const line of analysis.program.compressed?.notes ?? []) note(line)
       if (!this.jsonEnabled()) this.log(analyzeText(analysis.summary, analysis.indexPath))
       if (strict && !analysis.summary.warnings.consistent) process.exitCode = EXIT_STRICT_WARNINGS
-      return {...analysis.summary, index: analysis.indexPath, threads: analysis.threadsUsed, scanThreads: analysis.scanThreads, reverseThreads: analysis.reverseThreads, mallocTunables: mallocTunablesInEffect()}
+      return {...analysis.summary, index: analysis.indexPath, stages: analysis.stages, threads: analysis.threadsUsed, scanThreads: analysis.scanThreads, reverseThreads: analysis.reverseThreads, mallocTunables: mallocTunablesInEffect()}
     } finally {
       progress.done()
     }

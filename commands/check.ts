@@ -39,7 +39,9 @@ export default class Check extends TomaCommand {
     if (limits.leakedBytes === undefined && limits.liveBytes === undefined && limits.types.length === 0 && limits.warnings === undefined) {
       throw new TomaError('no limit given: use --max-leaked-bytes, --max-live-bytes, --max-type TYPE=SIZE or --max-warnings')
     }
-    const {index, corePath} = await openIndex(args.core, flags, note)
+    // Live bytes alone are the heap model's; leaks, warnings and types by every naming tier need the graph.
+    const modelOnly = limits.leakedBytes === undefined && limits.types.length === 0 && limits.warnings === undefined
+    const {index, corePath} = await openIndex(args.core, flags, note, modelOnly ? 'model' : 'graph')
     const result = checkLimits(index, limits)
     // A misspelt type would hold any limit with 0 bytes: a gate that always passes is worse than none.
     const unknown = result.unknownTypes[0]

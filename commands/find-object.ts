@@ -19,7 +19,7 @@ export default class FindObject extends TomaCommand {
   async run() {
     const {args, flags} = await this.parse(FindObject)
     const address = parseAddress(args.address)
-    const {index, corePath, program: openProgramOfIndex} = await openIndex(args.core, flags, note)
+    const {index, corePath, program: openProgramOfIndex} = await openIndex(args.core, flags, note, 'model')
     const program = openProgramOfIndex()
     const info = objectInfo(program, index, address, flags.strings, flags.bytes)
     if (!this.jsonEnabled()) this.log(findObjectText(info, corePath))

@@ -11,19 +11,24 @@ import {openProgram} from '../program/open-program.js'
 import {activeSession} from './index-session.js'
 import type {OpenedIndex} from './opened-index.js'
 import {analysisFlags} from './query-flags.js'
+import type {Stage} from '../index/schema.js'
+import {isRunning, type ProcessIdentity} from '../util/process-identity.js'
 
 /**
  * The index for a query: of the core given, of an index file given directly, or of the latest
  * analysis made in this folder. It answers only when everything it was made from is what the
  * query would use now (the core, the analysis options given or stored, each module file and its
- * build-id); otherwise, or when it is missing, damaged or of another format, the core is analysed
- * again and one line says why. A query never changes which core is "the latest analysis".
+ * build-id) and it holds the stage the query `needs` (schema.ts STAGES); otherwise, or when it is
+ * missing, damaged or of another format, the core is analysed again, up to that stage, and one
+ * line says why. A query that needs the graph of an index whose graph another toma is building
+ * waits for it. A query never changes which core is "the latest analysis".
  */
-export async function openIndex(coreArg: string | undefined, flags: Record<string, unknown>, note: (line: string) => void): Promise<OpenedIndex> {
+export async function openIndex(coreArg: string | undefined, flags: Record<string, unknown>, note: (line: string) => void, needs: Stage = 'graph'): Promise<OpenedIndex> {
   const session = activeSession()
-  if (!session) return openIndexNow(coreArg, flags, note)
+  if (!session) return openIndexNow(coreArg, flags, note, needs)
   const core = coreArg ?? session.defaultCore
-  return session.remember(sessionKey(core, flags), note, () => openIndexNow(core, flags, note))
+  // A shell keeps one index per core: the whole one (its commands need the graph sooner or later).
+  return session.remember(sessionKey(core, flags), note, () => openIndexNow(core, flags, note, 'graph'))
 }
 
 /** What makes two queries of a shell ask for the same index: the core, the analysis options given, --index. */
@@ -31,7 +36,7 @@ export function sessionKey(core: string | undefined, flags: Record<string, unkno
   return JSON.stringify([core === undefined ? null : path.resolve(core), givenAnalysisOptions(flags), flags.index ?? null])
 }
 
-async function openIndexNow(coreArg: string | undefined, flags: Record<string, unknown>, note: (line: string) => void): Promise<OpenedIndex> {
+async function openIndexNow(coreArg: string | undefined, flags: Record<string, unknown>, note: (line: string) => void, needs: Stage): Promise<OpenedIndex> {
   const given = givenAnalysisOptions(flags)
   let corePath: string
   let indexPath: string
@@ -68,13 +73,24 @@ async function openIndexNow(coreArg: string | undefined, flags: Record<string, u
   const options: AnalysisOptions = {...(index?.meta.inputs.options ?? {}), ...given}
   const program = openProgram(corePath, options, index ? knownModuleFiles(index.meta.inputs) : undefined)
   for (const line of program.compressed?.notes ?? []) note(line)
+  const inputs = analysisInputs(program, options)
   if (index) {
-    const change = inputChange(index.meta.inputs, analysisInputs(program, options))
+    const change = inputChange(index.meta.inputs, inputs)
     if (change) {
       index.close()
       index = null
       why = change
     }
+  }
+  if (index && !index.holds(needs)) {
+    const underWay = index.meta.graphUnderWay
+    index.close()
+    index = underWay && isRunning(underWay) ? await awaitGraph(indexPath, underWay, note) : null
+    if (index && (!index.holds(needs) || inputChange(index.meta.inputs, inputs))) {
+      index.close()
+      index = null
+    }
+    why = `index ${indexPath} holds the heap model only; building the object graph`
   }
   if (!index) {
     note(why)
@@ -82,7 +98,7 @@ async function openIndexNow(coreArg: string | undefined, flags: Record<string, u
     const [{analyzeCore}, {terminalProgress}] = await Promise.all([import('../pipeline/analyze-core.js'), import('../util/terminal-progress.js')])
     const progress = terminalProgress()
     try {
-      analyzeCore(corePath, options, progress.update, indexPath, program)
+      analyzeCore(corePath, options, progress.update, indexPath, program, {stage: needs})
     } finally {
       progress.done()
     }
@@ -93,6 +109,51 @@ async function openIndexNow(coreArg: string | undefined, flags: Record<string, u
   // Edge offsets are found again in the core's bytes (index/edge-offsets.ts).
   index.useCore(program.core.memory, corePath)
   return {index, corePath, indexPath, program: () => program}
+}
+
+/** How often a query waiting for another process's graph looks at the index. */
+const WAIT_POLL_MS = 250
+
+/**
+ * Waits while `analysis` (another toma, which wrote the model-stage index at `indexPath`) builds
+ * the graph, showing how long on a terminal; then the index it left: the whole one, or null when
+ * it ended without one (stopped, failed) or the index cannot be read.
+ */
+async function awaitGraph(indexPath: string, analysis: ProcessIdentity, note: (line: string) => void): Promise<HeapIndex | null> {
+  const identity = () => {
+    try {
+      const st = fs.statSync(indexPath)
+      return `${st.ino}:${st.mtimeMs}:${st.size}`
+    } catch {
+      return null
+    }
+  }
+  const before = identity()
+  note(`process ${analysis.pid} is building the object graph of this core; waiting for it`)
+  const {terminalProgress} = await import('../util/terminal-progress.js')
+  const progress = terminalProgress()
+  try {
+    for (;;) {
+      progress.update(`waiting for process ${analysis.pid} (graph stage)`, 0, 1)
+      const now = identity()
+      // The index is renamed into place whole: a new file there is the finished analysis. Once
+      // the process has ended, what it left is read too (the caller checks which stages it holds).
+      if ((now !== null && now !== before) || !isRunning(analysis)) return openQuietly(indexPath)
+      await new Promise(resolve => setTimeout(resolve, WAIT_POLL_MS))
+    }
+  } finally {
+    progress.done()
+  }
+}
+
+/** The index at `path`, or null when it is not one this toma reads (the caller analyses again). */
+function openQuietly(path: string): HeapIndex | null {
+  try {
+    return HeapIndex.open(path)
+  } catch (e) {
+    if (e instanceof DamagedIndexError) return null
+    throw e
+  }
 }
 
 /** The analysis options among a query's flags that the user gave (oclif leaves the others undefined). */

@@ -23,15 +23,20 @@ export const ALLOCATOR_INTERNAL = 2
  */
 export function allocatorObjects(heap: HeapModel, firstWords: Float64Array, types: ObjectTypes, memory: AddressSpace): Uint32Array {
   const mappings = heap.module.loaded.module.mappings
-  const inAllocator = (a: number) => mappings.some(m => a >= m.start && a < m.end)
+  // Most first words are heap pointers, counts or NaN (not scanned): out of the module's bounds
+  // at once, without a closure over its mappings (this runs for every live object).
+  const lo = Math.min(...mappings.map(m => m.start))
+  const hi = Math.max(...mappings.map(m => m.end))
+  const inAllocator = (a: number) => a >= lo && a < hi && mappings.some(m => a >= m.start && a < m.end)
   const ownType = types.names.map(n => heap.internalClasses.test(n))
   // A static link's module is the program's too: a vtable in it may be any of the program's classes.
   const ownLibrary = heap.ownLibrary
   const objects = heapObjects(heap)
   const found: number[] = []
   for (let o = 0; o < firstWords.length; o++) {
+    const word = firstWords[o]!
+    if (!(word >= lo && word < hi) || heap.state[o] !== LIVE || !inAllocator(word)) continue
     const t = types.typeOf[o]!
-    if (heap.state[o] !== LIVE || !inAllocator(firstWords[o]!)) continue
     if (t !== 0 ? ownType[t - 1] : ownLibrary && defaultExtensionShape(heap, memory, firstWords[o]!, objects.object(o).size)) found.push(o)
   }
   return Uint32Array.from(found)

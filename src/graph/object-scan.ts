@@ -77,6 +77,8 @@ export function scanSpanRange(memory: AddressSpace, t: ScanTables, range: SpanRa
   const {spanStart, objectSize, firstObject, liveBits, spanObjectCount, spanPages} = t
   const words = new Uint32Array(buf.buffer, buf.byteOffset, CHUNK >>> 2)
   const slots = rangeSlots(t, range)
+  // Empty when the caller has the first words already (first-words.ts).
+  const keepFirstWords = firstWords.length > 0
   let nextSlot = slots.start // outStart is filled up to here
   let unreadable = 0
   let scannedObjects = 0
@@ -100,7 +102,7 @@ export function scanSpanRange(memory: AddressSpace, t: ScanTables, range: SpanRa
       sink.beginObject()
       const objStart = sStart + k * size
       const w0 = (objStart - bufAddr) >>> 2
-      if (size >= 8) firstWords[slot] = words[w0 + 1]! * TWO32 + words[w0]!
+      if (size >= 8 && keepFirstWords) firstWords[slot] = words[w0 + 1]! * TWO32 + words[w0]!
       scanObjectWords(words, w0, w0 + Math.floor(size / 8) * 2, bufAddr, objStart, t, sink, free)
       scannedObjects++
       scannedBytes += size
@@ -141,7 +143,7 @@ export function scanSpanRange(memory: AddressSpace, t: ScanTables, range: SpanRa
     let lastMissingEnd = -1
     const scanPiece = (at: number, n: number): boolean => {
       if (!memory.readInto(at, n, buf)) return false
-      if (at === objStart && n >= 8) firstWords[slot] = words[1]! * TWO32 + words[0]!
+      if (at === objStart && n >= 8 && keepFirstWords) firstWords[slot] = words[1]! * TWO32 + words[0]!
       scanObjectWords(words, 0, n >>> 2, at, objStart, t, sink, free)
       present += n
       return true

@@ -33,7 +33,7 @@ export type ScanWorkerMessage = {range: number; result: RangeScan} | WorkerFailu
 
 /** The forward edges of every live object, merged from the ranges in address order. */
 export interface ForwardScan {
-  /** The first 8 bytes of every scanned object (vtable pointers name types), NaN where not scanned. */
+  /** The first 8 bytes of every scanned object (vtable pointers name types), NaN where not scanned; empty when not asked for. */
   firstWords: Float64Array
   edgeCount: number
   outStart: Uint32Array
@@ -65,11 +65,12 @@ export function scanForward(
   warnings: Warnings,
   threads: number,
   progress?: ProgressUpdate,
+  keepFirstWords = true,
 ): ForwardScan {
   const total = tables.totalObjects
   checkIdWidth(total, 'objects')
   const outStart = sharedUint32(total + 1)
-  const firstWords = sharedFloat64(total).fill(NaN)
+  const firstWords = keepFirstWords ? sharedFloat64(total).fill(NaN) : new Float64Array(0)
   const {ranges, liveBytes} = splitByLiveBytes(tables, RANGES)
   const results: Array<RangeScan | undefined> = new Array(ranges.length)
   const counters = new Int32Array(new SharedArrayBuffer(4))

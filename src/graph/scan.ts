@@ -23,6 +23,8 @@ export interface ScanOptions {
   threads?: number
   /** Which edges keep their offset (edge-words.ts); CHECKPOINTS when absent. */
   checkpoints?: CheckpointRule
+  /** false: the caller has the objects' first words (first-words.ts), the scan keeps none. */
+  firstWords?: boolean
 }
 
 /** The graph with the warnings met while building it (unreadable ranges, stacks not found). */
@@ -80,7 +82,7 @@ export function scanObjects(program: Program, heap: HeapModel, options: ScanOpti
     checkpoints: options.checkpoints ?? CHECKPOINTS,
     watchSlots: damagedSlots(heap),
   }
-  const {threads: scanThreads, ...edges} = scanForward(program.core.memory, program.core.memorySource(), tables, warnings, options.threads ?? 1, options.progress)
+  const {threads: scanThreads, ...edges} = scanForward(program.core.memory, program.core.memorySource(), tables, warnings, options.threads ?? 1, options.progress, options.firstWords !== false)
   return {...edges, lookup, warnings, scanThreads}
 }
 

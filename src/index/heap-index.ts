@@ -8,7 +8,7 @@ import {ROOT_KIND_NAMES, type RootKindName} from '../graph/csr.js'
 import type {AddressSpace} from '../core/address-space.js'
 import {EdgeOffsets, type ObjectEdges} from './edge-offsets.js'
 import {VIA_NONE, viaLabel, type ViaLabel} from '../naming/via.js'
-import type {ArrayName} from './schema.js'
+import type {ArrayName, Stage} from './schema.js'
 import {ObjectColumns} from './object-columns.js'
 
 export type {ObjectRef}
@@ -126,6 +126,11 @@ export class HeapIndex {
   /** The index file's path (for a problem found in its contents). */
   get path(): string {
     return this.file.path
+  }
+
+  /** Whether the index holds a stage's arrays (a model-stage index has no graph: schema.ts STAGES). */
+  holds(stage: Stage): boolean {
+    return this.file.stages.includes(stage)
   }
 
   close(): void {

@@ -6,14 +6,14 @@ import {isShared} from '../util/shared-arrays.js'
 import type {FileArray} from '../util/file-array.js'
 // A type only: the writer thread's module (and node:worker_threads) stays out of a query's start.
 import type {BackgroundWrites} from './background-writes.js'
-import {declaredTypes, type ArrayName, type ArrayNamesOf, type ArrayOf, type DeclaredArrays, type ElementType} from './schema.js'
-import {arrayTableProblem, declarationProblem} from './schema-check.js'
+import {STAGE_NAMES, declaredTypes, type ArrayName, type ArrayNamesOf, type ArrayOf, type DeclaredArrays, type ElementType, type Stage} from './schema.js'
+import {arrayTableProblem, declarationProblem, stagesProblem} from './schema-check.js'
 import {u64le} from '../util/u64le.js'
 
 export const INDEX_MAGIC = 'TOMAIDX\0'
 const MAGIC = INDEX_MAGIC
 /** Bump when what an index holds or how it is laid out changes: older indexes are then rebuilt. */
-export const INDEX_FORMAT_VERSION = 10
+export const INDEX_FORMAT_VERSION = 11
 
 type ArrayType = ElementType
 type Typed = Uint8Array | Uint16Array | Uint32Array | Int32Array | Float64Array
@@ -27,6 +27,8 @@ interface ArrayEntry {
 
 interface Header {
   formatVersion: number
+  /** The analysis stages the index holds (schema.ts STAGES): the first ones, in order. */
+  stages: Stage[]
   meta: unknown
   arrays: Record<string, ArrayEntry>
 }
@@ -183,12 +185,13 @@ export class IndexWriter {
     return {path: this.tmp.path, byteOffset: PREAMBLE + entry.offset, length: entry.length, written}
   }
 
-  finish(meta: unknown): void {
+  /** Writes the header and renames the file into place; `stages`: the analysis stages its arrays are of. */
+  finish(meta: unknown, stages: readonly Stage[] = STAGE_NAMES): void {
     if (this.fd === null) throw new Error('index already finished')
     const fd = this.fd
     try {
       this.written(() => this.background?.drain())
-      const header: Header = {formatVersion: INDEX_FORMAT_VERSION, meta, arrays: this.entries}
+      const header: Header = {formatVersion: INDEX_FORMAT_VERSION, stages: [...stages], meta, arrays: this.entries}
       const json = Buffer.from(JSON.stringify(header), 'utf8')
       const at = PREAMBLE + this.offset
       this.written(() => writeAll(fd, json, at))
@@ -253,11 +256,11 @@ function writeAll(fd: number, bytes: Buffer, position: number): void {
 }
 
 /** Writes a whole index at once. */
-export function writeIndex<A extends Record<keyof A, Typed>>(path: string, meta: unknown, arrays: A & DeclaredArrays<A>): void {
+export function writeIndex<A extends Record<keyof A, Typed>>(path: string, meta: unknown, arrays: A & DeclaredArrays<A>, stages: readonly Stage[] = STAGE_NAMES): void {
   const w = new IndexWriter(path)
   try {
     w.addAll(arrays)
-    w.finish(meta)
+    w.finish(meta, stages)
   } catch (e) {
     w.abandon()
     throw e
@@ -267,6 +270,8 @@ export function writeIndex<A extends Record<keyof A, Typed>>(path: string, meta:
 /** An index file opened for reading: the header at once, arrays on demand (whole or a range). */
 export class IndexFile {
   readonly meta: unknown
+  /** The analysis stages the index holds (checked at open). */
+  readonly stages: readonly Stage[]
   private readonly arrays: Record<string, ArrayEntry>
   private readonly dataStart: number
   private readonly fd: number
@@ -274,6 +279,7 @@ export class IndexFile {
   private constructor(readonly path: string, fd: number, header: Header, dataStart: number) {
     this.fd = fd
     this.meta = header.meta
+    this.stages = header.stages
     this.arrays = header.arrays
     this.dataStart = dataStart
   }
@@ -311,7 +317,7 @@ export class IndexFile {
         throw new DamagedIndexError(path, 'the header is not JSON')
       }
       const dataStart = PREAMBLE
-      const problem = headerProblem(header, dataStart, at) ?? arrayTableProblem(header.arrays)
+      const problem = headerProblem(header, dataStart, at) ?? stagesProblem(header.stages) ?? arrayTableProblem(header.arrays, header.stages)
       if (problem) throw new DamagedIndexError(path, problem)
       return new IndexFile(path, fd, header, dataStart)
     } catch (e) {

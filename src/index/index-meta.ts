@@ -1,6 +1,7 @@
 import type {Accumulation} from '../dominators/accumulation.js'
 import type {RootRegion} from '../graph/root-regions.js'
 import type {FileIdentity} from '../elf/file-identity.js'
+import type {ProcessIdentity} from '../util/process-identity.js'
 /**
  * Everything an analysis depended on: if any of it differs for a query, the index does not answer
  * that query and the core is analysed again.
@@ -84,6 +85,11 @@ export interface IndexMeta {
   samplePeriod: number | null
   /** The frame labels of the dead-frame sightings (sighting.* arrays; sighting-index.ts). */
   sightingFrames: SightingFrame[]
+  /**
+   * In a model-stage index written by an analysis that went on to the graph: that process, which
+   * a query needing the graph waits for while it runs (util/process-identity.ts). Absent otherwise.
+   */
+  graphUnderWay?: ProcessIdentity
 }
 
 const isNum = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v)
@@ -112,5 +118,6 @@ export function metaProblem(meta: unknown): string | null {
   if (!every(meta.rootRegions, r => isObj(r) && isStr(r.kind) && isNum(r.start) && isNum(r.end) && isNum(r.base) && isStr(r.label) && (r.thread === null || isNum(r.thread)))) return 'bad root regions'
   if (!(meta.samplePeriod === null || (isNum(meta.samplePeriod) && meta.samplePeriod > 0))) return 'bad sample period'
   if (!every(meta.sightingFrames, f => isObj(f) && (f.function === null || isStr(f.function)) && isStr(f.frame))) return 'bad sighting frames'
+  if (meta.graphUnderWay !== undefined && !(isObj(meta.graphUnderWay) && Number.isSafeInteger(meta.graphUnderWay.pid) && isNum(meta.graphUnderWay.startTime))) return 'bad analysis process'
   return null
 }

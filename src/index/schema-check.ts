@@ -1,4 +1,4 @@
-import {ARRAY_NAMES, INDEX_ARRAYS, LENGTH_GROUPS, declaredTypes, type LengthGroup} from './schema.js'
+import {ARRAY_NAMES, INDEX_ARRAYS, LENGTH_GROUPS, STAGE_NAMES, declaredTypes, stageOf, type ArrayName, type LengthGroup, type Stage} from './schema.js'
 
 /** What the schema asks of one array of a file's table. */
 interface TableEntry {
@@ -15,18 +15,28 @@ export function declarationProblem(name: string, type: string): string | null {
 }
 
 /**
- * Why an index's array table disagrees with the schema, or null: every array declared and of a
- * declared type, every array not optional present, and the arrays of each length group (schema.ts)
- * of one length, the derived groups' that length transformed. The one place these are checked:
- * a reader trusts them after this.
+ * Why a header's stage list is not one an analysis writes (the first stages, in order, at least
+ * the model), or null.
  */
-export function arrayTableProblem(table: Readonly<Record<string, TableEntry>>): string | null {
+export function stagesProblem(stages: unknown): string | null {
+  if (!Array.isArray(stages) || stages.length === 0 || stages.length > STAGE_NAMES.length) return 'bad stage list'
+  return stages.every((s, i) => s === STAGE_NAMES[i]) ? null : 'bad stage list'
+}
+
+/**
+ * Why an index's array table disagrees with the schema, or null: every array declared and of a
+ * declared type, every array not optional of the stages it holds present and none of a stage it
+ * does not hold, and the arrays of each length group (schema.ts) of one length, the derived
+ * groups' that length transformed. The one place these are checked: a reader trusts them after this.
+ */
+export function arrayTableProblem(table: Readonly<Record<string, TableEntry>>, stages: readonly Stage[] = STAGE_NAMES): string | null {
   for (const [name, e] of Object.entries(table)) {
     const problem = declarationProblem(name, e.type)
     if (problem) return problem
+    if (!stages.includes(stageOf(name as ArrayName))) return `array ${name} belongs to the ${stageOf(name as ArrayName)} stage, which the index does not hold`
   }
   for (const name of ARRAY_NAMES) {
-    if (!Object.hasOwn(table, name) && !('optional' in INDEX_ARRAYS[name])) return `no array ${name}`
+    if (!Object.hasOwn(table, name) && !('optional' in INDEX_ARRAYS[name]) && stages.includes(stageOf(name))) return `no array ${name}`
   }
   const lengths = new Map<LengthGroup, {name: string; length: number}>()
   for (const name of ARRAY_NAMES) {

@@ -1,4 +1,4 @@
-import {INDEX_ARRAYS, LENGTH_GROUPS, META_FIELDS, PHASES, type ArrayName} from './schema.js'
+import {INDEX_ARRAYS, LENGTH_GROUPS, META_FIELDS, PHASES, STAGES, type ArrayName} from './schema.js'
 import {INDEX_FORMAT_VERSION} from './index-file.js'
 
 /** A table cell: pipes escaped, so a doc line cannot break the table. */
@@ -17,9 +17,20 @@ export function schemaMarkdown(): string {
     '',
     'An index file is a 24-byte preamble (magic `TOMAIDX\\0`, format version, header length and offset),',
     'the arrays below, each 8-byte aligned, little-endian, then a JSON header: the format version, the',
-    'meta and the array table (each array\'s element type, offset and length). A reader refuses an index',
-    'whose array table disagrees with this schema (an array not declared, of another element type, a',
-    'required one missing, or a length group whose arrays differ in length).',
+    'stages the index holds, the meta and the array table (each array\'s element type, offset and',
+    'length). A reader refuses an index whose array table disagrees with this schema (an array not',
+    'declared, of another element type, a required one of a stage it holds missing, one of a stage it',
+    'does not hold present, or a length group whose arrays differ in length).',
+    '',
+    '## Stages',
+    '',
+    'An analysis writes the model stage\'s index first and, unless told to stop there',
+    '(`toma analyze --stage model`), replaces it with the whole one. A query that needs only the model',
+    'answers from either.',
+    '',
+    '| Stage | What it holds |',
+    '|---|---|',
+    ...Object.entries(STAGES).map(([stage, doc]) => `| ${stage} | ${cell(doc)} |`),
     '',
     '## Arrays',
     '',
@@ -35,8 +46,8 @@ export function schemaMarkdown(): string {
   }
   lines.push('', '## Length groups', '', 'Arrays of one group have one length; a derived group\'s length is its base group\'s, transformed.', '', '| Group | Length |', '|---|---|')
   for (const [group, g] of Object.entries(LENGTH_GROUPS)) lines.push(`| ${group} | ${cell(g.doc)} |`)
-  lines.push('', '## Phases', '', '| Phase | What runs |', '|---|---|')
-  for (const [phase, doc] of Object.entries(PHASES)) lines.push(`| ${phase} | ${cell(doc)} |`)
+  lines.push('', '## Phases', '', '| Phase | Stage | What runs |', '|---|---|---|')
+  for (const [phase, p] of Object.entries(PHASES)) lines.push(`| ${phase} | ${p.stage} | ${cell(p.doc)} |`)
   lines.push('', '## Meta', '', 'The header\'s `meta` object (`src/index/index-meta.ts`, checked by `metaProblem` on open):', '', '| Field | Meaning |', '|---|---|')
   for (const [field, doc] of Object.entries(META_FIELDS)) lines.push(`| \`${field}\` | ${cell(doc)} |`)
   return lines.join('\n') + '\n'

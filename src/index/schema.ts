@@ -50,18 +50,35 @@ export const LENGTH_GROUPS = {
 } as const satisfies Record<string, {doc: string; of?: string; length?: (n: number) => number}>
 export type LengthGroup = keyof typeof LENGTH_GROUPS
 
-/** The analysis phases that produce arrays (analysis/analyze-core.ts), in the order they run. */
-export const PHASES = {
-  heap: 'the heap model (an allocator model through src/heap): spans, slot states, thread caches, samples',
-  scan: 'the object and root scan (graph/scan.ts): forward edges, roots, checkpoints',
-  reverse: 'the reverse edges (graph/reverse-csr.ts)',
-  paths: 'shortest paths from the roots, reachability, the allocator\'s own objects marked',
-  names: 'naming (graph/object-types.ts, naming/): every tier\'s name of each object',
-  frames: 'returned frames (analysis/threads.ts): pointers left in dead stack frames',
-  dominators: 'the dominator pass and the tree walk (dominators/retention.ts); absent with retention off',
-  threads: 'the core\'s thread list',
+/**
+ * The stages an analysis runs in (pipeline/analyze-core.ts), in order. Each stage's index is
+ * whole: the model stage's answers (states, sizes, vtable types) come without the pointer scan,
+ * so a query that needs only them never waits for the graph. An index says which stages it holds.
+ */
+export const STAGES = {
+  model: 'the heap model, slot states, size classes, types by vtable and returned frames: no pointer scan',
+  graph: 'the reference graph, roots, reachability, leaks, paths, dominators and every naming tier',
 } as const
+export type Stage = keyof typeof STAGES
+export const STAGE_NAMES = Object.keys(STAGES) as Stage[]
+
+/** The analysis phases that produce arrays (analysis/analyze-core.ts), in the order they run, with the stage each belongs to. */
+export const PHASES = {
+  heap: {stage: 'model', doc: 'the heap model (an allocator model through src/heap): spans, slot states, thread caches, samples'},
+  scan: {stage: 'graph', doc: 'the object and root scan (graph/scan.ts): forward edges, roots, checkpoints'},
+  reverse: {stage: 'graph', doc: 'the reverse edges (graph/reverse-csr.ts)'},
+  paths: {stage: 'graph', doc: 'shortest paths from the roots, reachability, the allocator\'s own objects marked'},
+  names: {stage: 'model', doc: 'naming (graph/object-types.ts, naming/): by vtable alone in a model-stage index, every tier\'s name of each object with the graph'},
+  frames: {stage: 'model', doc: 'returned frames (analysis/threads.ts): pointers left in dead stack frames'},
+  dominators: {stage: 'graph', doc: 'the dominator pass and the tree walk (dominators/retention.ts); absent with retention off'},
+  threads: {stage: 'model', doc: 'the core\'s thread list'},
+} as const satisfies Record<string, {stage: Stage; doc: string}>
 export type Phase = keyof typeof PHASES
+
+/** The stage that produces array `name`. */
+export function stageOf(name: ArrayName): Stage {
+  return PHASES[INDEX_ARRAYS[name].phase].stage
+}
 
 interface ArraySpec {
   /** The element type; two where the analysis picks one (type ids: 16 bits while they fit). */
@@ -171,4 +188,5 @@ export const META_FIELDS: Record<keyof IndexMeta, string> = {
   accumulations: 'accumulation points of the objects retaining 1 % or more of the live heap',
   samplePeriod: 'TCMalloc\'s sampling period, or null when not known',
   sightingFrames: 'the frame labels of the sightings (sighting.frame indexes them)',
+  graphUnderWay: 'in a model-stage index whose graph stage was still running: that process (its pid and start time), which a query that needs the graph waits for',
 }

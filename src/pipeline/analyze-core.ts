@@ -9,6 +9,9 @@ import type {Program} from '../program/program.js'
 import {modelHeap} from '../allocators.js'
 import type {HeapModel} from '../heap/heap-model.js'
 import {heapSummary, type HeapSummary} from '../queries/heap-summary.js'
+import {heapArrays, modelStage, type ModelStage} from './model-stage.js'
+import {STAGE_NAMES, type Stage} from '../index/schema.js'
+import {thisProcess, type ProcessIdentity} from '../util/process-identity.js'
 import {TypeNamer} from '../graph/types.js'
 import {analysisInputs, type AnalysisOptions} from './analysis-inputs.js'
 import type {RetentionArrays} from '../dominators/retention.js'
@@ -25,8 +28,6 @@ import {conflictLine} from '../naming/object-names.js'
 import {VIA_LABELS} from '../naming/via.js'
 import type {NamingMeta} from '../index/index-meta.js'
 import {rootRegions} from '../graph/root-regions.js'
-import {sightingTable} from '../index/sighting-index.js'
-import {deadFrameSightings} from '../queries/threads.js'
 import type {ProgressUpdate} from '../util/terminal-progress.js'
 import type {CheckpointRule} from '../graph/edge-words.js'
 
@@ -46,6 +47,8 @@ export interface Analysis {
   scanThreads: number
   /** Threads the reverse edges were built on. */
   reverseThreads: number
+  /** The stages the index holds (schema.ts STAGES). */
+  stages: Stage[]
 }
 
 type Progress = ProgressUpdate
@@ -61,10 +64,15 @@ export interface RunOptions {
   retention?: boolean
   /** Which edges keep their offset in the index (edge-words.ts); only tests narrow it. */
   checkpoints?: CheckpointRule
+  /** The last stage to run (schema.ts STAGES); the model stage's index is written first either way. Default: 'graph'. */
+  stage?: Stage
+  /** Called once the model stage's index is in place (before the graph stage, when it runs). */
+  modelWritten?: () => void
 }
 
+/** Every processor this process may run on. */
 export function defaultWorkers(): number {
-  return Math.min(2, os.availableParallelism())
+  return os.availableParallelism()
 }
 
 /**
@@ -82,20 +90,80 @@ export function defaultWorkers(): number {
 export function analyzeCore(corePath: string, options: AnalysisOptions, progress?: Progress, indexPath = defaultIndexPath(corePath), opened?: Program, run: RunOptions = {}): Analysis {
   const program = opened ?? openProgram(corePath, options)
   const workers = Math.max(1, Math.floor(run.workers ?? defaultWorkers()))
-  const rootKinds = typeof options.roots === 'string' ? parseRootKinds(options.roots) : undefined
   const heap = modelHeap(program, {version: options['tcmalloc-version'], progress})
-  // The heap model's list walks filled the read cache; the scan reads in large pieces past it.
+  // The heap model's list walks filled the read cache; the first words and the scan read in large pieces past it.
   program.core.dropReadCache()
+  const namer = new TypeNamer(program)
+  // The model stage's index first: queries that need only the model answer from it while the graph is built.
+  const model = modelStage(program, heap, namer, progress)
+  const lastStage = run.stage ?? 'graph'
+  progress?.('writing index', 0, 1)
+  writeModelIndex(indexPath, program, heap, options, model, lastStage === 'graph' ? thisProcess() : null)
+  run.modelWritten?.()
+  if (lastStage === 'model') {
+    return {program, heap, types: model.types, naming: model.naming, summary: model.summary, indexPath, threadsUsed: 1, scanThreads: 0, reverseThreads: 0, stages: ['model']}
+  }
+  return graphStage(program, heap, namer, model, options, indexPath, workers, run, progress)
+}
+
+/** The model stage's index: the heap model's arrays, the names by vtable, the returned frames, no graph. */
+function writeModelIndex(indexPath: string, program: Program, heap: HeapModel, options: AnalysisOptions, model: ModelStage, graphUnderWay: ProcessIdentity | null): void {
+  const writer = new IndexWriter(indexPath)
+  try {
+    const types = model.types
+    writer.addAll(heapArrays(heap))
+    writer.addAll(model.sightings.arrays)
+    writer.addAll({'object.type': types.typeOf, 'object.via': model.naming.names.via})
+    writer.add('thread.tid', threadIds(program))
+    const meta: IndexMeta = {
+      ...indexMeta(program, heap, options, model.summary, model.naming, model.sightings.frames),
+      rootRegions: [],
+      accumulations: [],
+      ...(graphUnderWay ? {graphUnderWay} : {}),
+    }
+    writer.finish(meta, ['model'])
+  } catch (e) {
+    writer.abandon()
+    throw e
+  }
+}
+
+/** The meta's fields both stages' indexes fill alike. */
+function indexMeta(program: Program, heap: HeapModel, options: AnalysisOptions, summary: HeapSummary, naming: NamingResult, sightingFrames: IndexMeta['sightingFrames']) {
+  const types = naming.names
+  return {
+    inputs: analysisInputs(program, options),
+    pageSize: heap.pageSize,
+    summary,
+    moduleWarnings: summary.warnings.list.filter(w => w.phase === 'modules'),
+    sizeClassSizes: Array.from(heap.sizeClassSizes),
+    threadCaches: heap.threadCaches.map(c => ({address: c.address, tid: c.tid, ...(c.cpu !== undefined && c.cpu !== null ? {cpu: c.cpu} : {})})),
+    typeNames: types.names,
+    typeKinds: types.kinds,
+    naming: namingMeta(naming),
+    samplePeriod: heap.sampled.period,
+    sightingFrames,
+  }
+}
+
+const threadIds = (program: Program) => Int32Array.from(program.core.threads, t => t.tid)
+
+/**
+ * The graph stage: the pointer scan, roots, reverse edges, reachability, every naming tier and the
+ * dominators, written as the whole index in place of the model stage's.
+ */
+function graphStage(program: Program, heap: HeapModel, namer: TypeNamer, model: ModelStage, options: AnalysisOptions, indexPath: string, workers: number, run: RunOptions, progress?: Progress): Analysis {
+  const rootKinds = typeof options.roots === 'string' ? parseRootKinds(options.roots) : undefined
   // The index's last arrays are written on a thread of their own while the last phases run.
   const background = workers > 1 && run.retention !== false ? BackgroundWrites.start() : null
   const writer = new IndexWriter(indexPath, background)
   const store: GraphStore = new ArrayStore<GraphStoreArrays>(writer, () => progress?.('writing index', 0, 1))
   try {
-    const namer = new TypeNamer(program)
     const retain = run.retention !== false
-    for (const phase of graphPhases({program, heap, namer, scan: {progress, rootKinds, threads: workers, checkpoints: run.checkpoints}, workers, retention: retain})) store.run(phase.run, phase.after)
+    const vtableTypes = model.vtableTypes
+    store.put({ownObjects: model.ownObjects})
+    for (const phase of graphPhases({program, heap, scan: {progress, rootKinds, threads: workers, checkpoints: run.checkpoints, firstWords: false}, workers, retention: retain})) store.run(phase.run, phase.after)
     const pending = store.has('retention') ? store.get('retention') : null
-    const vtableTypes = store.get('types')
     const reachable = store.get('object.reachable')
     const graph = graphFacts(store, heap.spans.totalObjects)
     // The edges are garbage on this thread now (the dominator worker drops its references once its
@@ -110,13 +178,11 @@ export function analyzeCore(corePath: string, options: AnalysisOptions, progress
     const naming = nameHeap(program, objects, LIVE, namer, graph.roots.ranges, vtableTypes, heap.requestFit())
     const types = naming.names.asTypes()
     progress?.('summary', 0, 1)
-    const summary = heapSummary(program, heap, graph, types, reachable, naming)
+    const summary = heapSummary(program, heap, {facts: graph, reachable}, types, naming)
     const regions = rootRegions(graph)
     const {scanThreads, reverseThreads} = graph
-    // Leads found once here, beside the dominator pass: each needs the threads unwound and libc's
-    // thread descriptors, too slow for every query.
-    progress?.('returned frames', 0, 1)
-    const sightings = sightingTable(deadFrameSightings(program, addr => objects.findObject(addr)))
+    // Leads the model stage found (each needs the threads unwound and libc's thread descriptors, too slow for every query).
+    const sightings = model.sightings
     writer.addAll(sightings.arrays)
     progress?.('writing index', 0, 1)
     writer.addAll({'object.type': types.typeOf, 'object.via': naming.names.via, 'object.reachable': reachable})
@@ -141,24 +207,14 @@ export function analyzeCore(corePath: string, options: AnalysisOptions, progress
       'thread.retainedBytes': retention.threadRetainedBytes,
       'thread.retainedObjects': retention.threadRetainedObjects,
     })
-    writer.add('thread.tid', Int32Array.from(program.core.threads, t => t.tid))
+    writer.add('thread.tid', threadIds(program))
     const meta: IndexMeta = {
-      inputs: analysisInputs(program, options),
-      pageSize: heap.pageSize,
-      summary,
-      moduleWarnings: summary.warnings.list.filter(w => w.phase === 'modules'),
-      sizeClassSizes: Array.from(heap.sizeClassSizes),
-      threadCaches: heap.threadCaches.map(c => ({address: c.address, tid: c.tid, ...(c.cpu !== undefined && c.cpu !== null ? {cpu: c.cpu} : {})})),
-      typeNames: types.names,
-      typeKinds: naming.names.kinds,
-      naming: namingMeta(naming),
+      ...indexMeta(program, heap, options, summary, naming, sightings.frames),
       rootRegions: regions,
       accumulations: retention?.accumulations ?? [],
-      samplePeriod: heap.sampled.period,
-      sightingFrames: sightings.frames,
     }
-    writer.finish(meta)
-    return {program, heap, types, naming, summary, indexPath, threadsUsed: Math.max(scanThreads, reverseThreads, pending?.parallel ? 2 : 1), scanThreads, reverseThreads}
+    writer.finish(meta, STAGE_NAMES)
+    return {program, heap, types, naming, summary, indexPath, threadsUsed: Math.max(scanThreads, reverseThreads, pending?.parallel ? 2 : 1), scanThreads, reverseThreads, stages: [...STAGE_NAMES]}
   } catch (e) {
     writer.abandon()
     // A failed index write (a full disk) comes first: a phase that read the index back failed for it.

@@ -2,14 +2,12 @@ import type {Program} from '../program/program.js'
 import type {HeapModel} from '../heap/heap-model.js'
 import {LIVE} from '../heap/states.js'
 import {reverseEdges, scanGraphRoots, scanObjects, type GraphFacts, type ObjectScan, type RootScan, type ScanOptions} from '../graph/scan.js'
-import {nameObjects, type ObjectTypes} from '../graph/object-types.js'
-import type {TypeNamer} from '../graph/types.js'
-import {allocatorObjects, markAllocatorInternal} from '../graph/allocator-internal.js'
+import {markAllocatorInternal} from '../graph/allocator-internal.js'
 import {dominatorPassOnWorker} from '../dominators/dominator-job.js'
 import type {ForwardEdges, ReverseEdges} from '../dominators/dominators.js'
 import {startRetention, type PendingRetention} from '../dominators/retention.js'
 import {reachableFromParents, reachableFromRoots, shortestPathParents} from '../graph/reachability.js'
-import {liveBeforeBlocks} from '../queries/object-ids.js'
+import {heapArrays} from './model-stage.js'
 import type {ArrayStore, StoreAction} from '../store/array-store.js'
 import type {FileArray} from '../util/file-array.js'
 import type {ProgressUpdate} from '../util/terminal-progress.js'
@@ -24,8 +22,6 @@ export interface GraphArrays {
   'edge.to': Uint32Array
   'edge.checkpoint': Uint32Array
   'edge.checkpointOffset': Float64Array
-  /** The first 8 bytes of every scanned object: types are named from them. */
-  firstWords: Float64Array
   liveLookup: ObjectScan['lookup']
   'edge.inStart': Uint32Array | FileArray
   'edge.inEdge': Uint32Array
@@ -40,9 +36,8 @@ export interface GraphArrays {
   'object.parent': Uint32Array
   'object.reachable': Uint8Array
   'object.liveBefore': Uint32Array
-  /** TCMalloc's own allocations (allocator-internal.ts). */
+  /** TCMalloc's own allocations (allocator-internal.ts), found by the model stage. */
   ownObjects: Uint32Array
-  types: ObjectTypes
   /** What the summary reads of the scans. */
   scanFacts: Omit<ObjectScan, 'lookup' | 'firstWords' | 'outStart' | 'outTo' | 'checkpointEdge' | 'checkpointOffset'>
   rootFacts: Pick<RootScan, 'rootCount' | 'offsetOverflows' | 'roots'>
@@ -62,7 +57,6 @@ export type GraphStore = ArrayStore<GraphStoreArrays>
 export interface GraphContext {
   program: Program
   heap: HeapModel
-  namer: TypeNamer
   scan: ScanOptions & {progress?: ProgressUpdate}
   workers: number
   /** false: reachability only (analyze-core.ts: RunOptions.retention). */
@@ -107,12 +101,12 @@ const HEAP_AND_GRAPH = [
 ] as const
 
 /**
- * The phases that need the reference graph's edges: the scan, types, the reverse edges, the start
+ * The phases that need the reference graph's edges: the scan, roots, the reverse edges, the start
  * of the retention analysis, shortest paths and reachability, and the graph's index arrays. Each
  * array goes to the index as soon as it exists and leaves memory as soon as no later phase reads
  * it, before the next phase allocates (peak memory is what big cores run out of): the forward edges
- * right after the scan (the reverse pass reads outStart back from there), the first words after
- * type naming, the reverse graph and its edge ids before the dominator pass allocates (edges keep
+ * right after the scan (the reverse pass reads outStart back from there), the scan's lookup tables
+ * after the roots, the reverse graph and its edge ids before the dominator pass allocates (edges keep
  * no offsets: queries find them again in the core, edge-words.ts), and the edges themselves once
  * the dominator pass has them.
  */
@@ -124,8 +118,9 @@ export function graphPhases(c: GraphContext): Phase<GraphStoreArrays>[] {
     {
       name: 'scan objects',
       run: () => {
-        const {outStart, outTo, checkpointEdge, checkpointOffset, firstWords, lookup, ...facts} = scanObjects(program, heap, c.scan)
-        return {'edge.outStart': outStart, 'edge.to': outTo, 'edge.checkpoint': checkpointEdge, 'edge.checkpointOffset': checkpointOffset, firstWords, liveLookup: lookup, scanFacts: facts}
+        // The model stage read the first words: the scan keeps none (c.scan.firstWords).
+        const {outStart, outTo, checkpointEdge, checkpointOffset, firstWords: _none, lookup, ...facts} = scanObjects(program, heap, c.scan)
+        return {'edge.outStart': outStart, 'edge.to': outTo, 'edge.checkpoint': checkpointEdge, 'edge.checkpointOffset': checkpointOffset, liveLookup: lookup, scanFacts: facts}
       },
       // The forward edges go to the index at once, on the writer thread, while this thread scans
       // the roots and names types: the writer is done with them (and lets them go) long before the
@@ -134,24 +129,13 @@ export function graphPhases(c: GraphContext): Phase<GraphStoreArrays>[] {
       after: [{write: 'edge.outStart'}, {write: 'edge.to'}, {spill: 'edge.outStart'}],
     },
     {
-      // The roots before the reverse pass, so that the first words can go first: then only the
-      // shortest paths run on this thread beside the dominator pass that follows the reverse pass.
+      // The roots before the reverse pass, so that the scan's lookup tables are gone before it
+      // allocates: then only the shortest paths run on this thread beside the dominator pass.
       name: 'roots',
       run: s => {
         const {rootCount, offsetOverflows, roots, rootKind, rootThread, rootAddress, rootTo, rootToOffset} = scanGraphRoots(program, heap, s.get('liveLookup'), s.get('scanFacts').warnings, c.scan)
         return {'root.kind': rootKind, 'root.thread': rootThread, 'root.address': rootAddress, 'root.to': rootTo, 'root.toOffset': rootToOffset, rootFacts: {rootCount, offsetOverflows, roots}}
       },
-    },
-    {
-      // Types are named from the objects' first words (8 bytes a slot) as soon as the scan and the
-      // roots are done, so that the words are gone before the reverse pass allocates.
-      name: 'types',
-      run: s => {
-        const firstWords = s.take('firstWords')
-        const types = nameObjects(firstWords, c.namer, progress)
-        return {types, ownObjects: allocatorObjects(heap, firstWords, types, program.core.memory)}
-      },
-      // The scan's edge blocks and the first words, before the reverse pass allocates.
       after: [{drop: ['liveLookup']}],
     },
     {
@@ -226,17 +210,7 @@ export function graphPhases(c: GraphContext): Phase<GraphStoreArrays>[] {
       // The heap model and the rest of the graph, while the dominator pass runs: on the writer
       // thread where an array is shared, so that this thread goes on at once.
       name: 'heap and graph arrays',
-      run: () => {
-        const sp = heap.spans
-        const sa = heap.sampled
-        return {
-          'span.record': sp.record, 'span.start': sp.start, 'span.pages': sp.pages, 'span.sizeClass': sp.sizeClass, 'span.location': sp.location,
-          'span.refcount': sp.refcount, 'span.sampled': sp.sampled, 'span.objectSize': sp.objectSize, 'span.firstObject': sp.firstObject, 'span.objectCount': sp.objectCount,
-          'object.state': heap.state, 'object.liveBefore': liveBeforeBlocks(heap.state),
-          'threadCache.objects': heap.threadCacheObjects, 'threadCache.owner': heap.threadCacheOwner,
-          'sample.span': sa.span, 'sample.requestedSize': sa.requestedSize, 'sample.stackStart': sa.stackStart, 'sample.pc': sa.pc, 'sample.order': sa.order,
-        }
-      },
+      run: () => heapArrays(heap),
       after: HEAP_AND_GRAPH.map(name => ({write: name})),
     },
     {

@@ -3,6 +3,7 @@ import type {Program} from '../program/program.js'
 import {STATE_NAMES, LIVE} from '../heap/states.js'
 import type {HeapModel} from '../heap/heap-model.js'
 import type {GraphFacts} from '../graph/scan.js'
+import type {FreePointers} from '../graph/free-pointers.js'
 import type {ObjectTypes} from '../graph/object-types.js'
 import {ROOT_KIND_NAMES, ROOT_REGISTER} from '../graph/csr.js'
 import {missingModuleWarnings} from './missing-modules.js'
@@ -15,13 +16,26 @@ import type {NamingResult} from '../naming/name-heap.js'
 import {namingSummary, namingWarnings} from './naming-summary.js'
 import {heapObjects} from '../heap/objects.js'
 
-/** The figures `toma analyze` reports, as plain JSON-able data (also stored in the index). */
-export function heapSummary(program: Program, heap: HeapModel, graph: GraphFacts, types: ObjectTypes, reachable: Uint8Array, naming: NamingResult, topClasses = 12) {
+/** The graph stage's part of the summary: the graph with its reachability (null before that stage). */
+export interface SummaryGraph {
+  facts: GraphFacts
+  reachable: Uint8Array
+}
+
+/** No pointers into free slots: what the model stage knows before the scan finds them. */
+const NO_FREE_POINTERS: FreePointers = {count: 0, word: new Float64Array(0), value: new Float64Array(0), target: new Uint32Array(0)}
+
+/**
+ * The figures `toma analyze` reports, as plain JSON-able data (also stored in the index). Without
+ * the graph (the model stage), `graph` is null and the damage report names no dangling pointers.
+ */
+export function heapSummary(program: Program, heap: HeapModel, withGraph: SummaryGraph | null, types: ObjectTypes, naming: NamingResult, topClasses = 12) {
   const {spans} = heap
   const kinds = heap.spanKinds()
   const classes = heap.sizeClassUse().sort((a, b) => b.liveBytes - a.liveBytes)
+  const graph = withGraph?.facts ?? null
   // After the large phases: it unwinds every thread, whose call-frame information then stays loaded.
-  const damage = heapDamage(program, heap, types, graph.freePointers, heap.activity(program))
+  const damage = heapDamage(program, heap, types, graph?.freePointers ?? NO_FREE_POINTERS, heap.activity(program))
   return {
     core: {path: program.coreFile, size: program.core.size, pid: program.core.process.pid, command: program.core.process.command},
     allocator: heap.describe(),
@@ -44,7 +58,7 @@ export function heapSummary(program: Program, heap: HeapModel, graph: GraphFacts
     topSizeClasses: classes.slice(0, topClasses),
     // The stored key of the allocator's figure is `tcmalloc` (the index's summary, read by the reports).
     crossCheck: heap.crossCheck.map(({allocator, notIndependent, ...c}) => ({...c, tcmalloc: allocator, ...(notIndependent === undefined ? {} : {notIndependent}), equal: c.toma === allocator, independent: notIndependent === undefined})),
-    graph: {
+    graph: !withGraph || !graph ? null : {
       scannedObjects: graph.scannedObjects,
       scannedBytes: graph.scannedBytes,
       unreadableObjects: graph.unreadableObjects,
@@ -53,15 +67,15 @@ export function heapSummary(program: Program, heap: HeapModel, graph: GraphFacts
       rootsNotScanned: {allocatorBytes: graph.roots.excluded.allocator, deadStackBytes: graph.roots.excluded.deadStack},
       rootsHow: graph.roots.how,
       typedObjects: types.typed,
-      unreachable: unreachableTotals(heap, reachable, UNREACHED),
+      unreachable: unreachableTotals(heap, withGraph.reachable, UNREACHED),
       /** Unreferenced allocations of the allocator itself (TCMalloc's MallocExtension singleton): not counted as leaked. */
-      allocatorInternal: unreachableTotals(heap, reachable, ALLOCATOR_INTERNAL),
+      allocatorInternal: unreachableTotals(heap, withGraph.reachable, ALLOCATOR_INTERNAL),
       types: types.names.length,
       warnings: graph.warnings.total,
     },
     /** Live objects and bytes named, by the tier that named them (naming/). */
     names: namingSummary(heapObjects(heap), LIVE, naming),
-    warnings: reportWarnings([heap.warnings, graph.warnings, namingWarnings(naming)], heap.name, heap.crossCheck, missingModuleWarnings(program, heap.module.loaded), new Map(damage.touchedFigures.filter(t => t.inFlight).map(t => [t.property, t.why]))),
+    warnings: reportWarnings([heap.warnings, ...(graph ? [graph.warnings] : []), namingWarnings(naming)], heap.name, heap.crossCheck, missingModuleWarnings(program, heap.module.loaded), new Map(damage.touchedFigures.filter(t => t.inFlight).map(t => [t.property, t.why]))),
     /** Broken free lists and who broke them, the crash, threads inside the allocator and its locks held (heap-damage.ts). */
     damage,
   }

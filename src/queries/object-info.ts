@@ -46,8 +46,10 @@ export function objectInfo(program: Program, index: HeapIndex, address: number, 
   const words = bytes ? pointingWords(program, index, bytes, window.from, obj.start) : []
   const span = obj.span
   const ids = publicIdsOf(index, [obj.index, ...words.flatMap(w => (w.slot === undefined ? [] : [w.slot]))])
-  const retention = new RetentionIndex(index)
-  const idom = state === 'live' ? retention.idom(obj.index) : null
+  // A model-stage index has no graph: who holds the object is not known yet.
+  const graph = index.holds('graph')
+  const retention = graph ? new RetentionIndex(index) : null
+  const idom = state === 'live' && retention ? retention.idom(obj.index) : null
   return {
     address: hex(address),
     heap: true as const,
@@ -59,10 +61,12 @@ export function objectInfo(program: Program, index: HeapIndex, address: number, 
       state,
       thread: owner ? {tid: owner.tid, threadCache: hex(owner.cache), cpu: owner.cpu} : null,
       sizeClass: index.sizeClass(obj),
-      ...objectNaming(program, index, obj.index, state === 'live'),
+      ...objectNaming(program, index, obj.index, state === 'live', graph),
+      /** false: the index holds the heap model only; `held` is null and names are by vtable alone. */
+      graph,
       // Why it is held (live objects): reachable from a root, what it retains, who dominates it.
       held:
-        state === 'live'
+        state === 'live' && retention
           ? {
               reachable: retention.parent(obj.index) !== null,
               retained: retention.retained(obj.index),
@@ -107,14 +111,15 @@ export type ObjectInfo = ReturnType<typeof objectInfo>
  * or debug information) or null; `name`, `kind` and `via` are any tier's (via.ts); an object no
  * tier names gets its holder's name instead (`via` 'holder': what holds it, not what it is).
  */
-function objectNaming(program: Program, index: HeapIndex, slot: number, live: boolean) {
+function objectNaming(program: Program, index: HeapIndex, slot: number, live: boolean, graph: boolean) {
   const id = live ? index.typeId(slot) : 0
   if (id !== 0) {
     const via = index.via(slot)
     const name = index.typeName(id)
     return {type: via === 'vtable' || via === 'debug-info' ? name : null, name, kind: index.typeKind(id), via}
   }
-  const held = live ? holderName(holderWalk(program, index), slot) : null
+  // Holders are found on the graph's reverse edges.
+  const held = live && graph ? holderName(holderWalk(program, index), slot) : null
   return {type: null, name: held === null ? null : `held by ${held}`, kind: held === null ? null : 'holder', via: held === null ? null : ('holder' as const)}
 }
 

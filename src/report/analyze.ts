@@ -63,8 +63,24 @@ export function analyzeText(summary: HeapSummary, indexPath: string): string {
       ]),
     ),
   )
+  out.push('', heading('Object graph'), ...graphLines(s))
+  if (hasDamageNews(s.damage)) out.push('', heading('Heap damage'), ...damageLines(s.damage))
+  out.push('', heading(`Warnings (${s.warnings.total})`))
+  out.push(...warningLines(s.warnings))
+  out.push('', `index written to ${printable(indexPath)}`)
+  return out.join('\n')
+}
+
+/** The graph's figures, or what the model stage alone says in their place. */
+function graphLines(s: HeapSummary): string[] {
   const g = s.graph
-  out.push('', heading('Object graph'))
+  const out: string[] = []
+  if (!g) {
+    out.push('not built: this index holds the heap model (--stage model): states, sizes, types by vtable')
+    out.push(...namingLines(s.names))
+    out.push('  the pointer scan, roots, leaks, paths, dominators and the other naming tiers come with the graph stage: toma analyze without --stage, or any query that needs them')
+    return out
+  }
   out.push(`${count(g.scannedObjects, 'live object')} scanned (${bytes(g.scannedBytes)}), ${count(g.edges, 'pointer')} between them`)
   out.push(`roots (--roots ${g.roots.filter(r => r.used).map(r => r.option).join(',')}): ${g.roots.filter(r => r.used).map(r => `${grouped(r.count)} ${r.kind} (${bytes(r.scannedBytes)} scanned)`).join(', ')}`)
   const unused = g.roots.filter(r => !r.used)
@@ -74,11 +90,7 @@ export function analyzeText(summary: HeapSummary, indexPath: string): string {
   out.push(`${count(g.unreachable.objects, 'live object')} (${bytes(g.unreachable.bytes)}) ${g.unreachable.objects === 1 ? 'is' : 'are'} reachable from no root: leaked (toma leaks lists them)`)
   if (g.allocatorInternal.objects) out.push(`  not counted: ${count(g.allocatorInternal.objects, 'unreferenced allocation')} of TCMalloc itself (${bytes(g.allocatorInternal.bytes)}; e.g. its MallocExtension singleton)`)
   if (g.unreadableObjects) out.push(chalk.yellow(`${count(g.unreadableObjects, 'live object')} could not be read from the core`))
-  if (hasDamageNews(s.damage)) out.push('', heading('Heap damage'), ...damageLines(s.damage))
-  out.push('', heading(`Warnings (${s.warnings.total})`))
-  out.push(...warningLines(s.warnings))
-  out.push('', `index written to ${printable(indexPath)}`)
-  return out.join('\n')
+  return out
 }
 
 /** Every listed warning with its phase and addresses, what was not listed counted by phase, and the verdict. */

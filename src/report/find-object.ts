@@ -20,7 +20,9 @@ export function findObjectText(raw: ObjectInfo, core: string): string {
       ? [
           `  ${o.held.reachable ? 'reachable from a root' : chalk.yellow('leaked: no root reaches it')}; retains ${grouped(o.held.retained.bytes)} B in ${grouped(o.held.retained.objects)} object(s); immediate dominator ${o.held.immediateDominator ? `${o.held.immediateDominator.address} ${o.held.immediateDominator.type ?? '(untyped)'}` : o.held.onlyThread !== null ? `none: only thread ${o.held.onlyThread}'s registers, stack and TLS reach it` : o.held.reachable ? 'none (held directly by roots)' : 'none (it starts a leaked structure)'}`,
         ]
-      : []),
+      : o.state === 'live' && !o.graph
+        ? [chalk.dim('  who holds it, its retained size and names past the vtable: not known yet (the index holds the heap model; toma refs, path or analyze builds the graph)')]
+        : []),
     ...o.lastSeen.map(x => `  ${chalk.dim(sightingText(x))}`),
     `  span ${o.span.record}: ${count(o.span.pages, 'page')} from ${o.span.start}`,
     ...allocationLines(o.allocation),

@@ -107,7 +107,8 @@ describe('the bundled fast path', () => {
     const entry = fixtureIndex().find(f => f.id === 'v2.10-shared')!
     const truth = JSON.parse(fs.readFileSync(path.join(FIXTURES, entry.id, 'truth.json'), 'utf8')) as Truth
     const f = fixtureFlags(entry)
-    const argv = ['find-object', truth.objects[0]!.address, 'core', '--exe', f.exe, ...(f.tcmalloc ? ['--tcmalloc', f.tcmalloc] : [])]
+    // refs needs the graph: the whole analysis runs, the scan and the dominator pass on their workers.
+    const argv = ['refs', truth.objects[0]!.address, 'core', '--exe', f.exe, ...(f.tcmalloc ? ['--tcmalloc', f.tcmalloc] : [])]
     const work = testTemp('toma-bundle-')
     try {
       fs.copyFileSync(await fixtureCorePath(entry.id), path.join(work, 'core'))

@@ -180,7 +180,7 @@ describe('the default core (issue 7 §4)', () => {
     const alone = await runToma(['classes', '--index', index, '--json'], {cwd: dir})
     expect(alone.status, alone.stderr).toBe(0)
     expect(alone.stderr).not.toMatch(/analys/)
-    expect(JSON.parse(alone.stdout)).toEqual(JSON.parse((await runToma(['classes', core, '--json'], {cwd: dir})).stdout))
+    expect(JSON.parse(alone.stdout)).toEqual(JSON.parse((await runToma(['classes', core, '--index', index, '--json'], {cwd: dir})).stdout))
     expect(fs.existsSync(path.join(dir, '.toma'))).toBe(false)
   })
 })

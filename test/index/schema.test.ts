@@ -4,7 +4,7 @@ import {fileURLToPath} from 'node:url'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {analyzeCore} from '../../src/pipeline/analyze-core.js'
 import {DamagedIndexError, IndexFile, IndexWriter, writeIndex} from '../../src/index/index-file.js'
-import {INDEX_ARRAYS, LENGTH_GROUPS, type ArrayName, type ElementTypes, type LengthGroup} from '../../src/index/schema.js'
+import {INDEX_ARRAYS, LENGTH_GROUPS, stageOf, type ArrayName, type ElementTypes, type LengthGroup} from '../../src/index/schema.js'
 import {Core} from '../../src/core/core.js'
 import {Program} from '../../src/program/program.js'
 import {fixtureCorePath, fixtureFlags, fixtureIndex} from '../helpers/fixture-core.js'
@@ -121,6 +121,28 @@ describe('the index schema, read', () => {
     expect(() => IndexFile.open(bad)).toThrow(problem)
   })
 
+  it('opens an index of the model stage alone; refuses one holding an array of a stage it does not hold, lacking one of a stage it holds, or with a stage list no analysis writes', () => {
+    const modelArrays = Object.fromEntries(Object.entries(smallestArrays()).filter(([n]) => stageOf(n as ArrayName) === 'model'))
+    const model = path.join(work, 'model.toma-index')
+    writeIndex(model, {}, modelArrays as never, ['model'])
+    const f = IndexFile.open(model)!
+    expect(f.stages).toEqual(['model'])
+    expect(f.names().sort()).toEqual(NAMES.filter(n => stageOf(n) === 'model').sort())
+    f.close()
+    const withGraph = path.join(work, 'model-with-graph.toma-index')
+    writeIndex(withGraph, {}, {...modelArrays, 'edge.to': new Uint32Array(0)} as never, ['model'])
+    expect(() => IndexFile.open(withGraph)).toThrow(/array edge\.to belongs to the graph stage, which the index does not hold/)
+    const lacking = path.join(work, 'model-lacking.toma-index')
+    const {'object.state': _state, ...rest} = modelArrays
+    writeIndex(lacking, {}, rest as never, ['model'])
+    expect(() => IndexFile.open(lacking)).toThrow(/no array object\.state/)
+    for (const stages of [['graph'], ['graph', 'model'], [], ['model', 'model']]) {
+      const odd = path.join(work, 'odd-stages.toma-index')
+      writeIndex(odd, {}, smallestArrays() as never, stages as never)
+      expect(() => IndexFile.open(odd), JSON.stringify(stages)).toThrow(/bad stage list/)
+    }
+  })
+
   it('refuses arrays of one length group that differ in length, and a derived group not its base\'s length transformed', () => {
     // One span array one longer than the others: written (the writer does not know the groups), refused when read.
     const grown = path.join(work, 'grown.toma-index')
@@ -188,6 +210,16 @@ describe.skipIf(!entry)('an analysed fixture core (v2.10-sampled) holds exactly 
     expect(lengths.get('thread')).toBe(program.core.threads.length)
     for (const group of ['span', 'object', 'edge', 'root', 'sample', 'sighting'] as const) expect(lengths.get(group), group).toBeGreaterThan(0)
     const f = IndexFile.open(file)!
+    f.close()
+  })
+
+  it('of the model stage: exactly the model stage\'s arrays, and the index opens saying so', () => {
+    const file = path.join(work, 'model-stage.toma-index')
+    analyzeCore(core, fixtureFlags(entry!), undefined, file, program, {workers: 1, stage: 'model'})
+    const {arrays} = tableOf(file)
+    expect(Object.keys(arrays).sort()).toEqual(NAMES.filter(n => stageOf(n) === 'model').sort())
+    const f = IndexFile.open(file)!
+    expect(f.stages).toEqual(['model'])
     f.close()
   })
 

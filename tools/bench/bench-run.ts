@@ -1,6 +1,6 @@
 // Child of tools/bench/bench.ts: runs one measured step in a fresh process so that its peak RSS is
 // its own (each step imports only the modules it runs, hence the dynamic imports).
-//   node dist/tools/bench/bench-run.js analyze CORE INDEX [--workers N] [--no-retention]
+//   node dist/tools/bench/bench-run.js analyze CORE INDEX [--workers N] [--no-retention] [--stage model]
 //   node dist/tools/bench/bench-run.js query CORE INDEX N
 import {performance} from 'node:perf_hooks'
 
@@ -48,7 +48,8 @@ if (step === 'analyze') {
   progress('open core and module files')
   const flag = (name: string) => process.argv.indexOf(name)
   const workers = flag('--workers') > 0 ? Number(process.argv[flag('--workers') + 1]) : undefined
-  const a = analyzeCore(core, {}, progress, index, undefined, {workers, retention: flag('--no-retention') < 0})
+  const stage = flag('--stage') > 0 ? (process.argv[flag('--stage') + 1] as 'model' | 'graph') : undefined
+  const a = analyzeCore(core, {}, progress, index, undefined, {workers, retention: flag('--no-retention') < 0, stage})
   progress('done')
   const totalMs = Math.round(performance.now() - t0)
   const s = a.summary
@@ -60,7 +61,7 @@ if (step === 'analyze') {
     objects: a.heap.spans.totalObjects,
     live: s.states[0].objects,
     liveBytes: s.states[0].bytes,
-    edges: s.graph.edges,
+    edges: s.graph?.edges ?? 0,
     crossCheckEqual: s.crossCheck.every(c => c.equal),
     warnings: s.warnings.total,
   }

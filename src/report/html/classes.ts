@@ -11,7 +11,7 @@ ${dataTable({
   filter: true,
   whole: 'toma classes --json',
   columns: [{title: 'name'}, {title: 'objects', numeric: true}, {title: 'live bytes', numeric: true}, {title: 'retained bytes', numeric: true}, {title: 'retained objects', numeric: true}, {title: 'via'}],
-  rows: c.types.map(t => [t.type, t.objects, t.bytes, t.retainedBytes, t.retainedObjects, t.via]),
+  rows: c.types.map(t => [t.type, t.objects, t.bytes, t.retainedBytes ?? '-', t.retainedObjects ?? '-', t.via]),
 })}
 <h3>Live objects without a name, by size class</h3>
 ${dataTable({

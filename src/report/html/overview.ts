@@ -30,6 +30,8 @@ ${graphFacts(s)}`
 
 function graphFacts(s: HeapSummary): Html {
   const g = s.graph
+  // A report is made from an index with the graph; a model-stage summary has none.
+  if (!g) return facts([['graph', 'not built (the index holds the heap model only)']])
   const used = g.roots.filter(r => r.used)
   return facts([
     ['scanned', `${num(g.scannedObjects)} live objects (${bytes(g.scannedBytes)}), ${num(g.edges)} pointers between them`],
