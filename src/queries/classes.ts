@@ -2,6 +2,7 @@ import {RetentionIndex} from '../index/retention-index.js'
 import type {HeapIndex} from '../index/heap-index.js'
 import {LIVE} from '../heap/states.js'
 import {nameVias} from './name-vias.js'
+import {DamagedIndexError} from '../index/index-file.js'
 
 /**
  * Live objects and bytes per name (any tier's: type, layout, runtime, …), and per size class for
@@ -10,17 +11,31 @@ import {nameVias} from './name-vias.js'
  */
 export function classCounts(index: HeapIndex) {
   const types = index.columns.type()
-  const typed = new Map<number, {objects: number; bytes: number}>()
-  const untyped = new Map<number, {objects: number; bytes: number}>()
+  // Counted in arrays by type id and by size class (a map per object costs more than the walk).
+  const typeCount = index.meta.typeNames.length + 1
+  const typedObjects = new Float64Array(typeCount)
+  const typedBytes = new Float64Array(typeCount)
+  const untypedObjects = new Float64Array(256)
+  const untypedBytes = new Float64Array(256)
+  const sizeClass = index.spanSizeClass
+  // Keys in the order first met (address order), as ties in bytes are listed.
+  const typedOrder: number[] = []
+  const untypedOrder: number[] = []
   index.objects.forEachObject((id, _start, size, span) => {
     const t = types[id]!
-    const map = t === 0 ? untyped : typed
-    const key = t === 0 ? index.spanSizeClass[span]! : t
-    const c = map.get(key) ?? {objects: 0, bytes: 0}
-    c.objects++
-    c.bytes += size
-    map.set(key, c)
+    if (t >= typeCount) throw new DamagedIndexError(index.path, `type id ${t} of slot ${id} is out of range`)
+    if (t !== 0) {
+      if (typedObjects[t]++ === 0) typedOrder.push(t)
+      typedBytes[t] += size
+    } else {
+      const c = sizeClass[span]!
+      if (untypedObjects[c]++ === 0) untypedOrder.push(c)
+      untypedBytes[c] += size
+    }
   }, LIVE)
+  const counted = (order: number[], objects: Float64Array, bytes: Float64Array) => order.map(k => [k, {objects: objects[k]!, bytes: bytes[k]!}] as const)
+  const typed = counted(typedOrder, typedObjects, typedBytes)
+  const untyped = counted(untypedOrder, untypedObjects, untypedBytes)
   // Bytes each type's objects keep alive, each byte once (an object inside another of its type adds nothing).
   const graph = index.holds('graph')
   const retained = graph ? new RetentionIndex(index).typeRetained() : null
