@@ -95,13 +95,13 @@ export function analyzeCore(corePath: string, options: AnalysisOptions, progress
   program.core.dropReadCache()
   const namer = new TypeNamer(program)
   // The model stage's index first: queries that need only the model answer from it while the graph is built.
-  const model = modelStage(program, heap, namer, workers, progress)
+  const model = modelStage(program, heap, namer, progress)
   const lastStage = run.stage ?? 'graph'
   progress?.('writing index', 0, 1)
   writeModelIndex(indexPath, program, heap, options, model, lastStage === 'graph' ? thisProcess() : null)
   run.modelWritten?.()
   if (lastStage === 'model') {
-    return {program, heap, types: model.types, naming: model.naming, summary: model.summary, indexPath, threadsUsed: workers, scanThreads: 0, reverseThreads: 0, stages: ['model']}
+    return {program, heap, types: model.types, naming: model.naming, summary: model.summary, indexPath, threadsUsed: 1, scanThreads: 0, reverseThreads: 0, stages: ['model']}
   }
   return graphStage(program, heap, namer, model, options, indexPath, workers, run, progress)
 }

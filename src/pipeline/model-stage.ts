@@ -31,11 +31,10 @@ export interface ModelStage {
 /**
  * The model stage after the heap model: each live object's first word read (no pointer scan),
  * types named by vtable, the allocator's own objects found, and the summary without the graph.
- * The first words are read on `threads` threads (first-words.ts).
  * The first words are dropped on return: the scan does not collect them again.
  */
-export function modelStage(program: Program, heap: HeapModel, namer: TypeNamer, threads: number, progress?: ProgressUpdate): ModelStage {
-  const {vtableTypes, ownObjects} = typesByVtable(program, heap, namer, threads, progress)
+export function modelStage(program: Program, heap: HeapModel, namer: TypeNamer, progress?: ProgressUpdate): ModelStage {
+  const {vtableTypes, ownObjects} = typesByVtable(program, heap, namer, progress)
   const objects = heapObjects(heap)
   // No tier past the vtables: each of the others reads objects' bytes the graph stage reads anyway.
   const naming = nameHeap(program, objects, LIVE, namer, [], vtableTypes, heap.requestFit(), [])
@@ -48,9 +47,10 @@ export function modelStage(program: Program, heap: HeapModel, namer: TypeNamer, 
 }
 
 /** Types by vtable from the objects' first words, which go once the allocator's own objects are found. */
-function typesByVtable(program: Program, heap: HeapModel, namer: TypeNamer, threads: number, progress?: ProgressUpdate) {
+function typesByVtable(program: Program, heap: HeapModel, namer: TypeNamer, progress?: ProgressUpdate) {
   progress?.('types', 0, 1)
-  const firstWords = firstWordsOf(program.core.memory, program.core.memorySource(), heap, threads, progress)
+  // On this thread: a second one reading other spans made it slower on the bench core (BENCHMARKS.md).
+  const firstWords = firstWordsOf(program.core.memory, heap, progress)
   const vtableTypes = nameObjects(firstWords, namer, progress)
   return {vtableTypes, ownObjects: allocatorObjects(heap, firstWords, vtableTypes, program.core.memory)}
 }

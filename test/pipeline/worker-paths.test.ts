@@ -31,7 +31,7 @@ describe('worker scripts', () => {
 })
 
 describe.each(fixtureIndex().filter(f => ['v2.10-shared', 'v2.18.1-shared'].includes(f.id)).map(f => [f.id, f] as const))('analysis on %s', (id, entry) => {
-  it('on worker threads (first words, object scan, reverse edges, dominator pass, index writes) writes the index one thread writes, byte for byte', async () => {
+  it('on worker threads (object scan, reverse edges, dominator pass, index writes) writes the index one thread writes, byte for byte', async () => {
     const core = await fixtureCorePath(id)
     const one = path.join(work, `${id}-1.toma-index`)
     const two = path.join(work, `${id}-2.toma-index`)

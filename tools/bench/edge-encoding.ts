@@ -95,11 +95,13 @@ for (const [startName, toName] of [['edge.outStart', 'edge.to'], ['edge.inStart'
     fs.unlinkSync(scratch)
   }
   const writeMs = performance.now() - t
-  // A query that reads one list needs the list's byte offset: 8 bytes an object (f64), where the u32 start is 4.
-  const encodedTotal = bytes.length + 8 * start.length
+  // A query that reads one list needs the list's byte offset: 4 bytes an object while the encoded
+  // bytes stay under 4 GiB (as the u32 starts now), 8 past that.
+  const startBytes = bytes.length < 2 ** 32 ? 4 : 8
+  const encodedTotal = bytes.length + startBytes * start.length
   const plainTotal = 4 * to.length + 4 * start.length
   console.log(
-    `${toName}: ${to.length} edges; plain ${MiB(plainTotal)} MiB (targets and starts), delta varint ${MiB(encodedTotal)} MiB ` +
+    `${toName}: ${to.length} edges; plain ${MiB(plainTotal)} MiB (targets and starts), delta varint ${MiB(encodedTotal)} MiB with ${startBytes}-byte starts ` +
       `(${(bytes.length / to.length).toFixed(2)} B an edge, ${((100 * encodedTotal) / plainTotal).toFixed(0)} %); ` +
       `encode ${encodeMs.toFixed(0)} ms, decode all ${decodeMs.toFixed(0)} ms; writing the plain targets with fsync ${writeMs.toFixed(0)} ms ` +
       `(${MiB(plain.length / (writeMs / 1000))} MiB/s)`,
