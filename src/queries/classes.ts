@@ -1,7 +1,7 @@
 import {RetentionIndex} from '../index/retention-index.js'
 import type {HeapIndex} from '../index/heap-index.js'
 import {LIVE} from '../heap/states.js'
-import {nameVias} from './name-vias.js'
+import {ViaCounts} from './name-vias.js'
 import {DamagedIndexError} from '../index/index-file.js'
 
 /**
@@ -21,9 +21,13 @@ export function classCounts(index: HeapIndex) {
   // Keys in the order first met (address order), as ties in bytes are listed.
   const typedOrder: number[] = []
   const untypedOrder: number[] = []
+  // The tiers of each name, counted in the same walk (nameVias walks the objects again).
+  const via = index.columns.via()
+  const viaCounts = new ViaCounts(typeCount - 1)
   index.objects.forEachObject((id, _start, size, span) => {
     const t = types[id]!
     if (t >= typeCount) throw new DamagedIndexError(index.path, `type id ${t} of slot ${id} is out of range`)
+    viaCounts.add(t, via[id]!)
     if (t !== 0) {
       if (typedObjects[t]++ === 0) typedOrder.push(t)
       typedBytes[t] += size
@@ -39,7 +43,7 @@ export function classCounts(index: HeapIndex) {
   // Bytes each type's objects keep alive, each byte once (an object inside another of its type adds nothing).
   const graph = index.holds('graph')
   const retained = graph ? new RetentionIndex(index).typeRetained() : null
-  const vias = nameVias(index)
+  const vias = viaCounts.labels()
   return {
     /** false: the index holds the heap model only (names by vtable, no retained sizes). */
     graph,
