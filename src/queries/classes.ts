@@ -26,7 +26,7 @@ export function classCounts(index: HeapIndex) {
   const viaCounts = new ViaCounts(typeCount - 1)
   index.objects.forEachObject((id, _start, size, span) => {
     const t = types[id]!
-    if (t >= typeCount) throw new DamagedIndexError(index.path, `type id ${t} of slot ${id} is out of range`)
+    if (t >= typeCount) throw new DamagedIndexError(index.path, `type id ${t} is out of range`)
     viaCounts.add(t, via[id]!)
     if (t !== 0) {
       if (typedObjects[t]++ === 0) typedOrder.push(t)
