@@ -13,6 +13,7 @@ import type {OpenedIndex} from './opened-index.js'
 import {analysisFlags} from './query-flags.js'
 import type {Stage} from '../index/schema.js'
 import {isRunning, type ProcessIdentity} from '../util/process-identity.js'
+import {hasTemporaryOf} from '../util/temporary-file.js'
 
 /**
  * The index for a query: of the core given, of an index file given directly, or of the latest
@@ -85,7 +86,7 @@ async function openIndexNow(coreArg: string | undefined, flags: Record<string, u
   if (index && !index.holds(needs)) {
     const underWay = index.meta.graphUnderWay
     index.close()
-    index = underWay && isRunning(underWay) ? await awaitGraph(indexPath, underWay, note) : null
+    index = underWay && building(indexPath, underWay) ? await awaitGraph(indexPath, underWay, note) : null
     if (index && (!index.holds(needs) || inputChange(index.meta.inputs, inputs))) {
       index.close()
       index = null
@@ -138,12 +139,21 @@ async function awaitGraph(indexPath: string, analysis: ProcessIdentity, note: (l
       const now = identity()
       // The index is renamed into place whole: a new file there is the finished analysis. Once
       // the process has ended, what it left is read too (the caller checks which stages it holds).
-      if ((now !== null && now !== before) || !isRunning(analysis)) return openQuietly(indexPath)
+      if ((now !== null && now !== before) || !building(indexPath, analysis)) return openQuietly(indexPath)
       await new Promise(resolve => setTimeout(resolve, WAIT_POLL_MS))
     }
   } finally {
     progress.done()
   }
+}
+
+/**
+ * Whether `analysis` is still writing the index at `indexPath`: running (the same process) and
+ * holding its temporary there. An index names the process itself, so one made by hand cannot make
+ * a query wait on any long-running process: that process must also be writing beside it.
+ */
+function building(indexPath: string, analysis: ProcessIdentity): boolean {
+  return isRunning(analysis) && hasTemporaryOf(indexPath, analysis.pid)
 }
 
 /** The index at `path`, or null when it is not one this toma reads (the caller analyses again). */

@@ -92,7 +92,7 @@ export class IndexWriter {
 
   /** `background`: a writer thread for `addBehind` (the caller ends it after `finish` or `abandon`). */
   constructor(
-    private readonly path: string,
+    readonly path: string,
     private readonly background: BackgroundWrites | null = null,
   ) {
     this.tmp = createTemporary(path)

@@ -97,13 +97,33 @@ export function analyzeCore(corePath: string, options: AnalysisOptions, progress
   // The model stage's index first: queries that need only the model answer from it while the graph is built.
   const model = modelStage(program, heap, namer, progress)
   const lastStage = run.stage ?? 'graph'
-  progress?.('writing index', 0, 1)
-  writeModelIndex(indexPath, program, heap, options, model, lastStage === 'graph' ? thisProcess() : null)
+  // The graph stage's temporary is there before the model's index: while this process runs and
+  // it is there, a query that needs the graph waits for this analysis (open-index.ts).
+  const graph = lastStage === 'graph' ? graphWriter(indexPath, workers, run) : null
+  try {
+    progress?.('writing index', 0, 1)
+    writeModelIndex(indexPath, program, heap, options, model, graph ? thisProcess() : null)
+  } catch (e) {
+    graph?.writer.abandon()
+    graph?.background?.close()
+    throw e
+  }
   run.modelWritten?.()
-  if (lastStage === 'model') {
+  if (!graph) {
     return {program, heap, types: model.types, naming: model.naming, summary: model.summary, indexPath, threadsUsed: 1, scanThreads: 0, reverseThreads: 0, stages: ['model']}
   }
-  return graphStage(program, heap, namer, model, options, indexPath, workers, run, progress)
+  return graphStage(program, heap, namer, model, options, graph, workers, run, progress)
+}
+
+/** The graph stage's index writer, and the thread that writes its last arrays while the last phases run. */
+function graphWriter(indexPath: string, workers: number, run: RunOptions): {writer: IndexWriter; background: BackgroundWrites | null} {
+  const background = workers > 1 && run.retention !== false ? BackgroundWrites.start() : null
+  try {
+    return {writer: new IndexWriter(indexPath, background), background}
+  } catch (e) {
+    background?.close()
+    throw e
+  }
 }
 
 /** The model stage's index: the heap model's arrays, the names by vtable, the returned frames, no graph. */
@@ -152,11 +172,19 @@ const threadIds = (program: Program) => Int32Array.from(program.core.threads, t 
  * The graph stage: the pointer scan, roots, reverse edges, reachability, every naming tier and the
  * dominators, written as the whole index in place of the model stage's.
  */
-function graphStage(program: Program, heap: HeapModel, namer: TypeNamer, model: ModelStage, options: AnalysisOptions, indexPath: string, workers: number, run: RunOptions, progress?: Progress): Analysis {
+function graphStage(
+  program: Program,
+  heap: HeapModel,
+  namer: TypeNamer,
+  model: ModelStage,
+  options: AnalysisOptions,
+  {writer, background}: ReturnType<typeof graphWriter>,
+  workers: number,
+  run: RunOptions,
+  progress?: Progress,
+): Analysis {
+  const indexPath = writer.path
   const rootKinds = typeof options.roots === 'string' ? parseRootKinds(options.roots) : undefined
-  // The index's last arrays are written on a thread of their own while the last phases run.
-  const background = workers > 1 && run.retention !== false ? BackgroundWrites.start() : null
-  const writer = new IndexWriter(indexPath, background)
   const store: GraphStore = new ArrayStore<GraphStoreArrays>(writer, () => progress?.('writing index', 0, 1))
   try {
     const retain = run.retention !== false

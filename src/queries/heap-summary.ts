@@ -58,21 +58,7 @@ export function heapSummary(program: Program, heap: HeapModel, withGraph: Summar
     topSizeClasses: classes.slice(0, topClasses),
     // The stored key of the allocator's figure is `tcmalloc` (the index's summary, read by the reports).
     crossCheck: heap.crossCheck.map(({allocator, notIndependent, ...c}) => ({...c, tcmalloc: allocator, ...(notIndependent === undefined ? {} : {notIndependent}), equal: c.toma === allocator, independent: notIndependent === undefined})),
-    graph: !withGraph || !graph ? null : {
-      scannedObjects: graph.scannedObjects,
-      scannedBytes: graph.scannedBytes,
-      unreadableObjects: graph.unreadableObjects,
-      edges: graph.edgeCount,
-      roots: rootKindTotals(program, graph),
-      rootsNotScanned: {allocatorBytes: graph.roots.excluded.allocator, deadStackBytes: graph.roots.excluded.deadStack},
-      rootsHow: graph.roots.how,
-      typedObjects: types.typed,
-      unreachable: unreachableTotals(heap, withGraph.reachable, UNREACHED),
-      /** Unreferenced allocations of the allocator itself (TCMalloc's MallocExtension singleton): not counted as leaked. */
-      allocatorInternal: unreachableTotals(heap, withGraph.reachable, ALLOCATOR_INTERNAL),
-      types: types.names.length,
-      warnings: graph.warnings.total,
-    },
+    graph: withGraph && graphSummary(program, heap, withGraph, types),
     /** Live objects and bytes named, by the tier that named them (naming/). */
     names: namingSummary(heapObjects(heap), LIVE, naming),
     warnings: reportWarnings([heap.warnings, ...(graph ? [graph.warnings] : []), namingWarnings(naming)], heap.name, heap.crossCheck, missingModuleWarnings(program, heap.module.loaded), new Map(damage.touchedFigures.filter(t => t.inFlight).map(t => [t.property, t.why]))),
@@ -82,6 +68,25 @@ export function heapSummary(program: Program, heap: HeapModel, withGraph: Summar
 }
 
 export type HeapSummary = ReturnType<typeof heapSummary>
+
+/** The summary's graph figures: the scan, the roots, leaks. */
+function graphSummary(program: Program, heap: HeapModel, {facts: graph, reachable}: SummaryGraph, types: ObjectTypes) {
+  return {
+    scannedObjects: graph.scannedObjects,
+    scannedBytes: graph.scannedBytes,
+    unreadableObjects: graph.unreadableObjects,
+    edges: graph.edgeCount,
+    roots: rootKindTotals(program, graph),
+    rootsNotScanned: {allocatorBytes: graph.roots.excluded.allocator, deadStackBytes: graph.roots.excluded.deadStack},
+    rootsHow: graph.roots.how,
+    typedObjects: types.typed,
+    unreachable: unreachableTotals(heap, reachable, UNREACHED),
+    /** Unreferenced allocations of the allocator itself (TCMalloc's MallocExtension singleton): not counted as leaked. */
+    allocatorInternal: unreachableTotals(heap, reachable, ALLOCATOR_INTERNAL),
+    types: types.names.length,
+    warnings: graph.warnings.total,
+  }
+}
 
 /** Per root kind: whether it was used (`--roots`), how many roots it gave, how many bytes were scanned for them. */
 function rootKindTotals(program: Program, graph: GraphFacts) {

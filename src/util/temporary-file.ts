@@ -165,6 +165,20 @@ export function sweepStaleTemporaries(dir: string): void {
   }
 }
 
+/**
+ * Whether process `pid` has a temporary of `final` in its folder (a regular file named as
+ * createTemporary names it): the file it is writing there now.
+ */
+export function hasTemporaryOf(final: string, pid: number): boolean {
+  const dir = path.dirname(final)
+  const prefix = `.${path.basename(final)}.toma-tmp-${pid}-`
+  try {
+    return fs.readdirSync(dir).some(name => name.startsWith(prefix) && TEMPORARY.test(name) && fs.lstatSync(path.join(dir, name)).isFile())
+  } catch {
+    return false
+  }
+}
+
 /** The PID in a temporary's name, or null when the name is not a toma temporary's. */
 export function temporaryPid(name: string): number | null {
   for (const re of [TEMPORARY, ...OLD_TEMPORARY]) {

@@ -145,6 +145,9 @@ describe.skipIf(!entry)('stages on v2.10-shared', () => {
       const pid = sleeper.pid!
       const waiting = path.join(work, 'waiting.toma-index')
       withMeta(model, waiting, m => (m.graphUnderWay = {pid, startTime: startTime(pid)}))
+      // …and the temporary it writes the whole index to, named as toma names it.
+      const temporary = path.join(work, `.waiting.toma-index.toma-tmp-${pid}-0123456789abcdef`)
+      fs.writeFileSync(temporary, '')
       const query = spawn(process.execPath, [BIN, 'leaks', waiting, '--json'], {cwd: work, env: {...process.env, NO_COLOR: '1'}})
       let stdout = ''
       let stderr = ''
@@ -155,6 +158,7 @@ describe.skipIf(!entry)('stages on v2.10-shared', () => {
         if (!stderr.includes('waiting for it') || fs.existsSync(waiting + '.done')) return
         fs.copyFileSync(whole, waiting + '.new')
         fs.renameSync(waiting + '.new', waiting)
+        fs.rmSync(temporary)
         fs.writeFileSync(waiting + '.done', '')
         sleeper!.kill('SIGKILL')
       })
@@ -166,6 +170,17 @@ describe.skipIf(!entry)('stages on v2.10-shared', () => {
       expect(stderr).not.toContain('holds the heap model only')
       expect(JSON.parse(stdout).objects).toBeGreaterThan(0)
       expect(fs.readFileSync(waiting).equals(fs.readFileSync(whole))).toBe(true)
+    })
+
+    it('does not wait for a running process that writes no temporary beside the index (an index made by hand)', async () => {
+      const hand = path.join(work, 'by-hand.toma-index')
+      // This test's own process: running, with its real start time, but writing no index there.
+      withMeta(model, hand, m => (m.graphUnderWay = {pid: process.pid, startTime: startTime(process.pid)}))
+      const r = await runToma(['leaks', hand, '--json'], {cwd: work})
+      expect(r.status, r.stderr).toBe(0)
+      expect(r.stderr).not.toContain('waiting')
+      expect(r.stderr).toContain('holds the heap model only; building the object graph')
+      expect(fs.readFileSync(hand).equals(fs.readFileSync(whole))).toBe(true)
     })
 
     it('does not wait for a process that has ended (or a pid now another process\'s): it builds the graph itself', async () => {
