@@ -28,7 +28,7 @@ export default class Analyze extends TomaCommand {
     strict: Flags.boolean({description: `exit with code ${EXIT_STRICT_WARNINGS} when there is any warning or unequal cross-check figure`}),
     workers: Flags.integer({
       min: 1,
-      description: 'threads to use (default: every core available); 1 runs every phase on one thread, with the same index',
+      description: 'threads to use (default: every core available): the naming tiers take one, the scan and the reverse edges the rest; 1 runs every phase on one thread, with the same index',
     }),
     stage: Flags.string({
       options: ['model', 'graph'],
@@ -66,7 +66,7 @@ export default class Analyze extends TomaCommand {
       for (const line of analysis.program.compressed?.notes ?? []) note(line)
       if (!this.jsonEnabled()) this.log(analyzeText(analysis.summary, analysis.indexPath))
       if (strict && !analysis.summary.warnings.consistent) process.exitCode = EXIT_STRICT_WARNINGS
-      return {...analysis.summary, index: analysis.indexPath, stages: analysis.stages, threads: analysis.threadsUsed, scanThreads: analysis.scanThreads, reverseThreads: analysis.reverseThreads, mallocTunables: mallocTunablesInEffect()}
+      return {...analysis.summary, index: analysis.indexPath, stages: analysis.stages, threads: analysis.threadsUsed, scanThreads: analysis.scanThreads, reverseThreads: analysis.reverseThreads, namingOnWorker: analysis.namingOnWorker, mallocTunables: mallocTunablesInEffect()}
     } finally {
       progress.done()
     }

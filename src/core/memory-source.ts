@@ -13,11 +13,14 @@ export interface MemorySource {
 
 /** Opens the core file again and reads its memory through the given segment table. */
 export function openMemory(source: MemorySource): {memory: AddressSpace; close(): void} {
-  // Structured cloning turns the overlay's Buffers into plain Uint8Arrays: wrap them back.
-  const overlay = source.overlay && {
+  const file = new FileReader(source.path, receivedOverlay(source))
+  return {memory: new AddressSpace(file, source.segments), close: () => file.close()}
+}
+
+/** The overlay as a worker receives it: structured cloning turns its Buffers into plain Uint8Arrays, wrapped back here. */
+export function receivedOverlay(source: MemorySource): FileOverlay | undefined {
+  return source.overlay && {
     size: source.overlay.size,
     patches: source.overlay.patches.map(p => ({offset: p.offset, bytes: Buffer.from(p.bytes.buffer, p.bytes.byteOffset, p.bytes.byteLength)})),
   }
-  const file = new FileReader(source.path, overlay)
-  return {memory: new AddressSpace(file, source.segments), close: () => file.close()}
 }

@@ -3,7 +3,7 @@ import type {AllocatorDescription, HeapModel, ModelOptions, SizeClassUse} from '
 import {mergeIntervals, type Interval} from '../heap/interval.js'
 import {sizeClassUseOf} from '../heap/size-class-use.js'
 import type {Program} from '../program/program.js'
-import {lastAtOrBelow} from '../util/search.js'
+import type {RequestFit} from '../heap/request-fit.js'
 import {analyzeGoogleHeap, identifyGoogleTcmalloc, locateGoogleTcmalloc, type GoogleHeap} from './heap.js'
 import {classBytesOf} from './layout.js'
 import {pageMapNodeBytes} from './page-map.js'
@@ -56,20 +56,12 @@ function asHeapModel(heap: GoogleHeap): HeapModel {
 }
 
 /**
- * Whether tcmalloc gives a block of blockSize bytes for a request: the smallest class that holds
- * the request (classes of equal size in other partitions change nothing), or whole pages past
- * the largest class. A sampled small block has a span of its own and is refused, never misnamed.
+ * The request sizes tcmalloc's classes give: a request takes the smallest class that holds it
+ * (classes of equal size in other partitions change nothing).
  */
-function requestFit(classSize: Float64Array, pageSize: number): (request: number, blockSize: number) => boolean {
+function requestFit(classSize: Float64Array, pageSize: number): RequestFit {
   const sizes = Float64Array.from(new Set(Array.from(classSize).filter(s => s > 0))).sort()
-  const ascending = Float64Array.from([0, ...sizes])
-  const largest = ascending[ascending.length - 1]!
-  return (request, blockSize) => {
-    if (!(request > 0 && request <= blockSize)) return false
-    if (request > largest) return request > blockSize - pageSize && blockSize % pageSize === 0
-    const at = lastAtOrBelow(ascending, blockSize)
-    return at >= 1 && ascending[at] === blockSize && request > ascending[at - 1]!
-  }
+  return {classSizes: Float64Array.from([0, ...sizes]), pageSize}
 }
 
 /**

@@ -86,11 +86,29 @@ export function scanObjects(program: Program, heap: HeapModel, options: ScanOpti
   return {...edges, lookup, warnings, scanThreads}
 }
 
-/** The roots: registers, stacks and module data scanned for pointers into live objects. */
-export function scanGraphRoots(program: Program, heap: HeapModel, lookup: LiveLookup, warnings: Warnings, options: ScanOptions): RootScan {
+/**
+ * Where roots live (roots.ts), found ahead of the root scan, with the warnings finding them gave:
+ * the naming tiers read the same ranges while the objects are scanned.
+ */
+export interface FoundRoots {
+  set: RootSet
+  warnings: Warnings
+}
+
+export function findRoots(program: Program, heap: HeapModel): FoundRoots {
+  const warnings = new Warnings()
+  return {set: rootRanges(program, heap, warnings), warnings}
+}
+
+/**
+ * The roots: registers, stacks and module data scanned for pointers into live objects. The
+ * warnings of finding the ranges follow the objects' (`warnings`), as if found here.
+ */
+export function scanGraphRoots(program: Program, heap: HeapModel, lookup: LiveLookup, warnings: Warnings, options: ScanOptions, found: FoundRoots = findRoots(program, heap)): RootScan {
   options.progress?.('roots', 0, 1)
   const rootKinds = options.rootKinds ?? new Set(ROOT_KIND_NAMES.keys())
-  const rootSet = rootRanges(program, heap, warnings)
+  const rootSet = found.set
+  warnings.merge(found.warnings)
   const roots = scanRoots(program, lookup, warnings, rootSet.ranges, rootKinds)
   options.progress?.('roots', 1, 1)
   return {...roots.finish(), offsetOverflows: roots.overflows, roots: {...rootSet, kinds: rootKinds}}

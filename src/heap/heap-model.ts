@@ -4,6 +4,7 @@ import type {DamageLog} from './damage.js'
 import type {Interval} from './interval.js'
 import type {SlotTable} from './slot-table.js'
 import type {Warnings} from './warnings.js'
+import type {RequestFit} from './request-fit.js'
 
 /**
  * What an allocator model must provide: the one thing the layers above (graph, naming, index,
@@ -22,7 +23,7 @@ export interface HeapModel extends ModelledHeap {
   /** The module is the allocator's own library (not the executable of a static link). */
   ownLibrary: boolean
   /** Whether the allocator gives a block of blockSize bytes for a request of `request` bytes (naming checks a length against it). */
-  requestFit(): (request: number, blockSize: number) => boolean
+  requestFit(): RequestFit
   /** The allocator's metadata outside its module's data: memory that is the allocator's, never a root. May add warnings. */
   metadata(program: Program, warnings: Warnings): AllocatorMetadata
   /** The allocator's static state inside its module's data: cut out of the roots with the metadata. */

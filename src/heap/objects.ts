@@ -79,14 +79,16 @@ export class HeapObjects {
     return new ObjectCursor(this.spans, state === ANY_STATE ? null : this.state, state)
   }
 
-  /** Calls visit(id, start, size, span) for every slot whose state is `state`, in address order. */
-  forEachObject(visit: (id: number, start: number, size: number, span: number) => void, state: number = ANY_STATE): void {
+  /** Calls visit(id, start, size, span) for every slot whose state is `state` and size is in [minSize, maxSize], in address order. */
+  forEachObject(visit: (id: number, start: number, size: number, span: number) => void, state: number = ANY_STATE, minSize = 0, maxSize = Infinity): void {
     // The cursor's walk as plain nested loops: this is the hot path (every object of the heap,
     // several times per analysis), and V8 keeps these loops' numbers in registers.
     const {start, objectSize, firstObject, objectCount} = this.spans
     const states = state === ANY_STATE ? null : this.state
     for (let span = 0; span < start.length; span++) {
       const size = objectSize[span]!
+      // A span's slots are all of one size: a search for one size skips the others' spans whole.
+      if (size < minSize || size > maxSize) continue
       const first = firstObject[span]!
       const base = start[span]!
       const count = objectCount[span]!

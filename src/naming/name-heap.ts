@@ -33,7 +33,7 @@ export function nameHeap(
   fits: (request: number, blockSize: number) => boolean,
   recognisers: readonly Recogniser[] = RECOGNISERS,
 ): NamingResult {
-  const names = new ObjectNames(vtableTypes)
+  const names = ObjectNames.startingFrom(vtableTypes)
   const notes: string[] = []
   const warnings: NamingResult['warnings'] = []
   for (const r of recognisers) {

@@ -15,6 +15,17 @@ export interface NameConflict {
   dropped?: boolean
 }
 
+/** What ObjectNames holds, as plain data (fields as there). */
+export interface ObjectNamesParts {
+  typeOf: TypeIds
+  via: Uint8Array
+  names: string[]
+  kinds: string[]
+  conflicts: NameConflict[]
+  conflictCount: number
+  namedBy: Float64Array
+}
+
 /** Conflicts kept with their addresses (the count goes on past it). */
 const CONFLICTS_KEPT = 100
 
@@ -33,21 +44,40 @@ export class ObjectNames {
   readonly names: string[]
   readonly kinds: string[]
   private readonly idOfName = new Map<string, number>()
-  readonly conflicts: NameConflict[] = []
-  conflictCount = 0
+  readonly conflicts: NameConflict[]
+  conflictCount: number
   /** Named slots per via code. */
-  readonly namedBy = new Float64Array(8)
+  readonly namedBy: Float64Array
 
-  constructor(vtableTypes: ObjectTypes) {
-    this.typeOf = vtableTypes.typeOf
-    this.via = new Uint8Array(vtableTypes.typeOf.length)
-    this.names = [...vtableTypes.names]
-    this.kinds = this.names.map(() => 'object')
+  /** The names a naming pass made (a worker's, handed back as plain data), or startingFrom's. */
+  constructor(parts: ObjectNamesParts) {
+    this.typeOf = parts.typeOf
+    this.via = parts.via
+    this.names = parts.names
+    this.kinds = parts.kinds
+    this.conflicts = parts.conflicts
+    this.conflictCount = parts.conflictCount
+    this.namedBy = parts.namedBy
     this.names.forEach((n, i) => this.idOfName.set(n, i + 1))
-    for (let i = 0; i < this.typeOf.length; i++) {
-      if (this.typeOf[i] !== 0) this.via[i] = VIA_VTABLE
+  }
+
+  /** The vtable tier's names, which the other tiers start from (they name in `vtableTypes.typeOf` itself). */
+  static startingFrom(vtableTypes: ObjectTypes): ObjectNames {
+    const typeOf = vtableTypes.typeOf
+    const via = new Uint8Array(typeOf.length)
+    for (let i = 0; i < typeOf.length; i++) {
+      if (typeOf[i] !== 0) via[i] = VIA_VTABLE
     }
-    this.namedBy[VIA_VTABLE] = vtableTypes.typed
+    const namedBy = new Float64Array(8)
+    namedBy[VIA_VTABLE] = vtableTypes.typed
+    const names = [...vtableTypes.names]
+    return new ObjectNames({typeOf, via, names, kinds: names.map(() => 'object'), conflicts: [], conflictCount: 0, namedBy})
+  }
+
+  /** Everything, as plain data and typed arrays. */
+  parts(): ObjectNamesParts {
+    const {typeOf, via, names, kinds, conflicts, conflictCount, namedBy} = this
+    return {typeOf, via, names, kinds, conflicts, conflictCount, namedBy}
   }
 
   get slots(): number {

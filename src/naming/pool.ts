@@ -58,7 +58,7 @@ export const pool: Recogniser = {
       if (pools <= NOTED) {
         ctx.note(`pool of ${found.type} at ${hex(start)} (${size} bytes): ${found.offsets.length} objects at stride ${found.stride}, the first at +${found.offsets[0]!}`)
       }
-    }, ctx.live)
+    }, ctx.live, MIN_POOL, MAX_POOL)
     if (pools > NOTED) ctx.note(`${pools - NOTED} more pools`)
     if (pools > 0) ctx.note(`${pools} pools hold ${interior} interior objects (counted here; the index keeps one slot per block)`)
   },

@@ -24,6 +24,9 @@ import {LIVE} from '../heap/states.js'
 
 import {parseRootKinds} from '../graph/root-kinds.js'
 import {nameHeap, type NamingResult} from '../naming/name-heap.js'
+import {nameHeapOnWorker, type PendingNaming} from '../naming/naming-job.js'
+import {findRoots} from '../graph/scan.js'
+import {fitsRequest} from '../heap/request-fit.js'
 import {conflictLine} from '../naming/object-names.js'
 import {VIA_LABELS} from '../naming/via.js'
 import type {NamingMeta} from '../index/index-meta.js'
@@ -47,6 +50,8 @@ export interface Analysis {
   scanThreads: number
   /** Threads the reverse edges were built on. */
   reverseThreads: number
+  /** Whether the naming tiers ran on a worker thread of their own, beside the graph phases. */
+  namingOnWorker: boolean
   /** The stages the index holds (schema.ts STAGES). */
   stages: Stage[]
 }
@@ -110,7 +115,7 @@ export function analyzeCore(corePath: string, options: AnalysisOptions, progress
   }
   run.modelWritten?.()
   if (!graph) {
-    return {program, heap, types: model.types, naming: model.naming, summary: model.summary, indexPath, threadsUsed: 1, scanThreads: 0, reverseThreads: 0, stages: ['model']}
+    return {program, heap, types: model.types, naming: model.naming, summary: model.summary, indexPath, threadsUsed: 1, scanThreads: 0, reverseThreads: 0, namingOnWorker: false, stages: ['model']}
   }
   return graphStage(program, heap, namer, model, options, graph, workers, run, progress)
 }
@@ -186,11 +191,21 @@ function graphStage(
   const indexPath = writer.path
   const rootKinds = typeof options.roots === 'string' ? parseRootKinds(options.roots) : undefined
   const store: GraphStore = new ArrayStore<GraphStoreArrays>(writer, () => progress?.('writing index', 0, 1))
+  let naming: PendingNaming | null = null
   try {
     const retain = run.retention !== false
     const vtableTypes = model.vtableTypes
     store.put({ownObjects: model.ownObjects})
-    for (const phase of graphPhases({program, heap, scan: {progress, rootKinds, threads: workers, checkpoints: run.checkpoints, firstWords: false}, workers, retention: retain})) store.run(phase.run, phase.after)
+    progress?.('roots', 0, 1)
+    const roots = findRoots(program, heap)
+    const objects = heapObjects(heap)
+    // With more than one thread, the naming tiers take one of their own for the whole graph stage
+    // (they are its longest single-threaded part), and the scan, the reverse edges and the
+    // dominator pass the rest. (Started with the model stage instead, beside its first words, it
+    // was 11 % slower on the bench core: BENCHMARKS.md, issue 33.)
+    naming = workers > 1 ? nameHeapOnWorker(program, objects, LIVE, roots.set.ranges, vtableTypes, heap.requestFit()) : null
+    const threads = naming ? workers - 1 : workers
+    for (const phase of graphPhases({program, heap, scan: {progress, rootKinds, threads, checkpoints: run.checkpoints, firstWords: false}, roots, workers: threads, retention: retain})) store.run(phase.run, phase.after)
     const pending = store.has('retention') ? store.get('retention') : null
     const reachable = store.get('object.reachable')
     const graph = graphFacts(store, heap.spans.totalObjects)
@@ -202,18 +217,17 @@ function graphStage(
     pending?.help()
     // The other tiers' names, beside the dominator pass (which needs the type ids only at its end).
     progress?.('names', 0, 1)
-    const objects = heapObjects(heap)
-    const naming = nameHeap(program, objects, LIVE, namer, graph.roots.ranges, vtableTypes, heap.requestFit())
-    const types = naming.names.asTypes()
+    const names = naming ? naming.finish() : nameHeap(program, objects, LIVE, namer, roots.set.ranges, vtableTypes, fitsRequest(heap.requestFit()))
+    const types = names.names.asTypes()
     progress?.('summary', 0, 1)
-    const summary = heapSummary(program, heap, {facts: graph, reachable}, types, naming)
+    const summary = heapSummary(program, heap, {facts: graph, reachable}, types, names)
     const regions = rootRegions(graph)
     const {scanThreads, reverseThreads} = graph
     // Leads the model stage found (each needs the threads unwound and libc's thread descriptors, too slow for every query).
     const sightings = model.sightings
     writer.addAll(sightings.arrays)
     progress?.('writing index', 0, 1)
-    writer.addAll({'object.type': types.typeOf, 'object.via': naming.names.via, 'object.reachable': reachable})
+    writer.addAll({'object.type': types.typeOf, 'object.via': names.names.via, 'object.reachable': reachable})
     // Each per-object array goes to the writer thread as soon as it is final.
     const retentionArrays: Record<keyof RetentionArrays, ArrayName> = {
       idom: 'object.idom',
@@ -237,12 +251,12 @@ function graphStage(
     })
     writer.add('thread.tid', threadIds(program))
     const meta: IndexMeta = {
-      ...indexMeta(program, heap, options, summary, naming, sightings.frames),
+      ...indexMeta(program, heap, options, summary, names, sightings.frames),
       rootRegions: regions,
       accumulations: retention?.accumulations ?? [],
     }
     writer.finish(meta, STAGE_NAMES)
-    return {program, heap, types, naming, summary, indexPath, threadsUsed: Math.max(scanThreads, reverseThreads, pending?.parallel ? 2 : 1), scanThreads, reverseThreads, stages: [...STAGE_NAMES]}
+    return {program, heap, types, naming: names, summary, indexPath, threadsUsed: Math.max(scanThreads, reverseThreads, pending?.parallel ? 2 : 1) + (naming ? 1 : 0), scanThreads, reverseThreads, namingOnWorker: naming !== null, stages: [...STAGE_NAMES]}
   } catch (e) {
     writer.abandon()
     // A failed index write (a full disk) comes first: a phase that read the index back failed for it.
@@ -250,6 +264,7 @@ function graphStage(
   } finally {
     // A worker still waiting for its share of the analysis (an error came first) is let go.
     if (store.has('retention')) store.get('retention').release()
+    naming?.release()
     background?.close()
   }
 }

@@ -1,7 +1,7 @@
 import type {Program} from '../program/program.js'
 import type {HeapModel} from '../heap/heap-model.js'
 import {LIVE} from '../heap/states.js'
-import {reverseEdges, scanGraphRoots, scanObjects, type GraphFacts, type ObjectScan, type RootScan, type ScanOptions} from '../graph/scan.js'
+import {reverseEdges, scanGraphRoots, scanObjects, type FoundRoots, type GraphFacts, type ObjectScan, type RootScan, type ScanOptions} from '../graph/scan.js'
 import {markAllocatorInternal} from '../graph/allocator-internal.js'
 import {dominatorPassOnWorker} from '../dominators/dominator-job.js'
 import type {ForwardEdges, ReverseEdges} from '../dominators/dominators.js'
@@ -58,6 +58,8 @@ export interface GraphContext {
   program: Program
   heap: HeapModel
   scan: ScanOptions & {progress?: ProgressUpdate}
+  /** Where roots live, found before the scan (the naming tiers read them beside it). */
+  roots: FoundRoots
   workers: number
   /** false: reachability only (analyze-core.ts: RunOptions.retention). */
   retention: boolean
@@ -133,7 +135,7 @@ export function graphPhases(c: GraphContext): Phase<GraphStoreArrays>[] {
       // allocates: then only the shortest paths run on this thread beside the dominator pass.
       name: 'roots',
       run: s => {
-        const {rootCount, offsetOverflows, roots, rootKind, rootThread, rootAddress, rootTo, rootToOffset} = scanGraphRoots(program, heap, s.get('liveLookup'), s.get('scanFacts').warnings, c.scan)
+        const {rootCount, offsetOverflows, roots, rootKind, rootThread, rootAddress, rootTo, rootToOffset} = scanGraphRoots(program, heap, s.get('liveLookup'), s.get('scanFacts').warnings, c.scan, c.roots)
         return {'root.kind': rootKind, 'root.thread': rootThread, 'root.address': rootAddress, 'root.to': rootTo, 'root.toOffset': rootToOffset, rootFacts: {rootCount, offsetOverflows, roots}}
       },
       after: [{drop: ['liveLookup']}],

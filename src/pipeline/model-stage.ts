@@ -7,6 +7,7 @@ import {firstWordsOf} from '../graph/first-words.js'
 import {nameObjects, type ObjectTypes} from '../graph/object-types.js'
 import {allocatorObjects} from '../graph/allocator-internal.js'
 import {nameHeap, type NamingResult} from '../naming/name-heap.js'
+import {fitsRequest} from '../heap/request-fit.js'
 import {heapSummary, type HeapSummary} from '../queries/heap-summary.js'
 import {deadFrameSightings} from '../queries/threads.js'
 import {sightingTable} from '../index/sighting-index.js'
@@ -37,7 +38,7 @@ export function modelStage(program: Program, heap: HeapModel, namer: TypeNamer, 
   const {vtableTypes, ownObjects} = typesByVtable(program, heap, namer, progress)
   const objects = heapObjects(heap)
   // No tier past the vtables: each of the others reads objects' bytes the graph stage reads anyway.
-  const naming = nameHeap(program, objects, LIVE, namer, [], vtableTypes, heap.requestFit(), [])
+  const naming = nameHeap(program, objects, LIVE, namer, [], vtableTypes, fitsRequest(heap.requestFit()), [])
   const types = naming.names.asTypes()
   progress?.('summary', 0, 1)
   const summary = heapSummary(program, heap, null, types, naming)

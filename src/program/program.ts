@@ -65,6 +65,8 @@ export class Program {
     readonly flagFiles: {exe?: string; tcmalloc?: string} = {},
     /** The compressed file given for the core (its decompressed copy is `core`), or null. */
     readonly compressed: CompressedCore | null = null,
+    /** What it was loaded with: a worker thread loads the same program again from them (plain data). */
+    readonly options: ProgramOptions = {},
   ) {
     this.modules = modules
     const exe = executableModule(core)
@@ -102,7 +104,7 @@ export class Program {
         },
       }
     })
-    return new Program(core, modules, explicit.flagFiles, options.compressed ?? null)
+    return new Program(core, modules, explicit.flagFiles, options.compressed ?? null, options)
   }
 
   moduleAt(addr: number): LoadedModule | undefined {

@@ -14,13 +14,20 @@ export function namingSummary(objects: HeapObjects, live: number, naming: Naming
   const bytesBy = new Float64Array(VIA_LABELS.length)
   let liveObjects = 0
   let liveBytes = 0
-  objects.forEachObject((id, _start, size) => {
-    const v = via[id]! < VIA_LABELS.length ? via[id]! : 0
-    objectsBy[v]++
-    bytesBy[v] += size
-    liveObjects++
-    liveBytes += size
-  }, live)
+  // Span by span, with no call a slot: the summary runs in both stages, over every slot.
+  const {firstObject, objectCount, objectSize} = objects.spans
+  const state = objects.state
+  for (let s = 0; s < firstObject.length; s++) {
+    const size = objectSize[s]!
+    for (let id = firstObject[s]!, end = id + objectCount[s]!; id < end; id++) {
+      if (state[id] !== live) continue
+      const v = via[id]! < VIA_LABELS.length ? via[id]! : 0
+      objectsBy[v]++
+      bytesBy[v] += size
+      liveObjects++
+      liveBytes += size
+    }
+  }
   const byVia = VIA_LABELS.flatMap((label, v) => (v === 0 || objectsBy[v] === 0 ? [] : [{via: label, objects: objectsBy[v]!, bytes: bytesBy[v]!}]))
   const namedBytes = liveBytes - bytesBy[0]!
   return {

@@ -1,7 +1,6 @@
 import {readCounter} from '../core/words.js'
 import type {AddressSpace} from '../core/address-space.js'
 import type {CentralCounters} from './central-cache.js'
-import {HeapObjects} from '../heap/objects.js'
 import type {Layout} from './layout.js'
 import {CENTRAL_CACHE, LIVE, PAGE_HEAP, RETURNED, THREAD_CACHE, TRANSFER_CACHE} from '../heap/states.js'
 import type {CrossCheck, StateTotals} from '../heap/heap-model.js'
@@ -17,11 +16,15 @@ export function stateTotals(spans: SpanTable, state: Uint8Array, pageSize: numbe
   for (let s = 0; s < spans.count; s++) {
     if (spans.location[s] === IN_USE && spans.sizeClass[s]! > 0) spanWaste += spans.pages[s]! * pageSize - spans.objectCount[s]! * spans.objectSize[s]!
   }
-  new HeapObjects(spans, pageSize, () => state).forEachObject((id, _start, size) => {
-    const st = state[id]!
-    objects[st]!++
-    bytes[st]! += size
-  })
+  // Span by span, with no call a slot (every slot of the heap, before the first answer).
+  for (let s = 0; s < spans.count; s++) {
+    const size = spans.objectSize[s]!
+    for (let id = spans.firstObject[s]!, end = id + spans.objectCount[s]!; id < end; id++) {
+      const st = state[id]!
+      objects[st]!++
+      bytes[st]! += size
+    }
+  }
   return {objects, bytes, spanWaste}
 }
 

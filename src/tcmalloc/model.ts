@@ -6,7 +6,6 @@ import {analyzeHeap, type TcmallocHeap} from './heap.js'
 import {allocatorActivity} from './inside-allocator.js'
 import {allocatorMetadata, allocatorStatics} from './metadata.js'
 import {describeAllocator, sizeClassUse, spanKinds, spansOfClass, touchedFigures} from './report-facts.js'
-import {requestFit} from './request-fit.js'
 
 /** Classes of TCMalloc itself (gperftools' malloc_extension.cc, tcmalloc.cc, debugallocation.cc). */
 const ALLOCATOR_CLASS = /^(MallocExtension|TCMallocImplementation|DebugMallocImplementation|tcmalloc::.*)$/
@@ -41,7 +40,8 @@ export function asHeapModel(heap: TcmallocHeap): HeapModel {
     sizeClassSizes: globals.sizes.size,
     internalClasses: ALLOCATOR_CLASS,
     ownLibrary: /^libtcmalloc/.test(path.basename(heap.module.loaded.module.path)),
-    requestFit: () => requestFit(globals.sizes, heap.pageSize),
+    // Class 0 (size 0) first: the sentinel below the smallest class.
+    requestFit: () => ({classSizes: globals.sizes.size.slice(0, globals.sizes.count), pageSize: heap.pageSize}),
     metadata: (program, warnings) => allocatorMetadata(program, heap, warnings),
     staticState: () => allocatorStatics(heap),
     activity: program => allocatorActivity(program, heap),

@@ -26,7 +26,7 @@ export function sharedUint8(length: number): Uint8Array {
 }
 
 /** A shared copy of an array (for small ones, or one whose owner goes on changing it). */
-export function sharedCopy<T extends Uint8Array | Uint32Array | Int32Array>(a: T): T {
+export function sharedCopy<T extends Uint8Array | Uint16Array | Uint32Array | Int32Array>(a: T): T {
   const Ctor = a.constructor as new (buffer: SharedArrayBuffer) => T
   const copy = new Ctor(new SharedArrayBuffer(a.byteLength))
   copy.set(a)

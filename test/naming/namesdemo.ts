@@ -2,7 +2,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 import {fileURLToPath} from 'node:url'
 import {afterAll, beforeAll, expect} from 'vitest'
-import {analyzeCore} from '../../src/pipeline/analyze-core.js'
+import {analyzeCore, type RunOptions} from '../../src/pipeline/analyze-core.js'
 import {HeapIndex} from '../../src/index/heap-index.js'
 import {LIVE} from '../../src/heap/states.js'
 import {brotliCorePath} from '../helpers/fixture-core.js'
@@ -49,7 +49,7 @@ export type Build = 'stripped' | 'symbols' | 'libcxx'
  * its .gnu_debuglink finds no debug file: no DWARF, no .symtab), with the -g build (DWARF and
  * .symtab), or the libc++ build's core. The caller closes the index and removes `work`.
  */
-export async function analyzeNamesdemo(build: Build): Promise<Analysed> {
+export async function analyzeNamesdemo(build: Build, run?: RunOptions): Promise<Analysed> {
   const work = testTemp('toma-names-')
   const dir = build === 'libcxx' ? LIBCXX_DIR : DIR
   let exePath = path.join(dir, 'namesdemo')
@@ -58,7 +58,7 @@ export async function analyzeNamesdemo(build: Build): Promise<Analysed> {
     fs.copyFileSync(path.join(DIR, 'namesdemo.stripped'), exePath)
   }
   const indexPath = path.join(work, 'core.toma-index')
-  analyzeCore(await brotliCorePath(path.join(dir, 'core.br')), {exe: exePath, tcmalloc: TCMALLOC}, undefined, indexPath)
+  analyzeCore(await brotliCorePath(path.join(dir, 'core.br')), {exe: exePath, tcmalloc: TCMALLOC}, undefined, indexPath, undefined, run)
   return {work, index: HeapIndex.open(indexPath)!}
 }
 

@@ -9,6 +9,7 @@ import {uncompressedCore} from '../../src/input/uncompressed-core.js'
 import {workerScript} from '../../src/util/worker-job.js'
 import {fixtureCorePath, fixtureFlags, fixtureIndex} from '../helpers/fixture-core.js'
 import {testTemp} from '../helpers/test-temp.js'
+import {analyzeNamesdemo} from '../naming/namesdemo.js'
 
 // Every worker job runs here in this process, from the sources: its worker script is the compiled
 // one (worker-job.ts; npm test builds it first), and a job whose script cannot run fails the test
@@ -18,7 +19,7 @@ afterAll(() => fs.rmSync(work, {recursive: true, force: true}))
 
 describe('worker scripts', () => {
   it('resolve from the sources to the compiled files', () => {
-    for (const script of ['../../src/graph/scan-worker.js', '../../src/graph/reverse-worker.js', '../../src/dominators/dominator-worker.js', '../../src/index/background-write-worker.js', '../../src/input/decompress-worker.js']) {
+    for (const script of ['../../src/graph/scan-worker.js', '../../src/naming/naming-worker.js', '../../src/graph/reverse-worker.js', '../../src/dominators/dominator-worker.js', '../../src/index/background-write-worker.js', '../../src/input/decompress-worker.js']) {
       const file = fileURLToPath(workerScript(new URL(script, import.meta.url)))
       expect(file).toMatch(/\/dist\/src\/.*-worker\.js$/)
       expect(fs.existsSync(file)).toBe(true)
@@ -31,15 +32,33 @@ describe('worker scripts', () => {
 })
 
 describe.each(fixtureIndex().filter(f => ['v2.10-shared', 'v2.18.1-shared'].includes(f.id)).map(f => [f.id, f] as const))('analysis on %s', (id, entry) => {
-  it('on worker threads (object scan, reverse edges, dominator pass, index writes) writes the index one thread writes, byte for byte', async () => {
+  it('on worker threads (naming tiers, object scan, reverse edges, dominator pass, index writes) writes the index one thread writes, byte for byte', async () => {
     const core = await fixtureCorePath(id)
     const one = path.join(work, `${id}-1.toma-index`)
     const two = path.join(work, `${id}-2.toma-index`)
     const single = analyzeCore(core, fixtureFlags(entry), undefined, one, undefined, {workers: 1})
-    const threaded = analyzeCore(core, fixtureFlags(entry), undefined, two, undefined, {workers: 2})
+    const threaded = analyzeCore(core, fixtureFlags(entry), undefined, two, undefined, {workers: 3})
     expect([single.threadsUsed, single.scanThreads, single.reverseThreads]).toEqual([1, 1, 1])
-    expect([threaded.threadsUsed, threaded.scanThreads, threaded.reverseThreads]).toEqual([2, 2, 2])
+    expect([threaded.threadsUsed, threaded.scanThreads, threaded.reverseThreads, threaded.namingOnWorker]).toEqual([3, 2, 2, true])
     expect(fs.readFileSync(two).equals(fs.readFileSync(one))).toBe(true)
+  })
+})
+
+describe('naming on namesdemo, the -g build (every tier but the runtimes names some of its blocks)', () => {
+  it('on its worker thread names every slot as one thread does: the same index, byte for byte', async () => {
+    const runs = [await analyzeNamesdemo('symbols', {workers: 1}), await analyzeNamesdemo('symbols', {workers: 2})]
+    try {
+      const [one, two] = runs.map(r => fs.readFileSync(path.join(r.work, 'core.toma-index')))
+      // The worker named by debug information, layouts and content, not by vtables alone.
+      const namedBy = runs[1]!.index.meta.naming.namedBy
+      for (const via of ['vtable', 'debug-info', 'layout', 'content']) expect(namedBy[via], via).toBeGreaterThan(0)
+      expect(two!.equals(one!)).toBe(true)
+    } finally {
+      for (const r of runs) {
+        r.index.file.close()
+        fs.rmSync(r.work, {recursive: true, force: true})
+      }
+    }
   })
 })
 

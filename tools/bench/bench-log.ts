@@ -9,6 +9,8 @@ export interface BenchFigures {
   coreGiB: number | null
   objects: number | null
   analyzeMs: number | null
+  /** `analyze --stage model`: the first answer (absent from runs before issue 33). */
+  modelStageMs?: number | null
   peakRssMiB: number | null
   threads: number | null
   indexGiB: number | null
@@ -53,11 +55,11 @@ export function currentTable(history: BenchEntry[]): string {
     const f = e.figures
     const perSlot = f.peakRssMiB !== null && f.objects ? ` (${((f.peakRssMiB * 2 ** 20) / f.objects).toFixed(1)} B/slot)` : ''
     const perGiB = f.analyzeMs !== null && f.coreGiB ? fixed(f.analyzeMs / 1000 / f.coreGiB, 1, 's') : '–'
-    return `| ${e.scale} | ${e.date.slice(0, 16).replace('T', ' ')} UTC | ${e.commit ?? 'not named'} | ${fixed(f.coreGiB, 2, 'GiB')} | ${fixed(f.analyzeMs === null ? null : f.analyzeMs / 1000, 1, 's')} | ${perGiB} | ${fixed(f.peakRssMiB, 0, 'MiB')}${perSlot} | ${fixed(f.indexGiB, 2, 'GiB')} | ${fixed(f.findObjectMs, 0, 'ms')} | \`${e.command}\` |`
+    return `| ${e.scale} | ${e.date.slice(0, 16).replace('T', ' ')} UTC | ${e.commit ?? 'not named'} | ${fixed(f.coreGiB, 2, 'GiB')} | ${fixed(f.analyzeMs === null ? null : f.analyzeMs / 1000, 1, 's')} | ${perGiB} | ${fixed(f.modelStageMs == null ? null : f.modelStageMs / 1000, 1, 's')} | ${fixed(f.peakRssMiB, 0, 'MiB')}${perSlot} | ${fixed(f.indexGiB, 2, 'GiB')} | ${fixed(f.findObjectMs, 0, 'ms')} | \`${e.command}\` |`
   })
   return [
-    '| scale (M objects) | measured | commit | core | `toma analyze` | per GiB of core | peak RSS | index | `toma find-object` (whole run) | command |',
-    '|---|---|---|---|---|---|---|---|---|---|',
+    '| scale (M objects) | measured | commit | core | `toma analyze` | per GiB of core | first answer (`--stage model`) | peak RSS | index | `toma find-object` (whole run) | command |',
+    '|---|---|---|---|---|---|---|---|---|---|---|',
     ...rows,
   ].join('\n')
 }

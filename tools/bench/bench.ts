@@ -92,6 +92,12 @@ const index = core + '.toma-index'
 log('analyze')
 const analyze = run('analyze', core, index)
 log(`analyze ${analyze.totalMs} ms, peak RSS ${analyze.maxRssMiB} MiB`)
+// The first answer: the model stage alone (what `classes` and `find-object` wait for from no index).
+const modelIndex = index + '.model'
+log('analyze --stage model')
+const model = run('analyze', core, modelIndex, '--stage', 'model')
+fs.rmSync(modelIndex, {force: true})
+log(`model stage ${model.totalMs} ms, peak RSS ${model.maxRssMiB} MiB`)
 // What the retention analysis (paths, dominators, retained sizes) adds, measured on the same core
 // and at the same thread count: `--pairs` pairs of analyses (default 3) with reachability alone (no
 // retention) and with retention, run back to back (each pair in the other order from the last),
@@ -173,6 +179,7 @@ const result = {
   catWarmMs,
   ddWriteMs,
   analyze,
+  model,
   comparison: compare
     ? {
         pairs: pairs.map(p => ({without: brief(p.without), with: brief(p.with)})),
@@ -207,6 +214,7 @@ ${analyze.live.toLocaleString('en-US')} live objects (${gib(analyze.liveBytes)})
 ${analyze.phases.map(p => `| — ${p.phase} | ${p.ms} ms | |`).join('\n')}
 
 Per GiB of core: ${(analyze.totalMs / 1000 / (coreBytes / 2 ** 30)).toFixed(1)} s of analyze.
+The first answer, \`analyze --stage model\` (the heap model, states, sizes and types by vtable, and its index): ${model.totalMs} ms (${(model.totalMs / catWarmMs).toFixed(1)}× the warm \`cat\`), peak RSS ${model.maxRssMiB} MiB.
 Peak RSS of analyze: ${analyze.maxRssMiB} MiB (${(analyze.maxRssMiB * 2 ** 20 / analyze.objects).toFixed(1)} bytes per object slot), ${analyze.threads} thread${analyze.threads > 1 ? 's' : ''}. Index: ${gib(indexBytes)}.
 
 ${compare ? `What the retention analysis (paths from roots, dominators, retained sizes) adds, on this core, at the same thread count:
@@ -241,6 +249,7 @@ recordRun(root, {
     coreGiB: +(coreBytes / 2 ** 30).toFixed(2),
     objects: analyze.objects,
     analyzeMs: analyze.totalMs,
+    modelStageMs: model.totalMs,
     peakRssMiB: analyze.maxRssMiB,
     threads: analyze.threads,
     indexGiB: +(indexBytes / 2 ** 30).toFixed(2),

@@ -29,6 +29,6 @@ export function findLuaStates(ctx: NamingContext, heap: LuaHeap, layout: LuaLayo
     if (heap.pointer(mainthread + layout.state.lG) !== global) return
     if (heap.pointer(global + layout.global.mainthread) !== mainthread) return
     found.push({slot, block: start, size, mainthread, global})
-  }, ctx.live)
+  }, ctx.live, layout.lg, 2 * layout.lg)
   return found
 }

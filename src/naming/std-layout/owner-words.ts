@@ -57,5 +57,5 @@ export function forEachOwnerWord(ctx: NamingContext, p: Probe, visit: (address: 
   forEachSlotBytes(ctx, () => true, (_id, start, size, bytes, offset) => words(bytes, offset, size, start, start, start + size),
     (_id, start, size) => range(start, start + size))
   for (const r of ctx.roots) range(Math.ceil(r.start / 8) * 8, r.end)
-  p.words = null
+  p.useNoBytes()
 }

@@ -1,4 +1,5 @@
 import type {ObjectRef} from '../../heap/objects.js'
+import type {SpanObjectArrays} from '../../heap/slot-table.js'
 import type {NamingContext} from '../recogniser.js'
 import {VIA_LAYOUT} from '../via.js'
 
@@ -17,15 +18,22 @@ export class Probe {
   /** Words already read around the owner, as 32-bit halves, and the address of words[0]. */
   words: Uint32Array | null = null
   wordsStart = 0
+  /** Past the last byte offset from wordsStart at which a whole word is in `words` (0: none). */
+  private wordsLimit = 0
 
   /** Page → span index over the heap's range (−1: no span), when the range is small enough; else null (binary search). */
   private readonly pageSpan: Int32Array | null
   private readonly lo: number
   private readonly pageSize: number
+  private readonly spans: SpanObjectArrays
+  /** The slots' states (fixed while naming; read once, not through the objects' getter per word). */
+  private readonly state: Uint8Array
 
   constructor(readonly ctx: NamingContext) {
     const {spans, pageSize} = ctx.objects
     this.pageSize = pageSize
+    this.spans = spans
+    this.state = ctx.objects.state
     let lo = Infinity
     let hi = 0
     for (let i = 0; i < spans.start.length; i++) {
@@ -60,20 +68,33 @@ export class Probe {
   useBytes(bytes: Buffer, start: number): void {
     this.words = new Uint32Array(bytes.buffer, bytes.byteOffset, Math.floor(bytes.length / 4))
     this.wordsStart = start
+    this.wordsLimit = this.words.length * 4 - 4
   }
 
+  /** Reads from here on come from the core. */
+  useNoBytes(): void {
+    this.words = null
+    this.wordsLimit = 0
+  }
+
+  // word and u32 run for every word of every owner that points into the heap, several times each:
+  // the offset is tested in integer arithmetic (it is below wordsLimit, at most a read's
+  // SLOT_CHUNK, before `& 3` looks at it), which cut the std-layout tier by a fifth on the bench
+  // core (BENCHMARKS.md, issue 33).
   word(addr: number): number | undefined {
-    const w = this.words
-    const i = (addr - this.wordsStart) / 4
-    if (w !== null && i >= 0 && i + 1 < w.length && Number.isInteger(i)) return w[i]! + w[i + 1]! * 0x1_0000_0000
+    const off = addr - this.wordsStart
+    if (off >= 0 && off < this.wordsLimit && (off & 3) === 0) {
+      const w = this.words!
+      const i = off >>> 2
+      return w[i]! + w[i + 1]! * 0x1_0000_0000
+    }
     return this.ctx.program.core.memory.readU64(addr)
   }
 
   /** The low 32 bits of a word (an int field, such as an rb-tree node's colour). */
   u32(addr: number): number | undefined {
-    const w = this.words
-    const i = (addr - this.wordsStart) / 4
-    if (w !== null && i >= 0 && i < w.length && Number.isInteger(i)) return w[i]!
+    const off = addr - this.wordsStart
+    if (off >= 0 && off < this.wordsLimit + 4 && (off & 3) === 0) return this.words![off >>> 2]!
     return this.ctx.program.core.memory.readU32(addr)
   }
 
@@ -85,16 +106,16 @@ export class Probe {
   block(addr: number | undefined, kind?: string): ObjectRef | undefined {
     if (addr === undefined || addr % 8 !== 0 || addr <= 0) return undefined
     // Every word of every owner is asked: the slot is worked out here without an object per word.
-    const {objects} = this.ctx
-    const spans = objects.spans
+    const spans = this.spans
     const span = this.spanAt(addr)
     if (span < 0) return undefined
     const size = spans.objectSize[span]!
     const k = (addr - spans.start[span]!) / size
     if (!Number.isInteger(k) || k >= spans.objectCount[span]!) return undefined
     const index = spans.firstObject[span]! + k
-    if (objects.state[index] !== this.ctx.live) return undefined
-    if (this.ctx.names.typeOf[index] !== 0 && (kind === undefined || this.ctx.names.kindOf(index) !== kind)) return undefined
+    if (this.state[index] !== this.ctx.live) return undefined
+    const names = this.ctx.names
+    if (names.typeOf[index] !== 0 && (kind === undefined || names.kindOf(index) !== kind)) return undefined
     return {index, start: addr, size, span}
   }
 
