@@ -1,5 +1,6 @@
 import {spawn} from 'node:child_process'
 import fs from 'node:fs'
+import os from 'node:os'
 import path from 'node:path'
 import {fileURLToPath} from 'node:url'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
@@ -107,7 +108,9 @@ describe('the bundled fast path', () => {
     const entry = fixtureIndex().find(f => f.id === 'v2.10-shared')!
     const truth = JSON.parse(fs.readFileSync(path.join(FIXTURES, entry.id, 'truth.json'), 'utf8')) as Truth
     const f = fixtureFlags(entry)
-    // refs needs the graph: the whole analysis runs, the scan and the dominator pass on their workers.
+    // refs needs the graph: the whole analysis runs, with every core the machine has: the naming
+    // tiers and the index writes on workers of their own; past two cores, the scan and the
+    // dominator pass on theirs too.
     const argv = ['refs', truth.objects[0]!.address, 'core', '--exe', f.exe, ...(f.tcmalloc ? ['--tcmalloc', f.tcmalloc] : [])]
     const work = testTemp('toma-bundle-')
     try {
@@ -119,7 +122,8 @@ describe('the bundled fast path', () => {
       }
       const [bundled, oclif] = runs
       expect(bundled!.stderr).toContain('analysing it first')
-      for (const worker of ['graph/scan-worker.js', 'dominators/dominator-worker.js']) {
+      const workers = ['naming/naming-worker.js', 'index/background-write-worker.js', ...(os.availableParallelism() > 2 ? ['graph/scan-worker.js', 'dominators/dominator-worker.js'] : [])]
+      for (const worker of workers) {
         expect(bundled!.stderr).toContain(`instantiating Worker. url: ${new URL(`dist/src/${worker}`, ROOT).href}`)
       }
       expect(bundled!.status).toBe(0)
