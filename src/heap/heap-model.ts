@@ -22,7 +22,7 @@ export interface HeapModel extends ModelledHeap {
   internalClasses: RegExp
   /** The module is the allocator's own library (not the executable of a static link). */
   ownLibrary: boolean
-  /** Whether the allocator gives a block of blockSize bytes for a request of `request` bytes (naming checks a length against it). */
+  /** What the allocator gives for a request, as data (request-fit.ts: fitsRequest; naming checks a length against it). */
   requestFit(): RequestFit
   /** The allocator's metadata outside its module's data: memory that is the allocator's, never a root. May add warnings. */
   metadata(program: Program, warnings: Warnings): AllocatorMetadata

@@ -79,8 +79,8 @@ export class Probe {
 
   // word and u32 run for every word of every owner that points into the heap, several times each:
   // the offset is tested in integer arithmetic (it is below wordsLimit, at most a read's
-  // SLOT_CHUNK, before `& 3` looks at it), which cut the std-layout tier by a fifth on the bench
-  // core (BENCHMARKS.md, issue 33).
+  // SLOT_CHUNK, before `& 3` looks at it), not by a division and Number.isInteger: a script that
+  // models the bench core's heap and runs this tier took 0.88 of the time (BENCHMARKS.md, issue 33).
   word(addr: number): number | undefined {
     const off = addr - this.wordsStart
     if (off >= 0 && off < this.wordsLimit && (off & 3) === 0) {
