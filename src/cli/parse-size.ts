@@ -18,3 +18,14 @@ export function parseSize(text: string): number {
   if (!Number.isSafeInteger(Math.round(bytes))) throw new TomaError(`${text}: too large a size`)
   return Math.round(bytes)
 }
+
+/** A memory size's forms: a single-letter unit means powers of 1024 there, as docker, systemd and the JVM read it. */
+export const MEMORY_SIZE_FORMS = 'bytes, or with a unit: 512M or 512MiB (2^20), 2G or 2GiB (2^30), 500MB (10^6), 2GB (10^9)'
+
+/** A memory size in bytes: as parseSize, but a single-letter unit (512M, 2G) is a power of 1024. */
+export function parseMemorySize(text: string): number {
+  const binary = /^\s*(\d+(?:\.\d+)?)\s*([kmgt])\s*$/i.exec(text)
+  if (binary) return parseSize(`${binary[1]}${binary[2]}iB`)
+  if (!/^\s*\d+(?:\.\d+)?\s*[a-z]*\s*$/i.test(text)) throw new TomaError(`${text}: not a memory size (${MEMORY_SIZE_FORMS})`)
+  return parseSize(text)
+}

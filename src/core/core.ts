@@ -96,10 +96,11 @@ export class Core {
 
   /**
    * Frees the cache of small reads (up to 64 MiB, filled by walks over scattered words such as
-   * free lists), before phases that read in large pieces and need the memory for themselves.
+   * free lists), before phases that read in large pieces and need the memory for themselves;
+   * `maxBytes`: what it may hold from now on.
    */
-  dropReadCache(): void {
-    this.file.dropCache()
+  dropReadCache(maxBytes?: number): void {
+    this.file.dropCache(maxBytes)
   }
 
   /** What another thread needs to read this core's memory itself (plain data: no open file, no Program). */

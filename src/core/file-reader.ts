@@ -37,7 +37,7 @@ export class FileReader {
   private carved = 0
 
   /** `cacheBlocks`: blocks the cache holds at most (tests make it small, to evict). */
-  constructor(readonly path: string, readonly overlay?: FileOverlay, private readonly cacheBlocks = MAX_CACHED_BLOCKS) {
+  constructor(readonly path: string, readonly overlay?: FileOverlay, private cacheBlocks = MAX_CACHED_BLOCKS) {
     this.fd = openRegularFile(path)
     const size = fs.fstatSync(this.fd).size
     this.size = overlay?.size === undefined ? size : Math.max(0, Math.min(size, overlay.size))
@@ -57,8 +57,12 @@ export class FileReader {
     this.dropCache()
   }
 
-  /** Frees the cached blocks (up to 64 MiB), e.g. once the walks over scattered words are done. */
-  dropCache(): void {
+  /**
+   * Frees the cached blocks (up to 64 MiB), e.g. once the walks over scattered words are done;
+   * `maxBytes`: what the cache may hold from now on (a memory limit's share), at least one block.
+   */
+  dropCache(maxBytes?: number): void {
+    if (maxBytes !== undefined) this.cacheBlocks = Math.max(1, Math.min(MAX_CACHED_BLOCKS, Math.floor(maxBytes / BLOCK_SIZE)))
     this.cache.clear()
     this.slab = null
     this.carved = 0

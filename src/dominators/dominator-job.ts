@@ -63,7 +63,17 @@ export function startDominatorTree(input: DominatorInput, workers: number): Domi
     const tree = dominatorTree(input, false, spare)
     // At once, into the pass's spare arrays: they are not kept beside the retained sizes.
     const children = dominatorChildren(tree.idom, input.objectCount, spare)
-    return {awaitPastPeak: () => {}, help: () => {}, join: () => tree, children: () => children, shareWalk: () => null, release: () => {}, parallel: false}
+    // Each handed over once: the job keeps no hold on them (the caller may let idom go).
+    const held: {tree: DominatorTree | null; children: DominatorChildren | null} = {tree, children}
+    return {
+      awaitPastPeak: () => {},
+      help: () => {},
+      join: () => handedOver(held, 'tree'),
+      children: () => handedOver(held, 'children'),
+      shareWalk: () => null,
+      release: () => {},
+      parallel: false,
+    }
   }
   // The store's collection, apart: the job's functions below must not reach the input (its edges).
   const collect = input.collect
@@ -135,6 +145,14 @@ export function startDominatorTree(input: DominatorInput, workers: number): Domi
     },
     release: done,
   }
+}
+
+/** held[key], which held then lets go of. */
+function handedOver<K extends 'tree' | 'children'>(held: {tree: DominatorTree | null; children: DominatorChildren | null}, key: K): NonNullable<(typeof held)[K]> {
+  const value = held[key]
+  if (!value) throw new Error(`dominator job: ${key} handed over already`)
+  held[key] = null
+  return value as NonNullable<(typeof held)[K]>
 }
 
 const WORKER_SCRIPT = new URL('./dominator-worker.js', import.meta.url)

@@ -134,7 +134,7 @@ export function balancedSplit(childStart: Uint32Array, child: Uint32Array, retai
 }
 
 /** A copy of the array at twice its length. */
-function grown<T extends Uint32Array<ArrayBuffer> | Float64Array<ArrayBuffer>>(a: T): T {
+export function grown<T extends Uint32Array<ArrayBuffer> | Float64Array<ArrayBuffer>>(a: T): T {
   const b = new (a.constructor as new (length: number) => T)(2 * a.length)
   b.set(a as ArrayLike<number>)
   return b

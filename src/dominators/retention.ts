@@ -1,6 +1,9 @@
 import type {HeapGraph} from '../graph/csr.js'
 import {startDominatorTree, type DominatorJob} from './dominator-job.js'
-import {retainedSizes, type DominatorInput} from './dominators.js'
+import {groupOfIdom, retainedSizes, type DominatorInput} from './dominators.js'
+import {retainedSizesByChildren} from './retained-by-children.js'
+import type {DominatorChildren} from './dominator-children.js'
+import {inFrameOfItsOwn} from '../store/frame.js'
 import {largestPositions} from '../util/largest-positions.js'
 import {sharedUint32} from '../util/shared-arrays.js'
 import {ACCUMULATION_MIN_SHARE, accumulationPoints, type Accumulation} from './accumulation.js'
@@ -14,8 +17,6 @@ import type {TypeIds} from '../graph/object-types.js'
  * index, so `path`, `top`, `dominators` and `suspects` read only what they print.
  */
 export interface Retention {
-  /** Immediate dominator (dominators.ts: BY_VIRTUAL_ROOT, NOT_IN_TREE). */
-  idom: Uint32Array
   retainedBytes: Float64Array
   retainedObjects: Uint32Array
   /** Children of object o in the dominator tree: child[childStart[o] .. childStart[o+1]), the largest (retained bytes) first, the others ascending; the virtual root's at o = objectCount. */
@@ -59,6 +60,12 @@ export interface RetentionInput {
   liveValue?: number
   /** The threads of the core by tid: each one's roots form a group, so what only it holds is known. */
   threads: number[]
+  /**
+   * Bytes the process may still allocate (analyze --memory-limit): where the pass ran on this
+   * thread and the retained sizes would not fit beside idom and the preorder, those two go first
+   * and the sums are taken over the child lists (retained-by-children.ts). Absent: no limit.
+   */
+  room?: () => number
 }
 
 export interface RetentionSizes {
@@ -87,8 +94,11 @@ export interface PendingRetention {
   finish(sizes: () => RetentionSizes, progress?: Progress, handOff?: (arrays: Partial<RetentionArrays>) => void): Retention
 }
 
-/** The per-object arrays of a Retention. */
-export type RetentionArrays = Pick<Retention, 'idom' | 'retainedBytes' | 'retainedObjects' | 'childStart' | 'child'>
+/**
+ * The per-object arrays of the analysis: with a Retention's, each object's immediate dominator
+ * (dominators.ts: BY_VIRTUAL_ROOT, NOT_IN_TREE), which is handed off only.
+ */
+export type RetentionArrays = Pick<Retention, 'retainedBytes' | 'retainedObjects' | 'childStart' | 'child'> & {idom: Uint32Array}
 
 type Progress = (phase: string, done: number, total: number) => void
 
@@ -115,6 +125,9 @@ export function startRetention(input: RetentionInput, workers: number, progress?
     rootGroup,
     groupCount: input.threads.length,
   }
+  // Apart: finish must not reach the input (its holders, the memory the pass may write over).
+  const room = input.room
+  const collect = input.collect
   if (workers < 2) progress?.('dominators', 0, 1)
   const job = startDominatorTree(dominatorInput, workers)
   return {
@@ -133,15 +146,29 @@ export function startRetention(input: RetentionInput, workers: number, progress?
       job.awaitPastPeak()
       let sizes = job.parallel ? shallowSizes() : null
       const objectCounts = job.parallel ? sharedUint32(n).fill(0) : undefined
-      const tree = job.join()
-      handOff({idom: tree.idom})
+      const lean = !job.parallel && room !== undefined && room() < RETAINED_BYTES_PER_SLOT * n
+      // In a frame of its own: under the limit nothing else holds idom and the preorder once it returns.
+      const joined = inFrameOfItsOwn(() => joinedTree(job, n, lean, handOff))
+      // Their memory, before the sums allocate (nothing else would collect this thread's heap in time).
+      if (lean) collect?.()
       finishProgress?.('retained sizes', 0, 1)
       sizes ??= shallowSizes()
       const retainedBytes = sizes.shallowBytes
-      // The worker (if any) sorts out the child lists meanwhile.
-      const {objects: retainedObjects, groupBytes: threadRetainedBytes, groupObjects: threadRetainedObjects} = retainedSizes(tree, retainedBytes, objectCounts)
+      let retainedObjects: Uint32Array
+      let threadRetainedBytes: Float64Array
+      let threadRetainedObjects: Float64Array
+      let children: DominatorChildren
+      if (joined.tree) {
+        // The worker (if any) sorts out the child lists meanwhile.
+        ;({objects: retainedObjects, groupBytes: threadRetainedBytes, groupObjects: threadRetainedObjects} = retainedSizes(joined.tree, retainedBytes, objectCounts))
+        children = job.children()
+      } else {
+        children = joined.children!
+        retainedObjects = sharedUint32(n)
+        ;({groupBytes: threadRetainedBytes, groupObjects: threadRetainedObjects} = retainedSizesByChildren(children.childStart, children.child, joined.rootChildGroup!, joined.groupCount, retainedBytes, retainedObjects))
+      }
       handOff({retainedBytes, retainedObjects})
-      const {childStart, child} = job.children()
+      const {childStart, child} = children
       largestChildFirst(childStart, child, retainedBytes)
       handOff({childStart, child})
       const top = largestFirst(child.subarray(childStart[n]!, childStart[n + 1]!), retainedBytes, TOP_OBJECTS)
@@ -150,9 +177,28 @@ export function startRetention(input: RetentionInput, workers: number, progress?
       const points = accumulationPoints(childStart, child, retainedBytes, top, ACCUMULATION_MIN_SHARE * liveBytes)
       const walk = walkOnBoth(job, {childStart, child, typeOf: sizes.typeOf, typeCount: sizes.typeCount, retainedBytes, retainedObjects, points: points.map(p => p.point), from: 0, to: childStart[n + 1]! - childStart[n]!})
       const accumulations = points.map((p, k) => ({...p, ...walk.under[k]!}))
-      return {idom: tree.idom, retainedBytes, retainedObjects, childStart, child, leakStarts: tree.leakStarts, typeRetainedBytes: walk.bytes, typeRetainedObjects: walk.objects, top, threadRetainedBytes, threadRetainedObjects, accumulations}
+      return {retainedBytes, retainedObjects, childStart, child, leakStarts: joined.leakStarts, typeRetainedBytes: walk.bytes, typeRetainedObjects: walk.objects, top, threadRetainedBytes, threadRetainedObjects, accumulations}
     },
   }
+}
+
+/** What it takes to sum retained sizes the usual way beside idom and the preorder: 8 bytes an object slot, and 4 for the counts. */
+const RETAINED_BYTES_PER_SLOT = 12
+
+/**
+ * The dominator tree, joined, its idom handed off. `lean`: only what the sums over the child lists
+ * need is kept (the children, and each root child's group read from idom), and the tree itself is
+ * let go, so that idom and the preorder are garbage once this returns.
+ */
+function joinedTree(job: DominatorJob, n: number, lean: boolean, handOff: (arrays: Partial<RetentionArrays>) => void) {
+  const tree = job.join()
+  handOff({idom: tree.idom})
+  const {leakStarts, groupCount} = tree
+  if (!lean) return {tree, leakStarts, groupCount, children: null, rootChildGroup: null}
+  const children = job.children()
+  const roots = children.child.subarray(children.childStart[n]!, children.childStart[n + 1]!)
+  const rootChildGroup = Int32Array.from(roots, o => groupOfIdom(tree.idom[o]!, n, groupCount))
+  return {tree: null, leakStarts, groupCount, children, rootChildGroup}
 }
 
 /**

@@ -40,11 +40,18 @@ export interface ReverseShare {
   blockShift: number
 }
 
-/** The arrays the fill writes: the reverse CSR. */
+/**
+ * The arrays the fill writes: the reverse CSR, or a window of it (a pass of reverse-passes.ts):
+ * inStart's element k is target targetBase + k's, inEdge's and inFrom's element i is edge place
+ * edgeBase + i. The places written (inStart's values) are the whole CSR's either way.
+ */
 export interface ReverseArrays {
   inStart: Uint32Array
   inEdge: Uint32Array
   inFrom: Uint32Array
+  /** Default 0. */
+  targetBase?: number
+  edgeBase?: number
 }
 
 /** Blocks of targets among objectCount objects. */
@@ -73,6 +80,8 @@ export function fillReverseShare(objectCount: number, outStart: Uint32Array | Fi
 
 function fillShare(objectCount: number, edgeCount: number, starts: Uint32Reader, outTo: Uint32Array, share: ReverseShare, into: ReverseArrays, maxBlockEdges: number): void {
   const {inStart, inEdge, inFrom} = into
+  const targetBase = into.targetBase ?? 0
+  const edgeBase = into.edgeBase ?? 0
   const {blockThread, thread, blockShift} = share
   if (!(blockShift >= 0 && blockShift <= 16)) throw new RangeError(`reverse block shift ${blockShift}: a place in a block must fit 16 bits`)
   const blocks = blockThread.length
@@ -98,13 +107,13 @@ function fillShare(objectCount: number, edgeCount: number, starts: Uint32Reader,
     // In-degrees of the in-place blocks' targets, then their list starts: t's cursor.
     for (let e = 0; e < edgeCount; e++) {
       const t = outTo[e]!
-      if (mode[t >>> blockShift] === 2) inStart[t]!++
+      if (mode[t >>> blockShift] === 2) inStart[t - targetBase]!++
     }
     for (let b = 0; b < blocks; b++) {
       if (mode[b] !== 2) continue
       for (let t = b * blockSize, end = Math.min(objectCount, t + blockSize), at = cursor[b]!; t < end; t++) {
-        const count = inStart[t]!
-        inStart[t] = at
+        const count = inStart[t - targetBase]!
+        inStart[t - targetBase] = at
         at += count
       }
     }
@@ -125,7 +134,7 @@ function fillShare(objectCount: number, edgeCount: number, starts: Uint32Reader,
       const b = t >>> blockShift
       const m = mode[b]!
       if (m === 0) continue
-      const at = m === 1 ? cursor[b]!++ : inStart[t]!++
+      const at = (m === 1 ? cursor[b]!++ : inStart[t - targetBase]!++) - edgeBase
       inEdge[at] = e
       inFrom[at] = o
     }
@@ -139,8 +148,9 @@ function fillShare(objectCount: number, edgeCount: number, starts: Uint32Reader,
     if (mode[b] !== 1) continue
     const n = blockTotals[b]!
     count.fill(0)
+    const local = base - edgeBase
     for (let i = 0; i < n; i++) {
-      const p = outTo[inEdge[base + i]!]! & mask
+      const p = outTo[inEdge[local + i]!]! & mask
       place[i] = p
       count[p]!++
     }
@@ -150,12 +160,12 @@ function fillShare(objectCount: number, edgeCount: number, starts: Uint32Reader,
       const c = count[k]!
       count[k] = at
       at += c
-      inStart[first + k] = at
+      inStart[first + k - targetBase] = at
     }
-    edges.set(inEdge.subarray(base, base + n))
-    from.set(inFrom.subarray(base, base + n))
+    edges.set(inEdge.subarray(local, local + n))
+    from.set(inFrom.subarray(local, local + n))
     for (let i = 0; i < n; i++) {
-      const at = count[place[i]!]!++
+      const at = count[place[i]!]!++ - edgeBase
       inEdge[at] = edges[i]!
       inFrom[at] = from[i]!
     }

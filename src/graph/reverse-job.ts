@@ -21,8 +21,24 @@ export interface ReverseShared {
   inStart: Uint32Array
   inEdge: Uint32Array
   inFrom: Uint32Array
-  /** The thread that builds each block of targets' in-lists (this one is 0, worker i is i + 1). */
+  /** The thread that builds each block of targets' in-lists (this one is 0, worker i is i + 1; NO_THREAD: none, another pass's). */
   blockThread: Uint8Array
+  /** Where the arrays are a pass's window of the reverse CSR (reverse-csr.ts: ReverseArrays). */
+  targetBase: number
+  edgeBase: number
+  /** Targets per block, as a power of two (reverse-csr.ts: REVERSE_BLOCK_SHIFT; tests make it small). */
+  blockShift: number
+}
+
+/**
+ * A pass of the build under a memory limit (reverse-passes.ts): the in-lists of blocks
+ * [firstBlock, endBlock) only, `edges` of them, which lie from place `edgeBase` in the whole CSR.
+ */
+export interface ReversePass {
+  firstBlock: number
+  endBlock: number
+  edgeBase: number
+  edges: number
 }
 
 /** What a reverse worker is handed. */
@@ -30,8 +46,9 @@ export interface ReverseWorkerData extends ReverseShared {
   thread: number
 }
 
-/** blockThread holds a thread in a byte. */
-const MAX_THREADS = 256
+/** blockThread holds a thread in a byte, and this value for a block no thread of this pass builds. */
+const NO_THREAD = 255
+const MAX_THREADS = NO_THREAD
 
 /**
  * Builds the reverse edges on `threads` threads: this one and worker threads. The targets are cut
@@ -43,20 +60,27 @@ const MAX_THREADS = 256
  * The arrays are the same, byte for byte, whatever the number of threads (the same function
  * fills them). Where one thread is asked for, this thread builds every block.
  */
-export function buildReverse(objectCount: number, outStart: Uint32Array | FileArray, outTo: Uint32Array, edgeCount: number, threads: number): ReverseEdges {
+export function buildReverse(objectCount: number, outStart: Uint32Array | FileArray, outTo: Uint32Array, edgeCount: number, threads: number, pass?: ReversePass, blockShift = REVERSE_BLOCK_SHIFT): ReverseEdges {
   const helpers = threads > 1 ? Math.min(threads, MAX_THREADS) - 1 : 0
-  const blocks = reverseBlockCount(objectCount)
-  const blockThread = sharedUint8(blocks)
-  for (let b = 0; b < blocks; b++) blockThread[b] = b % (helpers + 1)
+  const blocks = reverseBlockCount(objectCount, blockShift)
+  const {firstBlock, endBlock, edgeBase, edges} = pass ?? {firstBlock: 0, endBlock: blocks, edgeBase: 0, edges: edgeCount}
+  const blockThread = sharedUint8(blocks).fill(NO_THREAD)
+  for (let b = firstBlock; b < endBlock; b++) blockThread[b] = (b - firstBlock) % (helpers + 1)
+  const targetBase = firstBlock * 2 ** blockShift
+  const targets = Math.min(objectCount, endBlock * 2 ** blockShift) - targetBase
   // All shared: the workers fill them, the dominator worker reads inStart and inFrom.
   const shared: ReverseShared = {
     objectCount,
     outStart,
     outTo,
-    inStart: sharedUint32(objectCount + 1),
-    inEdge: sharedUint32(edgeCount),
-    inFrom: sharedUint32(edgeCount),
+    // The whole CSR's inStart has one element more, for finishReverse's shift.
+    inStart: sharedUint32(pass ? targets : objectCount + 1),
+    inEdge: sharedUint32(edges),
+    inFrom: sharedUint32(edges),
     blockThread,
+    targetBase,
+    edgeBase,
+    blockShift,
   }
   const workers: WorkerJob[] = []
   try {
@@ -70,7 +94,8 @@ export function buildReverse(objectCount: number, outStart: Uint32Array | FileAr
   } finally {
     for (const w of workers) w.end()
   }
-  finishReverse(shared.inStart, objectCount)
+  // A pass's inStart holds where each of its targets' lists ends (the caller puts it in place).
+  if (!pass) finishReverse(shared.inStart, objectCount)
   return {inStart: shared.inStart, inEdge: shared.inEdge, inFrom: shared.inFrom, threads: helpers + 1}
 }
 
@@ -78,5 +103,5 @@ const SCRIPT = new URL('./reverse-worker.js', import.meta.url)
 
 /** Fills the lists of `thread`'s blocks. */
 export function fillReverse(s: ReverseShared, thread: number): void {
-  fillReverseShare(s.objectCount, s.outStart, s.outTo, {blockThread: s.blockThread, thread, blockShift: REVERSE_BLOCK_SHIFT}, s)
+  fillReverseShare(s.objectCount, s.outStart, s.outTo, {blockThread: s.blockThread, thread, blockShift: s.blockShift}, s)
 }

@@ -3,7 +3,7 @@ import {createTemporary, type TemporaryFile} from '../util/temporary-file.js'
 import {openRegularFile} from '../util/regular-file.js'
 import {TomaError} from '../errors.js'
 import {isShared} from '../util/shared-arrays.js'
-import type {FileArray} from '../util/file-array.js'
+import type {FileArray, ReservedArray} from '../util/file-array.js'
 // A type only: the writer thread's module (and node:worker_threads) stays out of a query's start.
 import type {BackgroundWrites} from './background-writes.js'
 import {STAGE_NAMES, declaredTypes, type ArrayName, type ArrayNamesOf, type ArrayOf, type DeclaredArrays, type ElementType, type Stage} from './schema.js'
@@ -183,6 +183,29 @@ export class IndexWriter {
     const entry = this.entries[name]
     if (!entry || entry.type !== 'u32') throw new Error(`index array ${name}: not a u32 array added`)
     return {path: this.tmp.path, byteOffset: PREAMBLE + entry.offset, length: entry.length, written}
+  }
+
+  /**
+   * Room for u32 array `name` of `length` elements where `add` would write it now, filled later
+   * piece by piece at any place: an array built in passes (the reverse edges under a memory
+   * limit, reverse-passes.ts) reaches the index without ever being whole in memory, and lies
+   * where it would have, so the file is the same byte for byte.
+   */
+  reserve(name: ArrayNamesOf<'u32'>, length: number): ReservedArray {
+    const type = this.checked(name, new Uint32Array(0))
+    const entry: ArrayEntry = {type, offset: this.offset, length}
+    this.entries[name] = entry
+    this.offset = align8(this.offset + 4 * length)
+    const written = new Int32Array(new SharedArrayBuffer(4))
+    return {
+      writeAt: (at: number, piece: Uint32Array) => {
+        if (this.fd === null) throw new Error(`index array ${name}: written after the index was finished`)
+        if (!(Number.isSafeInteger(at) && at >= 0 && at + piece.length <= length)) throw new RangeError(`index array ${name}: piece at ${at} (${piece.length} elements) outside its ${length}`)
+        this.written(() => writeAll(this.fd!, Buffer.from(piece.buffer, piece.byteOffset, piece.byteLength), PREAMBLE + entry.offset + 4 * at))
+      },
+      done: () => Atomics.store(written, 0, 1),
+      file: {path: this.tmp.path, byteOffset: PREAMBLE + entry.offset, length, written},
+    }
   }
 
   /** Writes the header and renames the file into place; `stages`: the analysis stages its arrays are of. */

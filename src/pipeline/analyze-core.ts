@@ -19,6 +19,8 @@ import type {ObjectTypes} from '../graph/object-types.js'
 import {ArrayStore} from '../store/array-store.js'
 import {graphFacts, graphPhases, type GraphStoreArrays, type GraphStore} from './graph-phases.js'
 import {sharedFloat64} from '../util/shared-arrays.js'
+import {defaultMemoryLimit, readCacheBytes, type MemoryLimit} from '../store/memory-limit.js'
+import {inFrameOfItsOwn} from '../store/frame.js'
 import {heapObjects} from '../heap/objects.js'
 import {LIVE} from '../heap/states.js'
 
@@ -54,6 +56,8 @@ export interface Analysis {
   namingOnWorker: boolean
   /** The stages the index holds (schema.ts STAGES). */
   stages: Stage[]
+  /** The memory limit it ran under, and the passes the reverse edges took under it (1: all at once). */
+  memory: MemoryLimit & {reversePasses: number}
 }
 
 type Progress = ProgressUpdate
@@ -73,7 +77,18 @@ export interface RunOptions {
   stage?: Stage
   /** Called once the model stage's index is in place (before the graph stage, when it runs). */
   modelWritten?: () => void
+  /** What the analysis may hold at once (default: memory-limit.ts's share of the memory available). */
+  memoryLimit?: MemoryLimit
 }
+
+/**
+ * The naming tiers and the dominator pass take threads of their own, beside this thread's phases,
+ * only where the memory limit holds what that costs: the naming worker loads the program again
+ * and keeps its own copies of the names, and the dominator pass's arrays live beside this
+ * thread's. A whole analysis so run peaked at 1103 MiB for 24 M object slots (46 B a slot; 946
+ * MiB on one thread), on the bench core (BENCHMARKS.md, issue 33).
+ */
+const BESIDE_BYTES_PER_SLOT = 46
 
 /** Every processor this process may run on. */
 export function defaultWorkers(): number {
@@ -95,11 +110,27 @@ export function defaultWorkers(): number {
 export function analyzeCore(corePath: string, options: AnalysisOptions, progress?: Progress, indexPath = defaultIndexPath(corePath), opened?: Program, run: RunOptions = {}): Analysis {
   const program = opened ?? openProgram(corePath, options)
   const workers = Math.max(1, Math.floor(run.workers ?? defaultWorkers()))
+  const memory = run.memoryLimit ?? defaultMemoryLimit()
   const heap = modelHeap(program, {version: options['tcmalloc-version'], progress})
-  // The heap model's list walks filled the read cache; the first words and the scan read in large pieces past it.
-  program.core.dropReadCache()
+  // The heap model's list walks filled the read cache; the first words and the scan read in large
+  // pieces past it. From here on it holds a share of the memory limit at most.
+  program.core.dropReadCache(readCacheBytes(memory))
   const namer = new TypeNamer(program)
-  // The model stage's index first: queries that need only the model answer from it while the graph is built.
+  // In a frame of its own: what only the model's index needs (its names) goes before the graph stage.
+  const first = inFrameOfItsOwn(() => modelStageIndexed(program, heap, namer, options, indexPath, workers, memory, run, progress))
+  if ('analysis' in first) return first.analysis
+  return graphStage(program, heap, namer, first.model, options, first.graph, workers, memory, run, progress)
+}
+
+/** What the graph stage takes of the model stage. */
+type ModelForGraph = Pick<ModelStage, 'vtableTypes' | 'ownObjects' | 'sightings'>
+
+/**
+ * The model stage and its index, written first: queries that need only the model answer from it
+ * while the graph is built. Returns the analysis where the model is the last stage, else what the
+ * graph stage needs and its index writer.
+ */
+function modelStageIndexed(program: Program, heap: HeapModel, namer: TypeNamer, options: AnalysisOptions, indexPath: string, workers: number, memory: MemoryLimit, run: RunOptions, progress?: Progress): {analysis: Analysis} | {model: ModelForGraph; graph: ReturnType<typeof graphWriter>} {
   const model = modelStage(program, heap, namer, progress)
   const lastStage = run.stage ?? 'graph'
   // The graph stage's temporary is there before the model's index: while this process runs and
@@ -115,9 +146,9 @@ export function analyzeCore(corePath: string, options: AnalysisOptions, progress
   }
   run.modelWritten?.()
   if (!graph) {
-    return {program, heap, types: model.types, naming: model.naming, summary: model.summary, indexPath, threadsUsed: 1, scanThreads: 0, reverseThreads: 0, namingOnWorker: false, stages: ['model']}
+    return {analysis: {program, heap, types: model.types, naming: model.naming, summary: model.summary, indexPath, threadsUsed: 1, scanThreads: 0, reverseThreads: 0, namingOnWorker: false, stages: ['model'], memory: {...memory, reversePasses: 0}}}
   }
-  return graphStage(program, heap, namer, model, options, graph, workers, run, progress)
+  return {model: {vtableTypes: model.vtableTypes, ownObjects: model.ownObjects, sightings: model.sightings}, graph}
 }
 
 /** The graph stage's index writer, and the thread that writes its last arrays while the last phases run. */
@@ -181,10 +212,11 @@ function graphStage(
   program: Program,
   heap: HeapModel,
   namer: TypeNamer,
-  model: ModelStage,
+  model: ModelForGraph,
   options: AnalysisOptions,
   {writer, background}: ReturnType<typeof graphWriter>,
   workers: number,
+  memory: MemoryLimit,
   run: RunOptions,
   progress?: Progress,
 ): Analysis {
@@ -203,10 +235,13 @@ function graphStage(
     // (they are its longest single-threaded part), and the scan, the reverse edges and the
     // dominator pass the rest. (Started with the model stage instead, beside its first words, it
     // was 11 % slower on the bench core: BENCHMARKS.md, issue 33.)
-    naming = workers > 1 ? nameHeapOnWorker(program, objects, LIVE, roots.set.ranges, vtableTypes, heap.requestFit()) : null
+    // Beside the phases of this thread only where the limit holds what that costs.
+    const beside = memory.bytes >= BESIDE_BYTES_PER_SLOT * heap.spans.totalObjects
+    naming = workers > 1 && beside ? nameHeapOnWorker(program, objects, LIVE, roots.set.ranges, vtableTypes, heap.requestFit()) : null
     const threads = naming ? workers - 1 : workers
-    for (const phase of graphPhases({program, heap, scan: {progress, rootKinds, threads, checkpoints: run.checkpoints, firstWords: false}, roots, workers: threads, retention: retain})) store.run(phase.run, phase.after)
+    for (const phase of graphPhases({program, heap, scan: {progress, rootKinds, threads, checkpoints: run.checkpoints, firstWords: false}, roots, workers: threads, memory, dominatorsBeside: beside, retention: retain})) store.run(phase.run, phase.after)
     const pending = store.has('retention') ? store.get('retention') : null
+    const reversePasses = store.get('reversePasses')
     const reachable = store.get('object.reachable')
     const graph = graphFacts(store, heap.spans.totalObjects)
     // The edges are garbage on this thread now (the dominator worker drops its references once its
@@ -256,7 +291,7 @@ function graphStage(
       accumulations: retention?.accumulations ?? [],
     }
     writer.finish(meta, STAGE_NAMES)
-    return {program, heap, types, naming: names, summary, indexPath, threadsUsed: Math.max(scanThreads, reverseThreads, pending?.parallel ? 2 : 1) + (naming ? 1 : 0), scanThreads, reverseThreads, namingOnWorker: naming !== null, stages: [...STAGE_NAMES]}
+    return {program, heap, types, naming: names, summary, indexPath, threadsUsed: Math.max(scanThreads, reverseThreads, pending?.parallel ? 2 : 1) + (naming ? 1 : 0), scanThreads, reverseThreads, namingOnWorker: naming !== null, stages: [...STAGE_NAMES], memory: {...memory, reversePasses}}
   } catch (e) {
     writer.abandon()
     // A failed index write (a full disk) comes first: a phase that read the index back failed for it.

@@ -9,6 +9,8 @@ import {startRetention, type PendingRetention} from '../dominators/retention.js'
 import {reachableFromParents, reachableFromRoots, shortestPathParents} from '../graph/reachability.js'
 import {heapArrays} from './model-stage.js'
 import type {ArrayStore, StoreAction} from '../store/array-store.js'
+import {roomUnder, type MemoryLimit} from '../store/memory-limit.js'
+import {reverseBytes, reverseInPasses} from '../graph/reverse-passes.js'
 import type {FileArray} from '../util/file-array.js'
 import type {ProgressUpdate} from '../util/terminal-progress.js'
 
@@ -42,6 +44,8 @@ export interface GraphArrays {
   scanFacts: Omit<ObjectScan, 'lookup' | 'firstWords' | 'outStart' | 'outTo' | 'checkpointEdge' | 'checkpointOffset'>
   rootFacts: Pick<RootScan, 'rootCount' | 'offsetOverflows' | 'roots'>
   reverseThreads: number
+  /** Passes the reverse edges were built in (more than one under a memory limit: reverse-passes.ts). */
+  reversePasses: number
   /** The retention analysis once started (the caller lets its worker go, come what may). */
   retention: PendingRetention
   /** Whether the dominator pass runs on a worker thread. */
@@ -61,6 +65,10 @@ export interface GraphContext {
   /** Where roots live, found before the scan (the naming tiers read them beside it). */
   roots: FoundRoots
   workers: number
+  /** What the phases may hold at once (the reverse edges go to the index in passes where they would pass it). */
+  memory: MemoryLimit
+  /** Whether the dominator pass may run on a worker beside this thread's phases (the memory limit holds both). */
+  dominatorsBeside: boolean
   /** false: reachability only (analyze-core.ts: RunOptions.retention). */
   retention: boolean
 }
@@ -144,8 +152,17 @@ export function graphPhases(c: GraphContext): Phase<GraphStoreArrays>[] {
       name: 'reverse edges',
       run: s => {
         const outTo = s.get('edge.to')
-        const {inStart, inEdge, inFrom, threads} = reverseEdges(n, s.get('edge.outStart'), outTo, outTo.length, c.scan)
-        return {'edge.inStart': inStart, 'edge.inEdge': inEdge, 'edge.inFrom': inFrom, reverseThreads: threads}
+        const edgeCount = outTo.length
+        if (reverseBytes(n, edgeCount) > roomUnder(c.memory)) {
+          // Under the memory limit: in passes, straight to their places in the index (the store's
+          // write actions below then have nothing to do).
+          progress?.('reverse edges (in passes)', 0, 1)
+          const into = {inFrom: s.reserve('edge.inFrom', edgeCount), inStart: s.reserve('edge.inStart', n + 1), inEdge: s.reserve('edge.inEdge', edgeCount)}
+          const {passes, threads} = reverseInPasses(n, s.get('edge.outStart'), outTo, edgeCount, c.scan.threads ?? 1, into, () => roomUnder(c.memory), () => s.collect())
+          return {reverseThreads: threads, reversePasses: passes}
+        }
+        const {inStart, inEdge, inFrom, threads} = reverseEdges(n, s.get('edge.outStart'), outTo, edgeCount, c.scan)
+        return {'edge.inStart': inStart, 'edge.inEdge': inEdge, 'edge.inFrom': inFrom, reverseThreads: threads, reversePasses: 1}
       },
       after: [
         // The reverse graph goes to the index at once, on the writer thread, inFrom first (its
@@ -167,9 +184,10 @@ export function graphPhases(c: GraphContext): Phase<GraphStoreArrays>[] {
       // store keeps the forward edges for them). On this thread it runs after them.
       name: 'dominators beside',
       run: s => {
-        const onWorker = c.retention && dominatorPassOnWorker({forward: {edges: forward(s)}, reverse: {edges: reverse(s)}}, c.workers)
-        // Memory for the pass's DFS arrays: on this thread the pass allocates its own.
-        const memory = s.take('dominatorMemory')
+        const onWorker = c.retention && c.dominatorsBeside && dominatorPassOnWorker({forward: {edges: forward(s)}, reverse: {edges: reverse(s)}}, c.workers)
+        // Memory for the pass's DFS arrays (none where the reverse edges went to the index in
+        // passes): on this thread the pass allocates its own.
+        const memory = s.has('dominatorMemory') ? s.take('dominatorMemory') : undefined
         if (!onWorker) return {dominatorsOnWorker: false}
         const retention = startRetention({...retentionInput(s), forward: {edges: forward(s)}, reverse: s.holder({inStart: 'edge.inStart', inFrom: 'edge.inFrom'}) as {edges: ReverseEdges}, memory}, c.workers, progress)
         return {dominatorsOnWorker: true, retention}
@@ -237,6 +255,7 @@ export function graphPhases(c: GraphContext): Phase<GraphStoreArrays>[] {
       liveValue: LIVE,
       threads: program.core.threads.map(t => t.tid),
       collect: () => s.collect(),
+      room: () => roomUnder(c.memory),
     }
   }
 }

@@ -15,7 +15,7 @@
  */
 import {collectGarbage} from './collect-garbage.js'
 import {inFrameOfItsOwn} from './frame.js'
-import {readFileArray, type FileArray} from '../util/file-array.js'
+import {readFileArray, type FileArray, type ReservedArray} from '../util/file-array.js'
 import {sharedUint32} from '../util/shared-arrays.js'
 
 /** Where the store writes arrays: the index being written (index-file.ts: IndexWriter). */
@@ -27,6 +27,8 @@ export interface IndexSink {
   /** Where array `name` lies in the file being written (`written` raised once it is all there). */
   fileArray(name: string, written: Int32Array): FileArray
   awaitWritten(written: Int32Array): void
+  /** Room for a u32 array filled in pieces, where it would be written now (index-file.ts). */
+  reserve(name: string, length: number): ReservedArray
 }
 
 /** An array in the store: in memory, or in the index being written (read in order by the phase that takes it). */
@@ -108,6 +110,18 @@ export class ArrayStore<A extends object = Record<string, unknown>> {
   }
 
   /**
+   * Room in the index for array `name`, which a phase writes there in pieces instead of holding it
+   * (a pass at a time: reverse-passes.ts). The store holds where it lies; its write actions then
+   * have nothing to do.
+   */
+  reserve<K extends Name<A>>(name: K, length: number): ReservedArray {
+    const reserved = this.index.reserve(name, length)
+    this.flags.set(name, reserved.file.written)
+    this.arrays.set(name, reserved.file)
+    return reserved
+  }
+
+  /**
    * Runs `phase` with the store, in a frame of its own (the file's comment), and holds what it
    * returns; then runs `after`.
    */
@@ -147,6 +161,7 @@ export class ArrayStore<A extends object = Record<string, unknown>> {
   }
 
   private write(name: Name<A>): void {
+    if (this.flags.has(name)) return
     const flag = new Int32Array(new SharedArrayBuffer(4))
     this.index.addBehind(name, this.get(name) as ArrayBufferView, flag)
     this.flags.set(name, flag)
@@ -154,6 +169,7 @@ export class ArrayStore<A extends object = Record<string, unknown>> {
 
   private spill(name: Name<A>): void {
     if (!this.flags.has(name)) this.write(name)
+    else if (!ArrayBuffer.isView(this.get(name))) return // in the index only (reserve)
     this.arrays.set(name, this.index.fileArray(name, this.writtenFlag(name)))
   }
 
@@ -166,6 +182,8 @@ export class ArrayStore<A extends object = Record<string, unknown>> {
   }
 
   private writeAndReuse(name: Name<A>, as: Name<A>): void {
+    // Written in place already (reserve): no memory to reuse.
+    if (this.flags.has(name)) return
     const a = this.take(name) as ArrayBufferView
     this.index.addPieces(name, [a])
     this.arrays.set(as, a)

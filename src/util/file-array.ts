@@ -15,6 +15,16 @@ export interface FileArray {
   written: Int32Array
 }
 
+/** A Uint32Array's place in a file being written, filled in pieces at any place before it is read (IndexWriter.reserve). */
+export interface ReservedArray {
+  /** Writes `piece` as elements [at, at + piece.length). */
+  writeAt(at: number, piece: Uint32Array): void
+  /** Every element is written: raises `file.written`. */
+  done(): void
+  /** Where it lies, for a reader (which waits for `done`). */
+  file: FileArray
+}
+
 /** Elements read at once: 4 MiB. */
 const CHUNK = 1 << 20
 

@@ -2,6 +2,8 @@ import fs from 'node:fs'
 import {describe, expect, it} from 'vitest'
 import {BY_GROUP, BY_VIRTUAL_ROOT, NOT_IN_TREE, copyPredecessors, dominatorTree, retainedSizes, type PredecessorCopy} from '../../src/dominators/dominators.js'
 import {dominatorChildren} from '../../src/dominators/dominator-children.js'
+import {retainedSizesByChildren} from '../../src/dominators/retained-by-children.js'
+import {groupOfIdom} from '../../src/dominators/dominator-ids.js'
 import {balancedSplit, mergedWalks, walkDominatorTree} from '../../src/dominators/dominator-walk.js'
 import {nameObjects} from '../../src/graph/object-types.js'
 import {TypeNamer} from '../../src/graph/types.js'
@@ -126,6 +128,18 @@ describe.each(fixtureIndex().map(f => [f.id] as const))('dominators on %s', id =
       someThreadHolds += groupBytes[k]!
     }
     expect(someThreadHolds).toBeGreaterThan(0)
+
+    // The same sums over the child lists, as analyze takes them under a memory limit (idom and
+    // the preorder gone first): equal to the last bit, the threads' shares too.
+    const {childStart, child} = dominatorChildren(tree.idom, n)
+    const rootChildGroup = Int32Array.from(child.subarray(childStart[n]!, childStart[n + 1]!), o => groupOfIdom(tree.idom[o]!, n, G))
+    const byChildren = Float64Array.from(shallow)
+    const objectsByChildren = new Uint32Array(n)
+    const groupsByChildren = retainedSizesByChildren(childStart, child, rootChildGroup, G, byChildren, objectsByChildren)
+    const same = (a: ArrayBufferView, b: ArrayBufferView) => Buffer.from(a.buffer, a.byteOffset, a.byteLength).equals(Buffer.from(b.buffer, b.byteOffset, b.byteLength))
+    expect(same(byChildren, bytes), 'retained bytes over the child lists').toBe(true)
+    expect(same(objectsByChildren, objects), 'retained objects over the child lists').toBe(true)
+    expect(same(groupsByChildren.groupBytes, groupBytes) && same(groupsByChildren.groupObjects, groupObjects), 'the threads\' shares').toBe(true)
 
     // A shortest path: parents are real edges back to a root, and no shorter chain exists.
     // Path lengths count from the roots: every root target one step from the virtual root.

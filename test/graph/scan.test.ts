@@ -18,7 +18,9 @@ import {EdgeBlocks} from '../../src/graph/edge-blocks.js'
 import {CHECKPOINTS, EdgeWords} from '../../src/graph/edge-words.js'
 import {edgeOffsetsOf} from '../helpers/edge-offsets.js'
 import {testTemp} from '../helpers/test-temp.js'
-import type {FileArray} from '../../src/util/file-array.js'
+import {readFileArray, type FileArray} from '../../src/util/file-array.js'
+import {IndexWriter} from '../../src/index/index-file.js'
+import {MAX_PASSES, reverseInPasses} from '../../src/graph/reverse-passes.js'
 
 const fixtures = fixtureIndex()
 
@@ -266,6 +268,42 @@ describe.skipIf(fixtures.length === 0)('scanHeapGraph on fixture cores', () => {
             expect(bytes(into.inStart).equals(bytes(g.inStart)), `inStart, ${what}`).toBe(true)
             expect(bytes(into.inEdge).equals(bytes(g.inEdge)), `inEdge, ${what}`).toBe(true)
             expect(bytes(into.inFrom).equals(bytes(g.inFrom)), `inFrom, ${what}`).toBe(true)
+          }
+        }
+      })
+
+      // Under a memory limit (analyze --memory-limit) the reverse CSR is built in passes over
+      // consecutive blocks of targets, each written to its place in the index being written: the
+      // arrays read back from the file must be the one-pass build's, with a pass a block and with
+      // passes of several blocks.
+      it('reverse CSR built in passes into the index reads back the same, byte for byte', () => {
+        const blockShift = 5
+        const blocks = reverseBlockCount(g.objectCount, blockShift)
+        expect(blocks).toBeGreaterThanOrEqual(8)
+        const bytes = (a: Uint32Array) => Buffer.from(a.buffer, a.byteOffset, a.byteLength)
+        const blockEdges = new Float64Array(blocks)
+        for (let e = 0; e < g.edgeCount; e++) blockEdges[g.outTo[e]! >>> blockShift]!++
+        // Room for about half the edges a pass, beside a thread's read chunk and sort scratch.
+        const half = (4 << 20) + 4 * 2 ** blockShift + 10 * Math.max(...blockEdges) + 8 * (g.edgeCount / 2) + 4 * (g.objectCount / 2)
+        for (const [room, what] of [[0, 'no room'], [half, 'about half the edges a pass']] as const) {
+          const work = testTemp('reverse-passes-')
+          const writer = new IndexWriter(`${work}/index`)
+          try {
+            // Something before them, so that their places are not at the file's start.
+            writer.add('edge.to', g.outTo)
+            const into = {inFrom: writer.reserve('edge.inFrom', g.edgeCount), inStart: writer.reserve('edge.inStart', g.objectCount + 1), inEdge: writer.reserve('edge.inEdge', g.edgeCount)}
+            let collected = 0
+            const {passes} = reverseInPasses(g.objectCount, g.outStart, g.outTo, g.edgeCount, 1, into, () => room, () => collected++, blockShift)
+            // No room: passes of a sixteenth of the edges at least (each pass walks them all).
+            if (room === 0) expect(passes >= Math.min(blocks, MAX_PASSES) / 2 && passes <= MAX_PASSES, `${what}: ${passes} passes of ${blocks} blocks`).toBe(true)
+            else expect(passes > 1 && passes < blocks, `${what}: ${passes} passes of ${blocks} blocks`).toBe(true)
+            expect(collected, 'memory let go after each pass').toBe(passes)
+            const back = (a: {file: FileArray}) => readFileArray(a.file, new Uint32Array(a.file.length))
+            expect(bytes(back(into.inStart)).equals(bytes(g.inStart)), `inStart, ${what}`).toBe(true)
+            expect(bytes(back(into.inEdge)).equals(bytes(g.inEdge)), `inEdge, ${what}`).toBe(true)
+            expect(bytes(back(into.inFrom)).equals(bytes(g.inFrom)), `inFrom, ${what}`).toBe(true)
+          } finally {
+            writer.abandon()
           }
         }
       })

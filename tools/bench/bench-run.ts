@@ -1,6 +1,6 @@
 // Child of tools/bench/bench.ts: runs one measured step in a fresh process so that its peak RSS is
 // its own (each step imports only the modules it runs, hence the dynamic imports).
-//   node dist/tools/bench/bench-run.js analyze CORE INDEX [--workers N] [--no-retention] [--stage model]
+//   node dist/tools/bench/bench-run.js analyze CORE INDEX [--workers N] [--no-retention] [--stage model] [--memory-limit SIZE]
 //   node dist/tools/bench/bench-run.js query CORE INDEX N
 import {performance} from 'node:perf_hooks'
 
@@ -16,6 +16,8 @@ export interface AnalyzeStep {
   edges: number
   crossCheckEqual: boolean
   warnings: number
+  /** Passes the reverse edges took (1: at once). */
+  reversePasses?: number
 }
 interface Spread { medianMs: number; p95Ms: number; maxMs: number }
 /** What the query step prints (one JSON line). */
@@ -49,7 +51,10 @@ if (step === 'analyze') {
   const flag = (name: string) => process.argv.indexOf(name)
   const workers = flag('--workers') > 0 ? Number(process.argv[flag('--workers') + 1]) : undefined
   const stage = flag('--stage') > 0 ? (process.argv[flag('--stage') + 1] as 'model' | 'graph') : undefined
-  const a = analyzeCore(core, {}, progress, index, undefined, {workers, retention: flag('--no-retention') < 0, stage})
+  const {memoryLimitOf} = await import('../../src/store/memory-limit.js')
+  const {parseMemorySize} = await import('../../src/cli/parse-size.js')
+  const memoryLimit = flag('--memory-limit') > 0 ? memoryLimitOf(parseMemorySize(process.argv[flag('--memory-limit') + 1]!)) : undefined
+  const a = analyzeCore(core, {}, progress, index, undefined, {workers, retention: flag('--no-retention') < 0, stage, memoryLimit})
   progress('done')
   const totalMs = Math.round(performance.now() - t0)
   const s = a.summary
@@ -64,6 +69,7 @@ if (step === 'analyze') {
     edges: s.graph?.edges ?? 0,
     crossCheckEqual: s.crossCheck.every(c => c.equal),
     warnings: s.warnings.total,
+    reversePasses: a.memory.reversePasses,
   }
   console.log(JSON.stringify(out))
 } else if (step === 'query') {

@@ -1,9 +1,9 @@
 // Peak memory by phase: runs `toma analyze`'s analysis of CORE in a child process (with the malloc
 // tunables `toma analyze` runs with), samples its resident set every 5 ms from /proc, and prints
 // each phase's RSS at its start, its largest and at its end (Linux only).
-//   node dist/tools/bench/rss-timeline.js CORE [--dist DIR] [--detail PHASE] [--workers N]
+//   node dist/tools/bench/rss-timeline.js CORE [--dist DIR] [--detail PHASE] [--workers N] [--memory-limit SIZE]
 // (DIR: another build's dist, for A/B runs; PHASE: also print that phase's every sample, "ms:MiB";
-// N: the analysis's threads, as `toma analyze --workers N`).
+// N: the analysis's threads, as `toma analyze --workers N`; SIZE: as `toma analyze --memory-limit`).
 import {spawn} from 'node:child_process'
 import fs from 'node:fs'
 import os from 'node:os'
@@ -11,12 +11,14 @@ import path from 'node:path'
 import {fileURLToPath} from 'node:url'
 import {tunedMallocEnvironment} from '../../src/cli/malloc-tuning.js'
 import type * as AnalyzeCoreModule from '../../src/pipeline/analyze-core.js'
+import type * as MemoryLimitModule from '../../src/store/memory-limit.js'
+import {parseMemorySize} from '../../src/cli/parse-size.js'
 import {root} from '../project-root.js'
 
 const args = process.argv.slice(2)
 if (args[0] === '--child') {
   // The analysis; "<ms since epoch> <phase>" on stderr at each new phase, written at once.
-  const [, dist = '', core = '', index, workers] = args
+  const [, dist = '', core = '', index, workers = '', limit = ''] = args
   // Another build's dist (--dist) is imported by its path; its analyzeCore is taken to have this one's signature.
   const {analyzeCore} = (await import(path.join(dist, 'src/pipeline/analyze-core.js'))) as typeof AnalyzeCoreModule
   let current: string | null = null
@@ -24,7 +26,8 @@ if (args[0] === '--child') {
     if (phase !== current) fs.writeSync(2, `${Date.now()} ${(current = phase)}\n`)
   }
   mark('open core and module files')
-  analyzeCore(core, {}, mark, index, undefined, workers ? {workers: Number(workers)} : {})
+  const {memoryLimitOf} = (await import(path.join(dist, 'src/store/memory-limit.js'))) as typeof MemoryLimitModule
+  analyzeCore(core, {}, mark, index, undefined, {...(workers ? {workers: Number(workers)} : {}), ...(limit ? {memoryLimit: memoryLimitOf(parseMemorySize(limit))} : {})})
   mark('done')
   fs.writeSync(2, `peak ${Math.round(process.resourceUsage().maxRSS / 1024)}\n`)
   process.exit(0)
@@ -37,14 +40,16 @@ const detailAt = args.indexOf('--detail')
 const detail = detailAt >= 0 ? args[detailAt + 1] : undefined
 const workersAt = args.indexOf('--workers')
 const workers = workersAt >= 0 ? args[workersAt + 1] : undefined
+const limitAt = args.indexOf('--memory-limit')
+const limit = limitAt >= 0 ? args[limitAt + 1] : undefined
 if (!core || !fs.existsSync(core)) {
-  console.error('usage: node dist/tools/bench/rss-timeline.js CORE [--dist DIR] [--detail PHASE] [--workers N]')
+  console.error('usage: node dist/tools/bench/rss-timeline.js CORE [--dist DIR] [--detail PHASE] [--workers N] [--memory-limit SIZE]')
   process.exit(2)
 }
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'toma-rss-'))
 // Malloc tuned as `toma analyze` runs (src/cli/malloc-tuning.ts), unless TOMA_MALLOC=system says otherwise.
 const env = tunedMallocEnvironment(process.env) ?? process.env
-const child = spawn(process.execPath, [fileURLToPath(import.meta.url), '--child', dist, core, path.join(dir, 'index'), ...(workers ? [workers] : [])], {env, stdio: ['ignore', 'inherit', 'pipe']})
+const child = spawn(process.execPath, [fileURLToPath(import.meta.url), '--child', dist, core, path.join(dir, 'index'), workers ?? '', limit ?? ''], {env, stdio: ['ignore', 'inherit', 'pipe']})
 const marks: Array<{at: number; phase: string}> = []
 let peak: number | null = null
 let text = ''

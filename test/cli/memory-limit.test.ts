@@ -1,0 +1,72 @@
+import fs from 'node:fs'
+import path from 'node:path'
+import {describe, expect, it} from 'vitest'
+import {fixtureCorePath, fixtureFlags, fixtureIndex} from '../helpers/fixture-core.js'
+import {runToma} from '../helpers/run-toma.js'
+import {testTemp} from '../helpers/test-temp.js'
+import {parseMemorySize} from '../../src/cli/parse-size.js'
+import {defaultMemoryLimit, memoryLimitLine} from '../../src/store/memory-limit.js'
+
+// analyze --memory-limit (issue 33): under a limit too small for anything, the reverse edges go
+// to the index in passes (to their places in it) and the retained sizes are summed over the child
+// lists once idom and the preorder are gone; the index must be the unlimited run's, byte for byte,
+// and the run must say that it held more than its limit.
+const entry = fixtureIndex().find(f => f.id === 'v2.18.1-shared')
+
+describe.skipIf(!entry)('analyze --memory-limit on v2.18.1-shared', () => {
+  it('a limit it cannot keep: the same index as without one, the limit in --json, and one line saying it was passed', async () => {
+    const work = testTemp('toma-memory-limit-')
+    const core = await fixtureCorePath(entry!.id)
+    const f = fixtureFlags(entry!)
+    const flags = ['--exe', f.exe, ...(f.tcmalloc ? ['--tcmalloc', f.tcmalloc] : []), '--workers', '1', '--json']
+    const free = path.join(work, 'free.toma-index')
+    const tight = path.join(work, 'tight.toma-index')
+    const a = await runToma(['analyze', core, ...flags, '--index', free], {cwd: work})
+    expect(a.status, a.stderr).toBe(0)
+    expect(a.stderr).toBe('')
+    const b = await runToma(['analyze', core, ...flags, '--index', tight, '--memory-limit', '1M'], {cwd: work})
+    expect(b.status, b.stderr).toBe(0)
+    const freeRun = JSON.parse(a.stdout).memory
+    const tightRun = JSON.parse(b.stdout).memory
+    expect(freeRun.limitFrom).toBe('default')
+    expect(freeRun.reversePasses).toBe(1)
+    // 1M is a mebibyte (as docker and systemd read it), and the run held far more.
+    expect(tightRun).toMatchObject({limitBytes: 2 ** 20, limitFrom: 'option'})
+    expect(tightRun.reversePasses).toBeGreaterThanOrEqual(1)
+    expect(tightRun.peakBytes).toBeGreaterThan(2 ** 20)
+    const lines = b.stderr.trim().split('\n')
+    expect(lines).toHaveLength(1)
+    expect(lines[0]).toMatch(/^toma: held \d+ MiB at most, above its 1 MiB memory limit: /)
+    expect(fs.readFileSync(tight).equals(fs.readFileSync(free))).toBe(true)
+  })
+
+  it('a size that is not one: one line, a non-zero exit, no index', async () => {
+    const work = testTemp('toma-memory-limit-bad-')
+    const core = await fixtureCorePath(entry!.id)
+    const index = path.join(work, 'x.toma-index')
+    const r = await runToma(['analyze', core, '--index', index, '--memory-limit', 'lots'], {cwd: work})
+    expect(r.status).not.toBe(0)
+    expect(r.stderr.trim().split('\n')).toEqual([expect.stringMatching(/^toma: lots: not a memory size \(bytes, or with a unit: 512M or 512MiB/)])
+    expect(fs.existsSync(index)).toBe(false)
+  })
+})
+
+describe('memory sizes and the default limit', () => {
+  it('a single-letter unit is a power of 1024, a two-letter one as it says', () => {
+    expect(parseMemorySize('512M')).toBe(512 * 2 ** 20)
+    expect(parseMemorySize('2g')).toBe(2 * 2 ** 30)
+    expect(parseMemorySize('1.5 G')).toBe(1.5 * 2 ** 30)
+    expect(parseMemorySize('500MB')).toBe(500e6)
+    expect(parseMemorySize('64MiB')).toBe(64 * 2 ** 20)
+    expect(parseMemorySize('4096')).toBe(4096)
+    expect(() => parseMemorySize('-1G')).toThrow(/not a memory size/)
+    expect(() => parseMemorySize('12 parsecs')).toThrow(/not a size/)
+  })
+
+  it('the default is three quarters of the memory available, said with both figures', () => {
+    const limit = defaultMemoryLimit(16 * 2 ** 30)
+    expect(limit).toEqual({bytes: 12 * 2 ** 30, from: 'default', available: 16 * 2 ** 30})
+    expect(memoryLimitLine(limit)).toBe('memory limit 12.0 GiB: 75 % of the 16.0 GiB available (--memory-limit sets it)')
+    expect(memoryLimitLine({bytes: 512 * 2 ** 20, from: 'option', available: 0})).toBe('memory limit 512 MiB (--memory-limit)')
+  })
+})
