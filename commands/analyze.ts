@@ -76,7 +76,7 @@ export default class Analyze extends TomaCommand {
       if (passed) note(passed)
       if (!this.jsonEnabled()) this.log(analyzeText(analysis.summary, analysis.indexPath))
       if (strict && !analysis.summary.warnings.consistent) process.exitCode = EXIT_STRICT_WARNINGS
-      return {...analysis.summary, index: analysis.indexPath, stages: analysis.stages, threads: analysis.threadsUsed, scanThreads: analysis.scanThreads, reverseThreads: analysis.reverseThreads, namingOnWorker: analysis.namingOnWorker, memory: memoryFacts(analysis.memory), mallocTunables: mallocTunablesInEffect()}
+      return {...analysis.summary, index: analysis.indexPath, stages: analysis.stages, threads: analysis.threadsUsed, scanThreads: analysis.scanThreads, reverseThreads: analysis.reverseThreads, namingOnWorker: analysis.namingOnWorker, dominatorsOnWorker: analysis.dominatorsOnWorker, memory: memoryFacts(analysis.memory), mallocTunables: mallocTunablesInEffect()}
     } finally {
       progress.done()
     }

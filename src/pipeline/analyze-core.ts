@@ -54,6 +54,8 @@ export interface Analysis {
   reverseThreads: number
   /** Whether the naming tiers ran on a worker thread of their own, beside the graph phases. */
   namingOnWorker: boolean
+  /** Whether the dominator pass ran on a worker thread, beside this thread's phases. */
+  dominatorsOnWorker: boolean
   /** The stages the index holds (schema.ts STAGES). */
   stages: Stage[]
   /** The memory limit it ran under, and the passes the reverse edges took under it (1: all at once). */
@@ -146,7 +148,7 @@ function modelStageIndexed(program: Program, heap: HeapModel, namer: TypeNamer, 
   }
   run.modelWritten?.()
   if (!graph) {
-    return {analysis: {program, heap, types: model.types, naming: model.naming, summary: model.summary, indexPath, threadsUsed: 1, scanThreads: 0, reverseThreads: 0, namingOnWorker: false, stages: ['model'], memory: {...memory, reversePasses: 0}}}
+    return {analysis: {program, heap, types: model.types, naming: model.naming, summary: model.summary, indexPath, threadsUsed: 1, scanThreads: 0, reverseThreads: 0, namingOnWorker: false, dominatorsOnWorker: false, stages: ['model'], memory: {...memory, reversePasses: 0}}}
   }
   return {model: {vtableTypes: model.vtableTypes, ownObjects: model.ownObjects, sightings: model.sightings}, graph}
 }
@@ -291,7 +293,7 @@ function graphStage(
       accumulations: retention?.accumulations ?? [],
     }
     writer.finish(meta, STAGE_NAMES)
-    return {program, heap, types, naming: names, summary, indexPath, threadsUsed: Math.max(scanThreads, reverseThreads, pending?.parallel ? 2 : 1) + (naming ? 1 : 0), scanThreads, reverseThreads, namingOnWorker: naming !== null, stages: [...STAGE_NAMES], memory: {...memory, reversePasses}}
+    return {program, heap, types, naming: names, summary, indexPath, threadsUsed: Math.max(scanThreads, reverseThreads, pending?.parallel ? 2 : 1) + (naming ? 1 : 0), scanThreads, reverseThreads, namingOnWorker: naming !== null, dominatorsOnWorker: pending?.parallel ?? false, stages: [...STAGE_NAMES], memory: {...memory, reversePasses}}
   } catch (e) {
     writer.abandon()
     // A failed index write (a full disk) comes first: a phase that read the index back failed for it.

@@ -241,7 +241,9 @@ export function graphPhases(c: GraphContext): Phase<GraphStoreArrays>[] {
         if (!c.retention || s.get('dominatorsOnWorker')) return
         const input = retentionInput(s)
         const edges = {forward: s.holder({outStart: 'edge.outStart', outTo: 'edge.to'}) as {edges: ForwardEdges}, reverse: s.holder({inStart: 'edge.inStart', inFrom: 'edge.inFrom'}) as {edges: ReverseEdges}}
-        return {retention: startRetention({...input, ...edges}, c.workers, progress)}
+        // On this thread where the limit does not hold a worker's pass beside it (then the
+        // retained sizes can keep to the limit too: retention.ts).
+        return {retention: startRetention({...input, ...edges}, c.dominatorsBeside ? c.workers : 1, progress)}
       },
     },
   ]

@@ -18,13 +18,13 @@ describe.skipIf(!entry)('analyze --memory-limit on v2.18.1-shared', () => {
     const work = testTemp('toma-memory-limit-')
     const core = await fixtureCorePath(entry!.id)
     const f = fixtureFlags(entry!)
-    const flags = ['--exe', f.exe, ...(f.tcmalloc ? ['--tcmalloc', f.tcmalloc] : []), '--workers', '1', '--json']
+    const flags = ['--exe', f.exe, ...(f.tcmalloc ? ['--tcmalloc', f.tcmalloc] : []), '--json']
     const free = path.join(work, 'free.toma-index')
     const tight = path.join(work, 'tight.toma-index')
-    const a = await runToma(['analyze', core, ...flags, '--index', free], {cwd: work})
+    const a = await runToma(['analyze', core, ...flags, '--workers', '1', '--index', free], {cwd: work})
     expect(a.status, a.stderr).toBe(0)
     expect(a.stderr).toBe('')
-    const b = await runToma(['analyze', core, ...flags, '--index', tight, '--memory-limit', '1M'], {cwd: work})
+    const b = await runToma(['analyze', core, ...flags, '--workers', '1', '--index', tight, '--memory-limit', '1M'], {cwd: work})
     expect(b.status, b.stderr).toBe(0)
     const freeRun = JSON.parse(a.stdout).memory
     const tightRun = JSON.parse(b.stdout).memory
@@ -38,6 +38,17 @@ describe.skipIf(!entry)('analyze --memory-limit on v2.18.1-shared', () => {
     expect(lines).toHaveLength(1)
     expect(lines[0]).toMatch(/^toma: held \d+ MiB at most, above its 1 MiB memory limit: /)
     expect(fs.readFileSync(tight).equals(fs.readFileSync(free))).toBe(true)
+    // Two threads under a limit that holds no thread beside the main one's phases: the names and
+    // the dominator pass stay on the main thread (the scan and the reverse edges may take both),
+    // and the index is the same again.
+    const two = path.join(work, 'two.toma-index')
+    const c = await runToma(['analyze', core, ...flags, '--workers', '2', '--index', two, '--memory-limit', '1K'], {cwd: work})
+    expect(c.status, c.stderr).toBe(0)
+    const twoRun = JSON.parse(c.stdout)
+    expect(twoRun.namingOnWorker).toBe(false)
+    expect(twoRun.dominatorsOnWorker).toBe(false)
+    expect(twoRun.memory).toMatchObject({limitBytes: 1024, limitFrom: 'option'})
+    expect(fs.readFileSync(two).equals(fs.readFileSync(free))).toBe(true)
   })
 
   it('a size that is not one: one line, a non-zero exit, no index', async () => {
