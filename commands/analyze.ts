@@ -90,7 +90,7 @@ export default class Analyze extends TomaCommand {
 function limitPassed(m: MemoryLimit): string | null {
   const peak = process.resourceUsage().maxRSS * 1024
   if (peak <= m.bytes) return null
-  return `held ${mebibytes(peak)} at most, above its ${mebibytes(m.bytes)} memory limit: the reverse edges and the retained sizes keep to a limit, the object scan and the dominator pass do not yet`
+  return `held ${mebibytes(peak)} at most, above its ${mebibytes(m.bytes)} memory limit: the object scan and the dominator pass's DFS do not keep to a limit yet`
 }
 
 /** The memory limit and what the run held at most (the kernel's peak resident set: the limit bounds it). */

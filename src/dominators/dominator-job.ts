@@ -85,6 +85,7 @@ export function startDominatorTree(input: DominatorInput, workers: number): Domi
     rootGroup: input.rootGroup && sharedCopy(input.rootGroup),
     // The worker collects with a store of its own (dominator-worker.ts): a function is not posted.
     collect: undefined,
+    room: undefined,
   }
   // The stage posted, then what the worker is to do after the child lists.
   const job = WorkerJob.start('dominator worker', WORKER_SCRIPT, null, 2)

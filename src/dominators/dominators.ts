@@ -85,6 +85,11 @@ export interface DominatorInput {
    */
   collect?: () => void
   /**
+   * Bytes this process may still allocate (a memory limit), where the pass runs on the main
+   * thread: where the link-eval forest does not fit beside pre[], pre[] goes first. Absent: no limit.
+   */
+  room?: () => number
+  /**
    * Objects per piece of the predecessor copy, as a power of two (default 16: 65536). Tests make
    * it small, so that a fixture's few thousand objects make many pieces.
    */
@@ -131,22 +136,30 @@ export function dominatorTree(g: DominatorInput, shared = false, spare: Uint32Ar
   if (n0 + groups >= BY_GROUP) throw new RangeError(`${n0} objects: too many for 32-bit dominator ids`)
   const numbering = inFrameOfItsOwn(() => numbered(g, groups, shared))
   const {vertex, count} = numbering
+  // The out-edges (12 bytes an object slot) go before pre[] (4 bytes a slot) is allocated, where
+  // this thread held them alone (the pass on the main thread); a worker's caller drops its own later.
+  g.collect?.()
+  numberObjectsAll(numbering, g, n0, shared)
   let reverse: ReverseEdges | null = taken(g.reverse)
   let copy: PredecessorCopy | null = predecessorCopy(reverse, numbering, shared, g.copyPieceShift)
   // The helper starts on the copy at once.
   helper?.(copy)
-  // The out-edges (12 bytes an object slot) and the live flags are read no more: this thread's
-  // hold on them goes as the copy starts filling its lists (their memory goes once the caller
-  // drops them too, which it does while the DFS runs). Here rather than right after the DFS, where
-  // a collection left them resident through the copy (measured at scale 24: 272 MiB).
+  // The out-edges where a caller held them too (the pass on a worker: the caller drops its own
+  // while the DFS runs): this thread's hold goes as the copy starts filling its lists. The
+  // collection right after the DFS, above, came before the caller's drop and left them resident
+  // through the copy there (measured at scale 24: 272 MiB).
   g.collect?.()
   copyPredecessors(copy)
   awaitCopied(copy)
   const inFrom = reverse.inFrom
   const forestMemory = inFrom instanceof Uint32Array && g.reverseReleased && Atomics.load(g.reverseReleased, 0) === 1 && inFrom.length >= 2 * count ? inFrom.subarray(0, 2 * count) : null
   reverse = null
-  // pre[] is read no more; its memory holds idom once the semidominators are known.
-  const idomMemory = numbering.pre!
+  // pre[] is read no more; its memory holds idom once the semidominators are known, unless the
+  // room left (a memory limit) does not hold the forest beside it: then it goes first, and idom
+  // takes fresh memory once the forest is gone.
+  const keepPre = !forestMemory && g.room !== undefined && g.room() < 8 * count ? null : numbering.pre!
+  if (!keepPre) copy.pre = NO_WORDS
+  const idomMemory = keepPre
   numbering.pre = null
   // Frees this thread's hold on the edges (their memory goes once the other thread drops them
   // too; inFrom's may live on as the forest), before the forest allocates: nothing else would
@@ -170,7 +183,7 @@ export function dominatorTree(g: DominatorInput, shared = false, spare: Uint32Ar
   // starts take 4 bytes an object slot, and the rest of it stayed resident, unused, to the end.)
   g.collect?.()
   pastPeak()
-  const idom = idomMemory.fill(NOT_IN_TREE)
+  const idom = (idomMemory ?? newUint32(n0, shared)).fill(NOT_IN_TREE)
   for (let w = 1; w < count; w++) {
     const o = vertex[w]!
     if (o >= n0) continue
@@ -307,13 +320,6 @@ function depthFirst({outStart, outTo}: ForwardEdges, g: DominatorInput, groups: 
       if ((entered[o >>> 5]! & (1 << (o & 31))) === 0) dfsFrom(o, from)
     }
   }
-  // pre[o]: preorder number of object o (≥ 1), 0 until numberObjects writes it after each part of
-  // the DFS, OUTSIDE for an object no DFS may enter. Allocated only now (4 bytes an object slot):
-  // the DFS from the roots, the longest part, runs beside the main thread's shortest-path search,
-  // whose parents (as large) are written and gone by now.
-  const pre = newUint32(n0, shared)
-  for (let o = 0; o < n0; o++) if (g.live[o] !== liveValue) pre[o] = OUTSIDE
-  numberObjects(pre, vertex, 1, count, n0)
   const groupPre = new Uint32Array(groups)
   for (let p = 1; p < count; p++) if (vertex[p]! >= n0) groupPre[vertex[p]! - n0] = p
   // A range test on preorder numbers then tells an edge between the two parts apart, without a
@@ -322,10 +328,10 @@ function depthFirst({outStart, outTo}: ForwardEdges, g: DominatorInput, groups: 
   // Finishing order of a DFS over the leaked graph. Taken in decreasing finishing order, the
   // first unvisited vertex of each round lies in a source component of the condensation. Its
   // stack goes in the tails of vertex[] and parent[] the leaked graph's numbering fills later:
-  // one entry a leaked object, as many as the stack can ever hold.
+  // one entry a leaked object, as many as the stack can ever hold. It marks where it has been in
+  // a copy of the bitmap (the DFS below needs the bitmap as the DFS from the roots left it).
   const leakedCount = size - reachedEnd
-  const finish = leakedFinishOrder(n0, outStart, outTo, pre, leakedCount, vertex.subarray(reachedEnd), parent.subarray(reachedEnd))
-  for (let i = 0; i < finish.length; i++) pre[finish[i]!] = 0
+  const finish = leakedFinishOrder(n0, outStart, outTo, entered.slice(), leakedCount, vertex.subarray(reachedEnd), parent.subarray(reachedEnd))
   const starts: number[] = []
   for (let i = finish.length - 1; i >= 0; i--) {
     const o = finish[i]!
@@ -334,36 +340,42 @@ function depthFirst({outStart, outTo}: ForwardEdges, g: DominatorInput, groups: 
       dfsFrom(o, 0)
     }
   }
-  numberObjects(pre, vertex, reachedEnd, count, n0)
-  // Root targets by preorder, so the semidominator loop searches the root list only for them
-  // (a list, not a flag a vertex: roots are few beside the objects).
-  const rootTargets = Uint32Array.from(g.rootTo, o => pre[o]!).sort()
-  return {pre, vertex, parent, semi, count, reachedEnd, groupPre, rootTargets, leakStarts: Uint32Array.from(starts).sort()}
+  return {pre: null, vertex, parent, semi, count, reachedEnd, groupPre, rootTargets: NO_WORDS, leakStarts: Uint32Array.from(starts).sort()}
 }
 
 /**
- * pre[] of the objects numbered [from, to): written after the DFS rather than in it, where its
- * random stores would compete with the DFS's own reads, one after the other, for the memory.
+ * pre[o], the preorder number of every object in the tree (≥ 1; every live object is: the
+ * reachable ones from the roots, the leaked ones from their starts), OUTSIDE for the other slots;
+ * and the root targets by preorder. Made once the DFS is done, so that pre[] (4 bytes an object
+ * slot) is never allocated beside the DFS's out-edges where the pass holds them alone; and
+ * written after the DFS rather than in it, where its random stores would compete with the DFS's
+ * own reads, one after the other, for the memory.
  */
-function numberObjects(pre: Uint32Array, vertex: Uint32Array, from: number, to: number, n0: number): void {
-  for (let w = from; w < to; w++) {
+function numberObjectsAll(numbering: Numbering, g: DominatorInput, n0: number, shared: boolean): void {
+  const {vertex, count} = numbering
+  const pre = newUint32(n0, shared).fill(OUTSIDE)
+  for (let w = 1; w < count; w++) {
     const o = vertex[w]!
     if (o < n0) pre[o] = w
   }
+  numbering.pre = pre
+  // Root targets by preorder, so the semidominator loop searches the root list only for them
+  // (a list, not a flag a vertex: roots are few beside the objects).
+  numbering.rootTargets = Uint32Array.from(g.rootTo, o => pre[o]!).sort()
 }
 
 /**
- * Leaked objects in DFS finishing order over the leaked graph. `mark` comes in 0 for leaked
- * objects and non-zero elsewhere (the DFS goes only where it is 0) and goes out with the leaked
- * ones set to 1 (the caller zeroes them again). The stack: objects in stackObject[], their next
- * edges in stackEdge[], `leaked` entries each at least.
+ * Leaked objects in DFS finishing order over the leaked graph. `marks` (a bit an object) comes in
+ * clear for leaked objects and set elsewhere (the DFS goes only where it is clear), and goes out
+ * all set. The stack: objects in stackObject[], their next edges in stackEdge[], `leaked` entries
+ * each at least.
  */
-function leakedFinishOrder(n0: number, outStart: Uint32Array, outTo: Uint32Array, mark: Uint32Array, leaked: number, stackObject: Uint32Array, stackEdge: Uint32Array): Uint32Array {
+function leakedFinishOrder(n0: number, outStart: Uint32Array, outTo: Uint32Array, marks: Int32Array, leaked: number, stackObject: Uint32Array, stackEdge: Uint32Array): Uint32Array {
   const finish = new Uint32Array(leaked)
   let done = 0
   for (let o = 0; o < n0; o++) {
-    if (mark[o] !== 0) continue
-    mark[o] = 1
+    if ((marks[o >>> 5]! & (1 << (o & 31))) !== 0) continue
+    marks[o >>> 5]! |= 1 << (o & 31)
     let sp = 1
     stackObject[0] = o
     stackEdge[0] = outStart[o]!
@@ -377,8 +389,9 @@ function leakedFinishOrder(n0: number, outStart: Uint32Array, outTo: Uint32Array
       }
       stackEdge[sp - 1] = e + 1
       const t = outTo[e]!
-      if (mark[t] !== 0) continue
-      mark[t] = 1
+      const bit = 1 << (t & 31)
+      if ((marks[t >>> 5]! & bit) !== 0) continue
+      marks[t >>> 5]! |= bit
       stackObject[sp] = t
       stackEdge[sp] = outStart[t]!
       sp++

@@ -119,6 +119,7 @@ export function startRetention(input: RetentionInput, workers: number, progress?
     reverseReleased: input.reverseReleased,
     memory: input.memory,
     collect: input.collect,
+    room: input.room,
     rootTo: g.rootTo,
     live: input.live,
     liveValue: input.liveValue,
