@@ -33,7 +33,7 @@ export default class Analyze extends TomaCommand {
       description: 'threads to use (default: every core available): the naming tiers take one, the scan and the reverse edges the rest; 1 runs every phase on one thread, with the same index',
     }),
     'memory-limit': Flags.string({
-      description: `what the analysis may hold in memory (default: ${Math.round(DEFAULT_SHARE * 100)} % of the memory available, printed at the start on a terminal): the reverse edges go to the index in passes where they would pass it, with the same index; ${MEMORY_SIZE_FORMS}`,
+      description: `what the analysis may hold in memory (default: ${Math.round(DEFAULT_SHARE * 100)} % of the memory available, printed at the start on a terminal): the phases that can keep to it take the way that fits (the reverse edges in passes into the index, the retained sizes once idom is written, no thread beside the main one), with the same index; a run that held more says so; ${MEMORY_SIZE_FORMS}`,
     }),
     stage: Flags.string({
       options: ['model', 'graph'],

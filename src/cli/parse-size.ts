@@ -9,11 +9,14 @@ const UNITS: Record<string, number> = {
 
 export const SIZE_FORMS = 'bytes, or with a unit: 10MB (10^6), 1.5GiB (2^30), kB KiB MB MiB GB GiB TB TiB'
 
-/** A user-given size in bytes: `1048576`, `10MB`, `1.5 GiB`, `512KiB` (a whole number of bytes). */
-export function parseSize(text: string): number {
+/**
+ * A user-given size in bytes: `1048576`, `10MB`, `1.5 GiB`, `512KiB` (a whole number of bytes).
+ * `what` and `forms` say what was asked for, in the error (parseMemorySize's own).
+ */
+export function parseSize(text: string, what = 'a size', forms = SIZE_FORMS): number {
   const m = /^\s*(\d+(?:\.\d+)?)\s*([a-z]*)\s*$/i.exec(text)
   const unit = m ? UNITS[m[2]!.toLowerCase()] : undefined
-  if (!m || unit === undefined) throw new TomaError(`${text}: not a size (${SIZE_FORMS})`)
+  if (!m || unit === undefined) throw new TomaError(`${text}: not ${what} (${forms})`)
   const bytes = Number(m[1]) * unit
   if (!Number.isSafeInteger(Math.round(bytes))) throw new TomaError(`${text}: too large a size`)
   return Math.round(bytes)
@@ -25,7 +28,5 @@ export const MEMORY_SIZE_FORMS = 'bytes, or with a unit: 512M or 512MiB (2^20), 
 /** A memory size in bytes: as parseSize, but a single-letter unit (512M, 2G) is a power of 1024. */
 export function parseMemorySize(text: string): number {
   const binary = /^\s*(\d+(?:\.\d+)?)\s*([kmgt])\s*$/i.exec(text)
-  if (binary) return parseSize(`${binary[1]}${binary[2]}iB`)
-  if (!/^\s*\d+(?:\.\d+)?\s*[a-z]*\s*$/i.test(text)) throw new TomaError(`${text}: not a memory size (${MEMORY_SIZE_FORMS})`)
-  return parseSize(text)
+  return parseSize(binary ? `${binary[1]}${binary[2]}iB` : text, 'a memory size', MEMORY_SIZE_FORMS)
 }

@@ -48,7 +48,7 @@ export function reverseInPasses(
   room: () => number,
   collect: () => void,
   blockShift = REVERSE_BLOCK_SHIFT,
-): {passes: number; threads: number; largestPassBytes: number} {
+): {passes: number; threads: number} {
   const blocks = reverseBlockCount(objectCount, blockShift)
   const blockSize = 2 ** blockShift
   const edgesOfBlock = new Float64Array(blocks)
@@ -56,14 +56,12 @@ export function reverseInPasses(
   into.inStart.writeAt(0, Uint32Array.of(0))
   let passes = 0
   let used = 1
-  let largestPassBytes = 0
   for (let first = 0, edgeBase = 0; first < blocks; ) {
     const budget = room()
     // Whole blocks while the pass's window and its threads' scratch fit, or up to a sixteenth of the edges.
     let end = first
     let edges = 0
     let largestBlock = 0
-    let bytes = 0
     do {
       const blockEdges = edgesOfBlock[end]!
       const largest = Math.max(largestBlock, blockEdges <= MAX_BLOCK_EDGES ? blockEdges : 0)
@@ -71,19 +69,17 @@ export function reverseInPasses(
       if (end > first && next > budget && edges >= edgeCount / MAX_PASSES) break
       edges += blockEdges
       largestBlock = largest
-      bytes = next
       end++
     } while (end < blocks)
     // In a frame of its own, so that nothing holds the pass's arrays at the collection.
     used = inFrameOfItsOwn(() => buildPass(objectCount, outStart, outTo, edgeCount, threads, {firstBlock: first, endBlock: end, edgeBase, edges}, into, blockShift))
-    largestPassBytes = Math.max(largestPassBytes, bytes)
     passes++
     edgeBase += edges
     first = end
     collect()
   }
   for (const a of [into.inFrom, into.inStart, into.inEdge]) a.done()
-  return {passes, threads: used, largestPassBytes}
+  return {passes, threads: used}
 }
 
 /** Builds a pass's in-lists and writes them to their places; returns the threads it ran on. */

@@ -71,7 +71,7 @@ describe('memory sizes and the default limit', () => {
     expect(parseMemorySize('64MiB')).toBe(64 * 2 ** 20)
     expect(parseMemorySize('4096')).toBe(4096)
     expect(() => parseMemorySize('-1G')).toThrow(/not a memory size/)
-    expect(() => parseMemorySize('12 parsecs')).toThrow(/not a size/)
+    expect(() => parseMemorySize('12 parsecs')).toThrow(/^12 parsecs: not a memory size \(bytes, or with a unit: 512M/)
   })
 
   it('the default is three quarters of the memory available, said with both figures', () => {
