@@ -13,8 +13,8 @@ import {analyzeText} from '../src/report/analyze.js'
 import {ROOT_OPTION_NAMES} from '../src/graph/root-kinds.js'
 import type {Stage} from '../src/index/schema.js'
 import {printable} from '../src/util/printable.js'
-import {DEFAULT_SHARE, mebibytes, memoryLimitLine, memoryLimitOf, type MemoryLimit} from '../src/store/memory-limit.js'
-import {MEMORY_SIZE_FORMS, parseMemorySize} from '../src/cli/parse-size.js'
+import {memoryLimitLine, type MemoryLimit} from '../src/store/memory-limit.js'
+import {limitPassed, runFlagValues, runFlags} from '../src/cli/run-flags.js'
 
 export default class Analyze extends TomaCommand {
   static override description = 'Classify every TCMalloc heap object of a core and write the index later commands use'
@@ -28,13 +28,7 @@ export default class Analyze extends TomaCommand {
     index: Flags.string({description: 'where to write the index (default: beside the core, or the cache folder)'}),
     force: Flags.boolean({description: 'replace an existing file at the index path that is not a toma index'}),
     strict: Flags.boolean({description: `exit with code ${EXIT_STRICT_WARNINGS} when there is any warning or unequal cross-check figure`}),
-    workers: Flags.integer({
-      min: 1,
-      description: 'threads to use (default: every core available): the naming tiers take one, the scan and the reverse edges the rest; 1 runs every phase on one thread, with the same index',
-    }),
-    'memory-limit': Flags.string({
-      description: `what the analysis may hold in memory (default: ${Math.round(DEFAULT_SHARE * 100)} % of the memory available, printed at the start on a terminal): the phases that can keep to it take the way that fits (the reverse edges in passes into the index, the retained sizes once idom is written, no thread beside the main one), with the same index; a run that held more says so; ${MEMORY_SIZE_FORMS}`,
-    }),
+    ...runFlags(),
     stage: Flags.string({
       options: ['model', 'graph'],
       default: 'graph',
@@ -50,8 +44,8 @@ export default class Analyze extends TomaCommand {
     const progress = terminalProgress(!this.jsonEnabled() && progressWanted())
     try {
       // Every other flag is an analysis option (the index records it).
-      const {strict, index, workers, stage, force, 'memory-limit': limitText, quiet: _quiet, json: _json, ...options} = flags as typeof flags & {json?: boolean}
-      const memoryLimit = memoryLimitOf(limitText === undefined ? undefined : parseMemorySize(limitText))
+      const {strict, index, workers: _workers, stage, force, 'memory-limit': _limit, quiet: _quiet, json: _json, ...options} = flags as typeof flags & {json?: boolean}
+      const {workers, memoryLimit} = runFlagValues(flags)
       if (progressWanted() && !this.jsonEnabled()) note(memoryLimitLine(memoryLimit))
       const program = openProgram(args.core, options)
       const indexPath = index ?? defaultIndexPath(args.core)
@@ -81,16 +75,6 @@ export default class Analyze extends TomaCommand {
       progress.done()
     }
   }
-}
-
-/**
- * Said when the run held more than its limit: not every phase keeps to one yet (docs/ARCHITECTURE.md,
- * "Memory"), and a user who set one must know it did not hold.
- */
-function limitPassed(m: MemoryLimit): string | null {
-  const peak = process.resourceUsage().maxRSS * 1024
-  if (peak <= m.bytes) return null
-  return `held ${mebibytes(peak)} at most, above its ${mebibytes(m.bytes)} memory limit: the object scan and the dominator pass's DFS do not keep to a limit yet`
 }
 
 /** The memory limit and what the run held at most (the kernel's peak resident set: the limit bounds it). */

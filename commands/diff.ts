@@ -3,7 +3,7 @@ import * as Flags from '../src/cli/flags.js'
 import {diffCores} from '../src/queries/diff.js'
 import {TomaCommand, note} from '../src/cli/base-command.js'
 import {openDiffPair} from '../src/cli/open-diff-pair.js'
-import {analysisFlags} from '../src/cli/query-flags.js'
+import {analysisFlags, queryRunFlags} from '../src/cli/query-flags.js'
 import {diffText} from '../src/report/diff-text.js'
 
 export default class Diff extends TomaCommand {
@@ -15,6 +15,7 @@ export default class Diff extends TomaCommand {
   }
   static override flags = {
     ...analysisFlags,
+    ...queryRunFlags,
     limit: Flags.integer({description: 'rows of types and holders to show', default: 20, min: 1, max: 1000}),
   }
 

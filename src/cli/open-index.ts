@@ -11,6 +11,8 @@ import {openProgram} from '../program/open-program.js'
 import {activeSession} from './index-session.js'
 import type {OpenedIndex} from './opened-index.js'
 import {analysisFlags} from './query-flags.js'
+import {limitPassed, runFlagValues} from './run-flags.js'
+import {memoryLimitLine} from '../store/memory-limit.js'
 import type {Stage} from '../index/schema.js'
 import {isRunning, type ProcessIdentity} from '../util/process-identity.js'
 import {hasTemporaryOf} from '../util/temporary-file.js'
@@ -39,6 +41,8 @@ export function sessionKey(core: string | undefined, flags: Record<string, unkno
 
 async function openIndexNow(coreArg: string | undefined, flags: Record<string, unknown>, note: (line: string) => void, needs: Stage): Promise<OpenedIndex> {
   const given = givenAnalysisOptions(flags)
+  // A bad size is the answer even where an index would have answered.
+  const run = runFlagValues(flags)
   let corePath: string
   let indexPath: string
   const indexFlag = typeof flags.index === 'string' ? flags.index : undefined
@@ -96,13 +100,16 @@ async function openIndexNow(coreArg: string | undefined, flags: Record<string, u
   if (!index) {
     note(why)
     // Imported only here: the analysis is most of toma's code, and a query answered from its index needs none of it.
-    const [{analyzeCore}, {terminalProgress}] = await Promise.all([import('../pipeline/analyze-core.js'), import('../util/terminal-progress.js')])
+    const [{analyzeCore}, {terminalProgress, progressWanted}] = await Promise.all([import('../pipeline/analyze-core.js'), import('../util/terminal-progress.js')])
+    if (progressWanted()) note(memoryLimitLine(run.memoryLimit))
     const progress = terminalProgress()
     try {
-      analyzeCore(corePath, options, progress.update, indexPath, program, {stage: needs})
+      analyzeCore(corePath, options, progress.update, indexPath, program, {stage: needs, workers: run.workers, memoryLimit: run.memoryLimit})
     } finally {
       progress.done()
     }
+    const passed = limitPassed(run.memoryLimit)
+    if (passed) note(passed)
     index = HeapIndex.open(indexPath)
     if (!index) throw new TomaError(`${indexPath}: could not read back the index just written`)
   }

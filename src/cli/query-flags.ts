@@ -1,6 +1,7 @@
 import * as Args from './args.js'
 import * as Flags from './flags.js'
 import {moduleFlags} from './base-command.js'
+import {runFlags} from './run-flags.js'
 
 /** The address forms parseAddress accepts, as every help text states them. */
 export const ADDRESS_FORMS = '0x… hexadecimal (e.g. 0x55d0c0a01048) or decimal (e.g. 94006225768520)'
@@ -38,7 +39,11 @@ export const analysisFlags = {
   'tcmalloc-version': Flags.string({description: 'gperftools version (e.g. 2.10) or google/tcmalloc layout family (e.g. mongo-20240522) to assume, instead of detecting it'}),
 }
 
+/** How a query's own analysis runs, where it finds no index to answer from (run-flags.ts). */
+export const queryRunFlags = runFlags('where the core is analysed first (no index yet): ')
+
 export const indexFlags = {
   ...analysisFlags,
+  ...queryRunFlags,
   index: Flags.string({description: 'the index file to use or write'}),
 }

@@ -56,13 +56,15 @@ export function readCacheBytes(limit: MemoryLimit): number {
 
 /** The limit in words, as the analysis prints it at its start. */
 export function memoryLimitLine(limit: MemoryLimit): string {
-  const said = `memory limit ${mebibytes(limit.bytes)}`
+  const said = `memory limit ${memorySize(limit.bytes)}`
   if (limit.from === 'option') return `${said} (--memory-limit)`
-  return `${said}: ${Math.round(DEFAULT_SHARE * 100)} % of the ${mebibytes(limit.available)} available (--memory-limit sets it)`
+  return `${said}: ${Math.round(DEFAULT_SHARE * 100)} % of the ${memorySize(limit.available)} available (--memory-limit sets it)`
 }
 
-/** "512 MiB", "11.3 GiB". */
-export function mebibytes(bytes: number): string {
+/** "512 MiB", "11.3 GiB"; a limit under a mebibyte ("1 KiB", "900 bytes") is not rounded to 0 MiB. */
+export function memorySize(bytes: number): string {
+  if (bytes < 1024) return `${bytes} bytes`
+  if (bytes < 2 ** 20) return `${Math.round(bytes / 1024)} KiB`
   const mib = bytes / 2 ** 20
   return mib < 10_240 ? `${Math.round(mib)} MiB` : `${(mib / 1024).toFixed(1)} GiB`
 }

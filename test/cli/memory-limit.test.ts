@@ -5,7 +5,7 @@ import {fixtureCorePath, fixtureFlags, fixtureIndex} from '../helpers/fixture-co
 import {runToma} from '../helpers/run-toma.js'
 import {testTemp} from '../helpers/test-temp.js'
 import {parseMemorySize} from '../../src/cli/parse-size.js'
-import {defaultMemoryLimit, memoryLimitLine} from '../../src/store/memory-limit.js'
+import {defaultMemoryLimit, memoryLimitLine, memorySize} from '../../src/store/memory-limit.js'
 
 // analyze --memory-limit (issue 33): under a limit too small for anything, the reverse edges go
 // to the index in passes (to their places in it) and the retained sizes are summed over the child
@@ -49,6 +49,18 @@ describe.skipIf(!entry)('analyze --memory-limit on v2.18.1-shared', () => {
     expect(twoRun.dominatorsOnWorker).toBe(false)
     expect(twoRun.memory).toMatchObject({limitBytes: 1024, limitFrom: 'option'})
     expect(fs.readFileSync(two).equals(fs.readFileSync(free))).toBe(true)
+    // A query that finds no index analyses the core itself, under the run flags it was given:
+    // the same index again, and the same line when the limit was passed.
+    const asked = path.join(work, 'asked.toma-index')
+    const q = await runToma(['leaks', core, ...flags, '--workers', '2', '--index', asked, '--memory-limit', '1K'], {cwd: work})
+    expect(q.status, q.stderr).toBe(0)
+    // (Besides the index's module warnings, which every query repeats: this fixture's sysroot is not here.)
+    expect(q.stderr.trim().split('\n').filter(l => !l.startsWith('toma: warning: library '))).toEqual([expect.stringMatching(/^toma: no index for .* yet; analysing it first$/), expect.stringMatching(/^toma: held \d+ MiB at most, above its 1 KiB memory limit: /)])
+    expect(fs.readFileSync(asked).equals(fs.readFileSync(free))).toBe(true)
+    // With an index to answer from, a bad size is still the answer (on the fast path, without --json).
+    const bad = await runToma(['classes', asked, '--memory-limit', '12 parsecs'], {cwd: work})
+    expect(bad.status).not.toBe(0)
+    expect(bad.stderr.trim().split('\n')).toEqual([expect.stringMatching(/^toma: 12 parsecs: not a memory size \(bytes, or with a unit: 512M/)])
   })
 
   it('a size that is not one: one line, a non-zero exit, no index', async () => {
@@ -79,5 +91,7 @@ describe('memory sizes and the default limit', () => {
     expect(limit).toEqual({bytes: 12 * 2 ** 30, from: 'default', available: 16 * 2 ** 30})
     expect(memoryLimitLine(limit)).toBe('memory limit 12.0 GiB: 75 % of the 16.0 GiB available (--memory-limit sets it)')
     expect(memoryLimitLine({bytes: 512 * 2 ** 20, from: 'option', available: 0})).toBe('memory limit 512 MiB (--memory-limit)')
+    // A limit under a mebibyte is said as it is, not as 0 MiB.
+    expect([memorySize(900), memorySize(1024), memorySize(1536 * 1024), memorySize(12 * 2 ** 30)]).toEqual(['900 bytes', '1 KiB', '2 MiB', '12.0 GiB'])
   })
 })
