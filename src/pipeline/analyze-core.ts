@@ -27,7 +27,7 @@ import {LIVE} from '../heap/states.js'
 import {parseRootKinds} from '../graph/root-kinds.js'
 import {nameHeap, type NamingResult} from '../naming/name-heap.js'
 import {nameHeapOnWorker, type PendingNaming} from '../naming/naming-job.js'
-import {findRoots} from '../graph/scan.js'
+import {findRoots, type FoundRoots} from '../graph/scan.js'
 import {fitsRequest} from '../heap/request-fit.js'
 import {conflictLine} from '../naming/object-names.js'
 import {VIA_LABELS} from '../naming/via.js'
@@ -46,7 +46,10 @@ export interface Analysis {
   naming: NamingResult
   summary: HeapSummary
   indexPath: string
-  /** Threads the analysis ran on (2 when the dominator pass ran beside the main thread). */
+  /**
+   * Threads the analysis kept busy at once, at most (2 when the dominator pass ran beside the main
+   * thread's phases; a thread that only waits for another's result does not count).
+   */
   threadsUsed: number
   /** Threads the object scan ran on. */
   scanThreads: number
@@ -118,10 +121,44 @@ export function analyzeCore(corePath: string, options: AnalysisOptions, progress
   // pieces past it. From here on it holds a share of the memory limit at most.
   program.core.dropReadCache(readCacheBytes(memory))
   const namer = new TypeNamer(program)
-  // In a frame of its own: what only the model's index needs (its names) goes before the graph stage.
-  const first = inFrameOfItsOwn(() => modelStageIndexed(program, heap, namer, options, indexPath, workers, memory, run, progress))
-  if ('analysis' in first) return first.analysis
-  return graphStage(program, heap, namer, first.model, options, first.graph, workers, memory, run, progress)
+  // The naming tiers, where they take a thread of their own, start as soon as the vtable types are
+  // known: beside the rest of the model stage (its summary and index), not after it.
+  const early: {names?: NamesBeside} = {}
+  const typesKnown = (run.stage ?? 'graph') === 'graph' ? (vtableTypes: ObjectTypes) => (early.names = namesBeside(program, heap, vtableTypes, workers, memory, progress)) : undefined
+  try {
+    // In a frame of its own: what only the model's index needs (its names) goes before the graph stage.
+    const first = inFrameOfItsOwn(() => modelStageIndexed(program, heap, namer, options, indexPath, workers, memory, run, progress, typesKnown))
+    if ('analysis' in first) return first.analysis
+    return graphStage(program, heap, namer, first.model, options, first.graph, workers, memory, run, early.names ?? namesBeside(program, heap, first.model.vtableTypes, workers, memory, progress), progress)
+  } catch (e) {
+    early.names?.naming?.release()
+    throw e
+  }
+}
+
+/** The roots, found before the scan, and the naming tiers where they run on a worker of their own beside the rest (else null: on this thread, after the graph phases). */
+interface NamesBeside {
+  roots: FoundRoots
+  naming: PendingNaming | null
+}
+
+/**
+ * With more than one thread, the naming tiers take one of their own (they are the graph stage's
+ * longest single-threaded part) from the moment the vtable types are known, and the scan, the
+ * reverse edges and the dominator pass the rest; only where the limit holds what that costs.
+ * (Started beside the model stage's first words instead, they were 11 % slower on the bench core:
+ * BENCHMARKS.md, issue 33.)
+ */
+function namesBeside(program: Program, heap: HeapModel, vtableTypes: ObjectTypes, workers: number, memory: MemoryLimit, progress?: Progress): NamesBeside {
+  progress?.('roots', 0, 1)
+  const roots = findRoots(program, heap)
+  const naming = workers > 1 && besideFits(memory, heap) ? nameHeapOnWorker(program, heapObjects(heap), LIVE, roots.set.ranges, vtableTypes, heap.requestFit()) : null
+  return {roots, naming}
+}
+
+/** Whether the memory limit holds the naming worker and the dominator pass's worker beside this thread's phases. */
+function besideFits(memory: MemoryLimit, heap: HeapModel): boolean {
+  return memory.bytes >= BESIDE_BYTES_PER_SLOT * heap.spans.totalObjects
 }
 
 /** What the graph stage takes of the model stage. */
@@ -132,8 +169,8 @@ type ModelForGraph = Pick<ModelStage, 'vtableTypes' | 'ownObjects' | 'sightings'
  * while the graph is built. Returns the analysis where the model is the last stage, else what the
  * graph stage needs and its index writer.
  */
-function modelStageIndexed(program: Program, heap: HeapModel, namer: TypeNamer, options: AnalysisOptions, indexPath: string, workers: number, memory: MemoryLimit, run: RunOptions, progress?: Progress): {analysis: Analysis} | {model: ModelForGraph; graph: ReturnType<typeof graphWriter>} {
-  const model = modelStage(program, heap, namer, progress)
+function modelStageIndexed(program: Program, heap: HeapModel, namer: TypeNamer, options: AnalysisOptions, indexPath: string, workers: number, memory: MemoryLimit, run: RunOptions, progress?: Progress, typesKnown?: (vtableTypes: ObjectTypes) => void): {analysis: Analysis} | {model: ModelForGraph; graph: ReturnType<typeof graphWriter>} {
+  const model = modelStage(program, heap, namer, progress, typesKnown)
   const lastStage = run.stage ?? 'graph'
   // The graph stage's temporary is there before the model's index: while this process runs and
   // it is there, a query that needs the graph waits for this analysis (open-index.ts).
@@ -220,28 +257,25 @@ function graphStage(
   workers: number,
   memory: MemoryLimit,
   run: RunOptions,
+  {roots, naming}: NamesBeside,
   progress?: Progress,
 ): Analysis {
   const indexPath = writer.path
   const rootKinds = typeof options.roots === 'string' ? parseRootKinds(options.roots) : undefined
   const store: GraphStore = new ArrayStore<GraphStoreArrays>(writer, () => progress?.('writing index', 0, 1))
-  let naming: PendingNaming | null = null
   try {
     const retain = run.retention !== false
     const vtableTypes = model.vtableTypes
     store.put({ownObjects: model.ownObjects})
-    progress?.('roots', 0, 1)
-    const roots = findRoots(program, heap)
     const objects = heapObjects(heap)
-    // With more than one thread, the naming tiers take one of their own for the whole graph stage
-    // (they are its longest single-threaded part), and the scan, the reverse edges and the
-    // dominator pass the rest. (Started with the model stage instead, beside its first words, it
-    // was 11 % slower on the bench core: BENCHMARKS.md, issue 33.)
-    // Beside the phases of this thread only where the limit holds what that costs.
-    const beside = memory.bytes >= BESIDE_BYTES_PER_SLOT * heap.spans.totalObjects
-    naming = workers > 1 && beside ? nameHeapOnWorker(program, objects, LIVE, roots.set.ranges, vtableTypes, heap.requestFit()) : null
+    const beside = besideFits(memory, heap)
+    // The graph phases take the threads the names leave. Where that is one, the dominator pass
+    // still takes a worker once this thread's phases are done: this thread then only waits for the
+    // names, and once they are in, sums up and walks the dominator tree beside the pass's worker,
+    // not after it.
     const threads = naming ? workers - 1 : workers
-    for (const phase of graphPhases({program, heap, scan: {progress, rootKinds, threads, checkpoints: run.checkpoints, firstWords: false}, roots, workers: threads, memory, dominatorsBeside: beside, retention: retain})) store.run(phase.run, phase.after)
+    const dominatorsAfter = naming !== null && threads < 2
+    for (const phase of graphPhases({program, heap, scan: {progress, rootKinds, threads, checkpoints: run.checkpoints, firstWords: false}, roots, workers: threads, memory, dominatorsBeside: beside, dominatorsAfter, retention: retain})) store.run(phase.run, phase.after)
     const pending = store.has('retention') ? store.get('retention') : null
     const reversePasses = store.get('reversePasses')
     const reachable = store.get('object.reachable')
@@ -250,8 +284,10 @@ function graphStage(
     // pass is done): freed before the dominator pass's predecessor copy grows.
     store.drop('edge.outStart', 'edge.to')
     // This thread's share of that copy, before the summary: the copy is on the pass's critical
-    // path, while the summary and the steps below fill the wait for its semidominators.
-    pending?.help()
+    // path, while the summary and the steps below fill the wait for its semidominators. Not while
+    // the names' worker holds the other processor (the pass's worker has the rest of them): then
+    // the copy is left to the pass, and this thread waits for the names.
+    if (!dominatorsAfter) pending?.help()
     // The other tiers' names, beside the dominator pass (which needs the type ids only at its end).
     progress?.('names', 0, 1)
     const names = naming ? naming.finish() : nameHeap(program, objects, LIVE, namer, roots.set.ranges, vtableTypes, fitsRequest(heap.requestFit()))
@@ -293,7 +329,7 @@ function graphStage(
       accumulations: retention?.accumulations ?? [],
     }
     writer.finish(meta, STAGE_NAMES)
-    return {program, heap, types, naming: names, summary, indexPath, threadsUsed: Math.max(scanThreads, reverseThreads, pending?.parallel ? 2 : 1) + (naming ? 1 : 0), scanThreads, reverseThreads, namingOnWorker: naming !== null, dominatorsOnWorker: pending?.parallel ?? false, stages: [...STAGE_NAMES], memory: {...memory, reversePasses}}
+    return {program, heap, types, naming: names, summary, indexPath, threadsUsed: Math.max(scanThreads, reverseThreads, pending?.parallel && !dominatorsAfter ? 2 : 1) + (naming ? 1 : 0), scanThreads, reverseThreads, namingOnWorker: naming !== null, dominatorsOnWorker: pending?.parallel ?? false, stages: [...STAGE_NAMES], memory: {...memory, reversePasses}}
   } catch (e) {
     writer.abandon()
     // A failed index write (a full disk) comes first: a phase that read the index back failed for it.

@@ -69,6 +69,11 @@ export interface GraphContext {
   memory: MemoryLimit
   /** Whether the dominator pass may run on a worker beside this thread's phases (the memory limit holds both). */
   dominatorsBeside: boolean
+  /**
+   * Whether the dominator pass takes a worker once this thread's phases are done, though the
+   * phases had one thread (the names' worker holds the other processor until then).
+   */
+  dominatorsAfter?: boolean
   /** false: reachability only (analyze-core.ts: RunOptions.retention). */
   retention: boolean
 }
@@ -243,7 +248,7 @@ export function graphPhases(c: GraphContext): Phase<GraphStoreArrays>[] {
         const edges = {forward: s.holder({outStart: 'edge.outStart', outTo: 'edge.to'}) as {edges: ForwardEdges}, reverse: s.holder({inStart: 'edge.inStart', inFrom: 'edge.inFrom'}) as {edges: ReverseEdges}}
         // On this thread where the limit does not hold a worker's pass beside it (then the
         // retained sizes can keep to the limit too: retention.ts).
-        return {retention: startRetention({...input, ...edges}, c.dominatorsBeside ? c.workers : 1, progress)}
+        return {retention: startRetention({...input, ...edges}, c.dominatorsBeside ? Math.max(c.workers, c.dominatorsAfter ? 2 : 1) : 1, progress)}
       },
     },
   ]

@@ -32,10 +32,12 @@ export interface ModelStage {
 /**
  * The model stage after the heap model: each live object's first word read (no pointer scan),
  * types named by vtable, the allocator's own objects found, and the summary without the graph.
- * The first words are dropped on return: the scan does not collect them again.
+ * The first words are dropped on return: the scan does not collect them again. `typesKnown` is
+ * called as soon as the vtable types are (the graph stage's naming tiers start from them).
  */
-export function modelStage(program: Program, heap: HeapModel, namer: TypeNamer, progress?: ProgressUpdate): ModelStage {
+export function modelStage(program: Program, heap: HeapModel, namer: TypeNamer, progress?: ProgressUpdate, typesKnown?: (vtableTypes: ObjectTypes) => void): ModelStage {
   const {vtableTypes, ownObjects} = typesByVtable(program, heap, namer, progress)
+  typesKnown?.(vtableTypes)
   const objects = heapObjects(heap)
   // No tier past the vtables: each of the others reads objects' bytes the graph stage reads anyway.
   const naming = nameHeap(program, objects, LIVE, namer, [], vtableTypes, fitsRequest(heap.requestFit()), [])

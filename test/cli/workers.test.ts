@@ -18,20 +18,21 @@ describe.each(chosen.map(f => [f.id, f] as const))('analyze on %s', (id, entry) 
     const core = await fixtureCorePath(id)
     const f = fixtureFlags(entry)
     const flags = ['--exe', f.exe, ...(f.tcmalloc ? ['--tcmalloc', f.tcmalloc] : [])]
-    const runs: Record<string, {threads: number; scanThreads: number; reverseThreads: number; namingOnWorker: boolean; bytes: Buffer}> = {}
+    const runs: Record<string, {threads: number; scanThreads: number; reverseThreads: number; namingOnWorker: boolean; dominatorsOnWorker: boolean; bytes: Buffer}> = {}
     for (const workers of ['1', '2', '3']) {
       const index = path.join(work, `w${workers}.toma-index`)
       const r = await runToma(['analyze', core, ...flags, '--index', index, '--workers', workers, '--json'], {cwd: work})
       expect(r.status, r.stderr).toBe(0)
       const out = JSON.parse(r.stdout)
-      runs[workers] = {threads: out.threads, scanThreads: out.scanThreads, reverseThreads: out.reverseThreads, namingOnWorker: out.namingOnWorker, bytes: fs.readFileSync(index)}
+      runs[workers] = {threads: out.threads, scanThreads: out.scanThreads, reverseThreads: out.reverseThreads, namingOnWorker: out.namingOnWorker, dominatorsOnWorker: out.dominatorsOnWorker, bytes: fs.readFileSync(index)}
     }
     // Each threaded run really ran on the threads it was given, and no more: with two, the names
-    // on one and the graph phases on the other; with three, the scan and the reverse edges on two.
-    const shape = (w: string) => [runs[w]!.threads, runs[w]!.scanThreads, runs[w]!.reverseThreads, runs[w]!.namingOnWorker]
-    expect(shape('1')).toEqual([1, 1, 1, false])
-    expect(shape('2')).toEqual([2, 1, 1, true])
-    expect(shape('3')).toEqual([3, 2, 2, true])
+    // on one and the graph phases on the other, the dominator pass on a worker once this thread
+    // only waits; with three, the scan and the reverse edges on two.
+    const shape = (w: string) => [runs[w]!.threads, runs[w]!.scanThreads, runs[w]!.reverseThreads, runs[w]!.namingOnWorker, runs[w]!.dominatorsOnWorker]
+    expect(shape('1')).toEqual([1, 1, 1, false, false])
+    expect(shape('2')).toEqual([2, 1, 1, true, true])
+    expect(shape('3')).toEqual([3, 2, 2, true, true])
     for (const w of ['2', '3']) {
       expect(runs[w]!.bytes.length).toBe(runs['1']!.bytes.length)
       expect(runs[w]!.bytes.equals(runs['1']!.bytes)).toBe(true)
