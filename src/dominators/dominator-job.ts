@@ -31,6 +31,8 @@ export interface DominatorJob {
   release(): void
   /** Whether it runs on a worker thread (beside the main thread's next phases). */
   readonly parallel: boolean
+  /** Whether the tree it joins has its preorder (startDominatorTree: keepPreorder). */
+  readonly preorderKept: boolean
 }
 
 /** Index of the signal word that says how far the worker is (the values below). */
@@ -57,12 +59,16 @@ export const LET_GO = 2
  * main thread (shareWalk). The results are the same either way
  * (the same functions compute them). Without a second worker it all runs on this thread.
  */
-export function startDominatorTree(input: DominatorInput, workers: number): DominatorJob {
+export function startDominatorTree(input: DominatorInput, workers: number, keepPreorder: () => boolean = () => true): DominatorJob {
   if (!dominatorPassOnWorker(input, workers)) {
     const spare: Uint32Array[] = []
-    const tree = dominatorTree(input, false, spare)
+    let tree = dominatorTree(input, false, spare)
     // At once, into the pass's spare arrays: they are not kept beside the retained sizes.
     const children = dominatorChildren(tree.idom, input.objectCount, spare)
+    // Where the caller sums retained sizes over the child lists (a memory limit), the preorder
+    // (4 bytes a live object) goes now, not after the phases that run before the sums.
+    const preorderKept = keepPreorder()
+    if (!preorderKept) tree = {...tree, preorder: new Uint32Array(0)}
     // Each handed over once: the job keeps no hold on them (the caller may let idom go).
     const held: {tree: DominatorTree | null; children: DominatorChildren | null} = {tree, children}
     return {
@@ -73,6 +79,7 @@ export function startDominatorTree(input: DominatorInput, workers: number): Domi
       shareWalk: () => null,
       release: () => {},
       parallel: false,
+      preorderKept,
     }
   }
   // The store's collection, apart: the job's functions below must not reach the input (its edges).
@@ -145,6 +152,7 @@ export function startDominatorTree(input: DominatorInput, workers: number): Domi
       }
     },
     release: done,
+    preorderKept: true,
   }
 }
 
@@ -165,7 +173,7 @@ const WORKER_SCRIPT = new URL('./dominator-worker.js', import.meta.url)
 export function dominatorPassOnWorker(input: Pick<DominatorInput, 'forward' | 'reverse'>, workers: number): boolean {
   const forward = input.forward.edges
   const reverse = input.reverse.edges
-  const shareable = forward !== null && isShared(forward.outStart) && isShared(forward.outTo) && reverse !== null && isShared(inMemory(reverse.inStart)) && isShared(inMemory(reverse.inFrom))
+  const shareable = forward !== null && isShared(inMemory(forward.outStart)) && isShared(inMemory(forward.outTo)) && reverse !== null && isShared(inMemory(reverse.inStart)) && isShared(inMemory(reverse.inFrom))
   return workers >= 2 && shareable
 }
 

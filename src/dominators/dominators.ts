@@ -17,16 +17,15 @@ import {newUint32, sharedUint32} from '../util/shared-arrays.js'
 import {awaitSignal} from '../util/await-signal.js'
 import {Uint32Reader, type FileArray} from '../util/file-array.js'
 import {inFrameOfItsOwn} from '../store/frame.js'
+import {forwardReaders, type ForwardEdges} from '../graph/forward-edges.js'
+import {Uint32Blocks} from '../util/block-cache.js'
+import {ScratchFile} from '../util/scratch-file.js'
 
 import {BY_GROUP, BY_VIRTUAL_ROOT, NOT_IN_TREE, groupOfIdom} from './dominator-ids.js'
 
 export {BY_GROUP, BY_VIRTUAL_ROOT, NOT_IN_TREE, groupOfIdom}
 
-/** The CSR: targets of the edges of o are outTo[outStart[o] .. outStart[o+1]). */
-export interface ForwardEdges {
-  outStart: Uint32Array
-  outTo: Uint32Array
-}
+export type {ForwardEdges}
 
 /**
  * The reverse CSR: sources of the incoming edges of o are inFrom[inStart[o] .. inStart[o+1]).
@@ -94,6 +93,15 @@ export interface DominatorInput {
    * it small, so that a fixture's few thousand objects make many pieces.
    */
   copyPieceShift?: number
+  /**
+   * A file whose folder may take a scratch file of the pass's own (util/scratch-file.ts), where the
+   * room left (`room`) does not hold the predecessor lists beside the link-eval forest: the lists
+   * are then copied to it in ranges of preorder numbers and read back through a block cache, and
+   * vertex[] waits there while the forest exists. Absent: they stay in memory.
+   */
+  scratchBeside?: string
+  /** Elements the copy to the scratch file holds in memory at once, at least (tests make it small). */
+  scratchWords?: number
 }
 
 export interface DominatorTree {
@@ -135,22 +143,49 @@ export function dominatorTree(g: DominatorInput, shared = false, spare: Uint32Ar
   const groups = g.groupCount ?? 0
   if (n0 + groups >= BY_GROUP) throw new RangeError(`${n0} objects: too many for 32-bit dominator ids`)
   const numbering = inFrameOfItsOwn(() => numbered(g, groups, shared))
-  const {vertex, count} = numbering
+  const count = numbering.count
   // The out-edges (12 bytes an object slot) go before pre[] (4 bytes a slot) is allocated, where
   // this thread held them alone (the pass on the main thread); a worker's caller drops its own later.
   g.collect?.()
   numberObjectsAll(numbering, g, n0, shared)
+  let scratch: ScratchFile | null = null
+  try {
+    // The lists in memory, or where the room left does not hold them with the forest (a memory
+    // limit), in a scratch file.
+    const placeLists = (words: number): Uint32Array | FileArray => {
+      if (g.scratchBeside === undefined || g.room === undefined || g.room() >= 4 * words + 8 * count) return newUint32(words, shared)
+      scratch = new ScratchFile(g.scratchBeside)
+      return scratch.reserve(words)
+    }
+    return treeFromNumbering(g, numbering, n0, groups, shared, spare, pastPeak, placeLists, () => scratch, helper)
+  } finally {
+    ;(scratch as ScratchFile | null)?.remove()
+  }
+}
+
+/** The rest of the pass, once the DFS has numbered the objects. */
+function treeFromNumbering(g: DominatorInput, numbering: Numbering, n0: number, groups: number, shared: boolean, spare: Uint32Array[], pastPeak: () => void, placeLists: (words: number) => Uint32Array | FileArray, scratchFile: () => ScratchFile | null, helper?: (copy: PredecessorCopy) => void): DominatorTree {
+  const count = numbering.count
   let reverse: ReverseEdges | null = taken(g.reverse)
-  let copy: PredecessorCopy | null = predecessorCopy(reverse, numbering, shared, g.copyPieceShift)
-  // The helper starts on the copy at once.
-  helper?.(copy)
+  let copy: PredecessorCopy | null = predecessorCopy(reverse, numbering, shared, g.copyPieceShift, placeLists)
+  // The helper starts on the copy at once (the lists are in memory where there is one: a worker's pass has no limit).
+  if (copy.lists instanceof Uint32Array) helper?.(copy)
   // The out-edges where a caller held them too (the pass on a worker: the caller drops its own
   // while the DFS runs): this thread's hold goes as the copy starts filling its lists. The
   // collection right after the DFS, above, came before the caller's drop and left them resident
   // through the copy there (measured at scale 24: 272 MiB).
   g.collect?.()
-  copyPredecessors(copy)
-  awaitCopied(copy)
+  const scratch = scratchFile()
+  if (scratch) copyPredecessorsToFile(copy, scratch, g.scratchWords)
+  else {
+    copyPredecessors(copy)
+    awaitCopied(copy)
+  }
+  // Where the lists went to the scratch file, vertex[] waits there too while the forest exists
+  // (where it has memory of its own: not the caller's, shared with parent[]).
+  let vertex = numbering.vertex
+  const vertexInFile = scratch && vertex.buffer !== numbering.parent.buffer ? scratch.write(vertex) : null
+  if (vertexInFile) vertex = numbering.vertex = NO_WORDS
   const inFrom = reverse.inFrom
   const forestMemory = inFrom instanceof Uint32Array && g.reverseReleased && Atomics.load(g.reverseReleased, 0) === 1 && inFrom.length >= 2 * count ? inFrom.subarray(0, 2 * count) : null
   reverse = null
@@ -162,8 +197,8 @@ export function dominatorTree(g: DominatorInput, shared = false, spare: Uint32Ar
   const idomMemory = keepPre
   numbering.pre = null
   // Frees this thread's hold on the edges (their memory goes once the other thread drops them
-  // too; inFrom's may live on as the forest), before the forest allocates: nothing else would
-  // collect in time.
+  // too; inFrom's may live on as the forest), and vertex[] where it went to the file, before the
+  // forest allocates: nothing else would collect in time.
   g.collect?.()
   semidominators(numbering, copy, g, groups, forestMemory ?? newUint32(2 * count, shared))
   copy = null
@@ -183,6 +218,7 @@ export function dominatorTree(g: DominatorInput, shared = false, spare: Uint32Ar
   // starts take 4 bytes an object slot, and the rest of it stayed resident, unused, to the end.)
   g.collect?.()
   pastPeak()
+  if (vertexInFile) vertex = numbering.vertex = scratch!.read(vertexInFile, newUint32(vertexInFile.length, shared))
   const idom = (idomMemory ?? newUint32(n0, shared)).fill(NOT_IN_TREE)
   for (let w = 1; w < count; w++) {
     const o = vertex[w]!
@@ -236,10 +272,21 @@ interface Numbering {
   groupPre: Uint32Array
   /** The root targets' preorder numbers, ascending (with repeats). */
   rootTargets: Uint32Array
+  /** Parallel to rootTargets: their objects (the semidominator loop reads no vertex[]). */
+  rootTargetObjects: Uint32Array
   leakStarts: Uint32Array
 }
 
-function depthFirst({outStart, outTo}: ForwardEdges, g: DominatorInput, groups: number, shared: boolean, memory?: Uint32Array): Numbering {
+function depthFirst(edges: ForwardEdges, g: DominatorInput, groups: number, shared: boolean, memory?: Uint32Array): Numbering {
+  const {starts, targets, close} = forwardReaders(edges)
+  try {
+    return depthFirstOver(starts, targets, g, groups, shared, memory)
+  } finally {
+    close()
+  }
+}
+
+function depthFirstOver(starts: Uint32Blocks, targets: Uint32Blocks, g: DominatorInput, groups: number, shared: boolean, memory?: Uint32Array): Numbering {
   const n0 = g.objectCount
   // The DFS asks "may I go there" of a bitmap (one bit an object: it stays in the cache where an
   // array would cost a memory read an edge, the DFS's reads landing at random over the heap); a
@@ -272,27 +319,27 @@ function depthFirst({outStart, outTo}: ForwardEdges, g: DominatorInput, groups: 
     const first = count
     vertex[count] = start
     parent[count] = from
-    semi[count] = outStart[start]!
+    semi[count] = starts.at(start)
     let w = count++
-    let end = outStart[start + 1]!
+    let end = starts.at(start + 1)
     for (;;) {
       const e = semi[w]!
       if (e >= end) {
         if (w === first) return
         w = parent[w]!
-        end = outStart[vertex[w]! + 1]!
+        end = starts.at(vertex[w]! + 1)
         continue
       }
       semi[w] = e + 1
-      const t = outTo[e]!
+      const t = targets.at(e)
       const bit = 1 << (t & 31)
       if ((entered[t >>> 5]! & bit) !== 0) continue
       entered[t >>> 5]! |= bit
       vertex[count] = t
       parent[count] = w
-      semi[count] = outStart[t]!
+      semi[count] = starts.at(t)
       w = count++
-      end = outStart[t + 1]!
+      end = starts.at(t + 1)
     }
   }
   // Roots in group order (groups first, ungrouped last), by a counting sort over their groups.
@@ -331,16 +378,16 @@ function depthFirst({outStart, outTo}: ForwardEdges, g: DominatorInput, groups: 
   // one entry a leaked object, as many as the stack can ever hold. It marks where it has been in
   // a copy of the bitmap (the DFS below needs the bitmap as the DFS from the roots left it).
   const leakedCount = size - reachedEnd
-  const finish = leakedFinishOrder(n0, outStart, outTo, entered.slice(), leakedCount, vertex.subarray(reachedEnd), parent.subarray(reachedEnd))
-  const starts: number[] = []
+  const finish = leakedFinishOrder(n0, starts, targets, entered.slice(), leakedCount, vertex.subarray(reachedEnd), parent.subarray(reachedEnd))
+  const leakStarts: number[] = []
   for (let i = finish.length - 1; i >= 0; i--) {
     const o = finish[i]!
     if ((entered[o >>> 5]! & (1 << (o & 31))) === 0) {
-      starts.push(o)
+      leakStarts.push(o)
       dfsFrom(o, 0)
     }
   }
-  return {pre: null, vertex, parent, semi, count, reachedEnd, groupPre, rootTargets: NO_WORDS, leakStarts: Uint32Array.from(starts).sort()}
+  return {pre: null, vertex, parent, semi, count, reachedEnd, groupPre, rootTargets: NO_WORDS, rootTargetObjects: NO_WORDS, leakStarts: Uint32Array.from(leakStarts).sort()}
 }
 
 /**
@@ -362,6 +409,7 @@ function numberObjectsAll(numbering: Numbering, g: DominatorInput, n0: number, s
   // Root targets by preorder, so the semidominator loop searches the root list only for them
   // (a list, not a flag a vertex: roots are few beside the objects).
   numbering.rootTargets = Uint32Array.from(g.rootTo, o => pre[o]!).sort()
+  numbering.rootTargetObjects = numbering.rootTargets.map(w => vertex[w]!)
 }
 
 /**
@@ -370,7 +418,7 @@ function numberObjectsAll(numbering: Numbering, g: DominatorInput, n0: number, s
  * all set. The stack: objects in stackObject[], their next edges in stackEdge[], `leaked` entries
  * each at least.
  */
-function leakedFinishOrder(n0: number, outStart: Uint32Array, outTo: Uint32Array, marks: Int32Array, leaked: number, stackObject: Uint32Array, stackEdge: Uint32Array): Uint32Array {
+function leakedFinishOrder(n0: number, starts: Uint32Blocks, targets: Uint32Blocks, marks: Int32Array, leaked: number, stackObject: Uint32Array, stackEdge: Uint32Array): Uint32Array {
   const finish = new Uint32Array(leaked)
   let done = 0
   for (let o = 0; o < n0; o++) {
@@ -378,22 +426,22 @@ function leakedFinishOrder(n0: number, outStart: Uint32Array, outTo: Uint32Array
     marks[o >>> 5]! |= 1 << (o & 31)
     let sp = 1
     stackObject[0] = o
-    stackEdge[0] = outStart[o]!
+    stackEdge[0] = starts.at(o)
     while (sp > 0) {
       const v = stackObject[sp - 1]!
       const e = stackEdge[sp - 1]!
-      if (e >= outStart[v + 1]!) {
+      if (e >= starts.at(v + 1)) {
         finish[done++] = v
         sp--
         continue
       }
       stackEdge[sp - 1] = e + 1
-      const t = outTo[e]!
+      const t = targets.at(e)
       const bit = 1 << (t & 31)
       if ((marks[t >>> 5]! & bit) !== 0) continue
       marks[t >>> 5]! |= bit
       stackObject[sp] = t
-      stackEdge[sp] = outStart[t]!
+      stackEdge[sp] = starts.at(t)
       sp++
     }
   }
@@ -427,7 +475,8 @@ export interface PredecessorCopy {
   parent: Uint32Array
   /** Per preorder number: where its list starts in `lists` (count + 1 entries: the last is the end). */
   semi: Uint32Array
-  lists: Uint32Array
+  /** In memory, or in a scratch file under a memory limit (copyPredecessorsToFile). */
+  lists: Uint32Array | FileArray
   count: number
   reachedEnd: number
   /** [0]: the next piece to take; [1]: pieces done. */
@@ -439,7 +488,7 @@ export interface PredecessorCopy {
 
 const COPY_PIECE_SHIFT = 16
 
-function predecessorCopy({inStart, inFrom}: ReverseEdges, numbering: Numbering, shared: boolean, pieceShift = COPY_PIECE_SHIFT): PredecessorCopy {
+function predecessorCopy({inStart, inFrom}: ReverseEdges, numbering: Numbering, shared: boolean, pieceShift = COPY_PIECE_SHIFT, placeLists = (words: number): Uint32Array | FileArray => newUint32(words, shared)): PredecessorCopy {
   const {vertex, parent, semi, count, reachedEnd} = numbering
   const pre = numbering.pre!
   const n0 = pre.length
@@ -479,52 +528,99 @@ function predecessorCopy({inStart, inFrom}: ReverseEdges, numbering: Numbering, 
     pre,
     parent,
     semi,
-    lists: newUint32(at, shared),
+    lists: placeLists(at),
     count,
     reachedEnd,
     control: new Int32Array(shared ? new SharedArrayBuffer(8) : new ArrayBuffer(8)),
   }
 }
 
-/** Copies the predecessor lists of the pieces this thread can take (at most `most`). */
+/** Copies the predecessor lists of the pieces this thread can take (at most `most`), into lists in memory. */
 export function copyPredecessors(copy: PredecessorCopy, most = Infinity): void {
-  const {pre, parent, semi, lists, count, reachedEnd, control, pieces} = copy
-  const n0 = pre.length
-  const sources = new Uint32Reader(copy.inFrom)
-  // A piece's list starts, read at once (its objects' and the next one's).
-  const starts = new Uint32Reader(copy.inStart, 2 ** copy.pieceShift + 1)
+  const {control, pieces, lists} = copy
+  if (!(lists instanceof Uint32Array)) throw new Error('predecessor copy: the lists are in a file')
+  const readers = copyReaders(copy)
   try {
     for (let taken = 0; taken < most; taken++) {
       const p = Atomics.add(control, 0, 1)
       if (p >= pieces) break
-      const first = p * 2 ** copy.pieceShift
-      const end = Math.min(n0, first + 2 ** copy.pieceShift)
-      starts.load(first, end + 1)
-      const inStart = starts.words.subarray(first - starts.start, end + 1 - starts.start)
-      const edgesEnd = inStart[end - first]!
-      for (let o = first; o < end; o++) {
-        const w = pre[o]!
-        if (w === OUTSIDE) continue
-        let at = semi[w]!
-        if (at === semi[w + 1]) continue // no list (its one in-edge is its tree edge)
-        // The tree edge comes from the object numbered parent[w]; where the parent is the virtual
-        // root or a root group no object has its number, and nothing is left out.
-        const q = parent[w]!
-        let treeEdgeLeft = true
-        const ceiling = w < reachedEnd ? reachedEnd : count
-        for (let i = inStart[o - first]!, stop = inStart[o + 1 - first]!; i < stop; i++) {
-          if (i >= sources.end) sources.load(i, edgesEnd)
-          const pv = pre[sources.words[i - sources.start]!]!
-          if (treeEdgeLeft && pv === q) treeEdgeLeft = false
-          else lists[at++] = pv < ceiling ? pv : count
-        }
-      }
+      copyPiece(copy, p, readers, lists, 0, copy.count)
       Atomics.add(control, 1, 1)
       Atomics.notify(control, 1)
     }
   } finally {
-    sources.close()
-    starts.close()
+    readers.close()
+  }
+}
+
+/** Elements the copy to a scratch file holds at once, at least: 16 MiB (a pass over the reverse graph for each). */
+const SCRATCH_WORDS = 2 ** 22
+
+/**
+ * The copy where the lists are in a scratch file (a memory limit): in ranges of consecutive
+ * preorder numbers whose lists fill a buffer of `bufferWords` at most (or one list longer than
+ * that), each range in one pass over the reverse graph, in order, then written to its place in
+ * the file. On this thread alone.
+ */
+function copyPredecessorsToFile(copy: PredecessorCopy, scratch: ScratchFile, bufferWords = SCRATCH_WORDS): void {
+  const {semi, count, pieces} = copy
+  const lists = copy.lists as FileArray
+  let longest = 0
+  for (let w = 0; w < count; w++) longest = Math.max(longest, semi[w + 1]! - semi[w]!)
+  const buffer = new Uint32Array(Math.max(1, Math.min(lists.length, Math.max(bufferWords, longest))))
+  const readers = copyReaders(copy)
+  try {
+    for (let from = 0; from < count; ) {
+      let to = from + 1
+      while (to < count && semi[to + 1]! - semi[from]! <= buffer.length) to++
+      if (semi[to]! > semi[from]!) {
+        for (let p = 0; p < pieces; p++) copyPiece(copy, p, readers, buffer, from, to)
+        scratch.writeAt(lists, semi[from]!, buffer.subarray(0, semi[to]! - semi[from]!))
+      }
+      from = to
+    }
+  } finally {
+    readers.close()
+  }
+  Atomics.store(copy.control, 1, pieces)
+}
+
+/** The reverse graph's readers for the copy: its sources, and a piece's list starts at once (its objects' and the next one's). */
+function copyReaders(copy: PredecessorCopy) {
+  const sources = new Uint32Reader(copy.inFrom)
+  const starts = new Uint32Reader(copy.inStart, 2 ** copy.pieceShift + 1)
+  return {sources, starts, close: () => (sources.close(), starts.close())}
+}
+
+/**
+ * The lists of piece p's objects numbered in [from, to), into `into`, which holds the lists from
+ * vertex `from`'s on.
+ */
+function copyPiece(copy: PredecessorCopy, p: number, {sources, starts}: ReturnType<typeof copyReaders>, into: Uint32Array, from: number, to: number): void {
+  const {pre, parent, semi, count, reachedEnd} = copy
+  const n0 = pre.length
+  const base = semi[from]!
+  const first = p * 2 ** copy.pieceShift
+  const end = Math.min(n0, first + 2 ** copy.pieceShift)
+  starts.load(first, end + 1)
+  const inStart = starts.words.subarray(first - starts.start, end + 1 - starts.start)
+  const edgesEnd = inStart[end - first]!
+  for (let o = first; o < end; o++) {
+    const w = pre[o]!
+    if (w === OUTSIDE || w < from || w >= to) continue
+    let at = semi[w]! - base
+    if (at === semi[w + 1]! - base) continue // no list (its one in-edge is its tree edge)
+    // The tree edge comes from the object numbered parent[w]; where the parent is the virtual
+    // root or a root group no object has its number, and nothing is left out.
+    const q = parent[w]!
+    let treeEdgeLeft = true
+    const ceiling = w < reachedEnd ? reachedEnd : count
+    for (let i = inStart[o - first]!, stop = inStart[o + 1 - first]!; i < stop; i++) {
+      if (i >= sources.end || i < sources.start) sources.load(i, edgesEnd)
+      const pv = pre[sources.words[i - sources.start]!]!
+      if (treeEdgeLeft && pv === q) treeEdgeLeft = false
+      else into[at++] = pv < ceiling ? pv : count
+    }
   }
 }
 
@@ -541,7 +637,7 @@ function awaitCopied(copy: PredecessorCopy): void {
  * One cache line then serves both reads of a step of the path.
  */
 function semidominators(numbering: Numbering, copy: PredecessorCopy, g: DominatorInput, groups: number, forestMemory: Uint32Array): void {
-  const {vertex, parent, semi, count, rootTargets, groupPre} = numbering
+  const {parent, semi, count, rootTargets, rootTargetObjects, groupPre} = numbering
   const forest = forestMemory.fill(NONE)
   /**
    * Smallest semidominator on v's forest path (v itself while it is unlinked: its semi is still
@@ -571,39 +667,47 @@ function semidominators(numbering: Numbering, copy: PredecessorCopy, g: Dominato
     return forest[2 * v + 1]!
   }
   const rootTo = g.rootTo
-  const predPre = copy.lists
-  let predEnd = semi[count]!
-  let target = rootTargets.length - 1 // the last root target at or below w
-  for (let w = count - 1; w >= 1; w--) {
-    const o = vertex[w]!
-    // The DFS parent: the virtual root for a root group or a leak start, a group or the virtual
-    // root for the root targets it entered first, else the object whose edge the DFS followed.
-    let s = parent[w]!
-    while (target >= 0 && rootTargets[target]! > w) target--
-    if (target >= 0 && rootTargets[target] === w) {
-      // Edges from the virtual root or a group to every root target.
-      for (let r = firstAtOrAbove(rootTo, o); r < rootTo.length && rootTo[r] === o; r++) {
-        // The virtual root's edge gives 0; a group is a predecessor like any other (numbered
-        // after w when an earlier group's DFS reached w first).
-        const k = rootGroupOf(g, groups, r)
-        const c = k < 0 ? 0 : evaluate(groupPre[k]!)
+  // In memory, or in the scratch file (read backwards, a block at a time).
+  const predPre = new Uint32Blocks(copy.lists, LIST_CACHE_BYTES)
+  try {
+    let predEnd = semi[count]!
+    let target = rootTargets.length - 1 // the last root target at or below w
+    for (let w = count - 1; w >= 1; w--) {
+      // The DFS parent: the virtual root for a root group or a leak start, a group or the virtual
+      // root for the root targets it entered first, else the object whose edge the DFS followed.
+      let s = parent[w]!
+      while (target >= 0 && rootTargets[target]! > w) target--
+      if (target >= 0 && rootTargets[target] === w) {
+        // Edges from the virtual root or a group to every root target.
+        const o = rootTargetObjects[target]!
+        for (let r = firstAtOrAbove(rootTo, o); r < rootTo.length && rootTo[r] === o; r++) {
+          // The virtual root's edge gives 0; a group is a predecessor like any other (numbered
+          // after w when an earlier group's DFS reached w first).
+          const k = rootGroupOf(g, groups, r)
+          const c = k < 0 ? 0 : evaluate(groupPre[k]!)
+          if (c < s) s = c
+        }
+      }
+      const predStart = semi[w]!
+      for (let i = predStart; i < predEnd && s > 0; i++) {
+        const pv = predPre.at(i)
+        if (pv === count) continue
+        // A predecessor numbered before w is not in the forest yet: its semi is itself.
+        const c = pv < w ? pv : evaluate(pv)
         if (c < s) s = c
       }
+      predEnd = predStart
+      semi[w] = s
+      forest[2 * w] = parent[w]!
+      forest[2 * w + 1] = s
     }
-    const predStart = semi[w]!
-    for (let i = predStart; i < predEnd && s > 0; i++) {
-      const pv = predPre[i]!
-      if (pv === count) continue
-      // A predecessor numbered before w is not in the forest yet: its semi is itself.
-      const c = pv < w ? pv : evaluate(pv)
-      if (c < s) s = c
-    }
-    predEnd = predStart
-    semi[w] = s
-    forest[2 * w] = parent[w]!
-    forest[2 * w + 1] = s
+  } finally {
+    predPre.close()
   }
 }
+
+/** What the semidominator loop's block cache holds where the lists are in a scratch file. */
+const LIST_CACHE_BYTES = 4 * 2 ** 20
 
 /**
  * Retained bytes and objects of every object: its own plus those of everything it dominates.

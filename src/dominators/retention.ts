@@ -66,6 +66,8 @@ export interface RetentionInput {
    * and the sums are taken over the child lists (retained-by-children.ts). Absent: no limit.
    */
   room?: () => number
+  /** Where the dominator pass may keep a scratch file under the limit (dominators.ts: scratchBeside). */
+  scratchBeside?: string
 }
 
 export interface RetentionSizes {
@@ -120,6 +122,7 @@ export function startRetention(input: RetentionInput, workers: number, progress?
     memory: input.memory,
     collect: input.collect,
     room: input.room,
+    scratchBeside: input.scratchBeside,
     rootTo: g.rootTo,
     live: input.live,
     liveValue: input.liveValue,
@@ -130,7 +133,10 @@ export function startRetention(input: RetentionInput, workers: number, progress?
   const room = input.room
   const collect = input.collect
   if (workers < 2) progress?.('dominators', 0, 1)
-  const job = startDominatorTree(dominatorInput, workers)
+  // Sums over the child lists (lean) where the limit does not hold the usual sums beside idom and
+  // the preorder: known once the pass is done on this thread, so the preorder goes at once.
+  const fitsSums = (): boolean => room === undefined || room() >= RETAINED_BYTES_PER_SLOT * n
+  const job = startDominatorTree(dominatorInput, workers, fitsSums)
   return {
     parallel: job.parallel,
     help(): void {
@@ -147,7 +153,7 @@ export function startRetention(input: RetentionInput, workers: number, progress?
       job.awaitPastPeak()
       let sizes = job.parallel ? shallowSizes() : null
       const objectCounts = job.parallel ? sharedUint32(n).fill(0) : undefined
-      const lean = !job.parallel && room !== undefined && room() < RETAINED_BYTES_PER_SLOT * n
+      const lean = !job.parallel && (!job.preorderKept || !fitsSums())
       // In a frame of its own: under the limit nothing else holds idom and the preorder once it returns.
       const joined = inFrameOfItsOwn(() => joinedTree(job, n, lean, handOff))
       // Their memory, before the sums allocate (nothing else would collect this thread's heap in time).

@@ -4,6 +4,8 @@ import type {HeapModel} from '../heap/heap-model.js'
 import {heapObjects} from '../heap/objects.js'
 import {LIVE} from '../heap/states.js'
 import type {ObjectTypes} from './object-types.js'
+import {forwardReaders, type ForwardEdges} from './forward-edges.js'
+import type {Uint32Blocks} from '../util/block-cache.js'
 
 /** object.reachable values: not reached (leaked), reached from a root, the allocator's own and unreferenced. */
 export const UNREACHED = 0
@@ -68,7 +70,16 @@ function defaultExtensionShape(heap: HeapModel, memory: AddressSpace, vptr: numb
  * and what only they reach, as ALLOCATOR_INTERNAL: they are not the program's leak. Returns how
  * many objects were marked.
  */
-export function markAllocatorInternal(own: Uint32Array, reached: Uint8Array, outStart: Uint32Array, outTo: Uint32Array): number {
+export function markAllocatorInternal(own: Uint32Array, reached: Uint8Array, edges: ForwardEdges): number {
+  const {starts, targets, close} = forwardReaders(edges)
+  try {
+    return markFrom(own, reached, starts, targets)
+  } finally {
+    close()
+  }
+}
+
+function markFrom(own: Uint32Array, reached: Uint8Array, starts: Uint32Blocks, targets: Uint32Blocks): number {
   const queue: number[] = []
   for (const o of own) {
     if (reached[o] !== UNREACHED) continue
@@ -77,8 +88,8 @@ export function markAllocatorInternal(own: Uint32Array, reached: Uint8Array, out
   }
   for (let head = 0; head < queue.length; head++) {
     const o = queue[head]!
-    for (let e = outStart[o]!, end = outStart[o + 1]!; e < end; e++) {
-      const to = outTo[e]!
+    for (let e = starts.at(o), end = starts.at(o + 1); e < end; e++) {
+      const to = targets.at(e)
       if (reached[to] === UNREACHED) {
         reached[to] = ALLOCATOR_INTERNAL
         queue.push(to)

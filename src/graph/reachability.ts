@@ -1,3 +1,10 @@
+import {forwardReaders, type ForwardEdges} from './forward-edges.js'
+import type {Uint32Blocks} from '../util/block-cache.js'
+import type {FileArray} from '../util/file-array.js'
+
+/** The block caches' size where the edges are in a file. */
+type BlockCacheSize = Pick<ForwardEdges, 'cacheBytes' | 'blockWords'>
+
 /** parent value of an object a root points to directly. */
 export const FROM_ROOT = 0xffff_fffe
 /** parent value of an object no root reaches (or a free slot). */
@@ -20,9 +27,19 @@ export const UNREACHED = 0xffff_ffff
  * each level is held, and always the same one for the same graph.
  *
  * `memory`: where the parents go (4 bytes an object, any content; the parents are shared if it
- * is), instead of new memory.
+ * is), instead of new memory. Either edge array may be in the index, read through a block cache
+ * (`cache`: its size, forward-edges.ts).
  */
-export function shortestPathParents(objectCount: number, outStart: Uint32Array, outTo: Uint32Array, rootTo: Uint32Array, memory?: ArrayBufferLike, listMax = levelListMax(objectCount)): Uint32Array {
+export function shortestPathParents(objectCount: number, outStart: Uint32Array | FileArray, outTo: Uint32Array | FileArray, rootTo: Uint32Array, memory?: ArrayBufferLike, listMax = levelListMax(objectCount), cache?: BlockCacheSize): Uint32Array {
+  const edges = forwardReaders({outStart, outTo, ...cache})
+  try {
+    return pathParents(objectCount, edges.starts, edges.targets, rootTo, memory, listMax)
+  } finally {
+    edges.close()
+  }
+}
+
+function pathParents(objectCount: number, starts: Uint32Blocks, targets: Uint32Blocks, rootTo: Uint32Array, memory: ArrayBufferLike | undefined, listMax: number): Uint32Array {
   if (objectCount >= FROM_ROOT) throw new RangeError(`${objectCount} objects: too many for 32-bit object ids`)
   const usable = memory && memory.byteLength >= 4 * objectCount ? memory : undefined
   const parent = (usable ? new Uint32Array(usable, 0, objectCount) : new Uint32Array(objectCount)).fill(UNREACHED)
@@ -58,8 +75,8 @@ export function shortestPathParents(objectCount: number, outStart: Uint32Array, 
     }
   }
   const follow = (o: number): void => {
-    for (let e = outStart[o]!, end = outStart[o + 1]!; e < end; e++) {
-      const to = outTo[e]!
+    for (let e = starts.at(o), end = starts.at(o + 1); e < end; e++) {
+      const to = targets.at(e)
       if ((reached[to >>> 5]! & (1 << (to & 31))) === 0) reach(to, o)
     }
   }
@@ -108,6 +125,6 @@ export function reachableFromParents(parent: Uint32Array): Uint8Array {
   return reached
 }
 
-export function reachableFromRoots(objectCount: number, outStart: Uint32Array, outTo: Uint32Array, rootTo: Uint32Array, memory?: ArrayBufferLike): Uint8Array {
-  return reachableFromParents(shortestPathParents(objectCount, outStart, outTo, rootTo, memory))
+export function reachableFromRoots(objectCount: number, outStart: Uint32Array | FileArray, outTo: Uint32Array | FileArray, rootTo: Uint32Array, memory?: ArrayBufferLike, cache?: BlockCacheSize): Uint8Array {
+  return reachableFromParents(shortestPathParents(objectCount, outStart, outTo, rootTo, memory, undefined, cache))
 }

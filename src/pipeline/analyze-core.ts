@@ -61,8 +61,11 @@ export interface Analysis {
   dominatorsOnWorker: boolean
   /** The stages the index holds (schema.ts STAGES). */
   stages: Stage[]
-  /** The memory limit it ran under, and the passes the reverse edges took under it (1: all at once). */
-  memory: MemoryLimit & {reversePasses: number}
+  /**
+   * The memory limit it ran under, the passes the reverse edges took under it (1: all at once), and
+   * whether the forward edges stayed in the index through the paths and the DFS.
+   */
+  memory: MemoryLimit & {reversePasses: number; forwardInFile: boolean}
 }
 
 type Progress = ProgressUpdate
@@ -185,7 +188,7 @@ function modelStageIndexed(program: Program, heap: HeapModel, namer: TypeNamer, 
   }
   run.modelWritten?.()
   if (!graph) {
-    return {analysis: {program, heap, types: model.types, naming: model.naming, summary: model.summary, indexPath, threadsUsed: 1, scanThreads: 0, reverseThreads: 0, namingOnWorker: false, dominatorsOnWorker: false, stages: ['model'], memory: {...memory, reversePasses: 0}}}
+    return {analysis: {program, heap, types: model.types, naming: model.naming, summary: model.summary, indexPath, threadsUsed: 1, scanThreads: 0, reverseThreads: 0, namingOnWorker: false, dominatorsOnWorker: false, stages: ['model'], memory: {...memory, reversePasses: 0, forwardInFile: false}}}
   }
   return {model: {vtableTypes: model.vtableTypes, ownObjects: model.ownObjects, sightings: model.sightings}, graph}
 }
@@ -275,9 +278,10 @@ function graphStage(
     // not after it.
     const threads = naming ? workers - 1 : workers
     const dominatorsAfter = naming !== null && threads < 2
-    for (const phase of graphPhases({program, heap, scan: {progress, rootKinds, threads, checkpoints: run.checkpoints, firstWords: false}, roots, workers: threads, memory, dominatorsBeside: beside, dominatorsAfter, retention: retain})) store.run(phase.run, phase.after)
+    for (const phase of graphPhases({program, heap, scan: {progress, rootKinds, threads, checkpoints: run.checkpoints, firstWords: false}, roots, workers: threads, memory, dominatorsBeside: beside, dominatorsAfter, retention: retain, indexPath})) store.run(phase.run, phase.after)
     const pending = store.has('retention') ? store.get('retention') : null
     const reversePasses = store.get('reversePasses')
+    const forwardInFile = store.get('forwardInFile')
     const reachable = store.get('object.reachable')
     const graph = graphFacts(store, heap.spans.totalObjects)
     // The edges are garbage on this thread now (the dominator worker drops its references once its
@@ -329,7 +333,7 @@ function graphStage(
       accumulations: retention?.accumulations ?? [],
     }
     writer.finish(meta, STAGE_NAMES)
-    return {program, heap, types, naming: names, summary, indexPath, threadsUsed: Math.max(scanThreads, reverseThreads, pending?.parallel && !dominatorsAfter ? 2 : 1) + (naming ? 1 : 0), scanThreads, reverseThreads, namingOnWorker: naming !== null, dominatorsOnWorker: pending?.parallel ?? false, stages: [...STAGE_NAMES], memory: {...memory, reversePasses}}
+    return {program, heap, types, naming: names, summary, indexPath, threadsUsed: Math.max(scanThreads, reverseThreads, pending?.parallel && !dominatorsAfter ? 2 : 1) + (naming ? 1 : 0), scanThreads, reverseThreads, namingOnWorker: naming !== null, dominatorsOnWorker: pending?.parallel ?? false, stages: [...STAGE_NAMES], memory: {...memory, reversePasses, forwardInFile}}
   } catch (e) {
     writer.abandon()
     // A failed index write (a full disk) comes first: a phase that read the index back failed for it.

@@ -9,7 +9,7 @@ import {startRetention, type PendingRetention} from '../dominators/retention.js'
 import {reachableFromParents, reachableFromRoots, shortestPathParents} from '../graph/reachability.js'
 import {heapArrays} from './model-stage.js'
 import type {ArrayStore, StoreAction} from '../store/array-store.js'
-import {roomUnder, type MemoryLimit} from '../store/memory-limit.js'
+import {edgeCacheBytes, roomUnder, type MemoryLimit} from '../store/memory-limit.js'
 import {reverseBytes, reverseInPasses} from '../graph/reverse-passes.js'
 import type {FileArray} from '../util/file-array.js'
 import type {ProgressUpdate} from '../util/terminal-progress.js'
@@ -21,7 +21,8 @@ import type {ProgressUpdate} from '../util/terminal-progress.js'
 export interface GraphArrays {
   /** Per object slot + 1: its first edge (in the index being written while the reverse pass runs). */
   'edge.outStart': Uint32Array | FileArray
-  'edge.to': Uint32Array
+  /** In the index through the paths and the DFS where the memory limit holds them no more (forwardInFile). */
+  'edge.to': Uint32Array | FileArray
   'edge.checkpoint': Uint32Array
   'edge.checkpointOffset': Float64Array
   liveLookup: ObjectScan['lookup']
@@ -46,6 +47,12 @@ export interface GraphArrays {
   reverseThreads: number
   /** Passes the reverse edges were built in (more than one under a memory limit: reverse-passes.ts). */
   reversePasses: number
+  /**
+   * Whether the forward edges stay in the index through the shortest paths and the dominator
+   * pass's DFS, read through block caches (graph/forward-edges.ts): where the memory limit does not
+   * hold them beside the DFS's arrays.
+   */
+  forwardInFile: boolean
   /** The retention analysis once started (the caller lets its worker go, come what may). */
   retention: PendingRetention
   /** Whether the dominator pass runs on a worker thread. */
@@ -76,6 +83,8 @@ export interface GraphContext {
   dominatorsAfter?: boolean
   /** false: reachability only (analyze-core.ts: RunOptions.retention). */
   retention: boolean
+  /** The index being written: the dominator pass's scratch file goes beside it under a tight limit. */
+  indexPath: string
 }
 
 /** One step of the analysis: a plain function from the store's named arrays to named arrays, and what the store does with them after it. */
@@ -156,18 +165,21 @@ export function graphPhases(c: GraphContext): Phase<GraphStoreArrays>[] {
     {
       name: 'reverse edges',
       run: s => {
-        const outTo = s.get('edge.to')
+        const outTo = s.get('edge.to') as Uint32Array
         const edgeCount = outTo.length
+        // Decided before the reverse graph allocates: outStart back in memory (4 bytes a slot) and
+        // the DFS's arrays (12 bytes a slot) or the paths' parents (4) beside the targets held now.
+        const forwardInFile = 4 * (n + 1) + (c.retention ? 12 : 4) * n > roomUnder(c.memory)
         if (reverseBytes(n, edgeCount) > roomUnder(c.memory)) {
           // Under the memory limit: in passes, straight to their places in the index (the store's
           // write actions below then have nothing to do).
           progress?.('reverse edges (in passes)', 0, 1)
           const into = {inFrom: s.reserve('edge.inFrom', edgeCount), inStart: s.reserve('edge.inStart', n + 1), inEdge: s.reserve('edge.inEdge', edgeCount)}
           const {passes, threads} = reverseInPasses(n, s.get('edge.outStart'), outTo, edgeCount, c.scan.threads ?? 1, into, () => roomUnder(c.memory), () => s.collect())
-          return {reverseThreads: threads, reversePasses: passes}
+          return {reverseThreads: threads, reversePasses: passes, forwardInFile}
         }
         const {inStart, inEdge, inFrom, threads} = reverseEdges(n, s.get('edge.outStart'), outTo, edgeCount, c.scan)
-        return {'edge.inStart': inStart, 'edge.inEdge': inEdge, 'edge.inFrom': inFrom, reverseThreads: threads, reversePasses: 1}
+        return {'edge.inStart': inStart, 'edge.inEdge': inEdge, 'edge.inFrom': inFrom, reverseThreads: threads, reversePasses: 1, forwardInFile}
       },
       after: [
         // The reverse graph goes to the index at once, on the writer thread, inFrom first (its
@@ -178,9 +190,10 @@ export function graphPhases(c: GraphContext): Phase<GraphStoreArrays>[] {
         {writeAndReuse: 'edge.inEdge', as: 'dominatorMemory'},
         // The reverse graph leaves memory once written: the dominator pass reads it back from the
         // index, once, in order, after its DFS (4 bytes an edge and 4 bytes an object slot, gone
-        // before the DFS and this thread's next phases allocate). Then outStart comes back.
+        // before the DFS and this thread's next phases allocate). Then outStart comes back, or
+        // under a tight limit the targets go too.
         ...((c.retention ? [{spill: 'edge.inFrom'}, {spill: 'edge.inStart'}] : [{forget: ['edge.inFrom', 'edge.inStart']}]) as StoreAction<keyof GraphStoreArrays & string>[]),
-        {readBack: 'edge.outStart', after: ['edge.inFrom', 'edge.inStart']},
+        {if: 'forwardInFile', then: [{spill: 'edge.to'}, {collect: true}], else: [{readBack: 'edge.outStart', after: ['edge.inFrom', 'edge.inStart']}]},
       ],
     },
     {
@@ -189,12 +202,12 @@ export function graphPhases(c: GraphContext): Phase<GraphStoreArrays>[] {
       // store keeps the forward edges for them). On this thread it runs after them.
       name: 'dominators beside',
       run: s => {
-        const onWorker = c.retention && c.dominatorsBeside && dominatorPassOnWorker({forward: {edges: forward(s)}, reverse: {edges: reverse(s)}}, c.workers)
+        const onWorker = c.retention && c.dominatorsBeside && dominatorPassOnWorker({forward: {edges: forward(s, c.memory)}, reverse: {edges: reverse(s)}}, c.workers)
         // Memory for the pass's DFS arrays (none where the reverse edges went to the index in
         // passes): on this thread the pass allocates its own.
         const memory = s.has('dominatorMemory') ? s.take('dominatorMemory') : undefined
         if (!onWorker) return {dominatorsOnWorker: false}
-        const retention = startRetention({...retentionInput(s), forward: {edges: forward(s)}, reverse: s.holder({inStart: 'edge.inStart', inFrom: 'edge.inFrom'}) as {edges: ReverseEdges}, memory}, c.workers, progress)
+        const retention = startRetention({...retentionInput(s), forward: {edges: forward(s, c.memory)}, reverse: s.holder({inStart: 'edge.inStart', inFrom: 'edge.inFrom'}) as {edges: ReverseEdges}, memory}, c.workers, progress)
         return {dominatorsOnWorker: true, retention}
       },
       // This thread's hold on the reverse graph, before the next phase allocates.
@@ -205,14 +218,14 @@ export function graphPhases(c: GraphContext): Phase<GraphStoreArrays>[] {
       // second) are then gone before the dominator pass's DFS ends and its larger steps allocate.
       name: 'paths from roots',
       run: s => {
-        const {outStart, outTo} = forward(s)
+        const {outStart, outTo, cacheBytes} = forward(s, c.memory)
         if (!c.retention) {
           progress?.('reachability', 0, 1)
-          return {'object.reachable': reachableFromRoots(n, outStart, outTo, s.get('root.to'))}
+          return {'object.reachable': reachableFromRoots(n, outStart, outTo, s.get('root.to'), undefined, {cacheBytes})}
         }
         progress?.('paths from roots', 0, 1)
         // In shared memory the index writer's thread writes the parents while this one goes on.
-        return {'object.parent': shortestPathParents(n, outStart, outTo, s.get('root.to'), new SharedArrayBuffer(4 * n))}
+        return {'object.parent': shortestPathParents(n, outStart, outTo, s.get('root.to'), new SharedArrayBuffer(4 * n), undefined, {cacheBytes})}
       },
       // Queries read the parents in the index; no later phase needs them.
       after: c.retention ? [{write: 'object.parent'}] : [],
@@ -227,8 +240,8 @@ export function graphPhases(c: GraphContext): Phase<GraphStoreArrays>[] {
       // TCMalloc's own unreferenced allocations (the MallocExtension singleton) are not the program's leak.
       name: 'allocator internal',
       run: s => {
-        const {outStart, outTo} = forward(s)
-        markAllocatorInternal(s.take('ownObjects'), s.get('object.reachable'), outStart, outTo)
+        const {outStart, outTo} = forward(s, c.memory)
+        markAllocatorInternal(s.take('ownObjects'), s.get('object.reachable'), forward(s, c.memory))
       },
     },
     {
@@ -245,7 +258,7 @@ export function graphPhases(c: GraphContext): Phase<GraphStoreArrays>[] {
       run: s => {
         if (!c.retention || s.get('dominatorsOnWorker')) return
         const input = retentionInput(s)
-        const edges = {forward: s.holder({outStart: 'edge.outStart', outTo: 'edge.to'}) as {edges: ForwardEdges}, reverse: s.holder({inStart: 'edge.inStart', inFrom: 'edge.inFrom'}) as {edges: ReverseEdges}}
+        const edges = {forward: {edges: {...(s.holder({outStart: 'edge.outStart', outTo: 'edge.to'}).edges as ForwardEdges), cacheBytes: edgeCacheBytes(c.memory)}}, reverse: s.holder({inStart: 'edge.inStart', inFrom: 'edge.inFrom'}) as {edges: ReverseEdges}}
         // On this thread where the limit does not hold a worker's pass beside it (then the
         // retained sizes can keep to the limit too: retention.ts).
         return {retention: startRetention({...input, ...edges}, c.dominatorsBeside ? Math.max(c.workers, c.dominatorsAfter ? 2 : 1) : 1, progress)}
@@ -263,13 +276,14 @@ export function graphPhases(c: GraphContext): Phase<GraphStoreArrays>[] {
       threads: program.core.threads.map(t => t.tid),
       collect: () => s.collect(),
       room: () => roomUnder(c.memory),
+      scratchBeside: c.indexPath,
     }
   }
 }
 
-/** The forward edges, lent. */
-function forward(s: GraphStore): ForwardEdges {
-  return {outStart: s.get('edge.outStart') as Uint32Array, outTo: s.get('edge.to')}
+/** The forward edges, lent (in memory, or in the index with what their block caches may hold). */
+function forward(s: GraphStore, memory: MemoryLimit): ForwardEdges {
+  return {outStart: s.get('edge.outStart'), outTo: s.get('edge.to'), cacheBytes: edgeCacheBytes(memory)}
 }
 
 /** The reverse graph, lent (in memory or in the index). */

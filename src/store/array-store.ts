@@ -50,6 +50,8 @@ export type StoreAction<N extends string = string> =
   | {forget: N[]}
   /** A collection only: what a phase gave up by itself (a worker's hold, a holder it emptied). */
   | {collect: true}
+  /** `then` where the result named `if` (a phase's choice) is true, else `else`. */
+  | {if: N; then: readonly StoreAction<N>[]; else?: readonly StoreAction<N>[]}
 
 /** The store over the arrays (and other results) named in `A`. */
 export class ArrayStore<A extends object = Record<string, unknown>> {
@@ -139,6 +141,7 @@ export class ArrayStore<A extends object = Record<string, unknown>> {
     else if ('writeAndReuse' in action) this.writeAndReuse(action.writeAndReuse, action.as)
     else if ('drop' in action) this.drop(...action.drop)
     else if ('forget' in action) for (const name of action.forget) this.arrays.delete(name)
+    else if ('if' in action) for (const a of (this.arrays.get(action.if) === true ? action.then : action.else) ?? []) this.apply(a)
     else this.collect()
   }
 

@@ -54,6 +54,14 @@ export function readCacheBytes(limit: MemoryLimit): number {
   return Math.floor(limit.bytes / 32)
 }
 
+/**
+ * What each forward edge array's block cache may hold where the limit keeps them in the index
+ * (graph/forward-edges.ts): a thirty-second of it, at most 64 MiB, as the core's read cache.
+ */
+export function edgeCacheBytes(limit: MemoryLimit): number {
+  return Math.min(64 * 2 ** 20, readCacheBytes(limit))
+}
+
 /** The limit in words, as the analysis prints it at its start. */
 export function memoryLimitLine(limit: MemoryLimit): string {
   const said = `memory limit ${memorySize(limit.bytes)}`

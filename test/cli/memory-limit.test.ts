@@ -8,7 +8,8 @@ import {parseMemorySize} from '../../src/cli/parse-size.js'
 import {defaultMemoryLimit, memoryLimitLine, memorySize} from '../../src/store/memory-limit.js'
 
 // analyze --memory-limit (issue 33): under a limit too small for anything, the reverse edges go
-// to the index in passes (to their places in it) and the retained sizes are summed over the child
+// to the index in passes (to their places in it), the shortest paths and the dominator pass's DFS
+// read the forward edges in the index through block caches, and the retained sizes are summed over the child
 // lists once idom and the preorder are gone; the index must be the unlimited run's, byte for byte,
 // and the run must say that it held more than its limit.
 const entry = fixtureIndex().find(f => f.id === 'v2.18.1-shared')
@@ -30,9 +31,12 @@ describe.skipIf(!entry)('analyze --memory-limit on v2.18.1-shared', () => {
     const tightRun = JSON.parse(b.stdout).memory
     expect(freeRun.limitFrom).toBe('default')
     expect(freeRun.reversePasses).toBe(1)
+    expect(freeRun.forwardEdgesInIndex).toBe(false)
     // 1M is a mebibyte (as docker and systemd read it), and the run held far more.
     expect(tightRun).toMatchObject({limitBytes: 2 ** 20, limitFrom: 'option'})
     expect(tightRun.reversePasses).toBeGreaterThanOrEqual(1)
+    // The shortest paths and the DFS read the forward edges in the index, through block caches.
+    expect(tightRun.forwardEdgesInIndex).toBe(true)
     expect(tightRun.peakBytes).toBeGreaterThan(2 ** 20)
     const lines = b.stderr.trim().split('\n')
     expect(lines).toHaveLength(1)
@@ -47,7 +51,7 @@ describe.skipIf(!entry)('analyze --memory-limit on v2.18.1-shared', () => {
     const twoRun = JSON.parse(c.stdout)
     expect(twoRun.namingOnWorker).toBe(false)
     expect(twoRun.dominatorsOnWorker).toBe(false)
-    expect(twoRun.memory).toMatchObject({limitBytes: 1024, limitFrom: 'option'})
+    expect(twoRun.memory).toMatchObject({limitBytes: 1024, limitFrom: 'option', forwardEdgesInIndex: true})
     expect(fs.readFileSync(two).equals(fs.readFileSync(free))).toBe(true)
     // A query that finds no index analyses the core itself, under the run flags it was given:
     // the same index again, and the same line when the limit was passed.

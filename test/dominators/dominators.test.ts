@@ -272,12 +272,7 @@ describe.each(['v2.10-shared', 'v2.18.1-shared'])('dominators with the reverse g
   it('read from the file in pieces of 16 objects, some by a helper: the same tree', async () => {
     const {program, g, input} = await passInput(id)
     const fresh = dominatorTree(input(g.inFrom))
-    const path = `${testTemp('dominators-')}/index`
-    const bytes = (a: Uint32Array) => Buffer.from(a.buffer, a.byteOffset, a.byteLength)
-    // As in the index: other bytes before and between the arrays.
-    fs.writeFileSync(path, Buffer.concat([Buffer.alloc(24, 0xee), bytes(g.inFrom), Buffer.alloc(8, 0xee), bytes(g.inStart)]))
-    const inFrom: FileArray = {path, byteOffset: 24, length: g.inFrom.length, written: Int32Array.of(1)}
-    const inStart: FileArray = {path, byteOffset: 24 + g.inFrom.byteLength + 8, length: g.inStart.length, written: Int32Array.of(1)}
+    const [inFrom, inStart] = arraysInFile(g.inFrom, g.inStart)
     for (const most of [0, 5]) {
       for (const starts of [g.inStart, inStart]) {
         const fromFile = {...input(g.inFrom), reverse: {edges: {inStart: starts, inFrom}}, copyPieceShift: 4}
@@ -292,6 +287,67 @@ describe.each(['v2.10-shared', 'v2.18.1-shared'])('dominators with the reverse g
     program.core.close()
   })
 })
+
+// Under a tight memory limit the shortest paths, the allocator's own objects and the DFS read the
+// forward edges in the index through block caches (graph/forward-edges.ts): here blocks of 8
+// elements, two of them cached, so that nearly every object's edges cost a read: the same results.
+describe.each(['v2.10-shared', 'v2.18.1-shared'])('the forward edges in a file on %s', id => {
+  it('the paths and the tree from blocks of 8 edges, 2 cached: the same as from memory', async () => {
+    const {program, g, n, input} = await passInput(id)
+    const fresh = dominatorTree(input(g.inFrom))
+    const [outTo, outStart] = arraysInFile(g.outTo, g.outStart)
+    const inFile = {outStart, outTo, cacheBytes: 2 * 8 * 4, blockWords: 8}
+    const fromFile = {...input(g.inFrom), forward: {edges: inFile}}
+    const tree = dominatorTree(fromFile)
+    expect(fromFile.forward.edges).toBeNull()
+    expect(Array.from(tree.idom)).toEqual(Array.from(fresh.idom))
+    expect(Array.from(tree.preorder)).toEqual(Array.from(fresh.preorder))
+    expect(Array.from(tree.leakStarts)).toEqual(Array.from(fresh.leakStarts))
+    expect(fresh.leakStarts.length, 'a leaked part, so its finishing order reads the file too').toBeGreaterThan(0)
+    for (const listMax of [undefined, 4]) {
+      const inMemory = shortestPathParents(n, g.outStart, g.outTo, g.rootTo, undefined, listMax)
+      expect(Array.from(shortestPathParents(n, outStart, outTo, g.rootTo, undefined, listMax, {cacheBytes: 2 * 8 * 4, blockWords: 8}))).toEqual(Array.from(inMemory))
+    }
+    program.core.close()
+  })
+})
+
+// Under a limit that does not hold the predecessor lists beside the link-eval forest, the lists are
+// copied to a scratch file beside the index in ranges of preorder numbers (here 8 elements at a
+// time: hundreds of ranges, each a pass over the reverse graph) and read back through a block
+// cache, and vertex[] waits there while the forest exists: the same tree, and no file left behind.
+describe.each(['v2.10-shared', 'v2.18.1-shared'])('dominators with a scratch file on %s', id => {
+  it('the lists copied 8 elements at a time and read back, vertex[] in the file: the same tree, the file gone', async () => {
+    const {program, g, input} = await passInput(id)
+    const fresh = dominatorTree(input(g.inFrom))
+    const dir = testTemp('dominators-scratch-')
+    const index = `${dir}/core.toma-index`
+    let made: string[] = []
+    const tight = {...input(g.inFrom), room: () => {
+      made = fs.readdirSync(dir)
+      return 0
+    }, scratchBeside: index, scratchWords: 8}
+    const tree = dominatorTree(tight)
+    expect(Array.from(tree.idom)).toEqual(Array.from(fresh.idom))
+    expect(Array.from(tree.preorder)).toEqual(Array.from(fresh.preorder))
+    expect(Array.from(tree.leakStarts)).toEqual(Array.from(fresh.leakStarts))
+    // The room was asked after the file was made (before the forest), and the file is gone.
+    expect(made).toEqual([expect.stringMatching(/^\.core\.toma-index\.scratch\.toma-tmp-\d+-[0-9a-f]{16}$/)])
+    expect(fs.readdirSync(dir)).toEqual([])
+    program.core.close()
+  })
+})
+
+/** Two arrays written to a file as in the index (other bytes before and between them), and where each lies. */
+function arraysInFile(first: Uint32Array, second: Uint32Array): [FileArray, FileArray] {
+  const path = `${testTemp('dominators-')}/index`
+  const bytes = (a: Uint32Array) => Buffer.from(a.buffer, a.byteOffset, a.byteLength)
+  fs.writeFileSync(path, Buffer.concat([Buffer.alloc(24, 0xee), bytes(first), Buffer.alloc(8, 0xee), bytes(second)]))
+  return [
+    {path, byteOffset: 24, length: first.length, written: Int32Array.of(1)},
+    {path, byteOffset: 24 + first.byteLength + 8, length: second.length, written: Int32Array.of(1)},
+  ]
+}
 
 /** Vertices reached from `from` (default the virtual root) without passing through `removed`. */
 function bfs(succ: number[][], removed: number, from = [0]): Uint8Array {

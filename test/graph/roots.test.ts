@@ -190,7 +190,7 @@ describe.each(fixtures.map(f => [f.id] as const))('root set on %s', id => {
     const types = nameObjects(graph.firstWords, new TypeNamer(program))
     const reached = reachableFromRoots(graph.objectCount, graph.outStart, graph.outTo, graph.rootTo)
     const before = unreachedAddresses(heap, reached)
-    markAllocatorInternal(allocatorObjects(heap, graph.firstWords, types, program.core.memory), reached, graph.outStart, graph.outTo)
+    markAllocatorInternal(allocatorObjects(heap, graph.firstWords, types, program.core.memory), reached, {outStart: graph.outStart, outTo: graph.outTo})
     const after = unreachedAddresses(heap, reached)
     const recorded = new Set(truth.live.map(([a]) => addr(a)))
     const internal = [...before].filter(a => !after.has(a))

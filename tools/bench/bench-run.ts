@@ -18,6 +18,7 @@ export interface AnalyzeStep {
   warnings: number
   /** Passes the reverse edges took (1: at once). */
   reversePasses?: number
+  forwardInFile?: boolean
 }
 interface Spread { medianMs: number; p95Ms: number; maxMs: number }
 /** What the query step prints (one JSON line). */
@@ -70,6 +71,7 @@ if (step === 'analyze') {
     crossCheckEqual: s.crossCheck.every(c => c.equal),
     warnings: s.warnings.total,
     reversePasses: a.memory.reversePasses,
+    forwardInFile: a.memory.forwardInFile,
   }
   console.log(JSON.stringify(out))
 } else if (step === 'query') {

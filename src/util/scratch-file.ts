@@ -1,0 +1,50 @@
+import fs from 'node:fs'
+import {createTemporary, type TemporaryFile} from './temporary-file.js'
+import {readFileArray, type FileArray} from './file-array.js'
+
+/**
+ * Arrays a step keeps out of memory for a while (the dominator pass under a memory limit), in a
+ * temporary file of its own beside the index: created as the index's temporary is (O_EXCL,
+ * O_NOFOLLOW, a name no one can predict, removed if the process dies), and removed once the step
+ * is done. Each array is laid out after the last; the step reads them back as FileArrays.
+ */
+export class ScratchFile {
+  private readonly file: TemporaryFile
+  private bytes = 0
+
+  /** `beside`: a file whose folder takes the scratch file (the index being written). */
+  constructor(beside: string) {
+    this.file = createTemporary(`${beside}.scratch`)
+  }
+
+  /** Room for `length` elements after the others: where they lie (written in pieces by writeAt). */
+  reserve(length: number): FileArray {
+    const array = {path: this.file.path, byteOffset: this.bytes, length, written: Int32Array.of(1)}
+    this.bytes += 4 * length
+    return array
+  }
+
+  /** `words` as elements [at, at + words.length) of `array`. */
+  writeAt(array: FileArray, at: number, words: Uint32Array): void {
+    if (at < 0 || at + words.length > array.length) throw new RangeError(`elements ${at} to ${at + words.length} of an array of ${array.length}`)
+    const bytes = new Uint8Array(words.buffer, words.byteOffset, words.byteLength)
+    for (let done = 0; done < bytes.length; ) done += fs.writeSync(this.file.fd, bytes, done, bytes.length - done, array.byteOffset + 4 * at + done)
+  }
+
+  /** `words`, written whole: where it lies. */
+  write(words: Uint32Array): FileArray {
+    const array = this.reserve(words.length)
+    this.writeAt(array, 0, words)
+    return array
+  }
+
+  /** `array` read back into `into` (at least as long). */
+  read(array: FileArray, into: Uint32Array): Uint32Array {
+    return readFileArray(array, into)
+  }
+
+  /** Closes and removes the file (safe to call again). */
+  remove(): void {
+    this.file.abandon()
+  }
+}
