@@ -81,19 +81,27 @@ export class EdgeBlocks {
 /**
  * Copies lists of blocks, in order, into one exact array (shared when asked: a worker reads it),
  * emptying each list as it goes so that a copied block can be freed before the next is copied.
+ * A dropped block's memory goes only at a garbage collection, which copying alone does not bring
+ * about: `release(bytesLeft)`, where given, is called after every RELEASE_BLOCKS blocks with what
+ * is left to copy, to collect where the memory limit asks (else the copy peaks at twice the edges).
  */
-export function concatBlocks(lists: Uint32Array[][], total: number, shared: boolean): Uint32Array {
+export function concatBlocks(lists: Uint32Array[][], total: number, shared: boolean, release?: (bytesLeft: number) => void): Uint32Array {
   const out = newUint32(total, shared)
   let at = 0
+  let copied = 0
   for (const blocks of lists) {
     for (let i = 0; i < blocks.length; i++) {
       out.set(blocks[i]!, at)
       at += blocks[i]!.length
       blocks[i] = EMPTY
+      if (release && ++copied % RELEASE_BLOCKS === 0) release(4 * (total - at))
     }
     blocks.length = 0
   }
   return out
 }
+
+/** Blocks copied between two calls of concatBlocks's `release`: 16 MiB. */
+const RELEASE_BLOCKS = 64
 
 const EMPTY = new Uint32Array(0)

@@ -66,6 +66,7 @@ export function scanForward(
   threads: number,
   progress?: ProgressUpdate,
   keepFirstWords = true,
+  release?: (bytesLeft: number) => void,
 ): ForwardScan {
   const total = tables.totalObjects
   checkIdWidth(total, 'objects')
@@ -100,7 +101,7 @@ export function scanForward(
     for (const w of workers) w.end()
   }
   progress?.('scan objects', liveBytes, liveBytes, 'bytes')
-  return {...mergeRanges(tables, ranges, results, outStart, firstWords, warnings), threads: helpers + 1}
+  return {...mergeRanges(tables, ranges, results, outStart, firstWords, warnings, release), threads: helpers + 1}
 }
 
 const SCRIPT = new URL('./scan-worker.js', import.meta.url)
@@ -148,6 +149,7 @@ function mergeRanges(
   outStart: Uint32Array,
   firstWords: Float64Array,
   warnings: Warnings,
+  release?: (bytesLeft: number) => void,
 ): Omit<ForwardScan, 'threads'> {
   let base = 0
   let unreadable = 0
@@ -182,6 +184,7 @@ function mergeRanges(
     done.map(r => r.edges.to),
     base,
     true,
+    release,
   )
   if (unreadable > 0) warnings.add('scan', `${unreadable} live objects are not in the core (not dumped or truncated) and were not scanned`)
   return {

@@ -25,6 +25,8 @@ export interface ScanOptions {
   checkpoints?: CheckpointRule
   /** false: the caller has the objects' first words (first-words.ts), the scan keeps none. */
   firstWords?: boolean
+  /** Called while the edges are joined into one array (edge-blocks.ts: concatBlocks), with the bytes left to copy. */
+  releaseBlocks?: (bytesLeft: number) => void
 }
 
 /** The graph with the warnings met while building it (unreadable ranges, stacks not found). */
@@ -82,7 +84,7 @@ export function scanObjects(program: Program, heap: HeapModel, options: ScanOpti
     checkpoints: options.checkpoints ?? CHECKPOINTS,
     watchSlots: damagedSlots(heap),
   }
-  const {threads: scanThreads, ...edges} = scanForward(program.core.memory, program.core.memorySource(), tables, warnings, options.threads ?? 1, options.progress, options.firstWords !== false)
+  const {threads: scanThreads, ...edges} = scanForward(program.core.memory, program.core.memorySource(), tables, warnings, options.threads ?? 1, options.progress, options.firstWords !== false, options.releaseBlocks)
   return {...edges, lookup, warnings, scanThreads}
 }
 

@@ -141,9 +141,14 @@ export function graphPhases(c: GraphContext): Phase<GraphStoreArrays>[] {
   return [
     {
       name: 'scan objects',
-      run: () => {
+      run: s => {
         // The model stage read the first words: the scan keeps none (c.scan.firstWords).
-        const {outStart, outTo, checkpointEdge, checkpointOffset, firstWords: _none, lookup, ...facts} = scanObjects(program, heap, c.scan)
+        // Under a limit the edge blocks copied into one array are collected as the copy goes,
+        // where the room left does not hold the rest of it.
+        const releaseBlocks = (bytesLeft: number) => {
+          if (roomUnder(c.memory) < bytesLeft) s.collect()
+        }
+        const {outStart, outTo, checkpointEdge, checkpointOffset, firstWords: _none, lookup, ...facts} = scanObjects(program, heap, {...c.scan, releaseBlocks})
         return {'edge.outStart': outStart, 'edge.to': outTo, 'edge.checkpoint': checkpointEdge, 'edge.checkpointOffset': checkpointOffset, liveLookup: lookup, scanFacts: facts}
       },
       // The forward edges go to the index at once, on the writer thread, while this thread scans
