@@ -53,6 +53,8 @@ describe.skipIf(!entry)('analyze --memory-limit on v2.18.1-shared', () => {
     expect(twoRun.dominatorsOnWorker).toBe(false)
     expect(twoRun.memory).toMatchObject({limitBytes: 1024, limitFrom: 'option', forwardEdgesInIndex: true})
     expect(fs.readFileSync(two).equals(fs.readFileSync(free))).toBe(true)
+    // The dominator pass's scratch file (its predecessor lists under the limit) went with it.
+    expect(fs.readdirSync(work).sort()).toEqual(['free.toma-index', 'tight.toma-index', 'two.toma-index'])
     // A query that finds no index analyses the core itself, under the run flags it was given:
     // the same index again, and the same line when the limit was passed.
     const asked = path.join(work, 'asked.toma-index')
