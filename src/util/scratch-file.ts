@@ -1,5 +1,5 @@
 import fs from 'node:fs'
-import {createTemporary, type TemporaryFile} from './temporary-file.js'
+import {createTemporary, writeFailure, type TemporaryFile} from './temporary-file.js'
 import {readFileArray, type FileArray} from './file-array.js'
 
 /**
@@ -10,11 +10,14 @@ import {readFileArray, type FileArray} from './file-array.js'
  */
 export class ScratchFile {
   private readonly file: TemporaryFile
+  /** What a failure to write names (the index's path, .scratch). */
+  private readonly name: string
   private bytes = 0
 
   /** `beside`: a file whose folder takes the scratch file (the index being written). */
   constructor(beside: string) {
-    this.file = createTemporary(`${beside}.scratch`)
+    this.name = `${beside}.scratch`
+    this.file = createTemporary(this.name)
   }
 
   /** Room for `length` elements after the others: where they lie (written in pieces by writeAt). */
@@ -28,7 +31,12 @@ export class ScratchFile {
   writeAt(array: FileArray, at: number, words: Uint32Array): void {
     if (at < 0 || at + words.length > array.length) throw new RangeError(`elements ${at} to ${at + words.length} of an array of ${array.length}`)
     const bytes = new Uint8Array(words.buffer, words.byteOffset, words.byteLength)
-    for (let done = 0; done < bytes.length; ) done += fs.writeSync(this.file.fd, bytes, done, bytes.length - done, array.byteOffset + 4 * at + done)
+    try {
+      for (let done = 0; done < bytes.length; ) done += fs.writeSync(this.file.fd, bytes, done, bytes.length - done, array.byteOffset + 4 * at + done)
+    } catch (e) {
+      // A full disk is the user's to act on: one line, as the index's own writes say it.
+      throw writeFailure(this.name, e)
+    }
   }
 
   /** `words`, written whole: where it lies. */
