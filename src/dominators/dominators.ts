@@ -151,9 +151,9 @@ export function dominatorTree(g: DominatorInput, shared = false, spare: Uint32Ar
   let scratch: ScratchFile | null = null
   try {
     // The lists in memory, or where the room left does not hold them with the forest (a memory
-    // limit), in a scratch file.
+    // limit), in a scratch file: only where no helper shares the copy (a helper copies into memory).
     const placeLists = (words: number): Uint32Array | FileArray => {
-      if (g.scratchBeside === undefined || g.room === undefined || g.room() >= 4 * words + 8 * count) return newUint32(words, shared)
+      if (helper || g.scratchBeside === undefined || g.room === undefined || g.room() >= 4 * words + 8 * count) return newUint32(words, shared)
       scratch = new ScratchFile(g.scratchBeside)
       return scratch.reserve(words)
     }
@@ -168,8 +168,8 @@ function treeFromNumbering(g: DominatorInput, numbering: Numbering, n0: number, 
   const count = numbering.count
   let reverse: ReverseEdges | null = taken(g.reverse)
   let copy: PredecessorCopy | null = predecessorCopy(reverse, numbering, shared, g.copyPieceShift, placeLists)
-  // The helper starts on the copy at once (the lists are in memory where there is one: a worker's pass has no limit).
-  if (copy.lists instanceof Uint32Array) helper?.(copy)
+  // The helper starts on the copy at once.
+  helper?.(copy)
   // The out-edges where a caller held them too (the pass on a worker: the caller drops its own
   // while the DFS runs): this thread's hold goes as the copy starts filling its lists. The
   // collection right after the DFS, above, came before the caller's drop and left them resident
