@@ -15,7 +15,7 @@
 import {firstAtOrAbove} from '../util/search.js'
 import {newUint32, sharedUint32} from '../util/shared-arrays.js'
 import {awaitSignal} from '../util/await-signal.js'
-import {Uint32Reader, type FileArray} from '../util/file-array.js'
+import {readFileArray, Uint32Reader, type FileArray} from '../util/file-array.js'
 import {inFrameOfItsOwn} from '../store/frame.js'
 import {forwardReaders, type ForwardEdges} from '../graph/forward-edges.js'
 import {Uint32Blocks} from '../util/block-cache.js'
@@ -218,7 +218,7 @@ function treeFromNumbering(g: DominatorInput, numbering: Numbering, n0: number, 
   // starts take 4 bytes an object slot, and the rest of it stayed resident, unused, to the end.)
   g.collect?.()
   pastPeak()
-  if (vertexInFile) vertex = numbering.vertex = scratch!.read(vertexInFile, newUint32(vertexInFile.length, shared))
+  if (vertexInFile) vertex = numbering.vertex = readFileArray(vertexInFile, newUint32(vertexInFile.length, shared))
   const idom = (idomMemory ?? newUint32(n0, shared)).fill(NOT_IN_TREE)
   for (let w = 1; w < count; w++) {
     const o = vertex[w]!

@@ -1,6 +1,5 @@
 import fs from 'node:fs'
-import {awaitSignal} from './await-signal.js'
-import type {FileArray} from './file-array.js'
+import {openWritten, readElements, type FileArray} from './file-array.js'
 
 /** Elements a block holds: 64 KiB. */
 const BLOCK_WORDS = 16_384
@@ -62,6 +61,7 @@ export class Uint32Blocks {
 
   /** Element i (i below the array's length). */
   at(i: number): number {
+    // A hit on the block read last does not mark it used: it was marked when it became the last.
     if (i >= this.start && i < this.end) return this.words[i - this.start]!
     return this.miss(i)
   }
@@ -80,12 +80,7 @@ export class Uint32Blocks {
   }
 
   private read(file: FileArray, block: number): number {
-    if (this.fd === null) {
-      // The writer thread may still be at it: nothing to read until it is done.
-      awaitSignal(file.written, 0, 1)
-      if (Atomics.load(file.written, 0) !== 1) throw new Error(`${file.path}: the array at ${file.byteOffset} could not be written`)
-      this.fd = fs.openSync(file.path, 'r')
-    }
+    this.fd ??= openWritten(file)
     const count = this.blockInSlot.length
     while (this.used[this.hand] === 1) {
       this.used[this.hand] = 0
@@ -97,13 +92,7 @@ export class Uint32Blocks {
     if (old >= 0) this.slotOfBlock[old] = -1
     const first = block * this.blockWords
     const n = Math.min(file.length, first + this.blockWords) - first
-    const view = this.views[slot]!
-    const bytes = new Uint8Array(view.buffer, view.byteOffset, n * 4)
-    for (let done = 0; done < bytes.length; ) {
-      const got = fs.readSync(this.fd, bytes, done, bytes.length - done, file.byteOffset + first * 4 + done)
-      if (got === 0) throw new Error(`${file.path}: ends before its array at ${file.byteOffset} does`)
-      done += got
-    }
+    readElements(this.fd, file, first, this.views[slot]!.subarray(0, n))
     this.reads++
     this.blockInSlot[slot] = block
     this.slotOfBlock[block] = slot

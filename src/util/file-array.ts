@@ -51,19 +51,9 @@ export class Uint32Reader {
   load(i: number, end: number): void {
     const source = this.source
     if (source instanceof Uint32Array) return
-    if (this.fd === null) {
-      // The writer thread may still be at it: this thread has nothing to do until it is done.
-      awaitSignal(source.written, 0, 1)
-      if (Atomics.load(source.written, 0) !== 1) throw new Error(`${source.path}: the array at ${source.byteOffset} could not be written`)
-      this.fd = fs.openSync(source.path, 'r')
-    }
+    this.fd ??= openWritten(source)
     const n = Math.min(end, source.length, i + this.words.length) - i
-    const bytes = new Uint8Array(this.words.buffer, this.words.byteOffset, n * 4)
-    for (let done = 0; done < bytes.length; ) {
-      const got = fs.readSync(this.fd, bytes, done, bytes.length - done, source.byteOffset + i * 4 + done)
-      if (got === 0) throw new Error(`${source.path}: ends before its array at ${source.byteOffset} does`)
-      done += got
-    }
+    readElements(this.fd, source, i, this.words.subarray(0, n))
     this.start = i
     this.end = i + n
   }
@@ -71,6 +61,24 @@ export class Uint32Reader {
   close(): void {
     if (this.fd !== null) fs.closeSync(this.fd)
     this.fd = null
+  }
+}
+
+/** The file holding `source`, opened for reading once the writer thread (perhaps still at it) is done with it. */
+export function openWritten(source: FileArray): number {
+  // This thread has nothing to do until then.
+  awaitSignal(source.written, 0, 1)
+  if (Atomics.load(source.written, 0) !== 1) throw new Error(`${source.path}: the array at ${source.byteOffset} could not be written`)
+  return fs.openSync(source.path, 'r')
+}
+
+/** Elements [first, first + into.length) of `source`, read from `fd` into `into`. */
+export function readElements(fd: number, source: FileArray, first: number, into: Uint32Array): void {
+  const bytes = new Uint8Array(into.buffer, into.byteOffset, into.byteLength)
+  for (let done = 0; done < bytes.length; ) {
+    const got = fs.readSync(fd, bytes, done, bytes.length - done, source.byteOffset + first * 4 + done)
+    if (got === 0) throw new Error(`${source.path}: ends before its array at ${source.byteOffset} does`)
+    done += got
   }
 }
 

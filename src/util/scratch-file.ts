@@ -1,12 +1,13 @@
 import fs from 'node:fs'
 import {createTemporary, writeFailure, type TemporaryFile} from './temporary-file.js'
-import {readFileArray, type FileArray} from './file-array.js'
+import type {FileArray} from './file-array.js'
 
 /**
  * Arrays a step keeps out of memory for a while (the dominator pass under a memory limit), in a
  * temporary file of its own beside the index: created as the index's temporary is (O_EXCL,
  * O_NOFOLLOW, a name no one can predict, removed if the process dies), and removed once the step
- * is done. Each array is laid out after the last; the step reads them back as FileArrays.
+ * is done. Each array is laid out after the last; the step reads them back as FileArrays
+ * (file-array.ts).
  */
 export class ScratchFile {
   private readonly file: TemporaryFile
@@ -44,11 +45,6 @@ export class ScratchFile {
     const array = this.reserve(words.length)
     this.writeAt(array, 0, words)
     return array
-  }
-
-  /** `array` read back into `into` (at least as long). */
-  read(array: FileArray, into: Uint32Array): Uint32Array {
-    return readFileArray(array, into)
   }
 
   /** Closes and removes the file (safe to call again). */

@@ -1,6 +1,7 @@
 import fs from 'node:fs'
 import {describe, expect, it} from 'vitest'
 import {ScratchFile} from '../../src/util/scratch-file.js'
+import {readFileArray} from '../../src/util/file-array.js'
 import {TomaError} from '../../src/errors.js'
 import {testTemp} from '../helpers/test-temp.js'
 
@@ -14,8 +15,8 @@ describe('ScratchFile', () => {
     scratch.writeAt(lists, 3, Uint32Array.of(4, 5, 6))
     scratch.writeAt(lists, 0, Uint32Array.of(1, 2, 3))
     expect(() => scratch.writeAt(lists, 4, Uint32Array.of(1, 2, 3))).toThrow(RangeError)
-    expect(Array.from(scratch.read(lists, new Uint32Array(6)))).toEqual([1, 2, 3, 4, 5, 6])
-    expect(Array.from(scratch.read(vertex, new Uint32Array(4)))).toEqual([7, 8, 9])
+    expect(Array.from(readFileArray(lists, new Uint32Array(6)))).toEqual([1, 2, 3, 4, 5, 6])
+    expect(Array.from(readFileArray(vertex, new Uint32Array(4)))).toEqual([7, 8, 9])
     expect(fs.readdirSync(dir)).toEqual([expect.stringMatching(/^\.core\.toma-index\.scratch\.toma-tmp-\d+-[0-9a-f]{16}$/)])
     scratch.remove()
     scratch.remove()
