@@ -142,7 +142,7 @@ export function startDominatorTree(input: DominatorInput, workers: number, keepP
       return got.children ?? failed(got)
     },
     shareWalk(part: TreeWalkInput): (() => TreeWalkSums) | null {
-      const arrays = [part.childStart, part.child, part.typeOf, part.retainedBytes, part.retainedObjects]
+      const arrays = [part.childStart, part.child, part.typeOf, part.retainedBytes]
       if (Atomics.load(signal, WALK_WORD) !== 0 || !arrays.every(a => isShared(a))) return null
       job.port.postMessage({part})
       job.tell(WALK_WORD, WALK_ASKED)

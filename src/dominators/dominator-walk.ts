@@ -7,7 +7,9 @@ import type {TypeIds} from '../graph/object-types.js'
  * is then inside that one's retained size already), kept by counting, per type, the objects of it
  * open above. And what lies under each accumulation point: every object below it, by type or size
  * class, at its own size (its retained bytes minus its children's, summed as the walk leaves it,
- * so no array of shallow sizes has to be kept).
+ * so no array of shallow sizes has to be kept). A type's objects are counted as the walk leaves
+ * each subtree, too: no array of retained object counts has to be kept beside the bytes (under a
+ * memory limit it is in the index by then, and out of memory).
  *
  * A walk covers a range of the virtual root's children. Both sums are exact over any split of
  * those children: a type's open count starts at zero under the virtual root (which has no type),
@@ -22,7 +24,6 @@ export interface TreeWalkInput {
   typeOf: TypeIds
   typeCount: number
   retainedBytes: Float64Array
-  retainedObjects: Uint32Array
   /** Accumulation points (objects), each in a subtree of its own. */
   points: number[]
   /** The virtual root's children walked: positions [from, to) of its child list. */
@@ -39,7 +40,7 @@ export interface TreeWalkSums {
 }
 
 export function walkDominatorTree(part: TreeWalkInput): TreeWalkSums {
-  const {childStart, child, typeOf, typeCount, retainedBytes, retainedObjects, points} = part
+  const {childStart, child, typeOf, typeCount, retainedBytes, points} = part
   const n = childStart.length - 2
   const bytes = new Float64Array(typeCount)
   const objects = new Float64Array(typeCount)
@@ -50,6 +51,8 @@ export function walkDominatorTree(part: TreeWalkInput): TreeWalkSums {
   // (a long list), instead of for the worst case (every object, 8 bytes each) up front.
   let stackNode = new Uint32Array(Math.min(child.length + 1, 1 << 16))
   let stackNext = new Uint32Array(stackNode.length)
+  // Per stack level: the objects of its subtree seen so far (itself, and its children's left).
+  let stackObjects = new Uint32Array(stackNode.length)
   // Per stack level: the retained bytes of the children left so far (only while under a point).
   let childBytes = new Float64Array(1024)
   // The accumulation point being walked under (points lie in disjoint subtrees), and its level.
@@ -58,6 +61,7 @@ export function walkDominatorTree(part: TreeWalkInput): TreeWalkSums {
   const rootEnd = childStart[n]! + Math.min(part.to, childStart[n + 1]! - childStart[n]!)
   stackNode[0] = n
   stackNext[0] = childStart[n]! + part.from
+  stackObjects[0] = 0
   let sp = 1
   while (sp > 0) {
     const v = stackNode[sp - 1]!
@@ -67,13 +71,12 @@ export function walkDominatorTree(part: TreeWalkInput): TreeWalkSums {
       const c = child[next]!
       const t = typeOf[c]!
       const first = childStart[c]!
-      if (t > 0 && open[t] === 0) {
-        bytes[t] = bytes[t]! + retainedBytes[c]!
-        objects[t] = objects[t]! + retainedObjects[c]!
-      }
+      if (t > 0 && open[t] === 0) bytes[t] = bytes[t]! + retainedBytes[c]!
       if (tally) childBytes[sp - 1] = childBytes[sp - 1]! + retainedBytes[c]!
       if (first === childStart[c + 1]! && !(tally === null && pointOf.has(c))) {
         // A leaf (most objects): entered and left at once, without the stack.
+        if (t > 0 && open[t] === 0) objects[t] = objects[t]! + 1
+        stackObjects[sp - 1] = stackObjects[sp - 1]! + 1
         tally?.add(t, retainedBytes[c]!)
         continue
       }
@@ -90,13 +93,19 @@ export function walkDominatorTree(part: TreeWalkInput): TreeWalkSums {
       if (sp === stackNode.length) {
         stackNode = grown(stackNode)
         stackNext = grown(stackNext)
+        stackObjects = grown(stackObjects)
       }
       stackNode[sp] = c
       stackNext[sp] = first
+      stackObjects[sp] = 1
       sp++
     } else {
       sp--
-      if (v < n && typeOf[v]! > 0) open[typeOf[v]!]!--
+      const subtreeObjects = stackObjects[sp]!
+      if (sp > 0) stackObjects[sp - 1] = stackObjects[sp - 1]! + subtreeObjects
+      const tv = v < n ? typeOf[v]! : 0
+      // Open no more: where none of its type is open above it, it retains its subtree's objects for its type.
+      if (tv > 0 && --open[tv]! === 0) objects[tv] = objects[tv]! + subtreeObjects
       if (tally) {
         if (sp === tallyLevel) tally = null
         else tally.add(typeOf[v]!, retainedBytes[v]! - childBytes[sp]!)
@@ -117,18 +126,17 @@ export function mergedWalks(a: TreeWalkSums, b: TreeWalkSums): TreeWalkSums {
 
 /**
  * Where to cut the virtual root's child list so that each part holds about half of the objects
- * a walk visits (a child's retained objects are its subtree's size).
+ * a walk visits: `rootObjects` holds each of its children's retained objects (its subtree's size),
+ * in the list's order.
  */
-export function balancedSplit(childStart: Uint32Array, child: Uint32Array, retainedObjects: Uint32Array): number {
-  const n = childStart.length - 2
-  const first = childStart[n]!
-  const count = childStart[n + 1]! - first
+export function balancedSplit(rootObjects: ArrayLike<number>): number {
+  const count = rootObjects.length
   let total = 0
-  for (let i = 0; i < count; i++) total += retainedObjects[child[first + i]!]!
+  for (let i = 0; i < count; i++) total += rootObjects[i]!
   let sum = 0
   for (let i = 0; i < count; i++) {
     if (2 * sum >= total) return i
-    sum += retainedObjects[child[first + i]!]!
+    sum += rootObjects[i]!
   }
   return count
 }

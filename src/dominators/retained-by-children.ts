@@ -1,20 +1,21 @@
 import {grown} from './dominator-walk.js'
 
 /**
- * Retained bytes and objects summed over the dominator tree's child lists, each object's after
- * all of its children's (a depth-first walk down from the virtual root), rather than over idom in
- * reverse preorder (dominators.ts: retainedSizes). A memory limit asks for it: the child lists are
- * all it reads, so idom and the preorder (8 bytes an object slot) go before the sums' 12 bytes a
- * slot are allocated. The sums are the same: each is of whole numbers below 2^53, exact in any order.
+ * Sums over the dominator tree's child lists, each object's after all of its children's (a
+ * depth-first walk down from the virtual root), rather than over idom in reverse preorder
+ * (dominators.ts: retainedSizes). A memory limit asks for it: the child lists are all it reads, so
+ * idom and the preorder go before the sums are allocated, and it sums one array at a time (the
+ * object counts, written and let go, then the bytes), so that the two are never held together.
+ * The sums are the same: each is of whole numbers below 2^53, exact in any order.
  *
- * `bytes` comes in holding each live object's shallow size and is summed in place; `objects`
- * comes in zeroed. `rootChildGroup`: per child of the virtual root, in its list's order, the root
- * group that dominates it, or −1; each group gets what it alone holds.
+ * `values` comes in holding each object's own value (its shallow size, or 1 to count it: see
+ * `treeObjectsCounted`) and is summed in place into what its subtree holds. `rootChildGroup`: per
+ * child of the virtual root, in its list's order, the root group that dominates it, or −1; each
+ * group gets what it alone holds.
  */
-export function retainedSizesByChildren(childStart: Uint32Array, child: Uint32Array, rootChildGroup: Int32Array, groupCount: number, bytes: Float64Array, objects: Uint32Array): {groupBytes: Float64Array; groupObjects: Float64Array} {
+export function subtreeSumsByChildren(childStart: Uint32Array, child: Uint32Array, rootChildGroup: Int32Array, groupCount: number, values: Float64Array | Uint32Array): Float64Array {
   const n = childStart.length - 2
-  const groupBytes = new Float64Array(groupCount)
-  const groupObjects = new Float64Array(groupCount)
+  const groupSums = new Float64Array(groupCount)
   // One path of the tree: sized for a shallow one, grown for a deep one (a long list).
   let stackNode = new Uint32Array(1 << 12)
   let stackNext = new Uint32Array(1 << 12)
@@ -32,9 +33,7 @@ export function retainedSizesByChildren(childStart: Uint32Array, child: Uint32Ar
         const c = child[next]!
         if (childStart[c] === childStart[c + 1]) {
           // A leaf (most objects): itself only.
-          objects[c] = 1
-          bytes[v] = bytes[v]! + bytes[c]!
-          objects[v] = objects[v]! + 1
+          values[v] = values[v]! + values[c]!
           continue
         }
         if (sp === stackNode.length) {
@@ -46,19 +45,21 @@ export function retainedSizesByChildren(childStart: Uint32Array, child: Uint32Ar
         sp++
         continue
       }
-      // Done with v's subtree: now itself, then its share of its dominator's.
-      objects[v] = objects[v]! + 1
+      // Done with v's subtree: its share of its dominator's.
       if (--sp > 0) {
         const d = stackNode[sp - 1]!
-        bytes[d] = bytes[d]! + bytes[v]!
-        objects[d] = objects[d]! + objects[v]!
+        values[d] = values[d]! + values[v]!
       }
     }
     const group = rootChildGroup[i - first]!
-    if (group >= 0) {
-      groupBytes[group] = groupBytes[group]! + bytes[top]!
-      groupObjects[group] = groupObjects[group]! + objects[top]!
-    }
+    if (group >= 0) groupSums[group] = groupSums[group]! + values[top]!
   }
-  return {groupBytes, groupObjects}
+  return groupSums
+}
+
+/** An array of `n` counts, 1 for each object in the tree (each is some node's child once), 0 for the rest: the retained object counts' own values. */
+export function treeObjectsCounted(n: number, child: Uint32Array): Uint32Array {
+  const counts = new Uint32Array(n)
+  for (let i = 0; i < child.length; i++) counts[child[i]!] = 1
+  return counts
 }

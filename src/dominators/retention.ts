@@ -1,7 +1,7 @@
 import type {HeapGraph} from '../graph/csr.js'
 import {startDominatorTree, type DominatorJob} from './dominator-job.js'
 import {groupOfIdom, retainedSizes, type DominatorInput} from './dominators.js'
-import {retainedSizesByChildren} from './retained-by-children.js'
+import {subtreeSumsByChildren, treeObjectsCounted} from './retained-by-children.js'
 import type {DominatorChildren} from './dominator-children.js'
 import {inFrameOfItsOwn} from '../store/frame.js'
 import {largestPositions} from '../util/largest-positions.js'
@@ -17,8 +17,8 @@ import type {TypeIds} from '../graph/object-types.js'
  * index, so `path`, `top`, `dominators` and `suspects` read only what they print.
  */
 export interface Retention {
+  /** What each object retains: its bytes (the object counts are handed off only: see `finish`). */
   retainedBytes: Float64Array
-  retainedObjects: Uint32Array
   /** Children of object o in the dominator tree: child[childStart[o] .. childStart[o+1]), the largest (retained bytes) first, the others ascending; the virtual root's at o = objectCount. */
   childStart: Uint32Array
   child: Uint32Array
@@ -91,16 +91,18 @@ export interface PendingRetention {
    * still runs the pass (this thread would only wait), once the pass is past its peak memory;
    * else once the pass is done, so that the shallow sizes (8 bytes per object slot) are not
    * allocated beside its arrays on the same thread. `handOff`
-   * gets each per-object array once it is final (the caller may write it while the rest is computed).
+   * gets each per-object array once it is final (the caller may write it while the rest is
+   * computed), not always in the index's order: under a memory limit the retained object counts
+   * come first, and are let go once handed off (an array not shared is written at once).
    */
   finish(sizes: () => RetentionSizes, progress?: Progress, handOff?: (arrays: Partial<RetentionArrays>) => void): Retention
 }
 
 /**
  * The per-object arrays of the analysis: with a Retention's, each object's immediate dominator
- * (dominators.ts: BY_VIRTUAL_ROOT, NOT_IN_TREE), which is handed off only.
+ * (dominators.ts: BY_VIRTUAL_ROOT, NOT_IN_TREE) and retained objects, which are handed off only.
  */
-export type RetentionArrays = Pick<Retention, 'retainedBytes' | 'retainedObjects' | 'childStart' | 'child'> & {idom: Uint32Array}
+export type RetentionArrays = Pick<Retention, 'retainedBytes' | 'childStart' | 'child'> & {idom: Uint32Array; retainedObjects: Uint32Array}
 
 type Progress = (phase: string, done: number, total: number) => void
 
@@ -159,32 +161,49 @@ export function startRetention(input: RetentionInput, workers: number, progress?
       // Their memory, before the sums allocate (nothing else would collect this thread's heap in time).
       if (lean) collect?.()
       finishProgress?.('retained sizes', 0, 1)
-      sizes ??= shallowSizes()
-      const retainedBytes = sizes.shallowBytes
-      let retainedObjects: Uint32Array
+      let retainedBytes: Float64Array
       let threadRetainedBytes: Float64Array
       let threadRetainedObjects: Float64Array
       let children: DominatorChildren
+      // Each of the virtual root's children's retained objects, in its list's order (ascending ids
+      // until largestChildFirst moves one), for the tree walk's split.
+      let rootObjects: Uint32Array
       if (joined.tree) {
+        sizes ??= shallowSizes()
+        retainedBytes = sizes.shallowBytes
         // The worker (if any) sorts out the child lists meanwhile.
+        let retainedObjects: Uint32Array
         ;({objects: retainedObjects, groupBytes: threadRetainedBytes, groupObjects: threadRetainedObjects} = retainedSizes(joined.tree, retainedBytes, objectCounts))
+        handOff({retainedBytes, retainedObjects})
         children = job.children()
+        rootObjects = Uint32Array.from(rootChildren(children), o => retainedObjects[o]!)
       } else {
         children = joined.children!
-        retainedObjects = sharedUint32(n)
-        ;({groupBytes: threadRetainedBytes, groupObjects: threadRetainedObjects} = retainedSizesByChildren(children.childStart, children.child, joined.rootChildGroup!, joined.groupCount, retainedBytes, retainedObjects))
+        const {childStart, child} = children
+        // The counts first, handed off (written at once) and let go before the bytes allocate.
+        ;({rootObjects, groupSums: threadRetainedObjects} = inFrameOfItsOwn(() => {
+          const counts = treeObjectsCounted(n, child)
+          const groupSums = subtreeSumsByChildren(childStart, child, joined.rootChildGroup!, joined.groupCount, counts)
+          handOff({retainedObjects: counts})
+          return {rootObjects: Uint32Array.from(rootChildren(children), o => counts[o]!), groupSums}
+        }))
+        collect?.()
+        sizes = shallowSizes()
+        retainedBytes = sizes.shallowBytes
+        threadRetainedBytes = subtreeSumsByChildren(childStart, child, joined.rootChildGroup!, joined.groupCount, retainedBytes)
+        handOff({retainedBytes})
       }
-      handOff({retainedBytes, retainedObjects})
       const {childStart, child} = children
-      largestChildFirst(childStart, child, retainedBytes)
+      const moved = largestChildFirst(childStart, child, retainedBytes)
+      movedToFront(rootObjects, moved)
       handOff({childStart, child})
-      const top = largestFirst(child.subarray(childStart[n]!, childStart[n + 1]!), retainedBytes, TOP_OBJECTS)
+      const top = largestFirst(rootChildren(children), retainedBytes, TOP_OBJECTS)
       let liveBytes = 0
-      for (const o of child.subarray(childStart[n]!, childStart[n + 1]!)) liveBytes += retainedBytes[o]!
+      for (const o of rootChildren(children)) liveBytes += retainedBytes[o]!
       const points = accumulationPoints(childStart, child, retainedBytes, top, ACCUMULATION_MIN_SHARE * liveBytes)
-      const walk = walkOnBoth(job, {childStart, child, typeOf: sizes.typeOf, typeCount: sizes.typeCount, retainedBytes, retainedObjects, points: points.map(p => p.point), from: 0, to: childStart[n + 1]! - childStart[n]!})
+      const walk = walkOnBoth(job, {childStart, child, typeOf: sizes.typeOf, typeCount: sizes.typeCount, retainedBytes, points: points.map(p => p.point), from: 0, to: rootObjects.length}, rootObjects)
       const accumulations = points.map((p, k) => ({...p, ...walk.under[k]!}))
-      return {retainedBytes, retainedObjects, childStart, child, leakStarts: joined.leakStarts, typeRetainedBytes: walk.bytes, typeRetainedObjects: walk.objects, top, threadRetainedBytes, threadRetainedObjects, accumulations}
+      return {retainedBytes, childStart, child, leakStarts: joined.leakStarts, typeRetainedBytes: walk.bytes, typeRetainedObjects: walk.objects, top, threadRetainedBytes, threadRetainedObjects, accumulations}
     },
   }
 }
@@ -208,12 +227,20 @@ function joinedTree(job: DominatorJob, n: number, lean: boolean, handOff: (array
   return {tree: null, leakStarts, groupCount, children, rootChildGroup}
 }
 
+/** The virtual root's children: the objects nothing else dominates. */
+function rootChildren({childStart, child}: DominatorChildren): Uint32Array {
+  const n = childStart.length - 2
+  return child.subarray(childStart[n]!, childStart[n + 1]!)
+}
+
 /**
  * Moves each node's largest child (by retained bytes; the first of equals) to the front of its
  * child list, the rest staying ascending: the accumulation walk of `suspects` then reads one
- * child a step instead of a big array's millions.
+ * child a step instead of a big array's millions. Returns where the virtual root's list had the
+ * child it moved (0: none moved).
  */
-function largestChildFirst(childStart: Uint32Array, child: Uint32Array, retainedBytes: Float64Array): void {
+function largestChildFirst(childStart: Uint32Array, child: Uint32Array, retainedBytes: Float64Array): number {
+  let rootMoved = 0
   for (let v = 0; v + 1 < childStart.length; v++) {
     const a = childStart[v]!
     const b = childStart[v + 1]!
@@ -221,11 +248,18 @@ function largestChildFirst(childStart: Uint32Array, child: Uint32Array, retained
     let best = a
     for (let i = a + 1; i < b; i++) if (retainedBytes[child[i]!]! > retainedBytes[child[best]!]!) best = i
     if (best === a) continue
-    // Shift the ones before it up by one so that the rest stays in ascending order.
-    const c = child[best]!
-    child.copyWithin(a + 1, a, best)
-    child[a] = c
+    movedToFront(child.subarray(a, b), best - a)
+    if (v + 2 === childStart.length) rootMoved = best - a
   }
+  return rootMoved
+}
+
+/** Moves element `at` of `list` to its front, the ones before it up by one, so that the rest keeps its order. */
+function movedToFront(list: Uint32Array, at: number): void {
+  if (at === 0) return
+  const moved = list[at]!
+  list.copyWithin(1, 0, at)
+  list[0] = moved
 }
 
 /**
@@ -234,9 +268,9 @@ function largestChildFirst(childStart: Uint32Array, child: Uint32Array, retained
  * objects, as far as they allow (where one child holds most of the heap, its part is walked by
  * this thread and the worker's is small); then the worker is let go.
  */
-function walkOnBoth(job: DominatorJob, whole: TreeWalkInput): TreeWalkSums {
+function walkOnBoth(job: DominatorJob, whole: TreeWalkInput, rootObjects: Uint32Array): TreeWalkSums {
   try {
-    const split = balancedSplit(whole.childStart, whole.child, whole.retainedObjects)
+    const split = balancedSplit(rootObjects)
     const theirs = job.shareWalk({...whole, from: split})
     const mine = walkDominatorTree(theirs ? {...whole, to: split} : whole)
     return theirs ? mergedWalks(mine, theirs()) : mine

@@ -84,6 +84,8 @@ const PREAMBLE = 24
  */
 export class IndexWriter {
   private readonly entries: Record<string, ArrayEntry> = {}
+  /** Arrays whose place is kept (keepPlace) and not yet written there. */
+  private readonly kept = new Set<string>()
   private readonly tmp: TemporaryFile
   private fd: number | null
   private offset = 0
@@ -112,17 +114,43 @@ export class IndexWriter {
   }
 
   private writePieces(name: string, pieces: readonly Typed[]): void {
-    const type = this.checked(name, pieces[0]!)
-    if (pieces.some(p => typeOf(p) !== type)) throw new Error(`index array ${name}: pieces of different types`)
-    let length = 0
-    let at = this.offset
+    const place = this.placeFor(name, pieces[0]!, pieces.reduce((sum, p) => sum + p.length, 0))
+    if (pieces.some(p => typeOf(p) !== place.type)) throw new Error(`index array ${name}: pieces of different types`)
+    let at = place.offset
     for (const p of pieces) {
       this.written(() => writeAll(this.fd!, Buffer.from(p.buffer, p.byteOffset, p.byteLength), PREAMBLE + at))
       at += p.byteLength
-      length += p.length
     }
-    this.entries[name] = {type, offset: this.offset, length}
-    this.offset = align8(at)
+  }
+
+  /**
+   * Where array `name` (`length` elements of `a`'s type) goes: the place kept for it, or the end
+   * of the arrays so far, taken now.
+   */
+  private placeFor(name: string, a: Typed, length: number): ArrayEntry {
+    if (this.kept.has(name)) {
+      const entry = this.entries[name]!
+      if (this.fd === null) throw new Error('index already finished')
+      if (typeOf(a) !== entry.type || length !== entry.length) throw new Error(`index array ${name}: ${length} elements of ${typeOf(a)} where ${entry.length} of ${entry.type} were kept a place`)
+      this.kept.delete(name)
+      return entry
+    }
+    const entry: ArrayEntry = {type: this.checked(name, a), offset: this.offset, length}
+    this.entries[name] = entry
+    this.offset = align8(this.offset + length * CTORS[entry.type].BYTES_PER_ELEMENT)
+    return entry
+  }
+
+  /**
+   * Keeps the place where `add` would write array `name` now (`length` elements of `type`), for
+   * the array to be added later (add or addBehind write it there): arrays that are final in
+   * another order than the index's (under a memory limit, the retained object counts come before
+   * the bytes, which lie before them) still lie where they would have, so the file is the same
+   * byte for byte.
+   */
+  keepPlace(name: ArrayName, type: ArrayType, length: number): void {
+    this.placeFor(name, new CTORS[type](0), length)
+    this.kept.add(name)
   }
 
   /** Arrays by name, in the object's order (a name the schema does not declare is a compile error). */
@@ -164,10 +192,8 @@ export class IndexWriter {
       if (written) Atomics.store(written, 0, 1)
       return
     }
-    const type = this.checked(name, a)
-    this.background.write(this.fd!, a, PREAMBLE + this.offset, written)
-    this.entries[name] = {type, offset: this.offset, length: a.length}
-    this.offset = align8(this.offset + a.byteLength)
+    const place = this.placeFor(name, a, a.length)
+    this.background.write(this.fd!, a, PREAMBLE + place.offset, written)
   }
 
   /** Waits until `written`, handed to addBehind, is raised (at once where nothing is written behind). */
@@ -192,10 +218,7 @@ export class IndexWriter {
    * where it would have, so the file is the same byte for byte.
    */
   reserve(name: ArrayNamesOf<'u32'>, length: number): ReservedArray {
-    const type = this.checked(name, new Uint32Array(0))
-    const entry: ArrayEntry = {type, offset: this.offset, length}
-    this.entries[name] = entry
-    this.offset = align8(this.offset + 4 * length)
+    const entry = this.placeFor(name, new Uint32Array(0), length)
     const written = new Int32Array(new SharedArrayBuffer(4))
     return {
       writeAt: (at: number, piece: Uint32Array) => {
@@ -211,6 +234,7 @@ export class IndexWriter {
   /** Writes the header and renames the file into place; `stages`: the analysis stages its arrays are of. */
   finish(meta: unknown, stages: readonly Stage[] = STAGE_NAMES): void {
     if (this.fd === null) throw new Error('index already finished')
+    if (this.kept.size > 0) throw new Error(`index arrays ${[...this.kept].join(', ')}: a place kept, never written`)
     const fd = this.fd
     try {
       this.written(() => this.background?.drain())

@@ -21,6 +21,7 @@ import {graphFacts, graphPhases, type GraphStoreArrays, type GraphStore} from '.
 import {sharedFloat64} from '../util/shared-arrays.js'
 import {defaultMemoryLimit, readCacheBytes, type MemoryLimit} from '../store/memory-limit.js'
 import {inFrameOfItsOwn} from '../store/frame.js'
+import {ParkedArray} from '../util/parked-array.js'
 import {heapObjects} from '../heap/objects.js'
 import {LIVE} from '../heap/states.js'
 
@@ -42,8 +43,6 @@ export interface Analysis {
   program: Program
   heap: HeapModel
   types: ObjectTypes
-  /** Every tier's names (types holds the same ids), with how each was known and what the tiers found. */
-  naming: NamingResult
   summary: HeapSummary
   indexPath: string
   /**
@@ -188,7 +187,7 @@ function modelStageIndexed(program: Program, heap: HeapModel, namer: TypeNamer, 
   }
   run.modelWritten?.()
   if (!graph) {
-    return {analysis: {program, heap, types: model.types, naming: model.naming, summary: model.summary, indexPath, threadsUsed: 1, scanThreads: 0, reverseThreads: 0, namingOnWorker: false, dominatorsOnWorker: false, stages: ['model'], memory: {...memory, reversePasses: 0, forwardInFile: false}}}
+    return {analysis: {program, heap, types: model.types, summary: model.summary, indexPath, threadsUsed: 1, scanThreads: 0, reverseThreads: 0, namingOnWorker: false, dominatorsOnWorker: false, stages: ['model'], memory: {...memory, reversePasses: 0, forwardInFile: false}}}
   }
   return {model: {vtableTypes: model.vtableTypes, ownObjects: model.ownObjects, sightings: model.sightings}, graph}
 }
@@ -266,12 +265,16 @@ function graphStage(
   const indexPath = writer.path
   const rootKinds = typeof options.roots === 'string' ? parseRootKinds(options.roots) : undefined
   const store: GraphStore = new ArrayStore<GraphStoreArrays>(writer, () => progress?.('writing index', 0, 1))
+  let parked: ReturnType<typeof parkedTypes> | null = null
   try {
     const retain = run.retention !== false
-    const vtableTypes = model.vtableTypes
     store.put({ownObjects: model.ownObjects})
     const objects = heapObjects(heap)
     const beside = besideFits(memory, heap)
+    // Where the names run on this thread after the graph phases because the limit holds no thread
+    // beside them, the vtable tier's type ids (2 or 4 bytes an object slot, which none of those
+    // phases reads) wait in a scratch file through them.
+    parked = naming === null && !beside ? parkedTypes(model, indexPath) : null
     // The graph phases take the threads the names leave. Where that is one, the dominator pass
     // still takes a worker once this thread's phases are done: this thread then only waits for the
     // names, and once they are in, sums up and walks the dominator tree beside the pass's worker,
@@ -282,7 +285,6 @@ function graphStage(
     const pending = store.has('retention') ? store.get('retention') : null
     const reversePasses = store.get('reversePasses')
     const forwardInFile = store.get('forwardInFile')
-    const reachable = store.get('object.reachable')
     const graph = graphFacts(store, heap.spans.totalObjects)
     // The edges are garbage on this thread now (the dominator worker drops its references once its
     // pass is done): freed before the dominator pass's predecessor copy grows.
@@ -292,19 +294,34 @@ function graphStage(
     // the names' worker holds the other processor (the pass's worker has the rest of them): then
     // the copy is left to the pass, and this thread waits for the names.
     if (!dominatorsAfter) pending?.help()
-    // The other tiers' names, beside the dominator pass (which needs the type ids only at its end).
-    progress?.('names', 0, 1)
-    const names = naming ? naming.finish() : nameHeap(program, objects, LIVE, namer, roots.set.ranges, vtableTypes, fitsRequest(heap.requestFit()))
-    const types = names.names.asTypes()
-    progress?.('summary', 0, 1)
-    const summary = heapSummary(program, heap, {facts: graph, reachable}, types, names)
+    // In a frame of its own: the names' other arrays and the reachable bits are written and out of
+    // memory before the retained sizes allocate (under a memory limit they would not fit beside).
+    const {types, summary, namesMeta} = inFrameOfItsOwn(() => {
+      // The other tiers' names, beside the dominator pass (which needs the type ids only at its end).
+      progress?.('names', 0, 1)
+      const names = naming ? naming.finish() : nameHeap(program, objects, LIVE, namer, roots.set.ranges, parked ? parked.take() : model.vtableTypes, fitsRequest(heap.requestFit()))
+      const types = names.names.asTypes()
+      progress?.('summary', 0, 1)
+      const reachable = store.get('object.reachable')
+      const summary = heapSummary(program, heap, {facts: graph, reachable}, types, names)
+      writer.addAll(model.sightings.arrays)
+      progress?.('writing index', 0, 1)
+      writer.addAll({'object.type': types.typeOf, 'object.via': names.names.via, 'object.reachable': reachable})
+      store.drop('object.reachable')
+      return {types, summary, namesMeta: indexMeta(program, heap, options, summary, names, model.sightings.frames)}
+    })
     const regions = rootRegions(graph)
     const {scanThreads, reverseThreads} = graph
-    // Leads the model stage found (each needs the threads unwound and libc's thread descriptors, too slow for every query).
-    const sightings = model.sightings
-    writer.addAll(sightings.arrays)
-    progress?.('writing index', 0, 1)
-    writer.addAll({'object.type': types.typeOf, 'object.via': names.names.via, 'object.reachable': reachable})
+    const n = heap.spans.totalObjects
+    // The per-object arrays' places, in the index's order: the retention hands them off as each is
+    // final, not always in that order (retention.ts: finish).
+    if (pending) {
+      writer.keepPlace('object.idom', 'u32', n)
+      writer.keepPlace('object.retainedBytes', 'f64', n)
+      writer.keepPlace('object.retainedObjects', 'u32', n)
+    }
+    // The core is read no more here: its read cache goes before the retained sizes allocate.
+    program.core.dropReadCache()
     // Each per-object array goes to the writer thread as soon as it is final.
     const retentionArrays: Record<keyof RetentionArrays, ArrayName> = {
       idom: 'object.idom',
@@ -328,12 +345,12 @@ function graphStage(
     })
     writer.add('thread.tid', threadIds(program))
     const meta: IndexMeta = {
-      ...indexMeta(program, heap, options, summary, names, sightings.frames),
+      ...namesMeta,
       rootRegions: regions,
       accumulations: retention?.accumulations ?? [],
     }
     writer.finish(meta, STAGE_NAMES)
-    return {program, heap, types, naming: names, summary, indexPath, threadsUsed: Math.max(scanThreads, reverseThreads, pending?.parallel && !dominatorsAfter ? 2 : 1) + (naming ? 1 : 0), scanThreads, reverseThreads, namingOnWorker: naming !== null, dominatorsOnWorker: pending?.parallel ?? false, stages: [...STAGE_NAMES], memory: {...memory, reversePasses, forwardInFile}}
+    return {program, heap, types, summary, indexPath, threadsUsed: Math.max(scanThreads, reverseThreads, pending?.parallel && !dominatorsAfter ? 2 : 1) + (naming ? 1 : 0), scanThreads, reverseThreads, namingOnWorker: naming !== null, dominatorsOnWorker: pending?.parallel ?? false, stages: [...STAGE_NAMES], memory: {...memory, reversePasses, forwardInFile}}
   } catch (e) {
     writer.abandon()
     // A failed index write (a full disk) comes first: a phase that read the index back failed for it.
@@ -342,8 +359,21 @@ function graphStage(
     // A worker still waiting for its share of the analysis (an error came first) is let go.
     if (store.has('retention')) store.get('retention').release()
     naming?.release()
+    parked?.remove()
     background?.close()
   }
+}
+
+/**
+ * The vtable tier's type ids parked in a scratch file beside the index (parked-array.ts), and the
+ * rest of its types; `model` is left holding the types without their ids, so that nothing holds
+ * those in memory until they are taken back.
+ */
+function parkedTypes(model: ModelForGraph, beside: string): {take(): ObjectTypes; remove(): void} {
+  const {typeOf, ...rest} = model.vtableTypes
+  const ids = new ParkedArray(typeOf, beside)
+  model.vtableTypes = {...rest, typeOf: new Uint16Array(0)}
+  return {take: () => ({...rest, typeOf: ids.take()}), remove: () => ids.remove()}
 }
 
 /** What the index keeps of the naming pass: counts by tier, findings, inconsistencies and conflicts. */

@@ -31,9 +31,23 @@ export class ScratchFile {
   /** `words` as elements [at, at + words.length) of `array`. */
   writeAt(array: FileArray, at: number, words: Uint32Array): void {
     if (at < 0 || at + words.length > array.length) throw new RangeError(`elements ${at} to ${at + words.length} of an array of ${array.length}`)
-    const bytes = new Uint8Array(words.buffer, words.byteOffset, words.byteLength)
+    this.writeBytes(new Uint8Array(words.buffer, words.byteOffset, words.byteLength), array.byteOffset + 4 * at)
+  }
+
+  /**
+   * An array of any element type, written whole as words (its last one padded with zeros): where
+   * it lies. Read back into a Uint32Array, its buffer holds the array's bytes.
+   */
+  writeWhole(view: Uint8Array | Uint16Array | Uint32Array): FileArray {
+    const array = this.reserve(Math.ceil(view.byteLength / 4))
+    this.writeBytes(new Uint8Array(view.buffer, view.byteOffset, view.byteLength), array.byteOffset)
+    this.writeBytes(new Uint8Array(4 * array.length - view.byteLength), array.byteOffset + view.byteLength)
+    return array
+  }
+
+  private writeBytes(bytes: Uint8Array, at: number): void {
     try {
-      for (let done = 0; done < bytes.length; ) done += fs.writeSync(this.file.fd, bytes, done, bytes.length - done, array.byteOffset + 4 * at + done)
+      for (let done = 0; done < bytes.length; ) done += fs.writeSync(this.file.fd, bytes, done, bytes.length - done, at + done)
     } catch (e) {
       // A full disk is the user's to act on: one line, as the index's own writes say it.
       throw writeFailure(this.name, e)

@@ -2,7 +2,7 @@ import fs from 'node:fs'
 import {describe, expect, it} from 'vitest'
 import {BY_GROUP, BY_VIRTUAL_ROOT, NOT_IN_TREE, copyPredecessors, dominatorTree, retainedSizes, type PredecessorCopy} from '../../src/dominators/dominators.js'
 import {dominatorChildren} from '../../src/dominators/dominator-children.js'
-import {retainedSizesByChildren} from '../../src/dominators/retained-by-children.js'
+import {subtreeSumsByChildren, treeObjectsCounted} from '../../src/dominators/retained-by-children.js'
 import {groupOfIdom} from '../../src/dominators/dominator-ids.js'
 import {balancedSplit, mergedWalks, walkDominatorTree} from '../../src/dominators/dominator-walk.js'
 import {nameObjects} from '../../src/graph/object-types.js'
@@ -134,12 +134,13 @@ describe.each(fixtureIndex().map(f => [f.id] as const))('dominators on %s', id =
     const {childStart, child} = dominatorChildren(tree.idom, n)
     const rootChildGroup = Int32Array.from(child.subarray(childStart[n]!, childStart[n + 1]!), o => groupOfIdom(tree.idom[o]!, n, G))
     const byChildren = Float64Array.from(shallow)
-    const objectsByChildren = new Uint32Array(n)
-    const groupsByChildren = retainedSizesByChildren(childStart, child, rootChildGroup, G, byChildren, objectsByChildren)
+    const groupBytesByChildren = subtreeSumsByChildren(childStart, child, rootChildGroup, G, byChildren)
+    const objectsByChildren = treeObjectsCounted(n, child)
+    const groupObjectsByChildren = subtreeSumsByChildren(childStart, child, rootChildGroup, G, objectsByChildren)
     const same = (a: ArrayBufferView, b: ArrayBufferView) => Buffer.from(a.buffer, a.byteOffset, a.byteLength).equals(Buffer.from(b.buffer, b.byteOffset, b.byteLength))
     expect(same(byChildren, bytes), 'retained bytes over the child lists').toBe(true)
     expect(same(objectsByChildren, objects), 'retained objects over the child lists').toBe(true)
-    expect(same(groupsByChildren.groupBytes, groupBytes) && same(groupsByChildren.groupObjects, groupObjects), 'the threads\' shares').toBe(true)
+    expect(same(groupBytesByChildren, groupBytes) && same(groupObjectsByChildren, groupObjects), 'the threads\' shares').toBe(true)
 
     // A shortest path: parents are real edges back to a root, and no shorter chain exists.
     // Path lengths count from the roots: every root target one step from the virtual root.
@@ -453,7 +454,7 @@ describe.each(['v2.10-shared', 'v2.18.1-shared'])('the dominator tree walked in 
     const points = [...rootChildren].sort((a, b) => retainedBytes[b]! - retainedBytes[a]!).slice(0, 4)
     const deep = Array.from(child.subarray(childStart[points[0]!]!, childStart[points[0]! + 1]!)).find(c => childStart[c + 1]! > childStart[c]!)
     if (deep !== undefined) points[0] = deep
-    const whole = {childStart, child, typeOf: types.typeOf, typeCount, retainedBytes, retainedObjects, points, from: 0, to: rootChildren.length}
+    const whole = {childStart, child, typeOf: types.typeOf, typeCount, retainedBytes, points, from: 0, to: rootChildren.length}
     const one = walkDominatorTree(whole)
 
     // The definitions: an object adds what it retains to its type unless a dominator of it has
@@ -489,7 +490,7 @@ describe.each(['v2.10-shared', 'v2.18.1-shared'])('the dominator tree walked in 
     })
     expect(one.under.some(u => u.objects > 10)).toBe(true)
 
-    const cuts = new Set([0, 1, balancedSplit(childStart, child, retainedObjects), rootChildren.length - 1, rootChildren.length])
+    const cuts = new Set([0, 1, balancedSplit(rootChildren.map(o => retainedObjects[o]!)), rootChildren.length - 1, rootChildren.length])
     for (const p of points) cuts.add(rootChildren.indexOf(p)).add(rootChildren.indexOf(p) + 1)
     for (const cut of cuts) {
       if (cut < 0 || cut > rootChildren.length) continue

@@ -64,6 +64,32 @@ describe('the index schema, written', () => {
     }
   })
 
+  it('writes an array where its place was kept, as if it had come in order; refuses another length, and a place never filled', () => {
+    const idom = Uint32Array.of(5, 6, 7)
+    const bytes = Float64Array.of(2 ** 40, 3, 1)
+    const objects = Uint32Array.of(3, 1, 1)
+    const child = Uint32Array.of(1, 2)
+    const inOrder = path.join(work, 'in-order.toma-index')
+    const w = new IndexWriter(inOrder)
+    w.addAll({'object.idom': idom, 'object.retainedBytes': bytes, 'object.retainedObjects': objects, 'dom.child': child})
+    w.finish({})
+    // The retained sizes' order under a memory limit (retention.ts: finish): the counts before the bytes.
+    const kept = path.join(work, 'kept.toma-index')
+    const k = new IndexWriter(kept)
+    k.keepPlace('object.idom', 'u32', 3)
+    k.keepPlace('object.retainedBytes', 'f64', 3)
+    k.keepPlace('object.retainedObjects', 'u32', 3)
+    k.add('object.retainedObjects', objects)
+    expect(() => k.add('object.retainedBytes', Float64Array.of(1, 2))).toThrow(/object\.retainedBytes: 2 elements of f64 where 3 of f64 were kept a place/)
+    k.add('object.retainedBytes', bytes)
+    k.add('dom.child', child)
+    expect(() => k.finish({})).toThrow(/object\.idom: a place kept, never written/)
+    k.add('object.idom', idom)
+    expect(() => k.add('object.idom', idom)).toThrow(/written twice/)
+    k.finish({})
+    expect(fs.readFileSync(kept).equals(fs.readFileSync(inOrder))).toBe(true)
+  })
+
   it('is checked by the compiler: a wrong name or element type does not compile', () => {
     // Never run: each line must be a type error (`npx tsc -p tsconfig.test.json` fails otherwise).
     const never = (w: IndexWriter, f: IndexFile) => {

@@ -1,6 +1,7 @@
 import fs from 'node:fs'
 import {describe, expect, it} from 'vitest'
 import {ScratchFile} from '../../src/util/scratch-file.js'
+import {ParkedArray} from '../../src/util/parked-array.js'
 import {readFileArray} from '../../src/util/file-array.js'
 import {TomaError} from '../../src/errors.js'
 import {testTemp} from '../helpers/test-temp.js'
@@ -37,5 +38,32 @@ describe('ScratchFile', () => {
     }
     expect(error).toBeInstanceOf(TomaError)
     expect((error as Error).message).toMatch(/core\.toma-index\.scratch: cannot write: /)
+  })
+})
+
+// The vtable tier's type ids through the graph phases under a tight limit (analyze-core.ts: parkedTypes).
+describe('ParkedArray', () => {
+  it.each([
+    ['Uint16Array of an odd length', Uint16Array.from({length: 7}, (_, i) => 65535 - 9 * i)],
+    ['Uint8Array', Uint8Array.of(1, 2, 3, 255, 0)],
+    ['Uint32Array', Uint32Array.of(0xffffffff, 0, 12345678)],
+  ])('a %s comes back with its type, length and values, and its file goes', (_, array) => {
+    const dir = testTemp('parked-array-')
+    const parked = new ParkedArray(array, `${dir}/core.toma-index`)
+    expect(fs.readdirSync(dir)).toHaveLength(1)
+    const back = parked.take()
+    expect(back.constructor).toBe(array.constructor)
+    expect(Array.from(back)).toEqual(Array.from(array))
+    expect(back.buffer).not.toBe(array.buffer)
+    expect(fs.readdirSync(dir)).toEqual([])
+    parked.remove()
+  })
+
+  it('removed without being taken (an analysis that failed): its file goes', () => {
+    const dir = testTemp('parked-array-')
+    const parked = new ParkedArray(new Uint16Array(1000).fill(3), `${dir}/core.toma-index`)
+    parked.remove()
+    parked.remove()
+    expect(fs.readdirSync(dir)).toEqual([])
   })
 })
