@@ -100,11 +100,12 @@ async function openIndexNow(coreArg: string | undefined, flags: Record<string, u
   if (!index) {
     note(why)
     // Imported only here: the analysis is most of toma's code, and a query answered from its index needs none of it.
-    const [{analyzeCore}, {terminalProgress, progressWanted}] = await Promise.all([import('../pipeline/analyze-core.js'), import('../util/terminal-progress.js')])
+    const [{analyzeCore}, {terminalProgress, progressWanted}, {abandonedWithoutParent}] = await Promise.all([import('../pipeline/analyze-core.js'), import('../util/terminal-progress.js'), import('./malloc-tuning.js')])
     if (progressWanted()) note(memoryLimitLine(run.memoryLimit))
     const progress = terminalProgress()
     try {
-      analyzeCore(corePath, options, progress.update, indexPath, program, {stage: needs, workers: run.workers, memoryLimit: run.memoryLimit})
+      // Where this is the second process of a tuned run (launch.ts), it stops once the first one is gone.
+      analyzeCore(corePath, options, abandonedWithoutParent(progress.update), indexPath, program, {stage: needs, workers: run.workers, memoryLimit: run.memoryLimit})
     } finally {
       progress.done()
     }

@@ -4,6 +4,7 @@ import path from 'node:path'
 import {fileURLToPath} from 'node:url'
 import {describe, expect, it} from 'vitest'
 import {MALLOC_TUNABLES, tunedMallocEnvironment} from '../../src/cli/malloc-tuning.js'
+import {analysesTuned} from '../../src/cli/launch.js'
 import {fixtureCorePath, fixtureFlags, fixtureIndex} from '../helpers/fixture-core.js'
 import {runToma} from '../helpers/run-toma.js'
 import {testTemp} from '../helpers/test-temp.js'
@@ -73,6 +74,51 @@ describe.runIf(process.platform === 'linux')('toma analyze in a second process',
     expect(r.status).not.toBe(0)
     expect(r.stderr.trim()).toBe('toma: the toma process that started this analysis is gone: analysis abandoned')
     expect(fs.readdirSync(work)).toEqual([])
+  })
+})
+
+describe.runIf(process.platform === 'linux')('a query given --memory-limit, with no index to answer from', () => {
+  it('analyses in the second process, with the tunables, and answers and indexes as a run with the system malloc', async () => {
+    const work = testTemp('toma-malloc-query-')
+    const core = await fixtureCorePath(entry.id)
+    const f = fixtureFlags(entry)
+    const args = (name: string) => ['leaks', core, '--exe', f.exe, ...(f.tcmalloc ? ['--tcmalloc', f.tcmalloc] : []), '--index', path.join(work, name), '--memory-limit', '4G']
+    const first = spawn(process.execPath, [BIN, ...args('tuned.toma-index')], {cwd: work, env: {...process.env, NO_COLOR: '1'}, stdio: ['ignore', 'pipe', 'pipe']})
+    let stdout = ''
+    first.stdout.setEncoding('utf8').on('data', d => (stdout += d))
+    first.stderr.resume()
+    const status = new Promise<number | null>(resolve => first.on('close', code => resolve(code)))
+    // The second process's environment once it runs toma (forked, before it starts Node, it still has the first one's).
+    let environment: string | null = null
+    for (let i = 0; i < 1000 && environment === null; i++) {
+      const second = childrenOf(first.pid!)[0]
+      try {
+        const read = second === undefined ? '' : fs.readFileSync(`/proc/${second}/environ`, 'latin1')
+        if (read.includes(`TOMA_MALLOC_TUNED_BY=${first.pid}`)) environment = read
+      } catch {
+        // gone meanwhile
+      }
+      if (environment === null) await new Promise(r => setTimeout(r, 5))
+    }
+    expect(environment?.split('\0')).toContain(`GLIBC_TUNABLES=${MALLOC_TUNABLES}`)
+    expect(await status).toBe(0)
+    const system = await runToma(args('system.toma-index'), {cwd: work, env: {TOMA_MALLOC: 'system'}})
+    expect(system.status, system.stderr).toBe(0)
+    expect(stdout).toBe(system.stdout)
+    expect(stdout).toMatch(/leak/i)
+    expect(fs.readFileSync(path.join(work, 'tuned.toma-index')).equals(fs.readFileSync(path.join(work, 'system.toma-index')))).toBe(true)
+  })
+
+  it('is what runs again: analyze, and a query given --memory-limit; not another query, nor the shell, nor help', () => {
+    expect(analysesTuned(['analyze', 'core.1'])).toBe(true)
+    expect(analysesTuned(['leaks', 'core.1', '--memory-limit', '512M'])).toBe(true)
+    expect(analysesTuned(['top', 'core.1', '--memory-limit=1G'])).toBe(true)
+    expect(analysesTuned(['leaks', 'core.1'])).toBe(false)
+    expect(analysesTuned(['find-object', '0x10', '--workers', '2'])).toBe(false)
+    expect(analysesTuned(['analyze', 'core.1', '--help'])).toBe(false)
+    expect(analysesTuned(['leaks', '--memory-limit', '1G', '-h'])).toBe(false)
+    expect(analysesTuned(['leaks', '--', '--memory-limit'])).toBe(false)
+    expect(analysesTuned(['shell', 'core.1', '--memory-limit', '1G'])).toBe(false)
   })
 })
 
