@@ -12,6 +12,7 @@ import {activeSession} from './index-session.js'
 import type {OpenedIndex} from './opened-index.js'
 import {analysisFlags} from './query-flags.js'
 import {limitPassed, runFlagValues} from './run-flags.js'
+import {collectGarbage} from '../store/collect-garbage.js'
 import {memoryLimitLine} from '../store/memory-limit.js'
 import type {Stage} from '../index/schema.js'
 import {isRunning, type ProcessIdentity} from '../util/process-identity.js'
@@ -111,6 +112,9 @@ async function openIndexNow(coreArg: string | undefined, flags: Record<string, u
     }
     const passed = limitPassed(run.memoryLimit)
     if (passed) note(passed)
+    // The analysis's arrays (hundreds of MB, garbage once it returns) go before the query reads the
+    // index: V8 would free them only at a later collection, with the query's own arrays resident.
+    collectGarbage()
     index = HeapIndex.open(indexPath)
     if (!index) throw new TomaError(`${indexPath}: could not read back the index just written`)
   }
