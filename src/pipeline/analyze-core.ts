@@ -304,6 +304,7 @@ function graphStage(
       progress?.('summary', 0, 1)
       const reachable = store.get('object.reachable')
       const summary = heapSummary(program, heap, {facts: graph, reachable}, types, names)
+      // Leads the model stage found (each needs the threads unwound and libc's thread descriptors, too slow for every query).
       writer.addAll(model.sightings.arrays)
       progress?.('writing index', 0, 1)
       writer.addAll({'object.type': types.typeOf, 'object.via': names.names.via, 'object.reachable': reachable})
