@@ -22,7 +22,7 @@ export class ParkedArray<T extends Parkable> {
     this.length = array.length
     this.scratch = new ScratchFile(beside)
     try {
-      this.place = this.scratch.writeWhole(array)
+      this.place = this.scratch.write(array)
     } catch (e) {
       this.scratch.remove()
       throw e

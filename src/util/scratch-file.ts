@@ -34,17 +34,6 @@ export class ScratchFile {
     this.writeBytes(new Uint8Array(words.buffer, words.byteOffset, words.byteLength), array.byteOffset + 4 * at)
   }
 
-  /**
-   * An array of any element type, written whole as words (its last one padded with zeros): where
-   * it lies. Read back into a Uint32Array, its buffer holds the array's bytes.
-   */
-  writeWhole(view: Uint8Array | Uint16Array | Uint32Array): FileArray {
-    const array = this.reserve(Math.ceil(view.byteLength / 4))
-    this.writeBytes(new Uint8Array(view.buffer, view.byteOffset, view.byteLength), array.byteOffset)
-    this.writeBytes(new Uint8Array(4 * array.length - view.byteLength), array.byteOffset + view.byteLength)
-    return array
-  }
-
   private writeBytes(bytes: Uint8Array, at: number): void {
     try {
       for (let done = 0; done < bytes.length; ) done += fs.writeSync(this.file.fd, bytes, done, bytes.length - done, at + done)
@@ -54,10 +43,15 @@ export class ScratchFile {
     }
   }
 
-  /** `words`, written whole: where it lies. */
-  write(words: Uint32Array): FileArray {
-    const array = this.reserve(words.length)
-    this.writeAt(array, 0, words)
+  /**
+   * An array written whole, as words (an array of bytes or halfwords with its last word padded
+   * with zeros): where it lies. Read back into a Uint32Array, its buffer holds the array's bytes.
+   */
+  write(view: Uint8Array | Uint16Array | Uint32Array): FileArray {
+    const array = this.reserve(Math.ceil(view.byteLength / 4))
+    this.writeBytes(new Uint8Array(view.buffer, view.byteOffset, view.byteLength), array.byteOffset)
+    const pad = 4 * array.length - view.byteLength
+    if (pad > 0) this.writeBytes(new Uint8Array(pad), array.byteOffset + view.byteLength)
     return array
   }
 
