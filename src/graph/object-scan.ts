@@ -1,13 +1,12 @@
 import {hex} from '../errors.js'
 import type {AddressSpace} from '../core/address-space.js'
+import {CHUNK} from '../core/read-chunk.js'
 import {Warnings} from '../heap/warnings.js'
 import {EdgeBlocks, type EdgeBlockList} from './edge-blocks.js'
 import {FreePointerLog, type FreePointers} from './free-pointers.js'
 import type {CheckpointRule} from './edge-words.js'
 import {PAGE_SPAN_STRIDE, SPAN_STRIDE, spanOf, type PointerLookup} from './live-lookup.js'
 
-/** Bytes read from the core at once: a run of neighbouring spans, or a slice of a large one. */
-export const CHUNK = 16 * 1024 * 1024
 /** The granularity at which a core holds or lacks memory (x86-64 pages). */
 export const CORE_PAGE = 4096
 const TWO32 = 0x1_0000_0000
@@ -45,14 +44,6 @@ export interface RangeScan {
   unreadableObjects: number
   scannedObjects: number
   scannedBytes: number
-}
-
-/**
- * A read buffer of CHUNK bytes, its own ArrayBuffer at offset 0 (so a Uint32Array view is
- * aligned). One per thread, reused for every range: a fresh 16 MiB each time costs page faults.
- */
-export function scanBuffer(): Buffer {
-  return Buffer.allocUnsafeSlow(CHUNK)
 }
 
 /** The object slots of a span range: [first, end). */

@@ -10,7 +10,8 @@ import type {ScanWorkerData, ScanWorkerMessage} from './scan-job.js'
 await workerBody<ScanWorkerData>(async ({data, port}) => {
   const post = (message: ScanWorkerMessage, transfer: ArrayBuffer[] = []) => port.postMessage(message, transfer)
   const {openMemory} = await import('../core/memory-source.js')
-  const {scanBuffer, scanSpanRange} = await import('./object-scan.js')
+  const {scanBuffer} = await import('../core/read-chunk.js')
+  const {scanSpanRange} = await import('./object-scan.js')
   const {memory, close} = openMemory(data.source)
   try {
     const buf = scanBuffer()

@@ -5,6 +5,7 @@ import type {Interval} from './interval.js'
 import type {SlotTable} from './slot-table.js'
 import type {Warnings} from './warnings.js'
 import type {RequestFit} from './request-fit.js'
+import type {TakeOnce} from '../util/take-once.js'
 
 /**
  * What an allocator model must provide: the one thing the layers above (graph, naming, index,
@@ -66,6 +67,11 @@ export interface ModelledHeap {
   warnings: Warnings
   /** Broken links, entries and lists its walks found (damage.ts). */
   damage: DamageLog
+  /**
+   * The first word of every slot of an in-use span, as the model read them for its list walks
+   * (NaN: not read), for the model stage to take (first-words.ts); absent where the model read none.
+   */
+  slotWords?: TakeOnce<Float64Array>
 }
 
 /**

@@ -3,7 +3,7 @@ import type {HeapModel} from '../heap/heap-model.js'
 import {LIVE} from '../heap/states.js'
 import {heapObjects} from '../heap/objects.js'
 import type {TypeNamer} from '../graph/types.js'
-import {firstWordsOf} from '../graph/first-words.js'
+import {liveFirstWords} from '../heap/first-words.js'
 import {nameObjects, type ObjectTypes} from '../graph/object-types.js'
 import {allocatorObjects} from '../graph/allocator-internal.js'
 import {nameHeap, type NamingResult} from '../naming/name-heap.js'
@@ -52,8 +52,8 @@ export function modelStage(program: Program, heap: HeapModel, namer: TypeNamer, 
 /** Types by vtable from the objects' first words, which go once the allocator's own objects are found. */
 function typesByVtable(program: Program, heap: HeapModel, namer: TypeNamer, progress?: ProgressUpdate) {
   progress?.('types', 0, 1)
-  // On this thread: a second one reading other spans made it slower on the bench core (BENCHMARKS.md).
-  const firstWords = firstWordsOf(program.core.memory, heap, progress)
+  // On this thread, where read here: a second one reading other spans made it slower on the bench core (BENCHMARKS.md).
+  const firstWords = liveFirstWords(program.core.memory, heap, (done, total) => progress?.('types', done, total))
   const vtableTypes = nameObjects(firstWords, namer, progress)
   return {vtableTypes, ownObjects: allocatorObjects(heap, firstWords, vtableTypes, program.core.memory)}
 }

@@ -87,7 +87,9 @@ export function walkFreeList(memory: AddressSpace, marker: StateMarker, list: Fr
     last = p
     entry = p
     slot = p
-    const next = memory.readU64(p)
+    // The link as read before the walks (first-words.ts), else from the core: an entry that is no object start, or a word not read.
+    const read = index >= 0 && marker.firstWords !== null ? marker.firstWords[index]! : NaN
+    const next = Number.isNaN(read) ? memory.readU64(p) : read
     if (next === undefined) {
       warnings.add('free-list', `${list.name()}: free object ${hex(p)} is not in the core; the list cannot be followed past it`, list.structure, p)
       return {entries: n, last, broken: true}

@@ -16,6 +16,8 @@ import {DamageLog} from '../heap/damage.js'
 import {hexWord} from '../core/words.js'
 import {GrowableF64} from '../util/growable.js'
 import {sharedUint8} from '../util/shared-arrays.js'
+import {TakeOnce} from '../util/take-once.js'
+import {firstWordsOf} from '../heap/first-words.js'
 
 /** The heap as TCMalloc sees it: every span, every object slot with its state, and the cross-check. */
 export interface TcmallocHeap extends ModelledHeap {
@@ -63,7 +65,11 @@ export function analyzeHeap(program: Program, options: ModelOptions = {}): Tcmal
     if (spans.location[s] === ON_NORMAL_FREELIST) state[spans.firstObject[s]!] = PAGE_HEAP
     else if (spans.location[s] === ON_RETURNED_FREELIST) state[spans.firstObject[s]!] = RETURNED
   }
-  const marker = new StateMarker(spans, state, layout.pageSize)
+  // Every in-use slot's first word, in large reads: a free object's is its link, so the walks below
+  // need not read the heap block by block, and the live objects' are the model stage's vtables.
+  options.progress?.('first words', 0, 1)
+  const slotWords = firstWordsOf(memory, {spans, state, pageSize: layout.pageSize}, (done, total) => options.progress?.('first words', done, total))
+  const marker = new StateMarker(spans, state, layout.pageSize, slotWords)
   const central = readCentralCounters(memory, globals.centralCache, layout, sizes)
   options.progress?.('central cache', 0, 3)
   markSpanFreeLists(memory, spans, marker, central, sizes, cl => globals.centralCache + cl * layout.central.stride, warnings, damage)
@@ -116,6 +122,7 @@ export function analyzeHeap(program: Program, options: ModelOptions = {}): Tcmal
     sampled,
     warnings,
     damage,
+    slotWords: new TakeOnce(slotWords),
   }
 }
 

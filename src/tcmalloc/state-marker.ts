@@ -22,6 +22,8 @@ export class StateMarker {
     readonly spans: SpanTable,
     readonly state: Uint8Array,
     readonly pageSize: number,
+    /** Each slot's first word, read before the walks (NaN: not read); the link of a free object. */
+    readonly firstWords: Float64Array | null = null,
   ) {}
 
   /**

@@ -1,22 +1,38 @@
 import type {AddressSpace} from '../core/address-space.js'
-import type {HeapModel} from '../heap/heap-model.js'
-import {LIVE} from '../heap/states.js'
+import {CHUNK, scanBuffer} from '../core/read-chunk.js'
+import type {ModelledHeap} from './heap-model.js'
+import {LIVE} from './states.js'
 import {sharedFloat64} from '../util/shared-arrays.js'
-import type {ProgressUpdate} from '../util/terminal-progress.js'
-import {CHUNK, scanBuffer} from './object-scan.js'
 
 const TWO32 = 0x1_0000_0000
 
 /** Objects of at least this size have their first word read alone: the rest of their bytes is not wanted. */
 const ALONE = 4096
 
+/** Whose first words are read: the slots whose state is LIVE (before the model's walks, every slot of an in-use span). */
+type Slots = Pick<ModelledHeap, 'spans' | 'state' | 'pageSize'>
+
 /**
  * The first 8 bytes of every live object (vtable pointers name types), NaN where the object is
- * not live, smaller than 8 bytes or not in the core: what the pointer scan records (object-scan.ts),
+ * not live: those the model read for its list walks where it did (a free object's first word is
+ * its link: one pass in large reads instead of a walk through the heap's blocks), else read now.
+ * Handed over, not copied: the model keeps no reference to them afterwards.
+ */
+export function liveFirstWords(memory: AddressSpace, heap: ModelledHeap, progress?: (done: number, total: number) => void): Float64Array {
+  const read = heap.slotWords?.take()
+  if (!read) return firstWordsOf(memory, heap, progress)
+  const state = heap.state
+  for (let i = 0; i < read.length; i++) if (state[i] !== LIVE) read[i] = NaN
+  return read
+}
+
+/**
+ * The first 8 bytes of every slot whose state is LIVE, NaN where the slot is not, is smaller than
+ * 8 bytes or is not in the core: what the pointer scan records (object-scan.ts),
  * without the scan, so that types are known before the graph. Spans of small objects are read a
  * run of neighbours at a time, larger objects a word each.
  */
-export function firstWordsOf(memory: AddressSpace, heap: HeapModel, progress?: ProgressUpdate): Float64Array {
+export function firstWordsOf(memory: AddressSpace, heap: Slots, progress?: (done: number, total: number) => void): Float64Array {
   const {start, pages, firstObject, objectCount, objectSize, count: spanCount} = heap.spans
   const pageSize = heap.pageSize
   const state = heap.state
@@ -44,16 +60,21 @@ export function firstWordsOf(memory: AddressSpace, heap: HeapModel, progress?: P
     for (let s = from; s < to; s++) {
       const size = objectSize[s]!
       if (size < 8) continue
-      for (let k = 0, first = firstObject[s]!, n = objectCount[s]!; k < n; k++) {
-        if (state[first + k] !== LIVE) continue
-        const w = (start[s]! + k * size - base) / 4
-        words[first + k] = u32[w + 1]! * TWO32 + u32[w]!
+      // Objects whose size is no multiple of 4 do not start at a 32-bit element of the buffer.
+      if (size % 4 !== 0) {
+        alone(s)
+        continue
+      }
+      // Spans start on pages: each object's first element is a whole index, one step after the last.
+      const step = size / 4
+      for (let i = firstObject[s]!, end = i + objectCount[s]!, w = (start[s]! - base) / 4; i < end; i++, w += step) {
+        if (state[i] === LIVE) words[i] = u32[w + 1]! * TWO32 + u32[w]!
       }
     }
   }
 
   for (let s = 0; s < spanCount; ) {
-    if ((s & 0xfff) === 0) progress?.('types', s, spanCount)
+    if ((s & 0xfff) === 0) progress?.(s, spanCount)
     if (objectSize[s]! >= ALONE || !hasLive(s)) {
       if (objectSize[s]! >= ALONE) alone(s)
       s++
