@@ -88,7 +88,7 @@ export class FileReader {
     const end = offset + length
     while (pos < end) {
       const blockIndex = Math.floor(pos / BLOCK_SIZE)
-      const block = this.block(blockIndex)
+      const block = this.latest(blockIndex)
       const inBlock = pos - blockIndex * BLOCK_SIZE
       const n = Math.min(end - pos, block.length - inBlock)
       if (n <= 0) break
@@ -107,18 +107,26 @@ export class FileReader {
     const index = Math.floor(offset / BLOCK_SIZE)
     const inBlock = offset - index * BLOCK_SIZE
     if (inBlock + 8 > BLOCK_SIZE) return undefined
-    let block = this.lastBlock
-    if (index !== this.lastIndex || block === null) {
-      block = this.block(index)
-      this.lastIndex = index
-      this.lastBlock = block
-    }
+    const block = this.latest(index)
     if (inBlock + 8 > block.length) return undefined
     return u64le(block, inBlock)
   }
 
   private lastIndex = -1
   private lastBlock: Buffer | null = null
+
+  /**
+   * A block, the last one used kept at hand without touching the LRU map (it is the most recent
+   * entry already): walks and record reads mostly stay in one block, and the map's reordering on
+   * every hit cost the page map's span records about as much as reading them.
+   */
+  private latest(index: number): Buffer {
+    if (index === this.lastIndex && this.lastBlock !== null) return this.lastBlock
+    const block = this.block(index)
+    this.lastIndex = index
+    this.lastBlock = block
+    return block
+  }
 
   read(offset: number, length: number): Buffer {
     const buf = Buffer.alloc(length)
