@@ -15,6 +15,7 @@ import type {Stage} from '../src/index/schema.js'
 import {printable} from '../src/util/printable.js'
 import {memoryLimitLine, type MemoryLimit} from '../src/store/memory-limit.js'
 import {limitPassed, runFlagValues, runFlags} from '../src/cli/run-flags.js'
+import {resetPeakMemory} from '../src/util/peak-memory.js'
 
 export default class Analyze extends TomaCommand {
   static override description = 'Classify every TCMalloc heap object of a core and write the index later commands use'
@@ -50,6 +51,8 @@ export default class Analyze extends TomaCommand {
       const program = openProgram(args.core, options)
       const indexPath = index ?? defaultIndexPath(args.core)
       refuseOverwrite(indexPath, {kind: 'toma index', ownKind: head => head.toString('latin1', 0, 8) === INDEX_MAGIC, inputs: programInputs(program), force})
+      // The peak reported is this analysis's, not an earlier command's in the same shell.
+      resetPeakMemory()
       // In the second process of a tuned run (bin/run.js), the analysis stops if the first one is gone.
       const analysis = analyzeCore(args.core, options, abandonedWithoutParent(progress.update), indexPath, program, {
         workers,

@@ -12,6 +12,7 @@ import {activeSession} from './index-session.js'
 import type {OpenedIndex} from './opened-index.js'
 import {analysisFlags} from './query-flags.js'
 import {limitPassed, runFlagValues} from './run-flags.js'
+import {resetPeakMemory} from '../util/peak-memory.js'
 import {collectGarbage} from '../store/collect-garbage.js'
 import {memoryLimitLine} from '../store/memory-limit.js'
 import type {Stage} from '../index/schema.js'
@@ -105,6 +106,8 @@ async function openIndexNow(coreArg: string | undefined, flags: Record<string, u
     if (progressWanted()) note(memoryLimitLine(run.memoryLimit))
     const progress = terminalProgress()
     try {
+      // The peak reported is this analysis's, not an earlier command's in the same shell.
+      resetPeakMemory()
       // Where this is the second process of a tuned run (launch.ts), it stops once the first one is gone.
       analyzeCore(corePath, options, abandonedWithoutParent(progress.update), indexPath, program, {stage: needs, workers: run.workers, memoryLimit: run.memoryLimit})
     } finally {
