@@ -7,10 +7,19 @@ import fs from 'node:fs'
  * not let it (the peak is then the process's lifetime one).
  */
 export function resetPeakMemory(): boolean {
+  let fd: number
   try {
-    fs.writeFileSync('/proc/self/clear_refs', '5')
+    // Opened to write only, never created nor truncated: the file is the kernel's or nothing.
+    fd = fs.openSync('/proc/self/clear_refs', fs.constants.O_WRONLY | fs.constants.O_NOFOLLOW)
+  } catch {
+    return false
+  }
+  try {
+    fs.writeSync(fd, '5')
     return true
   } catch {
     return false
+  } finally {
+    fs.closeSync(fd)
   }
 }
