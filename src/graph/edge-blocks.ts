@@ -22,9 +22,8 @@ export interface EdgeBlockList {
 /**
  * Forward edges being collected in fixed-size blocks rather than arrays that double: nothing is
  * ever copied while scanning, no spare half-array is ever resident, and the blocks are copied
- * once into one exact array when the scan is over, each block freed as it goes. The scan loop
- * writes `to[at]` (and calls `checkpoint` for a checkpoint), and calls `next()` when `at`
- * reaches EDGE_BLOCK; `beginObject()` before each object's edges.
+ * once into one exact array when the scan is over, each block freed as it goes. The scan calls
+ * `beginObject()` before each object's edges, then `add` for each.
  */
 export class EdgeBlocks {
   to = new Uint32Array(EDGE_BLOCK)
@@ -58,9 +57,24 @@ export class EdgeBlocks {
   }
 
   /**
-   * Keeps edge `e`'s offset (e counted from the range's first). The scan loop decides (inlined):
-   * the object's edge e − objectFirst > 0 a multiple of rule.edges, or offset − markedAt ≥ rule.bytes.
+   * An edge of the current object to `target`, its pointer at `offset` in the object; a checkpoint
+   * (edge-words.ts) where it is the object's edge e − objectFirst > 0 a multiple of rule.edges, or
+   * offset − markedAt ≥ rule.bytes.
    */
+  add(target: number, offset: number): void {
+    let e = this.at
+    if (e === this.to.length) {
+      this.next()
+      e = 0
+    }
+    this.to[e] = target
+    const n = this.done + e
+    const nth = n - this.objectFirst
+    if ((nth > 0 && nth % this.rule.edges === 0) || offset - this.markedAt >= this.rule.bytes) this.checkpoint(n, offset)
+    this.at = e + 1
+  }
+
+  /** Keeps edge `e`'s offset (e counted from the range's first). */
   checkpoint(e: number, offset: number): void {
     this.marks.push(e)
     this.markOffsets.push(offset)

@@ -5,7 +5,8 @@ import {Warnings} from '../heap/warnings.js'
 import {EdgeBlocks, type EdgeBlockList} from './edge-blocks.js'
 import {FreePointerLog, type FreePointers} from './free-pointers.js'
 import type {CheckpointRule} from './edge-words.js'
-import {PAGE_SPAN_STRIDE, SPAN_STRIDE, spanOf, type PointerLookup} from './live-lookup.js'
+import type {PointerLookup} from './live-lookup.js'
+import {FREE_SLOT, LIVE_SLOT, PointerBatch, resolvePointers} from './pointer-batch.js'
 
 /** The granularity at which a core holds or lacks memory (x86-64 pages). */
 export const CORE_PAGE = 4096
@@ -58,9 +59,10 @@ export function rangeSlots(t: ScanTables, range: SpanRange): {start: number; end
  * range's first edge, and the first word of each scanned object into firstWords; these are
  * shared arrays when the range runs on a worker thread, each range owning its slots. The result
  * does not depend on how the spans are cut into ranges: the caller merges ranges in order.
- * `buf` is the thread's read buffer (scanBuffer()), reused from range to range.
+ * `buf` is the thread's read buffer (scanBuffer()), reused from range to range. `batchWords`: the
+ * words whose targets are looked up together (pointer-batch.ts).
  */
-export function scanSpanRange(memory: AddressSpace, t: ScanTables, range: SpanRange, outStart: Uint32Array, firstWords: Float64Array, buf: Buffer): RangeScan {
+export function scanSpanRange(memory: AddressSpace, t: ScanTables, range: SpanRange, outStart: Uint32Array, firstWords: Float64Array, buf: Buffer, batchWords?: number): RangeScan {
   const warnings = new Warnings()
   const sink = new EdgeBlocks(t.checkpoints)
   const free = new FreePointerLog(t.watchSlots)
@@ -79,6 +81,14 @@ export function scanSpanRange(memory: AddressSpace, t: ScanTables, range: SpanRa
   const startObject = (slot: number) => {
     while (nextSlot <= slot) outStart[nextSlot++] = sink.count
   }
+  // An object's edges are recorded when its words' batch is resolved (pointer-batch.ts): its
+  // outStart and the sink's object start then, at its first edge. The slots before it that had
+  // none get the same outStart as they would have had at their turn (no edge came in between).
+  const batch = new PointerBatch(batchWords)
+  const flush = () => recordBatch(batch, t, sink, free, slot => {
+    startObject(slot)
+    sink.beginObject()
+  })
 
   /** Scans the live objects of span s whose bytes are in buf from bufAddr (the whole span is there). */
   const scanSpanInBuffer = (s: number, bufAddr: number) => {
@@ -89,12 +99,10 @@ export function scanSpanRange(memory: AddressSpace, t: ScanTables, range: SpanRa
     for (let k = 0; k < count; k++) {
       const slot = first + k
       if (!isLive(slot)) continue
-      startObject(slot)
-      sink.beginObject()
       const objStart = sStart + k * size
       const w0 = (objStart - bufAddr) >>> 2
       if (size >= 8 && keepFirstWords) firstWords[slot] = words[w0 + 1]! * TWO32 + words[w0]!
-      scanObjectWords(words, w0, w0 + Math.floor(size / 8) * 2, bufAddr, objStart, t, sink, free)
+      gatherPointers(words, w0, w0 + Math.floor(size / 8) * 2, bufAddr, objStart, slot, t, batch, flush)
       scannedObjects++
       scannedBytes += size
     }
@@ -124,8 +132,6 @@ export function scanSpanRange(memory: AddressSpace, t: ScanTables, range: SpanRa
    * address. False (nothing recorded) when the core holds none of the object.
    */
   const scanObjectByPieces = (slot: number, objStart: number, size: number): boolean => {
-    startObject(slot)
-    sink.beginObject()
     const words8 = Math.floor(size / 8) * 8
     let present = 0
     let missing = 0
@@ -135,7 +141,7 @@ export function scanSpanRange(memory: AddressSpace, t: ScanTables, range: SpanRa
     const scanPiece = (at: number, n: number): boolean => {
       if (!memory.readInto(at, n, buf)) return false
       if (at === objStart && n >= 8 && keepFirstWords) firstWords[slot] = words[1]! * TWO32 + words[0]!
-      scanObjectWords(words, 0, n >>> 2, at, objStart, t, sink, free)
+      gatherPointers(words, 0, n >>> 2, at, objStart, slot, t, batch, flush)
       present += n
       return true
     }
@@ -209,6 +215,7 @@ export function scanSpanRange(memory: AddressSpace, t: ScanTables, range: SpanRa
     }
     s = e
   }
+  flush()
   // Slots after the range's last live object start where the next range does (its first edge).
   const last = range.end >= t.spanCount ? t.totalObjects : slots.end - 1
   if (slots.start <= last) startObject(last)
@@ -216,73 +223,62 @@ export function scanSpanRange(memory: AddressSpace, t: ScanTables, range: SpanRa
 }
 
 /**
- * The hot loop: words [w0, w1) (pairs of u32 halves) of `words`, which holds memory from bufAddr,
- * belong to the object starting at fromStart; every word pointing into a live object is an edge.
- * Rejects on the high half first, then the whole value against the span range, then looks up the
- * span in the page table; no allocation, no BigInt.
+ * Every word pointing into a live object among words [w0, w1) (pairs of u32 halves) of `words`,
+ * which holds memory from bufAddr and belongs to the object at fromStart, recorded as an edge
+ * of that object in `sink`; words pointing into slots that are not live go to `free`. (The scan
+ * itself gathers the words of many objects before it resolves them.)
  */
 export function scanObjectWords(words: Uint32Array, w0: number, w1: number, bufAddr: number, fromStart: number, t: PointerLookup, sink: EdgeBlocks, free: FreePointerLog): void {
-  const {lo, hi, loHi, hiHi, invPage, chunkPages, root, leaves, pageSpans, spanInfo, liveBits} = t
-  // The span's facts by page in pageSpans where it exists (one read), else by span in spanInfo.
-  const byPage = root !== null && pageSpans.length > 0
-  const pageSize = 1 / invPage
-  const invChunk = 1 / chunkPages
-  const base = bufAddr - fromStart
-  const everyEdges = sink.rule.edges
-  const everyBytes = sink.rule.bytes
+  const batch = new PointerBatch()
+  const flush = () => recordBatch(batch, t, sink, free, () => {})
+  gatherPointers(words, w0, w1, bufAddr, fromStart, 0, t, batch, flush)
+  flush()
+}
+
+/**
+ * The hot loop: words [w0, w1) (pairs of u32 halves) of `words`, which holds memory from bufAddr,
+ * belong to the object in slot `source`, starting at fromStart; every word whose value lies in the
+ * spans' range goes into `batch` (flushed by `flush` when full), to be looked up with its batch.
+ * Rejects on the high half first, then the whole value; no allocation, no BigInt.
+ */
+function gatherPointers(words: Uint32Array, w0: number, w1: number, bufAddr: number, fromStart: number, source: number, t: PointerLookup, batch: PointerBatch, flush: () => void): void {
+  const {lo, hi, loHi, hiHi} = t
+  const {value, address, offset} = batch
+  const sources = batch.source
   for (let w = w0; w < w1; w += 2) {
     const vh = words[w + 1]!
     if (vh < loHi || vh > hiHi) continue
     const v = vh * TWO32 + words[w]!
     if (v < lo || v >= hi) continue
-    let sStart: number
-    let size: number
-    let k: number
-    let slot: number
-    if (byPage) {
-      const page = Math.floor((v - lo) * invPage)
-      const chunk = Math.floor(page * invChunk)
-      const leaf = root[chunk]!
-      if (leaf < 0) continue
-      const at = (leaf * chunkPages + (page - chunk * chunkPages)) * PAGE_SPAN_STRIDE
-      size = pageSpans[at + 1]!
-      if (size === 0) continue
-      sStart = lo + pageSpans[at + 2]! * pageSize
-      k = Math.floor((v - sStart) / size)
-      if (k >= pageSpans[at + 3]!) continue // the span's tail waste
-      slot = pageSpans[at]! + k
-    } else {
-      let s: number
-      if (root !== null) {
-        const page = Math.floor((v - lo) * invPage)
-        const chunk = Math.floor(page * invChunk)
-        const leaf = root[chunk]!
-        if (leaf < 0) continue
-        s = leaves[leaf * chunkPages + (page - chunk * chunkPages)]!
-      } else s = spanOf(t, v)
-      if (s < 0) continue
-      const info = s * SPAN_STRIDE
-      if (v >= spanInfo[info + 1]!) continue
-      sStart = spanInfo[info]!
-      size = spanInfo[info + 2]!
-      k = Math.floor((v - sStart) / size)
-      slot = spanInfo[info + 3]! + k
-    }
-    if ((liveBits[slot >>> 5]! & (1 << (slot & 31))) === 0) {
-      free.add(bufAddr + w * 4, v, slot)
-      continue
-    }
-    let e = sink.at
-    if (e === sink.to.length) {
-      sink.next()
-      e = 0
-    }
-    sink.to[e] = slot
-    // The offset is kept only at a checkpoint (edge-words.ts finds the others again).
-    const o = base + w * 4
-    const n = sink.done + e
-    const nth = n - sink.objectFirst
-    if ((nth > 0 && nth % everyEdges === 0) || o - sink.markedAt >= everyBytes) sink.checkpoint(n, o)
-    sink.at = e + 1
+    if (batch.length === batch.capacity) flush()
+    const i = batch.length++
+    const at = bufAddr + w * 4
+    value[i] = v
+    address[i] = at
+    offset[i] = at - fromStart
+    sources[i] = source
   }
+}
+
+/**
+ * Resolves the batch's words and records them in order: an edge for each that points into a live
+ * object (`startSource` called before the first edge of each source object, in whichever batch it
+ * comes), a pointer into a
+ * free slot for each that points into one. Empties the batch.
+ */
+function recordBatch(batch: PointerBatch, t: PointerLookup, sink: EdgeBlocks, free: FreePointerLog, startSource: (slot: number) => void): void {
+  resolvePointers(batch, t)
+  const {kind, target, source, offset} = batch
+  for (let i = 0; i < batch.length; i++) {
+    const k = kind[i]!
+    if (k === LIVE_SLOT) {
+      // An object's words may span batches: it starts once.
+      if (source[i] !== batch.lastSource) {
+        batch.lastSource = source[i]!
+        startSource(batch.lastSource)
+      }
+      sink.add(target[i]!, offset[i]!)
+    } else if (k === FREE_SLOT) free.add(batch.address[i]!, batch.value[i]!, target[i]!)
+  }
+  batch.length = 0
 }

@@ -185,6 +185,28 @@ describe.skipIf(fixtures.length === 0)('scanHeapGraph on fixture cores', () => {
         expect(edgesWith({...tables, root: null})).toEqual(naive)
       })
 
+      it('records the same edges, checkpoints and pointers into free slots whatever number of words it looks up together', () => {
+        const lookup = buildLiveLookup(heap)
+        // A narrow rule, so that objects have checkpoints by count and by distance, some in a later batch than their object's first edge.
+        const tables: ScanTables = {...lookup, spanCount: heap.spans.count, spanPages: heap.spans.pages, spanObjectCount: heap.spans.objectCount, pageSize: heap.pageSize, totalObjects: heap.spans.totalObjects, checkpoints: {edges: 3, bytes: 48}, watchSlots: new Uint32Array(0)}
+        const scanWith = (batchWords?: number) => {
+          const outStart = new Uint32Array(tables.totalObjects + 1)
+          const firstWords = new Float64Array(tables.totalObjects)
+          const scan = scanSpanRange(program.core.memory, tables, {start: 0, end: tables.spanCount, liveBytesBefore: 0}, outStart, firstWords, scanBuffer(), batchWords)
+          const to: number[] = scan.edges.to.flatMap(block => Array.from(block))
+          const free = scan.freePointers
+          return {outStart: Array.from(outStart), firstWords: Array.from(firstWords), to, checkpointEdge: Array.from(scan.edges.checkpointEdge), checkpointOffset: Array.from(scan.edges.checkpointOffset), free: [free.count, Array.from(free.word), Array.from(free.value), Array.from(free.target)], objects: scan.scannedObjects}
+        }
+        const whole = scanWith()
+        expect(whole.to.length).toBeGreaterThan(0)
+        expect(whole.checkpointEdge.length, 'checkpoints').toBeGreaterThan(0)
+        // Some objects have more edges than the smaller batches hold.
+        let most = 0
+        for (let o = 0; o < tables.totalObjects; o++) most = Math.max(most, whole.outStart[o + 1]! - whole.outStart[o]!)
+        expect(most).toBeGreaterThan(5)
+        for (const words of [1, 5]) expect(scanWith(words), `${words} words a batch`).toEqual(whole)
+      })
+
       it("takes no pointer into a span's tail waste for its next span's first object, with each way of finding the span", () => {
         const lookup = buildLiveLookup(heap)
         const s = heap.spans
