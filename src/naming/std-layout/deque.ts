@@ -1,5 +1,4 @@
-import type {ObjectRef} from '../../heap/objects.js'
-import {MAX_ELEMENTS, type Probe} from './probe.js'
+import {MAX_ELEMENTS, type Block, type Probe} from './probe.js'
 
 /** libstdc++'s smallest map (`_S_initial_map_size`). */
 const INITIAL_MAP_SIZE = 8
@@ -12,7 +11,7 @@ const INITIAL_MAP_SIZE = 8
  * inside the map, in order; each iterator's first is its node's word and its cur in [first,
  * last); every block a live unnamed block of one size for the same last − first request.
  */
-export function dequeAt(p: Probe, owner: number, map: ObjectRef): boolean {
+export function dequeAt(p: Probe, owner: number, map: Block): boolean {
   if (!p.holds(owner, owner + 80)) return false
   const mapSize = p.word(owner + 8)
   if (mapSize === undefined || !(mapSize >= INITIAL_MAP_SIZE && mapSize <= MAX_ELEMENTS)) return false
@@ -28,7 +27,7 @@ export function dequeAt(p: Probe, owner: number, map: ObjectRef): boolean {
     if (p.word(it.node) !== it.first) return false
   }
   if (start.node > finish.node) return false
-  const blocks: ObjectRef[] = []
+  const blocks: Block[] = []
   for (let node = start.node; node <= finish.node; node += 8) {
     const b = p.block(p.word(node), 'std::deque block')
     if (!b || !p.fits(blockBytes, b) || (blocks.length > 0 && b.size !== blocks[0]!.size)) return false

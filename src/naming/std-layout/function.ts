@@ -1,8 +1,7 @@
-import type {ObjectRef} from '../../heap/objects.js'
 import {demangle} from '../../graph/demangle.js'
 import type {Program} from '../../program/program.js'
 import {lastAtOrBelow} from '../../util/search.js'
-import type {Probe} from './probe.js'
+import type {Block, Probe} from './probe.js'
 import {templateArguments} from './template-arguments.js'
 
 const HANDLER = 'std::_Function_handler<'
@@ -14,7 +13,7 @@ const HANDLER = 'std::_Function_handler<'
  * functor's type. Needs the executable's symbols (.symtab or its debug file): without them the
  * target is left unnamed, never guessed.
  */
-export function functionTargetAt(p: Probe, owner: number, target: ObjectRef, handlers: Handlers): boolean {
+export function functionTargetAt(p: Probe, owner: number, target: Block, handlers: Handlers): boolean {
   if (!p.holds(owner, owner + 32)) return false
   const manager = handlers.of(p.word(owner + 16), '_M_manager')
   if (manager === null || handlers.of(p.word(owner + 24), '_M_invoke') !== manager) return false

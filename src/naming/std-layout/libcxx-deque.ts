@@ -1,5 +1,4 @@
-import type {ObjectRef} from '../../heap/objects.js'
-import {MAX_ELEMENTS, type Probe} from './probe.js'
+import {MAX_ELEMENTS, type Block, type Probe} from './probe.js'
 
 /** libc++'s blocks hold 4096 / sizeof(T) elements (16 past 256 bytes): never fewer than this many bytes. */
 const MIN_BLOCK = 4096 - 255
@@ -15,7 +14,7 @@ const MIN_BLOCK = 4096 - 255
  * pointers to blocks of 4 KiB or more, would pass: no such shape was met (fixtures: namesdemo,
  * demo, slabcache).
  */
-export function libcxxDequeAt(p: Probe, owner: number, map: ObjectRef): boolean {
+export function libcxxDequeAt(p: Probe, owner: number, map: Block): boolean {
   if (!p.holds(owner, owner + 48)) return false
   const begin = p.word(owner + 8)
   const end = p.word(owner + 16)
@@ -24,7 +23,7 @@ export function libcxxDequeAt(p: Probe, owner: number, map: ObjectRef): boolean 
   if (begin === undefined || end === undefined || capacityEnd === undefined || size === undefined) return false
   if (!(map.start <= begin && begin < end && end <= capacityEnd && size <= MAX_ELEMENTS)) return false
   if ((begin - map.start) % 8 !== 0 || (end - map.start) % 8 !== 0 || !p.fits(capacityEnd - map.start, map)) return false
-  const blocks: ObjectRef[] = []
+  const blocks: Block[] = []
   for (let at = begin; at < end; at += 8) {
     const b = p.block(p.word(at), 'std::deque block')
     if (!b || b.size < MIN_BLOCK || (blocks.length > 0 && b.size !== blocks[0]!.size)) return false

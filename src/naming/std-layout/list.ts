@@ -1,5 +1,4 @@
-import type {ObjectRef} from '../../heap/objects.js'
-import {MAX_ELEMENTS, type Probe} from './probe.js'
+import {MAX_ELEMENTS, type Block, type Probe} from './probe.js'
 
 const NODE = 'std::list node'
 
@@ -14,13 +13,13 @@ const NODE = 'std::list node'
  * the class name, and accepted. Intrusive lists (links inside larger objects, at another offset)
  * fail: their next pointers are not block starts.
  */
-export function listAt(p: Probe, owner: number, firstNode: ObjectRef): boolean {
+export function listAt(p: Probe, owner: number, firstNode: Block): boolean {
   if (!p.holds(owner, owner + 24)) return false
   const last = p.word(owner + 8)
   const size = p.word(owner + 16)
   if (size === undefined || !(size >= 1 && size <= MAX_ELEMENTS)) return false
   if (last !== firstNode.start && !p.block(last, NODE)) return false
-  const nodes: ObjectRef[] = []
+  const nodes: Block[] = []
   let prev = owner
   let at: number | undefined = firstNode.start
   for (let i = 0; i < size; i++) {

@@ -3,6 +3,9 @@ import type {SpanObjectArrays} from '../../heap/slot-table.js'
 import type {NamingContext} from '../recogniser.js'
 import {VIA_LAYOUT} from '../via.js'
 
+/** A live block a layout test found: its slot, address and size. */
+export type Block = Pick<ObjectRef, 'index' | 'start' | 'size'>
+
 /**
  * What the layout tests read and how they name: words of the process image (untrusted, undefined
  * where the core has none) and the live, still unnamed blocks that start at an address.
@@ -21,42 +24,53 @@ export class Probe {
   /** Past the last byte offset from wordsStart at which a whole word is in `words` (0: none). */
   private wordsLimit = 0
 
-  /** Page → span index over the heap's range (−1: no span), when the range is small enough; else null (binary search). */
-  private readonly pageSpan: Int32Array | null
+  /**
+   * Per page of the heap's range, PAGE_STRIDE numbers: its span's first slot, object size, first
+   * page (counted from lo) and object count; size 0 for a page no span holds. Null when the range
+   * is too large, or a span's numbers do not fit 32 bits: then a binary search and the span table.
+   */
+  private readonly pageSlots: Uint32Array | null
+  private readonly pages: number
   private readonly lo: number
   private readonly pageSize: number
-  private readonly spans: SpanObjectArrays
   /** The slots' states (fixed while naming; read once, not through the objects' getter per word). */
   private readonly state: Uint8Array
 
   constructor(readonly ctx: NamingContext) {
     const {spans, pageSize} = ctx.objects
     this.pageSize = pageSize
-    this.spans = spans
     this.state = ctx.objects.state
     let lo = Infinity
     let hi = 0
+    let fits = true
+    let spanned = 0
     for (let i = 0; i < spans.start.length; i++) {
       lo = Math.min(lo, spans.start[i]!)
       hi = Math.max(hi, spans.start[i]! + spans.pages[i]! * pageSize)
+      spanned += spans.pages[i]!
+      fits &&= spans.firstObject[i]! + spans.objectCount[i]! <= MAX_U32 && spans.objectSize[i]! <= MAX_U32
     }
     this.lo = lo
     const pages = lo < hi ? (hi - lo) / pageSize : 0
+    this.pages = pages
     // Every word of every owner that points into the heap asks for its block: a table of the
-    // heap's pages (4 bytes a page: 1 MiB for 2 GiB of 8 KiB pages) answers with one read.
-    this.pageSpan = pages > 0 && pages <= MAX_PAGE_TABLE ? new Int32Array(pages).fill(-1) : null
-    if (this.pageSpan) {
+    // heap's pages (16 bytes a page: 4 MiB for 2 GiB of 8 KiB pages) answers with one read where the
+    // span table took five (the page's span, then four arrays by span), each missing the cache once
+    // the heap is large.
+    const small = pages <= MAX_PAGE_TABLE && (pages - spanned) * PAGE_STRIDE * 4 <= MAX_TABLE_WASTE
+    this.pageSlots = fits && pages > 0 && small ? new Uint32Array(pages * PAGE_STRIDE) : null
+    if (this.pageSlots) {
       for (let i = 0; i < spans.start.length; i++) {
         const first = (spans.start[i]! - lo) / pageSize
-        this.pageSpan.fill(i, first, first + spans.pages[i]!)
+        for (let page = first; page < first + spans.pages[i]!; page++) {
+          const at = page * PAGE_STRIDE
+          this.pageSlots[at] = spans.firstObject[i]!
+          this.pageSlots[at + 1] = spans.objectSize[i]!
+          this.pageSlots[at + 2] = first
+          this.pageSlots[at + 3] = spans.objectCount[i]!
+        }
       }
     }
-  }
-
-  private spanAt(addr: number): number {
-    if (this.pageSpan === null) return this.ctx.objects.spanAt(addr)
-    const page = Math.floor((addr - this.lo) / this.pageSize)
-    return page >= 0 && page < this.pageSpan.length ? this.pageSpan[page]! : -1
   }
 
   /** Whether [from, to) lies inside the current owner (a layout read past it is not the owner's). */
@@ -103,34 +117,52 @@ export class Probe {
    * kind: another tier, debug information, may have named some of a container's blocks first),
    * else undefined.
    */
-  block(addr: number | undefined, kind?: string): ObjectRef | undefined {
+  block(addr: number | undefined, kind?: string): Block | undefined {
     if (addr === undefined || addr % 8 !== 0 || addr <= 0) return undefined
     // Every word of every owner is asked: the slot is worked out here without an object per word.
-    const spans = this.spans
-    const span = this.spanAt(addr)
-    if (span < 0) return undefined
-    const size = spans.objectSize[span]!
-    const k = (addr - spans.start[span]!) / size
-    if (!Number.isInteger(k) || k >= spans.objectCount[span]!) return undefined
-    const index = spans.firstObject[span]! + k
+    let index: number
+    let size: number
+    const table = this.pageSlots
+    if (table !== null) {
+      const page = Math.floor((addr - this.lo) / this.pageSize)
+      if (!(page >= 0 && page < this.pages)) return undefined
+      const at = page * PAGE_STRIDE
+      size = table[at + 1]!
+      if (size === 0) return undefined
+      const k = (addr - (this.lo + table[at + 2]! * this.pageSize)) / size
+      if (!Number.isInteger(k) || k >= table[at + 3]!) return undefined
+      index = table[at]! + k
+    } else {
+      const spans = this.ctx.objects.spans
+      const span = this.ctx.objects.spanAt(addr)
+      if (span < 0) return undefined
+      size = spans.objectSize[span]!
+      const k = (addr - spans.start[span]!) / size
+      if (!Number.isInteger(k) || k >= spans.objectCount[span]!) return undefined
+      index = spans.firstObject[span]! + k
+    }
     if (this.state[index] !== this.ctx.live) return undefined
     const names = this.ctx.names
     if (names.typeOf[index] !== 0 && (kind === undefined || names.kindOf(index) !== kind)) return undefined
-    return {index, start: addr, size, span}
+    return {index, start: addr, size}
   }
 
   /** Whether the allocator gives a block of this size for this request. */
-  fits(request: number, block: ObjectRef): boolean {
+  fits(request: number, block: Block): boolean {
     return this.ctx.fits(request, block.size)
   }
 
-  name(block: ObjectRef, name: string, kind: string = name): void {
+  name(block: Block, name: string, kind: string = name): void {
     this.ctx.names.assign(block.index, name, kind, VIA_LAYOUT, block.start)
   }
 }
 
-/** Most heap pages the probe's page table covers (64 MiB of table: 512 GiB of 8 KiB pages). */
+/** Most heap pages the probe's page table covers (512 GiB of 8 KiB pages). */
 const MAX_PAGE_TABLE = 1 << 24
+/** Bytes of the page table that may cover pages no span holds (spans scattered over a wide range). */
+const MAX_TABLE_WASTE = 64 * 1024 * 1024
+const PAGE_STRIDE = 4
+const MAX_U32 = 0xffff_ffff
 
 /** Longest walk of one container (nodes, blocks, buckets): past it the owner is taken as not one. */
 export const MAX_ELEMENTS = 1 << 24

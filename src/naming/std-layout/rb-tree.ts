@@ -1,5 +1,4 @@
-import type {ObjectRef} from '../../heap/objects.js'
-import {MAX_ELEMENTS, type Probe} from './probe.js'
+import {MAX_ELEMENTS, type Block, type Probe} from './probe.js'
 
 const NODE = 'std::map/set node'
 const RED = 0
@@ -28,7 +27,7 @@ const LIBCXX: NodeLayout = {left: 0, right: 8, parent: 16, colour: 24, colourByt
  * leftmost and rightmost are the tree's, the root's parent is the header, and the tree walk
  * (`treeNodes`) agrees with the count.
  */
-export function rbTreeAt(p: Probe, owner: number, root: ObjectRef): boolean {
+export function rbTreeAt(p: Probe, owner: number, root: Block): boolean {
   const header = owner - 8
   // The comparator (8 bytes at least) comes before the header, the node count after it.
   if (!p.holds(header - 8, owner + 32)) return false
@@ -52,7 +51,7 @@ export function rbTreeAt(p: Probe, owner: number, root: ObjectRef): boolean {
  * right, parent, is_black, value}, one block each. Proven by: the begin node is a block, the
  * root's parent is the end node, and the tree walk agrees with the size and the begin node.
  */
-export function libcxxTreeAt(p: Probe, owner: number, root: ObjectRef): boolean {
+export function libcxxTreeAt(p: Probe, owner: number, root: Block): boolean {
   if (!p.holds(owner - 8, owner + 16)) return false
   const leftmost = p.word(owner - 8)
   const count = p.word(owner + 8)
@@ -70,10 +69,10 @@ export function libcxxTreeAt(p: Probe, owner: number, root: ObjectRef): boolean 
  * root's size, the root black, each node red or black with no red child under a red node, every
  * child's parent the node it hangs from, and exactly `count` nodes.
  */
-function treeNodes(p: Probe, root: ObjectRef, count: number, l: NodeLayout): ObjectRef[] | null {
+function treeNodes(p: Probe, root: Block, count: number, l: NodeLayout): Block[] | null {
   const colourOf = (n: number) => (l.colourBytes === 4 ? p.u32(n + l.colour) : p.ctx.program.core.memory.readU8(n + l.colour))
   if (colourOf(root.start) !== BLACK) return null
-  const nodes: ObjectRef[] = [root]
+  const nodes: Block[] = [root]
   const stack = [root.start]
   while (stack.length > 0) {
     const n = stack.pop()!

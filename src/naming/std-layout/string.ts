@@ -1,6 +1,5 @@
-import type {ObjectRef} from '../../heap/objects.js'
 import {textLength} from '../c-string.js'
-import type {Probe} from './probe.js'
+import type {Block, Probe} from './probe.js'
 
 /** libstdc++'s in-place capacity (15 chars + NUL): a longer string's buffer is on the heap. */
 const LOCAL_CAPACITY = 15
@@ -20,7 +19,7 @@ const SHORT = 16
  * accepted. A vector's {begin, end, capacity end} cannot pass: its second word is an address, not
  * a length that fits the block.
  */
-export function stringAt(p: Probe, owner: number, buffer: ObjectRef): boolean {
+export function stringAt(p: Probe, owner: number, buffer: Block): boolean {
   if (buffer.start === owner + 16 || !p.holds(owner, owner + 32)) return false
   const length = p.word(owner + 8)
   const capacity = p.word(owner + 16)
@@ -38,7 +37,7 @@ export function stringAt(p: Probe, owner: number, buffer: ObjectRef): boolean {
  * allocation of 16·k > 23 bytes that rounds to the block's size, size < allocation, and the text
  * fits (`textFits`).
  */
-export function libcxxStringAt(p: Probe, at: number, buffer: ObjectRef): boolean {
+export function libcxxStringAt(p: Probe, at: number, buffer: Block): boolean {
   const owner = at - 16
   if (!p.holds(owner, owner + 24)) return false
   const capacityWord = p.word(owner)
@@ -58,7 +57,7 @@ export function libcxxStringAt(p: Probe, at: number, buffer: ObjectRef): boolean
  * its bytes to read as text (c-string's rule). A std::string holding NUL bytes, or a short binary
  * one, is left unnamed.
  */
-function textFits(p: Probe, buffer: ObjectRef, length: number): boolean {
+function textFits(p: Probe, buffer: Block, length: number): boolean {
   const text = p.ctx.program.core.memory.readBytes(buffer.start, length + 1)
   if (!text || text.indexOf(0) !== length) return false
   return length >= SHORT || textLength(text) === length

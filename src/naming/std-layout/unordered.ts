@@ -1,5 +1,4 @@
-import type {ObjectRef} from '../../heap/objects.js'
-import {MAX_ELEMENTS, type Probe} from './probe.js'
+import {MAX_ELEMENTS, type Block, type Probe} from './probe.js'
 import {u64le} from '../../util/u64le.js'
 
 /**
@@ -20,7 +19,7 @@ import {u64le} from '../../util/u64le.js'
 /** sizeof(_Hashtable) with its single bucket. */
 const HASHTABLE_BYTES = 56
 
-export function bucketsAt(p: Probe, owner: number, buckets: ObjectRef): boolean {
+export function bucketsAt(p: Probe, owner: number, buckets: Block): boolean {
   if (!p.holds(owner, owner + HASHTABLE_BYTES)) return false
   const bucketCount = p.word(owner + 8)
   if (bucketCount === undefined || !(bucketCount >= 1 && bucketCount <= MAX_ELEMENTS)) return false
@@ -43,7 +42,7 @@ export function bucketsAt(p: Probe, owner: number, buckets: ObjectRef): boolean 
   return true
 }
 
-export function singleBucketAt(p: Probe, beforeBegin: number, first: ObjectRef): boolean {
+export function singleBucketAt(p: Probe, beforeBegin: number, first: Block): boolean {
   const owner = beforeBegin - 16
   if (!p.holds(owner, owner + HASHTABLE_BYTES)) return false
   if (p.word(owner) !== owner + 48 || p.word(owner + 8) !== 1) return false
@@ -61,14 +60,14 @@ const FLOAT_BITS = new Uint32Array(1)
 const FLOAT = new Float32Array(FLOAT_BITS.buffer)
 
 /** The nodes chained from before-begin, when they are exactly the element count; else null. */
-function chain(p: Probe, owner: number): ObjectRef[] | null {
+function chain(p: Probe, owner: number): Block[] | null {
   const count = p.word(owner + 24)
   const policy = p.u32(owner + 32)
   if (count === undefined || policy === undefined || !(count <= MAX_ELEMENTS)) return null
   FLOAT_BITS[0] = policy
   const maxLoad = FLOAT[0]!
   if (!(Number.isFinite(maxLoad) && maxLoad > 0)) return null
-  const nodes: ObjectRef[] = []
+  const nodes: Block[] = []
   let at = p.word(owner + 16)
   for (let i = 0; i < count; i++) {
     const n = p.block(at, 'std::unordered node')

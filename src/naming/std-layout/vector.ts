@@ -1,5 +1,4 @@
-import type {ObjectRef} from '../../heap/objects.js'
-import type {Probe} from './probe.js'
+import type {Block, Probe} from './probe.js'
 
 /**
  * A `std::vector<T>` at `owner`: {begin, end, capacity end} (libstdc++ and libc++ alike), its
@@ -18,7 +17,7 @@ import type {Probe} from './probe.js'
  * deque's map) have a fourth word pointing into the same block or at its end: a vector's next
  * field rarely does (a neighbouring vector's begin is another block), so such a triple is refused.
  */
-export function vectorAt(p: Probe, owner: number, body: ObjectRef): boolean {
+export function vectorAt(p: Probe, owner: number, body: Block): boolean {
   if (!p.holds(owner, owner + 24)) return false
   const end = p.word(owner + 8)
   const capacityEnd = p.word(owner + 16)
