@@ -6,7 +6,7 @@ import {EdgeBlocks, type EdgeBlockList} from './edge-blocks.js'
 import {FreePointerLog, type FreePointers} from './free-pointers.js'
 import type {CheckpointRule} from './edge-words.js'
 import type {PointerLookup} from './live-lookup.js'
-import {FREE_SLOT, LIVE_SLOT, PointerBatch, resolvePointers} from './pointer-batch.js'
+import {FREE_SLOT, LIVE_SLOT, emptyBatch, type PointerBatch, resolvePointers} from './pointer-batch.js'
 
 /** The granularity at which a core holds or lacks memory (x86-64 pages). */
 export const CORE_PAGE = 4096
@@ -84,7 +84,7 @@ export function scanSpanRange(memory: AddressSpace, t: ScanTables, range: SpanRa
   // An object's edges are recorded when its words' batch is resolved (pointer-batch.ts): its
   // outStart and the sink's object start then, at its first edge. The slots before it that had
   // none get the same outStart as they would have had at their turn (no edge came in between).
-  const batch = new PointerBatch(batchWords)
+  const batch = emptyBatch(batchWords)
   const flush = () => recordBatch(batch, t, sink, free, slot => {
     startObject(slot)
     sink.beginObject()
@@ -229,7 +229,7 @@ export function scanSpanRange(memory: AddressSpace, t: ScanTables, range: SpanRa
  * itself gathers the words of many objects before it resolves them.)
  */
 export function scanObjectWords(words: Uint32Array, w0: number, w1: number, bufAddr: number, fromStart: number, t: PointerLookup, sink: EdgeBlocks, free: FreePointerLog): void {
-  const batch = new PointerBatch()
+  const batch = emptyBatch()
   const flush = () => recordBatch(batch, t, sink, free, () => {})
   gatherPointers(words, w0, w1, bufAddr, fromStart, 0, t, batch, flush)
   flush()
