@@ -27,7 +27,8 @@ export class Probe {
   /**
    * Per page of the heap's range, PAGE_STRIDE numbers: its span's first slot, object size, first
    * page (counted from lo) and object count; size 0 for a page no span holds. Null when the range
-   * is too large, or a span's numbers do not fit 32 bits: then a binary search and the span table.
+   * is too large, a span's numbers do not fit 32 bits or a span does not start a page: then a binary
+   * search and the span table.
    */
   private readonly pageSlots: Uint32Array | null
   private readonly pages: number
@@ -48,7 +49,8 @@ export class Probe {
       lo = Math.min(lo, spans.start[i]!)
       hi = Math.max(hi, spans.start[i]! + spans.pages[i]! * pageSize)
       spanned += spans.pages[i]!
-      fits &&= spans.firstObject[i]! + spans.objectCount[i]! <= MAX_U32 && spans.objectSize[i]! <= MAX_U32
+      // A span's start is found again from its first page: it must be a page's.
+      fits &&= spans.firstObject[i]! + spans.objectCount[i]! <= MAX_U32 && spans.objectSize[i]! <= MAX_U32 && spans.start[i]! % pageSize === 0
     }
     this.lo = lo
     const pages = lo < hi ? (hi - lo) / pageSize : 0
