@@ -1,5 +1,6 @@
 import type {HeapModel} from '../heap/heap-model.js'
 import {LIVE} from '../heap/states.js'
+import type {SpanObjectArrays} from '../heap/slot-table.js'
 import {lastAtOrBelow} from '../util/search.js'
 
 /** Most pages a leaf of the page → span table covers (4096 pages: 32 MiB with 8 KiB pages). */
@@ -130,7 +131,7 @@ export function buildLiveLookup(heap: Pick<HeapModel, 'spans' | 'pageSize' | 'st
   }
   const leaves = new Int32Array(leafCount * chunkPages).fill(-1)
   const pageSpanBytes = leafCount * chunkPages * PAGE_SPAN_STRIDE * 4
-  const fits = pageSpanBytes <= spannedPages * PAGE_SPAN_STRIDE * 4 + PAGE_SPAN_SLACK_BYTES && spansFit32(spans, lo, invPage)
+  const fits = pageSpanBytes <= spannedPages * PAGE_SPAN_STRIDE * 4 + PAGE_SPAN_SLACK_BYTES && spansFit32(spans, lo, pageSize)
   const pageSpans = new Uint32Array(fits ? leafCount * chunkPages * PAGE_SPAN_STRIDE : 0)
   for (let s = 0; s < n; s++) {
     const first = Math.floor((spans.start[s]! - lo) * invPage)
@@ -139,24 +140,32 @@ export function buildLiveLookup(heap: Pick<HeapModel, 'spans' | 'pageSize' | 'st
       const c = Math.floor(p / chunkPages)
       const at = root[c]! * chunkPages + (p - c * chunkPages)
       leaves[at] = s
-      if (!fits) continue
-      pageSpans[at * PAGE_SPAN_STRIDE] = spans.firstObject[s]!
-      pageSpans[at * PAGE_SPAN_STRIDE + 1] = spans.objectSize[s]!
-      pageSpans[at * PAGE_SPAN_STRIDE + 2] = first
-      pageSpans[at * PAGE_SPAN_STRIDE + 3] = spans.objectCount[s]!
+      if (fits) setPageSpan(pageSpans, at, spans, s, first)
     }
   }
   return {...base, chunkBits, chunkPages, root, leaves, pageSpans}
 }
 
-/** Whether every span's slots, sizes and first page (from lo) fit pageSpans' 32-bit numbers. */
-function spansFit32(spans: HeapModel['spans'], lo: number, invPage: number): boolean {
+/**
+ * Whether every span's facts fit a per-page table of PAGE_SPAN_STRIDE 32-bit numbers (setPageSpan):
+ * its slots, size and first page (from lo), and its start a page's, as a lookup finds it again
+ * from its first page.
+ */
+export function spansFit32(spans: SpanObjectArrays, lo: number, pageSize: number): boolean {
   const MAX = 0xffff_ffff
-  for (let s = 0; s < spans.count; s++) {
+  for (let s = 0; s < spans.start.length; s++) {
     if (spans.firstObject[s]! + spans.objectCount[s]! > MAX || !(spans.objectSize[s]! >= 1 && spans.objectSize[s]! <= MAX)) return false
-    if ((spans.start[s]! - lo) * invPage + spans.pages[s]! > MAX) return false
+    if (spans.start[s]! % pageSize !== 0 || (spans.start[s]! - lo) / pageSize + spans.pages[s]! > MAX) return false
   }
   return true
+}
+
+/** Entry `at` of a per-page table: span s's first slot, object size, first page (from lo) and object count. */
+export function setPageSpan(table: Uint32Array, at: number, spans: SpanObjectArrays, s: number, firstPage: number): void {
+  table[at * PAGE_SPAN_STRIDE] = spans.firstObject[s]!
+  table[at * PAGE_SPAN_STRIDE + 1] = spans.objectSize[s]!
+  table[at * PAGE_SPAN_STRIDE + 2] = firstPage
+  table[at * PAGE_SPAN_STRIDE + 3] = spans.objectCount[s]!
 }
 
 function liveBitsOf(state: Uint8Array): Uint32Array {

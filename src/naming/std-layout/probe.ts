@@ -1,7 +1,7 @@
 import type {ObjectRef} from '../../heap/objects.js'
-import type {SpanObjectArrays} from '../../heap/slot-table.js'
 import type {NamingContext} from '../recogniser.js'
 import {VIA_LAYOUT} from '../via.js'
+import {PAGE_SPAN_STRIDE, setPageSpan, spansFit32} from '../../graph/live-lookup.js'
 
 /** A live block a layout test found: its slot, address and size. */
 export type Block = Pick<ObjectRef, 'index' | 'start' | 'size'>
@@ -25,7 +25,7 @@ export class Probe {
   private wordsLimit = 0
 
   /**
-   * Per page of the heap's range, PAGE_STRIDE numbers: its span's first slot, object size, first
+   * Per page of the heap's range, PAGE_SPAN_STRIDE numbers (the scan's pageSpans, live-lookup.ts): its span's first slot, object size, first
    * page (counted from lo) and object count; size 0 for a page no span holds. Null when the range
    * is too large, a span's numbers do not fit 32 bits or a span does not start a page: then a binary
    * search and the span table.
@@ -43,14 +43,11 @@ export class Probe {
     this.state = ctx.objects.state
     let lo = Infinity
     let hi = 0
-    let fits = true
     let spanned = 0
     for (let i = 0; i < spans.start.length; i++) {
       lo = Math.min(lo, spans.start[i]!)
       hi = Math.max(hi, spans.start[i]! + spans.pages[i]! * pageSize)
       spanned += spans.pages[i]!
-      // A span's start is found again from its first page: it must be a page's.
-      fits &&= spans.firstObject[i]! + spans.objectCount[i]! <= MAX_U32 && spans.objectSize[i]! <= MAX_U32 && spans.start[i]! % pageSize === 0
     }
     this.lo = lo
     const pages = lo < hi ? (hi - lo) / pageSize : 0
@@ -59,18 +56,12 @@ export class Probe {
     // heap's pages (16 bytes a page: 4 MiB for 2 GiB of 8 KiB pages) answers with one read where the
     // span table took five (the page's span, then four arrays by span), each missing the cache once
     // the heap is large.
-    const small = pages <= MAX_PAGE_TABLE && (pages - spanned) * PAGE_STRIDE * 4 <= MAX_TABLE_WASTE
-    this.pageSlots = fits && pages > 0 && small ? new Uint32Array(pages * PAGE_STRIDE) : null
+    const small = pages <= MAX_PAGE_TABLE && (pages - spanned) * PAGE_SPAN_STRIDE * 4 <= MAX_TABLE_WASTE
+    this.pageSlots = pages > 0 && small && spansFit32(spans, lo, pageSize) ? new Uint32Array(pages * PAGE_SPAN_STRIDE) : null
     if (this.pageSlots) {
       for (let i = 0; i < spans.start.length; i++) {
         const first = (spans.start[i]! - lo) / pageSize
-        for (let page = first; page < first + spans.pages[i]!; page++) {
-          const at = page * PAGE_STRIDE
-          this.pageSlots[at] = spans.firstObject[i]!
-          this.pageSlots[at + 1] = spans.objectSize[i]!
-          this.pageSlots[at + 2] = first
-          this.pageSlots[at + 3] = spans.objectCount[i]!
-        }
+        for (let page = first; page < first + spans.pages[i]!; page++) setPageSpan(this.pageSlots, page, spans, i, first)
       }
     }
   }
@@ -128,7 +119,7 @@ export class Probe {
     if (table !== null) {
       const page = Math.floor((addr - this.lo) / this.pageSize)
       if (!(page >= 0 && page < this.pages)) return undefined
-      const at = page * PAGE_STRIDE
+      const at = page * PAGE_SPAN_STRIDE
       size = table[at + 1]!
       if (size === 0) return undefined
       const k = (addr - (this.lo + table[at + 2]! * this.pageSize)) / size
@@ -163,8 +154,6 @@ export class Probe {
 const MAX_PAGE_TABLE = 1 << 24
 /** Bytes of the page table that may cover pages no span holds (spans scattered over a wide range). */
 const MAX_TABLE_WASTE = 64 * 1024 * 1024
-const PAGE_STRIDE = 4
-const MAX_U32 = 0xffff_ffff
 
 /** Longest walk of one container (nodes, blocks, buckets): past it the owner is taken as not one. */
 export const MAX_ELEMENTS = 1 << 24
