@@ -6,20 +6,12 @@
 import crypto from 'node:crypto'
 import {performance} from 'node:perf_hooks'
 import {startRetention} from '../../src/dominators/retention.js'
-import {IndexFile} from '../../src/index/index-file.js'
+import {openIndexArgument} from './open-index-argument.js'
 import type {ArrayName} from '../../src/index/schema.js'
 import {LIVE} from '../../src/heap/states.js'
 
 const [indexPath, runsArg] = process.argv.slice(2)
-if (!indexPath) {
-  console.error('usage: node dist/tools/bench/bench-retention.js INDEX [RUNS]')
-  process.exit(2)
-}
-const index = IndexFile.open(indexPath)
-if (!index) {
-  console.error(`${indexPath}: index of another format version (re-run toma analyze)`)
-  process.exit(1)
-}
+const index = openIndexArgument(indexPath, 'node dist/tools/bench/bench-retention.js INDEX [RUNS]')
 const array = <T extends ArrayBufferView = Uint32Array>(name: ArrayName) => index.array(name) as unknown as T
 const state = array<Uint8Array>('object.state')
 const n = state.length

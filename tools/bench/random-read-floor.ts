@@ -12,19 +12,11 @@
 // scan, the reverse edges, the searches, the dominator pass) cannot take the same time a GiB on
 // both, however they are written. Build first.
 import {performance} from 'node:perf_hooks'
-import {IndexFile} from '../../src/index/index-file.js'
+import {openIndexArgument} from './open-index-argument.js'
 import {LIVE} from '../../src/heap/states.js'
 
 const [indexPath, runsArg] = process.argv.slice(2)
-if (!indexPath) {
-  console.error('usage: node dist/tools/bench/random-read-floor.js INDEX [RUNS]')
-  process.exit(2)
-}
-const index = IndexFile.open(indexPath)
-if (!index) {
-  console.error(`${indexPath}: index of another format version (re-run toma analyze)`)
-  process.exit(1)
-}
+const index = openIndexArgument(indexPath, 'node dist/tools/bench/random-read-floor.js INDEX [RUNS]')
 const to = index.array('edge.to') as unknown as Uint32Array
 const state = index.array('object.state') as unknown as Uint8Array
 index.close()
