@@ -36,7 +36,7 @@ export const addressArgs = {
  */
 export const analysisFlags = {
   ...moduleFlags,
-  'tcmalloc-version': Flags.string({description: 'gperftools version (e.g. 2.10) or google/tcmalloc layout family (e.g. mongo-20240522) to assume, instead of detecting it'}),
+  'tcmalloc-version': Flags.string({description: 'gperftools version (e.g. 2.10) or google/tcmalloc layout family (e.g. mongo-20240522, or 2026-08-release for one build mode) to assume, instead of detecting it'}),
 }
 
 /** How a query's own analysis runs, where it finds no index to answer from (run-flags.ts). */

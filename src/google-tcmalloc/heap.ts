@@ -19,7 +19,8 @@ import type {LoadedModule} from '../program/program.js'
 import path from 'node:path'
 import {GOOGLE_TCMALLOC_LAYOUTS} from './layouts.js'
 import {classBytesOf, type GoogleLayout, type ShiftLayout} from './layout.js'
-import {walkPageMap, type PageMapWalk} from './page-map.js'
+import {walkPageMap, type PageEntry, type PageMapWalk} from './page-map.js'
+import {describeFirstPage, layoutFirstPage, probeFirstPage, type FirstPageField} from './first-page-probe.js'
 import {markSpanFreeObjects} from './span-free.js'
 import {freedSpanRecords, readSpanRecord, readSpans, type ClassSizes, type GoogleSpanTable} from './spans.js'
 
@@ -62,9 +63,10 @@ function chooseLayout(
   forced: string | undefined,
   fit: (layout: GoogleLayout, shift: ShiftLayout) => GlobalsFit,
 ): {layout: GoogleLayout; pageShift: number; how: string; misfits: string[]} {
-  const layouts = forced ? GOOGLE_TCMALLOC_LAYOUTS.filter(l => l.family === forced) : GOOGLE_TCMALLOC_LAYOUTS
-  if (layouts.length === 0) throw new TomaError(`no google/tcmalloc layout family '${forced}' (known: ${GOOGLE_TCMALLOC_LAYOUTS.map(l => l.family).join(', ')})`)
-  const scores: Array<{layout: GoogleLayout; pageShift: number; starts: number}> = []
+  // A family given names both its build modes (`2026-08`) or one (`2026-08-release`).
+  const layouts = forced ? GOOGLE_TCMALLOC_LAYOUTS.filter(l => l.family === forced || `${l.family}-${l.build}` === forced) : GOOGLE_TCMALLOC_LAYOUTS
+  if (layouts.length === 0) throw new TomaError(`no google/tcmalloc layout family '${forced}' (known: ${[...new Set(GOOGLE_TCMALLOC_LAYOUTS.flatMap(l => (l.build ? [l.family, `${l.family}-${l.build}`] : [l.family])))].join(', ')})`)
+  const scores: Array<{layout: GoogleLayout; pageShift: number; starts: number; entries: PageEntry[]}> = []
   for (const layout of layouts) {
     for (const pageShift of PAGE_SHIFTS) {
       const shift = layout.shifts[String(pageShift)]
@@ -72,17 +74,17 @@ function chooseLayout(
       const walk = walkPageMap(memory, pageMap, layout, pageShift, classBytesOf(shift), PROBE_ENTRIES)
       let starts = 0
       for (const e of walk.entries) if (readSpanRecord(memory, e.record, layout, pageShift)?.firstPage === e.page) starts++
-      scores.push({layout, pageShift, starts})
+      scores.push({layout, pageShift, starts, entries: walk.entries})
     }
   }
   scores.sort((a, b) => b.starts - a.starts)
   const top = scores[0]
   if (!top || top.starts === 0) {
     throw new TomaError(
-      `google/tcmalloc's page map at ${hex(pageMap)} names no span under any known layout (families ${layouts.map(l => `${l.family} (${l.covers})`).join(', ')}; pages of 4, 8, 32 and 256 KiB): this snapshot's layout is not known`,
+      `google/tcmalloc's page map at ${hex(pageMap)} names no span under any known layout (families ${layouts.map(l => `${familyName(l)} (${l.covers})`).join(', ')}; pages of 4, 8, 32 and 256 KiB): this snapshot's layout is not known${closestFamily(memory, scores)}; give toma the executable's DWARF (the unstripped executable, or its debug file by build-id under --debug-file-directory) to read its layout from`,
     )
   }
-  const name = (s: (typeof scores)[number]) => `${s.layout.family} with ${2 ** s.pageShift / 1024} KiB pages`
+  const name = (s: (typeof scores)[number]) => `${familyName(s.layout)} with ${2 ** s.pageShift / 1024} KiB pages`
   const tied = scores.filter(s => s.starts === top.starts).map(s => ({...s, fit: fit(s.layout, s.layout.shifts[String(s.pageShift)]!)}))
   const share = (f: GlobalsFit) => (f.checked === 0 ? 1 : f.misfits.length === 0 ? 1 : (f.checked - f.misfits.length) / f.checked)
   tied.sort((a, b) => share(b.fit) - share(a.fit))
@@ -98,6 +100,25 @@ function chooseLayout(
   const alike = tied.length > 1 ? `, as under ${tied.slice(1).map(name).join(', ')}; its globals are where its layout puts them` : ''
   return {layout: best.layout, pageShift: best.pageShift, how: `family ${name(best)}: ${best.starts} of the first page-map entries start spans under it${alike}`, misfits: best.fit.misfits}
 }
+
+/**
+ * Which candidate came closest, for the refusal: the one under whose page-map walk the most span
+ * records keep the naming page in one word, and where that word is against where its family
+ * puts it (`first-page-probe.ts`).
+ */
+function closestFamily(memory: AddressSpace, scores: ReadonlyArray<{layout: GoogleLayout; pageShift: number; entries: PageEntry[]}>): string {
+  let best: {layout: GoogleLayout; pageShift: number; field: FirstPageField} | null = null
+  for (const s of scores) {
+    const field = probeFirstPage(memory, s.entries, s.pageShift)
+    if (field && field.matches > 1 && (!best || field.matches / field.records > best.field.matches / best.field.records)) best = {layout: s.layout, pageShift: s.pageShift, field}
+  }
+  if (!best) return ''
+  const {layout, pageShift, field} = best
+  return `. Closest: family ${familyName(layout)} with ${2 ** pageShift / 1024} KiB pages, whose page map walks, but its span records keep their first page in ${describeFirstPage(field, pageShift)} (${field.matches} of ${field.records} records), where the family puts Span::first_page_ in ${describeFirstPage(layoutFirstPage(layout), pageShift)}`
+}
+
+/** A family's name, with its build mode where the mode moves its fields: `2026-08 (release build)`. */
+export const familyName = (layout: GoogleLayout): string => (layout.build ? `${layout.family} (${layout.build} build)` : layout.family)
 
 /** How many of a layout's globals were checked, and which are not where it puts them. */
 interface GlobalsFit {
@@ -191,7 +212,7 @@ export function identifyGoogleTcmalloc(program: Program): string {
   const {layout, pageShift} = chooseLayout(memory, pageMap, undefined, globalsFit(memory, bySymbol, words))
   const active = program.symbolAddress(SYMBOL.cpuCacheActive, [where.module])?.address
   const mode = active === undefined ? '' : program.core.memory.readU8(active) === 1 ? ', per-CPU caches' : ', per-thread caches (per-CPU mode off)'
-  return `google/tcmalloc in ${path.basename(where.module.module.path)}, layout family ${layout.family} (${layout.covers}), ${2 ** pageShift / 1024} KiB pages${mode}; globals by ${where.pageMap ? 'signature' : 'symbol'}`
+  return `google/tcmalloc in ${path.basename(where.module.module.path)}, layout family ${familyName(layout)} (${layout.covers}), ${2 ** pageShift / 1024} KiB pages${mode}; globals by ${where.pageMap ? 'signature' : 'symbol'}`
 }
 
 /** Bytes of .bss past the module's own segments that a scan follows (a static tcmalloc's page map root alone is 8 MiB). */
@@ -253,7 +274,7 @@ export function analyzeGoogleHeap(program: Program, options: ModelOptions = {}):
   const classes = readClassSizes(memory, need('sizeMap', 'size map (Static::sizemap_)'), shift)
   const warnings = new Warnings()
   const damage = new DamageLog()
-  for (const m of misfits) warnings.addDamage('globals', `family ${layout.family}: the ${m} is not where the family puts it, while the other globals are: read where the family says, it may be damaged`)
+  for (const m of misfits) warnings.addDamage('globals', `family ${familyName(layout)}: the ${m} is not where the family puts it, while the other globals are: read where the family says, it may be damaged`)
   const cut = program.core.truncation
   if (cut) warnings.add('core', `the core is truncated: ${cut.segments} segment(s) miss ${cut.missingBytes} bytes from ${hex(cut.firstAddress)} on; objects there cannot be read`, cut.firstAddress)
 
@@ -274,7 +295,7 @@ export function analyzeGoogleHeap(program: Program, options: ModelOptions = {}):
     return c
   }
   const free = readFreePages(memory, walk, layout, pageShift, shift, globals.at.pageAllocator, warnings)
-  if (free === null) warnings.add('back-end', `family ${layout.family} with ${2 ** pageShift / 1024} KiB pages: the back end's layout is not known, so its free pages are not counted`)
+  if (free === null) warnings.add('back-end', `family ${familyName(layout)} with ${2 ** pageShift / 1024} KiB pages: the back end's layout is not known, so its free pages are not counted`)
   // Span records live in tcmalloc's metadata arena; the one in the module's data is kInvalidSpan, which freed first pages name (2025 on).
   const freed = freedSpanRecords(memory, globals.at.spanAllocator, layout, warnings)
   const notSpan = (record: number) => freed.has(record) || program.core.fileAt(record) !== undefined

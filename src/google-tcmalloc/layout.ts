@@ -8,6 +8,12 @@ export interface GoogleLayout {
   family: string
   /** The commits the family covers, in words (for describe and the error when none fits). */
   covers: string
+  /**
+   * The build mode this layout is of, where the mode moves fields: from 77fbeb5 (2026-08) a debug
+   * build's TList<T>::Elem keeps a `list_` pointer that NDEBUG takes out, so Span, PageTracker and
+   * every list head move. Absent where both modes lay the records out alike.
+   */
+  build?: 'debug' | 'release'
   pageMap: {
     /** PageMap2 (root array of leaves) until 77fbeb5 (2026-08), PageMap3 (root, mid, leaf) after. */
     levels: 2 | 3

@@ -15,88 +15,133 @@ const FRONT_END_2024 = {
 const SPAN_HEAD_2024 = {embedCount: 16, freelist: 18, allocated: 20, cacheSize: 22, cacheSizeBits: 4 as const}
 
 /**
+ * 2026-08 as a debug build lays it out (assertions on, NDEBUG not defined): TList<T>::Elem keeps a
+ * `list_` pointer, so Span is 128 bytes and every record that is, or holds, a list element moves.
+ */
+const LAYOUT_2026_08_DEBUG: GoogleLayout = {
+  family: '2026-08',
+  build: 'debug',
+  covers: 'google/tcmalloc from 77fbeb5 (2026-08-12, PageMap3) to fce3f55 (2026-08-21)',
+  pageMap: {levels: 3, packed: true},
+  span: {
+    size: 128,
+    embedCount: 24,
+    freelist: 26,
+    allocated: 28,
+    cacheSize: 30,
+    cacheSizeBits: 8,
+    record: {kind: 'bitfields', bitsWord: 32, isLargeAfter: 0, sampledAfter: 1, smallNumPagesAfter: 3},
+    union: 48,
+    cache: 48,
+    cacheEntries: 12,
+    bitmapBits: 192,
+  },
+  shifts: {
+    '13': {
+      numClasses: 258,
+      classToSize: 26544,
+      classToPages: 26286,
+      slabInCpuCache: 0,
+      threadCacheList: 0,
+      threadCacheNext: 6224,
+      threadCacheSize: 6192,
+      backEnd: {
+        normalImpl: 2444760,
+        sampledImpl: 2444776,
+        normalImpls: 2,
+        sampledImpls: 2,
+        coldImpl: 2444792,
+        hasColdImpl: 2444804,
+        regionsCount: 798520,
+        allocatorFreeRoot: 798688,
+        cacheRoot: 798784,
+        cacheHugePages: 798848,
+        trackerSize: 352,
+        trackerLocation: 24,
+        trackerUsed: 64,
+        trackerReleased: 176,
+        ...ADDRESS_MAP_NODE,
+      },
+    },
+    '18': {
+      numClasses: 267,
+      classToSize: 26564,
+      classToPages: 26295,
+      slabInCpuCache: 0,
+      threadCacheList: 0,
+      threadCacheNext: 6440,
+      threadCacheSize: 6408,
+      backEnd: {
+        normalImpl: 1552896,
+        sampledImpl: 1552912,
+        normalImpls: 2,
+        sampledImpls: 2,
+        coldImpl: 1552928,
+        hasColdImpl: 1552940,
+        regionsCount: 501232,
+        allocatorFreeRoot: 501400,
+        cacheRoot: 501496,
+        cacheHugePages: 501560,
+        trackerSize: 232,
+        trackerLocation: 24,
+        trackerUsed: 64,
+        trackerReleased: 152,
+        ...ADDRESS_MAP_NODE,
+      },
+    },
+  },
+  slab: {slabsAndShift: 0, cpuCount: 16, begins: 24, headerBytes: 4, headerEnd: 2},
+  transferCache: {stride: 1728, slotInfo: 32, slots: 40, owner: 1616},
+  spanAllocatorFreeList: 16,
+  threadCache: {freeListStride: 24, freeListHead: 0, freeListLength: 8},
+  sampledAllocation: {size: 624, requestedSize: 32, depth: 104, stack: 112, maxDepth: 64},
+}
+
+/**
+ * 2026-08 as a release build lays it out (-DNDEBUG, what Bazel's `-c opt`, Envoy and MongoDB
+ * ship): no `list_` in TList<T>::Elem, so a 64-byte Span whose fields start 8 bytes earlier
+ * (`alloc_time_` in the word after the bit-fields, the union at 40), a PageTracker 8 bytes
+ * shorter, and the transfer caches and the page allocator's instances moved with their lists.
+ * Read with gdb from the release build of fce3f55 (fixtures/generate-google-tcmalloc.sh,
+ * gtc-2026-08-release-percpu; `-release` ids in fixtures/README.md).
+ */
+const LAYOUT_2026_08_RELEASE: GoogleLayout = {
+  ...LAYOUT_2026_08_DEBUG,
+  build: 'release',
+  span: {...LAYOUT_2026_08_DEBUG.span, size: 64, embedCount: 16, freelist: 18, allocated: 20, cacheSize: 22, record: {kind: 'bitfields', bitsWord: 24, isLargeAfter: 0, sampledAfter: 1, smallNumPagesAfter: 3}, union: 40, cache: 40},
+  shifts: {
+    '13': {
+      ...LAYOUT_2026_08_DEBUG.shifts['13']!,
+      backEnd: {
+        normalImpl: 2143656,
+        sampledImpl: 2143672,
+        normalImpls: 2,
+        sampledImpls: 2,
+        coldImpl: 2143688,
+        hasColdImpl: 2143700,
+        regionsCount: 698160,
+        allocatorFreeRoot: 698320,
+        cacheRoot: 698416,
+        cacheHugePages: 698480,
+        trackerSize: 344,
+        trackerLocation: 16,
+        trackerUsed: 56,
+        trackerReleased: 168,
+        ...ADDRESS_MAP_NODE,
+      },
+    },
+  },
+  transferCache: {stride: 1664, slotInfo: 32, slots: 40, owner: 1552},
+}
+
+/**
  * The google/tcmalloc layouts toma knows, newest family first. Each offset was read with gdb's
  * `ptype /o` from the DWARF of a build of the family's snapshot (fixtures/build-google-tcmalloc.sh;
  * docs/GOOGLE-TCMALLOC.md lists them and the commits each family covers).
  */
 export const GOOGLE_TCMALLOC_LAYOUTS: readonly GoogleLayout[] = [
-  {
-    family: '2026-08',
-    covers: 'google/tcmalloc from 77fbeb5 (2026-08-12, PageMap3) to fce3f55 (2026-08-21)',
-    pageMap: {levels: 3, packed: true},
-    span: {
-      size: 128,
-      embedCount: 24,
-      freelist: 26,
-      allocated: 28,
-      cacheSize: 30,
-      cacheSizeBits: 8,
-      record: {kind: 'bitfields', bitsWord: 32, isLargeAfter: 0, sampledAfter: 1, smallNumPagesAfter: 3},
-      union: 48,
-      cache: 48,
-      cacheEntries: 12,
-      bitmapBits: 192,
-    },
-    shifts: {
-      '13': {
-        numClasses: 258,
-        classToSize: 26544,
-        classToPages: 26286,
-        slabInCpuCache: 0,
-        threadCacheList: 0,
-        threadCacheNext: 6224,
-        threadCacheSize: 6192,
-        backEnd: {
-          normalImpl: 2444760,
-          sampledImpl: 2444776,
-          normalImpls: 2,
-          sampledImpls: 2,
-          coldImpl: 2444792,
-          hasColdImpl: 2444804,
-          regionsCount: 798520,
-          allocatorFreeRoot: 798688,
-          cacheRoot: 798784,
-          cacheHugePages: 798848,
-          trackerSize: 352,
-          trackerLocation: 24,
-          trackerUsed: 64,
-          trackerReleased: 176,
-          ...ADDRESS_MAP_NODE,
-        },
-      },
-      '18': {
-        numClasses: 267,
-        classToSize: 26564,
-        classToPages: 26295,
-        slabInCpuCache: 0,
-        threadCacheList: 0,
-        threadCacheNext: 6440,
-        threadCacheSize: 6408,
-        backEnd: {
-          normalImpl: 1552896,
-          sampledImpl: 1552912,
-          normalImpls: 2,
-          sampledImpls: 2,
-          coldImpl: 1552928,
-          hasColdImpl: 1552940,
-          regionsCount: 501232,
-          allocatorFreeRoot: 501400,
-          cacheRoot: 501496,
-          cacheHugePages: 501560,
-          trackerSize: 232,
-          trackerLocation: 24,
-          trackerUsed: 64,
-          trackerReleased: 152,
-          ...ADDRESS_MAP_NODE,
-        },
-      },
-    },
-    slab: {slabsAndShift: 0, cpuCount: 16, begins: 24, headerBytes: 4, headerEnd: 2},
-    transferCache: {stride: 1728, slotInfo: 32, slots: 40, owner: 1616},
-    spanAllocatorFreeList: 16,
-    threadCache: {freeListStride: 24, freeListHead: 0, freeListLength: 8},
-    sampledAllocation: {size: 624, requestedSize: 32, depth: 104, stack: 112, maxDepth: 64},
-  },
+  LAYOUT_2026_08_RELEASE,
+  LAYOUT_2026_08_DEBUG,
   {
     family: '2025-06',
     covers: 'google/tcmalloc 9535b58 (2025-06-02): PageMap2 with span pointers packed with the class (da43087 on), the 64-byte bitfield span record',

@@ -4,7 +4,7 @@ import {mergeIntervals, type Interval} from '../heap/interval.js'
 import {sizeClassUseOf} from '../heap/size-class-use.js'
 import type {Program} from '../program/program.js'
 import type {RequestFit} from '../heap/request-fit.js'
-import {analyzeGoogleHeap, identifyGoogleTcmalloc, locateGoogleTcmalloc, type GoogleHeap} from './heap.js'
+import {analyzeGoogleHeap, familyName, identifyGoogleTcmalloc, locateGoogleTcmalloc, type GoogleHeap} from './heap.js'
 import {classBytesOf} from './layout.js'
 import {pageMapNodeBytes} from './page-map.js'
 
@@ -116,7 +116,7 @@ function describe(heap: GoogleHeap): AllocatorDescription {
     kind: 'google/tcmalloc',
     version: heap.layout.family,
     versionHow: heap.how,
-    layoutGroup: heap.layout.family,
+    layoutGroup: familyName(heap.layout),
     pageSize: heap.pageSize,
     module: heap.module.loaded.module.path,
     moduleFile: heap.module.loaded.file?.path ?? null,
