@@ -166,15 +166,19 @@ export function describeSymbolic(s: SymbolicAddress | undefined): string {
   return `${mod}${off}`
 }
 
+const hasDwarf = (file: ElfFile) => file.section('.debug_info') !== undefined || file.section('.zdebug_info') !== undefined
+
 /**
- * The separate debug file of a stripped module file, when one is installed: looked for once, on
- * the first call (by the file when it first needs symbols, or by whoever asks what was found).
+ * The separate debug file of a module file stripped of its symbols or of its DWARF, when one is
+ * installed: looked for once, on the first call (by the file when it first needs symbols, or by
+ * whoever asks what was found).
  */
 function debugFileOnce(file: ElfFile, modulePath: string, options: ProgramOptions): () => {file: ElfFile; path: string; how: 'build-id' | 'debuglink'} | null {
   let found: {file: ElfFile; path: string; how: 'build-id' | 'debuglink'} | null | undefined
   return () => {
     if (found === undefined) {
-      const got = file.isStripped ? findDebugFile(file, modulePath, {sysroot: options.sysroot, debugDirectories: options.debugDirectories}) : null
+      // `strip --strip-debug` keeps .symtab and drops the DWARF, which the debug file still has.
+      const got = file.isStripped || !hasDwarf(file) ? findDebugFile(file, modulePath, {sysroot: options.sysroot, debugDirectories: options.debugDirectories}) : null
       found = got?.file ? {file: got.file, path: got.path, how: got.how} : null
     }
     return found
