@@ -15,7 +15,7 @@ const MAX_NESTING = 16
  * The member at a dotted path (`regions_.n_`, `cache_.cache_.root_`) of a struct, each step
  * looked for among the members of the type reached so far, then inside its anonymous structs and
  * unions and its base classes (C++ reaches those members by the same name). Null when a step is
- * not found.
+ * not found, or is a bit-field (bitFieldNamed places those).
  */
 export function memberPath(s: StructType, path: string): Place | null {
   let place: Place = {offset: 0, type: s}
@@ -30,7 +30,8 @@ export function memberPath(s: StructType, path: string): Place | null {
 }
 
 function memberNamed(s: StructType, name: string, depth: number): Place | null {
-  const own = s.members.find(m => m.name === name)
+  // A DWARF 5 bit-field is among the members too, at offset 0 (types.ts): not a whole member's place.
+  const own = s.bitFields.some(b => b.name === name) ? undefined : s.members.find(m => m.name === name)
   if (own) return {offset: own.offset, type: own.type}
   if (depth >= MAX_NESTING) return null
   for (const m of [...s.members.filter(m => m.name === ''), ...s.bases]) {
