@@ -10,6 +10,8 @@ import {googleLayoutFromDwarf, TCMALLOC_SOURCE, type DwarfLayout} from '../../sr
 import {layoutDifferences} from '../../src/google-tcmalloc/layout-differences.js'
 import type {GoogleLayout} from '../../src/google-tcmalloc/layout.js'
 import {GOOGLE_TCMALLOC_LAYOUTS} from '../../src/google-tcmalloc/layouts.js'
+import {have} from '../elf/tools.js'
+import {relocatedDebugObject} from '../helpers/relocated-debug-object.js'
 
 // google/tcmalloc's layout read from a build's own DWARF (src/google-tcmalloc/layout-from-dwarf.ts).
 // The release build of fce3f55 (2026-08) is scratch (fixtures/build, git-ignored, made by
@@ -21,6 +23,9 @@ const RELEASE = path.join(ROOT, 'fixtures/build/gtc/gtc-2026-08-release-percpu/g
 const haveRelease = fs.existsSync(RELEASE)
 const STRIPPED = path.join(ROOT, 'fixtures/google-tcmalloc/gtc-2026-08-percpu/gtcdemo')
 const TYPESDEMO = path.join(ROOT, 'fixtures/typesdemo/typesdemo')
+/** Envoy's pin (5da4a88, 2024-12) built for release: its objects, the executable not linked (scratch, as RELEASE). */
+const ENVOY_OBJECTS = ['static_vars', 'page_allocator'].map(u => path.join(ROOT, `fixtures/build/gtc/b-2024-12-27-release/obj/tcmalloc_${u}.o`))
+const haveEnvoyObjects = ENVOY_OBJECTS.every(o => fs.existsSync(o)) && have('ld')
 
 /**
  * The release build's layout as gdb measured it, not as this reader reads it:
@@ -149,5 +154,17 @@ describe.skipIf(!haveRelease)(`layout from DWARF: the release build of fce3f55 (
       seen.add(got === 'DwarfError' ? got : got === null ? 'null' : 'missing' in got ? 'missing' : 'layout')
     }
     expect([...seen].every(o => ['DwarfError', 'null', 'missing', 'layout'].includes(o))).toBe(true)
+  })
+})
+
+describe.skipIf(!haveEnvoyObjects)(`layout from DWARF: the objects of 5da4a88 (2024-12) (${haveEnvoyObjects ? 'present' : 'skipped: the release objects of fixtures/build-google-tcmalloc.sh 5da4a88, or ld, are absent'})`, () => {
+  // static_vars.cc and page_allocator.cc, combined by ld -r and relocated: the units the reader's first pass reads.
+  it('equal the table\'s 2024-12 family (gdb\'s ptype /o of a build of the same commit): cache[0] and kLargeCacheSize, SmallSpanState, selsan_impl_, PageMap2', {timeout: 60_000}, () => {
+    const read = googleLayoutFromDwarf(relocatedDebugObject(ENVOY_OBJECTS), 'envoy objects')
+    expect(read && 'missing' in read ? read.missing : []).toEqual([])
+    const got = read as DwarfLayout
+    expect(got.pageShift).toBe(13)
+    const table = GOOGLE_TCMALLOC_LAYOUTS.find(l => l.family === '2024-12')!
+    expect(layoutDifferences(got.layout, table, 13)).toEqual([])
   })
 })
