@@ -1,6 +1,7 @@
 import {describe, expect, it} from 'vitest'
 import {fileURLToPath} from 'node:url'
 import {ElfFile} from '../../src/elf/elf-file.js'
+import {abbrevByCode, parseAbbrevTable} from '../../src/elf/dwarf/abbrev.js'
 import {parseUnits} from '../../src/elf/dwarf/info.js'
 import {dwarfSections} from '../../src/elf/dwarf/sections.js'
 
@@ -31,5 +32,11 @@ describe('unit selection', () => {
     expect(starved).toMatchObject({units: [], parsedBytes: 0, exhausted: true})
     expect(starved.dies.size).toBe(0)
     expect(parseUnits(sections, {maxBytes: sections.info.length}).units.length).toBe(1)
+  })
+
+  it('one abbreviation read by its code is the table\'s, and a code the table lacks is undefined', () => {
+    const table = parseAbbrevTable(sections.abbrev, 0)
+    for (const code of [1, table.size, Math.ceil(table.size / 2)]) expect(abbrevByCode(sections.abbrev, 0, code)).toEqual(table.get(code))
+    expect(abbrevByCode(sections.abbrev, 0, table.size + 1000)).toBeUndefined()
   })
 })

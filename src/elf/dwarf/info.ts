@@ -1,6 +1,6 @@
 import {Cursor, DwarfError, stringAt} from './cursor.js'
 import {DW_AT, DW_FORM, DW_UT} from './constants.js'
-import {parseAbbrevTable, type Abbrev} from './abbrev.js'
+import {abbrevByCode, parseAbbrevTable, type Abbrev} from './abbrev.js'
 import type {DwarfSections} from './sections.js'
 import {u64le} from '../../util/u64le.js'
 
@@ -128,17 +128,23 @@ export function parseUnits(s: DwarfSections, select: UnitSelection = {}): Parsed
     }
     if (unitType !== DW_UT.compile && unitType !== DW_UT.partial) continue
     if (addressSize !== 8 && addressSize !== 4) throw new DwarfError(`.debug_info: unit at ${start} has address size ${addressSize}`)
-    let abbrevs = abbrevTables.get(abbrevOffset)
-    if (!abbrevs) abbrevTables.set(abbrevOffset, (abbrevs = parseAbbrevTable(s.abbrev, abbrevOffset)))
+    const tableOf = (offset: number): Map<number, Abbrev> => {
+      let table = abbrevTables.get(offset)
+      if (!table) abbrevTables.set(offset, (table = parseAbbrevTable(s.abbrev, offset)))
+      return table
+    }
     const ctx: UnitContext = {s, start, version, addressSize, offsetSize, strOffsetsBase: version >= 5 ? 8 : 0, addrBase: 8}
     let overBudget = false
-    const admit = select.named || select.maxBytes !== undefined ? (unit: Die): boolean => {
+    const selective = select.named !== undefined || select.maxBytes !== undefined
+    // A selective reading decodes a unit's own DIE with its one abbreviation, and builds the unit's
+    // table only when the unit is wanted.
+    const admit = selective ? (unit: Die): Map<number, Abbrev> | null => {
       const name = unit.attrs.get(DW_AT.name)?.value
-      if (select.named && !(typeof name === 'string' && select.named(name))) return false
+      if (select.named && !(typeof name === 'string' && select.named(name))) return null
       overBudget = parsedBytes + (end - start) > maxBytes
-      return !overBudget
+      return overBudget ? null : tableOf(abbrevOffset)
     } : null
-    const root = parseDies(u, abbrevs, ctx, dies, admit)
+    const root = parseDies(u, selective ? unitAbbrev(s, u, abbrevOffset, abbrevTables) : tableOf(abbrevOffset), ctx, dies, admit)
     if (root === UNWANTED) {
       if (overBudget) {
         exhausted = true
@@ -176,8 +182,24 @@ const SKIPPED = new Set<number>([0x28, 0x48, 0x49, 0x4109, 0x410a, 0x1d, 0x0a, 0
 /** What parseDies returns for a unit its `admit` turned away after reading the unit's own DIE. */
 const UNWANTED = Symbol('unwanted unit')
 
-/** A unit's DIE tree (null for an empty unit), or UNWANTED when `admit` refuses its unit DIE. */
-function parseDies(u: Cursor, abbrevs: Map<number, Abbrev>, ctx: UnitContext, dies: Map<number, Die>, admit: ((unit: Die) => boolean) | null): Die | null | typeof UNWANTED {
+/**
+ * The abbreviations a unit's own DIE needs: its table when built already, else only the
+ * abbreviation of the unit DIE's code (read at the cursor, which does not move).
+ */
+function unitAbbrev(s: DwarfSections, u: Cursor, abbrevOffset: number, built: Map<number, Map<number, Abbrev>>): Map<number, Abbrev> {
+  const table = built.get(abbrevOffset)
+  if (table) return table
+  const code = new Cursor(u.buf, u.pos, u.end, '.debug_info').uleb()
+  const abbrev = abbrevByCode(s.abbrev, abbrevOffset, code)
+  return abbrev ? new Map([[code, abbrev]]) : new Map()
+}
+
+/**
+ * A unit's DIE tree (null for an empty unit), or UNWANTED when `admit` refuses its unit DIE.
+ * `admit`, when given, returns the abbreviations of the rest of the unit (`abbrevs` may hold the
+ * unit DIE's alone).
+ */
+function parseDies(u: Cursor, abbrevs: Map<number, Abbrev>, ctx: UnitContext, dies: Map<number, Die>, admit: ((unit: Die) => Map<number, Abbrev> | null) | null): Die | null | typeof UNWANTED {
   let root: Die | null = null
   // Open entries; null for one skipped (so are its children).
   const stack: Array<Die | null> = []
@@ -217,7 +239,11 @@ function parseDies(u: Cursor, abbrevs: Map<number, Abbrev>, ctx: UnitContext, di
       const ab = die.attrs.get(DW_AT.addr_base)
       if (ab && typeof ab.value === 'number') ctx.addrBase = ab.value
       for (const [name, index] of pendingStrx!) die.attrs.set(name, {form: DW_FORM.strp, value: strx(index, ctx)})
-      if (admit && !admit(die)) return UNWANTED
+      if (admit) {
+        const table = admit(die)
+        if (!table) return UNWANTED
+        abbrevs = table
+      }
       root = die
     } else if (parent) {
       if (parent.children === NO_CHILDREN) parent.children = []
