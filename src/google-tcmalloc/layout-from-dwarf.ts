@@ -24,7 +24,7 @@ export const TCMALLOC_SOURCE = /(^|\/)tcmalloc\/[^/]+\.cc$/
  * release build's .debug_info (fce3f55, gcc 12); reading keeps some 35 bytes per byte, so this
  * bounds the memory near 2 GiB for a build whose units are much larger than that.
  */
-export const TCMALLOC_DWARF_BUDGET = 64 << 20
+export const TCMALLOC_DWARF_BUDGET = 64 * 2 ** 20
 /** The page shifts a ShiftLayout is keyed under when the DWARF does not give kPageShift: the caller probes them. */
 export const PROBED_PAGE_SHIFTS = [13, 18, 15, 12] as const
 /** x86-64 addresses have 48 bits: first_page_ is kAddressBits − kPageShift bits wide (Span::kMaxPageIdBits). */
