@@ -7,14 +7,14 @@ export const DW_TAG = {
   inlined_subroutine: 0x1d, subrange_type: 0x21, base_type: 0x24, const_type: 0x26,
   subprogram: 0x2e, template_type_param: 0x2f, variable: 0x34, volatile_type: 0x35,
   restrict_type: 0x37, namespace: 0x39, unspecified_type: 0x3b, partial_unit: 0x3c,
-  rvalue_reference_type: 0x42, atomic_type: 0x47,
+  template_value_param: 0x30, rvalue_reference_type: 0x42, atomic_type: 0x47,
 } as const
 
 export const DW_AT = {
-  location: 0x02, name: 0x03, byte_size: 0x0b, low_pc: 0x11, high_pc: 0x12, upper_bound: 0x2f,
-  abstract_origin: 0x31, count: 0x37, data_member_location: 0x38, declaration: 0x3c,
+  location: 0x02, name: 0x03, byte_size: 0x0b, bit_offset: 0x0c, bit_size: 0x0d, low_pc: 0x11, high_pc: 0x12, upper_bound: 0x2f,
+  const_value: 0x1c, abstract_origin: 0x31, count: 0x37, data_member_location: 0x38, declaration: 0x3c,
   specification: 0x47, type: 0x49, frame_base: 0x40, ranges: 0x55, str_offsets_base: 0x72,
-  addr_base: 0x73, rnglists_base: 0x74, linkage_name: 0x6e,
+  addr_base: 0x73, rnglists_base: 0x74, linkage_name: 0x6e, data_bit_offset: 0x6b,
 } as const
 
 export const DW_FORM = {

@@ -1,6 +1,6 @@
 import {Cursor, DwarfError, stringAt} from './cursor.js'
 import {DW_AT, DW_FORM, DW_UT} from './constants.js'
-import {parseAbbrevTable, type Abbrev} from './abbrev.js'
+import {abbrevByCode, parseAbbrevTable, type Abbrev} from './abbrev.js'
 import type {DwarfSections} from './sections.js'
 import {u64le} from '../../util/u64le.js'
 
@@ -42,15 +42,40 @@ export interface Unit {
 }
 
 /**
- * The attributes naming needs; the others are skipped without being decoded (a unit's strings
- * are most of the reading time: linkage names, file names, producers).
+ * The attributes naming and the layout readers need; the others are skipped without being decoded
+ * (a unit's strings are most of the reading time: linkage names, file names, producers). The bit
+ * attributes place bit-fields; const_value gives constants (kPageShift, template arguments).
  */
 const KEPT = new Set<number>([
   DW_AT.location, DW_AT.name, DW_AT.byte_size, DW_AT.low_pc, DW_AT.high_pc, DW_AT.upper_bound,
   DW_AT.abstract_origin, DW_AT.count, DW_AT.data_member_location, DW_AT.declaration,
   DW_AT.specification, DW_AT.type, DW_AT.frame_base, DW_AT.ranges, DW_AT.str_offsets_base, DW_AT.addr_base,
-  DW_AT.rnglists_base,
+  DW_AT.rnglists_base, DW_AT.bit_size, DW_AT.bit_offset, DW_AT.data_bit_offset, DW_AT.const_value,
 ])
+
+/**
+ * Which compile units to parse, for a reader that needs a few units of a file whose DWARF may be
+ * gigabytes (Envoy, MongoDB): each unit's own DIE is decoded for its name, and a unit not wanted
+ * is skipped by its header's length, its entries never decoded.
+ */
+export interface UnitSelection {
+  /** Whether the unit whose DW_AT_name this is gets parsed (a unit without a name is not). */
+  named?: (name: string) => boolean
+  /** Bytes of the wanted units parsed at most: the first unit past this ends the reading, `exhausted` says so. */
+  maxBytes?: number
+}
+
+/** What parseUnits read: the units parsed, their DIEs by offset, and why it stopped short if it did. */
+export interface ParsedUnits {
+  units: Unit[]
+  dies: Map<number, Die>
+  /** Units left unparsed: not selected by name. */
+  skipped: number
+  /** Bytes of the parsed units. */
+  parsedBytes: number
+  /** The selection's byte budget ended the reading before the section's end. */
+  exhausted: boolean
+}
 
 /** Bounds on damaged input. */
 const MAX_UNITS = 1 << 20
@@ -62,9 +87,14 @@ const MAX_DEPTH = 512
  * and split units are skipped. References are made absolute; strings and indexed addresses
  * (DWARF 5 strx/addrx) are resolved. References into another file (dwz's DW_FORM_GNU_ref_alt) and
  * by type signature are dropped: what they name is unknown here. Any damage is a DwarfError.
+ * `select` limits the reading to the units wanted (every unit's header is still walked).
  */
-export function parseUnits(s: DwarfSections): {units: Unit[]; dies: Map<number, Die>} {
+export function parseUnits(s: DwarfSections, select: UnitSelection = {}): ParsedUnits {
   const units: Unit[] = []
+  let skipped = 0
+  let parsedBytes = 0
+  let exhausted = false
+  const maxBytes = select.maxBytes ?? Infinity
   const dies = new Map<number, Die>()
   const abbrevTables = new Map<number, Map<number, Abbrev>>()
   const c = new Cursor(s.info, 0, s.info.length, '.debug_info')
@@ -98,17 +128,39 @@ export function parseUnits(s: DwarfSections): {units: Unit[]; dies: Map<number, 
     }
     if (unitType !== DW_UT.compile && unitType !== DW_UT.partial) continue
     if (addressSize !== 8 && addressSize !== 4) throw new DwarfError(`.debug_info: unit at ${start} has address size ${addressSize}`)
-    let abbrevs = abbrevTables.get(abbrevOffset)
-    if (!abbrevs) abbrevTables.set(abbrevOffset, (abbrevs = parseAbbrevTable(s.abbrev, abbrevOffset)))
+    const tableOf = (offset: number): Map<number, Abbrev> => {
+      let table = abbrevTables.get(offset)
+      if (!table) abbrevTables.set(offset, (table = parseAbbrevTable(s.abbrev, offset)))
+      return table
+    }
     const ctx: UnitContext = {s, start, version, addressSize, offsetSize, strOffsetsBase: version >= 5 ? 8 : 0, addrBase: 8}
-    const root = parseDies(u, abbrevs, ctx, dies)
+    let overBudget = false
+    const selective = select.named !== undefined || select.maxBytes !== undefined
+    // A selective reading decodes a unit's own DIE with its one abbreviation, and builds the unit's
+    // table only when the unit is wanted.
+    const admit = selective ? (unit: Die): Map<number, Abbrev> | null => {
+      const name = unit.attrs.get(DW_AT.name)?.value
+      if (select.named && !(typeof name === 'string' && select.named(name))) return null
+      overBudget = parsedBytes + (end - start) > maxBytes
+      return overBudget ? null : tableOf(abbrevOffset)
+    } : null
+    const root = parseDies(u, selective ? unitAbbrev(s, u, abbrevOffset, abbrevTables) : tableOf(abbrevOffset), ctx, dies, admit)
+    if (root === UNWANTED) {
+      if (overBudget) {
+        exhausted = true
+        break
+      }
+      skipped++
+      continue
+    }
+    parsedBytes += end - start
     if (root) {
       const low = root.attrs.get(DW_AT.low_pc)?.value
       const rb = root.attrs.get(DW_AT.rnglists_base)?.value
       units.push({offset: start, version, addressSize, addrBase: ctx.addrBase, rnglistsBase: typeof rb === 'number' ? rb : 0, lowPc: typeof low === 'number' ? low : 0, root})
     }
   }
-  return {units, dies}
+  return {units, dies, skipped, parsedBytes, exhausted}
 }
 
 interface UnitContext {
@@ -127,8 +179,27 @@ interface UnitContext {
  */
 const SKIPPED = new Set<number>([0x28, 0x48, 0x49, 0x4109, 0x410a, 0x1d, 0x0a, 0x18, 0x08, 0x3a])
 
-/** A unit's DIE tree (null for an empty unit). */
-function parseDies(u: Cursor, abbrevs: Map<number, Abbrev>, ctx: UnitContext, dies: Map<number, Die>): Die | null {
+/** What parseDies returns for a unit its `admit` turned away after reading the unit's own DIE. */
+const UNWANTED = Symbol('unwanted unit')
+
+/**
+ * The abbreviations a unit's own DIE needs: its table when built already, else only the
+ * abbreviation of the unit DIE's code (read at the cursor, which does not move).
+ */
+function unitAbbrev(s: DwarfSections, u: Cursor, abbrevOffset: number, built: Map<number, Map<number, Abbrev>>): Map<number, Abbrev> {
+  const table = built.get(abbrevOffset)
+  if (table) return table
+  const code = new Cursor(u.buf, u.pos, u.end, '.debug_info').uleb()
+  const abbrev = abbrevByCode(s.abbrev, abbrevOffset, code)
+  return abbrev ? new Map([[code, abbrev]]) : new Map()
+}
+
+/**
+ * A unit's DIE tree (null for an empty unit), or UNWANTED when `admit` refuses its unit DIE.
+ * `admit`, when given, returns the abbreviations of the rest of the unit (`abbrevs` may hold the
+ * unit DIE's alone).
+ */
+function parseDies(u: Cursor, abbrevs: Map<number, Abbrev>, ctx: UnitContext, dies: Map<number, Die>, admit: ((unit: Die) => Map<number, Abbrev> | null) | null): Die | null | typeof UNWANTED {
   let root: Die | null = null
   // Open entries; null for one skipped (so are its children).
   const stack: Array<Die | null> = []
@@ -168,6 +239,11 @@ function parseDies(u: Cursor, abbrevs: Map<number, Abbrev>, ctx: UnitContext, di
       const ab = die.attrs.get(DW_AT.addr_base)
       if (ab && typeof ab.value === 'number') ctx.addrBase = ab.value
       for (const [name, index] of pendingStrx!) die.attrs.set(name, {form: DW_FORM.strp, value: strx(index, ctx)})
+      if (admit) {
+        const table = admit(die)
+        if (!table) return UNWANTED
+        abbrevs = table
+      }
       root = die
     } else if (parent) {
       if (parent.children === NO_CHILDREN) parent.children = []

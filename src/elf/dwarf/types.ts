@@ -8,6 +8,13 @@ export interface Member {
   type: DwarfType
 }
 
+/** A bit-field member: where its bits start, counted from the struct's first bit (bit 0 of byte 0, little-endian). */
+export interface BitField {
+  name: string
+  bitOffset: number
+  bitSize: number
+}
+
 export interface StructType {
   kind: 'struct'
   /** Qualified: `app::Order`, `std::vector<Item*, std::allocator<Item*> >` (the compiler's spelling of template arguments). */
@@ -16,6 +23,12 @@ export interface StructType {
   union: boolean
   /** Data members at fixed offsets (bit-fields and static members are left out). */
   members: Member[]
+  /**
+   * Bit-field members (those with DW_AT_bit_size), kept apart from `members` so that readers of
+   * whole members do not meet them. (A DWARF 4/5 bit-field, placed by DW_AT_data_bit_offset alone,
+   * is in `members` too, at offset 0: that reading is older than this list and left as it is.)
+   */
+  bitFields: BitField[]
   /** Base classes at fixed offsets (virtual bases, placed at run time, are left out). */
   bases: Member[]
   /** Template type parameters by name (`_Tp`, `_Key`, `_Val`): what containers hold. */
@@ -101,6 +114,16 @@ export class TypeTable {
     return t?.kind === 'struct' ? t : undefined
   }
 
+  /** The DIE defining the struct of that qualified name (its static members and constants are its children). */
+  definitionOf(name: string): Die | undefined {
+    return this.definitions.get(name)
+  }
+
+  /** The qualified names of the structs some unit defines: a template's instances are found by their names' start. */
+  definedNames(): IterableIterator<string> {
+    return this.definitions.keys()
+  }
+
   /** The type an entry's DW_AT_type names (following DW_AT_specification / abstract_origin), null if none or unknown. */
   typeAttr(die: Die, depth = 0): DwarfType | null {
     for (let d: Die | undefined = die, i = 0; d && i < 8; i++) {
@@ -132,7 +155,7 @@ export class TypeTable {
         this.cache.set(die.offset, result)
         return result
       }
-      const s: StructType = {kind: 'struct', name: qualified, size: attrNumber(die, DW_AT.byte_size) ?? 0, union: die.tag === DW_TAG.union_type, members: [], bases: [], params: new Map(), polymorphic: false}
+      const s: StructType = {kind: 'struct', name: qualified, size: attrNumber(die, DW_AT.byte_size) ?? 0, union: die.tag === DW_TAG.union_type, members: [], bitFields: [], bases: [], params: new Map(), polymorphic: false}
       this.cache.set(die.offset, s)
       for (const child of die.children) {
         if (child.tag === DW_TAG.template_type_param) {
@@ -145,6 +168,8 @@ export class TypeTable {
         if (child.attrs.has(DW_AT.declaration)) continue
         const mname = attrString(child, DW_AT.name) ?? ''
         if (mname.startsWith('_vptr.')) s.polymorphic = true
+        const bits = child.tag === DW_TAG.member ? bitFieldPlace(child, s.union) : undefined
+        if (bits) s.bitFields.push({name: mname, ...bits})
         const offset = s.union ? 0 : memberOffset(child)
         const mt = this.typeAttr(child, depth)
         if (offset === undefined || !mt) {
@@ -217,6 +242,26 @@ function memberOffset(die: Die): number | undefined {
     return c.atEnd ? n : undefined
   }
   return undefined
+}
+
+/**
+ * Where a bit-field member's bits are, from the struct's first bit; undefined for a whole member.
+ * DWARF 4/5 say it directly (DW_AT_data_bit_offset). DWARF 2/3 give the storage unit's byte
+ * offset and size (DW_AT_data_member_location, DW_AT_byte_size) and DW_AT_bit_offset counted from
+ * the unit's most significant bit: on a little-endian target the field's lowest bit is at
+ * unit bits − bit_offset − bit_size.
+ */
+function bitFieldPlace(die: Die, inUnion: boolean): {bitOffset: number; bitSize: number} | undefined {
+  const bitSize = attrNumber(die, DW_AT.bit_size)
+  if (bitSize === undefined || !(bitSize > 0)) return undefined
+  const direct = attrNumber(die, DW_AT.data_bit_offset)
+  if (direct !== undefined) return direct >= 0 ? {bitOffset: direct, bitSize} : undefined
+  const fromMsb = attrNumber(die, DW_AT.bit_offset)
+  const unitBytes = attrNumber(die, DW_AT.byte_size)
+  const unitOffset = inUnion ? 0 : memberOffset(die)
+  if (fromMsb === undefined || unitBytes === undefined || unitOffset === undefined) return undefined
+  const bitOffset = unitOffset * 8 + unitBytes * 8 - fromMsb - bitSize
+  return bitOffset >= 0 ? {bitOffset, bitSize} : undefined
 }
 
 /**

@@ -1,9 +1,9 @@
 import path from 'node:path'
 import {TomaError} from '../../errors.js'
-import {ElfFile} from '../../elf/elf-file.js'
 import {DwarfError} from '../../elf/dwarf/cursor.js'
 import {readDebugInfo, type DebugInfo} from '../../elf/dwarf/debug-info.js'
 import type {LoadedModule} from '../../program/program.js'
+import {moduleDwarfFile} from '../../program/module-dwarf-file.js'
 
 /**
  * A library's DWARF past this many bytes of .debug_info is left out: libc6-dbg's libc is 5.8 MB,
@@ -30,21 +30,9 @@ export interface ModuleDebugInfo {
  * a library's over the budget, is a one-line reason instead.
  */
 export function moduleDebugInfo(module: LoadedModule, isExecutable: boolean): ModuleDebugInfo | string | null {
-  const file = module.file
-  if (!file) return null
-  let from = file.path
-  let source: ElfFile = file
-  if (!file.section('.debug_info') && !file.section('.zdebug_info')) {
-    const debug = module.debug
-    if (!debug) return null
-    from = debug.path
-    try {
-      source = ElfFile.load(debug.path)
-    } catch (e) {
-      if (e instanceof TomaError) return `${debug.path}: ${e.message}`
-      throw e
-    }
-  }
+  const dwarf = moduleDwarfFile(module)
+  if (dwarf === null || typeof dwarf === 'string') return dwarf
+  const {file: source, from} = dwarf
   try {
     const budget = isExecutable ? EXECUTABLE_DWARF_BUDGET : LIBRARY_DWARF_BUDGET
     const info = readDebugInfo(source, budget)

@@ -1,0 +1,240 @@
+import type {ElfFile} from '../elf/elf-file.js'
+import {DW_AT, DW_TAG} from '../elf/dwarf/constants.js'
+import {parseUnits, type Die} from '../elf/dwarf/info.js'
+import {dwarfSections} from '../elf/dwarf/sections.js'
+import {constValueOf, elementType} from '../elf/dwarf/struct-paths.js'
+import {qualifiedName, stripAliases, TypeTable} from '../elf/dwarf/types.js'
+import {DwarfTypeFinder, NS, type FoundStruct} from './dwarf-type-finder.js'
+import type {GoogleLayout, ShiftLayout} from './layout.js'
+import {spanLayoutFromDwarf} from './span-layout-from-dwarf.js'
+
+/** A layout read from a build's own DWARF. */
+export interface DwarfLayout {
+  layout: GoogleLayout
+  /** The build's kPageShift, as its DWARF gives it (see pageShiftOf); null when it does not. */
+  pageShift: number | null
+  /** The file the DWARF came from (the executable or its separate debug file). */
+  from: string
+}
+
+/** The compile units of tcmalloc's own sources (`tcmalloc/span.cc`, `external/tcmalloc/tcmalloc/static_vars.cc`): they define its types. */
+export const TCMALLOC_SOURCE = /(^|\/)tcmalloc\/[^/]+\.cc$/
+/**
+ * Bytes of tcmalloc's compile units parsed at most, in one pass. Its 39 units hold 9.7 MB of a
+ * release build's .debug_info (fce3f55, gcc 12); reading keeps some 35 bytes per byte, so this
+ * bounds the memory near 2 GiB for a build whose units are much larger than that.
+ */
+export const TCMALLOC_DWARF_BUDGET = 64 * 2 ** 20
+/** The page shifts a ShiftLayout is keyed under when the DWARF does not give kPageShift: the caller probes them. */
+export const PROBED_PAGE_SHIFTS = [13, 18, 15, 12] as const
+/** x86-64 addresses have 48 bits: first_page_ is kAddressBits − kPageShift bits wide (Span::kMaxPageIdBits). */
+const ADDRESS_BITS = 48
+/** A hugepage is 2 MiB on x86-64 (kHugePageShift, when the DWARF does not give it). */
+const HUGE_PAGE_SHIFT = 21
+
+/**
+ * The google/tcmalloc layout a build's DWARF describes, read from tcmalloc's own compile units
+ * alone (the rest of a large program's DWARF is skipped unit by unit, by length). Null when the
+ * file has no DWARF or it does not define tcmalloc::tcmalloc_internal::Span; `missing` when the
+ * types are there but some field the model reads is not (each named, `Span::first_page_`), so
+ * that the caller falls back to its table and says why. Damaged DWARF throws a DwarfError
+ * (elf/dwarf/cursor.js), as every DWARF reader here does.
+ *
+ * Types in type units (.debug_types, DW_UT_type: `-fdebug-types-section`) are not read: such a
+ * build's units name their types by signature, and reading gives null or `missing`.
+ *
+ * layout.shifts holds one ShiftLayout, keyed by the build's kPageShift; where the DWARF does not
+ * give it (pageShift null) the same ShiftLayout is keyed under each of PROBED_PAGE_SHIFTS, and the
+ * caller's probe of page shifts picks one.
+ */
+export function googleLayoutFromDwarf(file: ElfFile, from: string): DwarfLayout | {missing: string[]} | null {
+  const sections = dwarfSections(file)
+  if (!sections) return null
+  let read: DwarfLayout | {missing: string[]} | null = null
+  for (const units of UNIT_PASSES) {
+    const {dies, exhausted} = parseUnits(sections, {named: name => units.test(name), maxBytes: TCMALLOC_DWARF_BUDGET})
+    read = layoutFromDies(dies, from)
+    if (read && 'layout' in read) return read
+    if (exhausted && read) read.missing.push(`tcmalloc's compile units past the first ${TCMALLOC_DWARF_BUDGET} bytes (not read)`)
+  }
+  return read
+}
+
+/**
+ * Which of tcmalloc's units are read, in turn, until one reading gives the whole layout: first the
+ * two that define Static's members and the page allocator's back end (a release build of fce3f55:
+ * 0.6 s instead of 3 s for all 39 units), then all of tcmalloc's own.
+ */
+const UNIT_PASSES = [/(^|\/)tcmalloc\/(static_vars|page_allocator)\.cc$/, TCMALLOC_SOURCE]
+
+function layoutFromDies(dies: Map<number, Die>, from: string): DwarfLayout | {missing: string[]} | null {
+  if (dies.size === 0) return null
+  const f = new DwarfTypeFinder(new TypeTable(dies))
+  const span = f.structNamed(`${NS}Span`)
+  if (!span) return null
+  const spanStruct = {...span, label: 'Span'}
+  const spanLayout = spanLayoutFromDwarf(f, spanStruct)
+  const statics = f.struct('Static')
+  const shift = shiftLayoutFromDwarf(f, statics)
+  const slab = slabLayoutFromDwarf(f, statics)
+  const pageShift = pageShiftOf(dies, f, spanStruct)
+  const layout: GoogleLayout = {
+    family: 'dwarf',
+    covers: `the layout the DWARF of ${from} describes`,
+    pageMap: pageMapFromDwarf(f),
+    span: spanLayout,
+    shifts: Object.fromEntries((pageShift === null ? PROBED_PAGE_SHIFTS : [pageShift]).map(s => [String(s), shift])),
+    slab,
+    transferCache: transferCacheFromDwarf(f),
+    spanAllocatorFreeList: f.offset(f.staticMemberStruct(statics, 'span_allocator_', 'Static::span_allocator_') ?? f.struct('MetadataObjectAllocator<Span>', `MetadataObjectAllocator<${NS}Span>`, `PageHeapAllocator<${NS}Span>`), 'free_list_'),
+    threadCache: threadCacheFromDwarf(f),
+    sampledAllocation: sampledAllocationFromDwarf(f),
+  }
+  if (f.missing.length > 0) return {missing: [...new Set(f.missing)]}
+  return {layout, pageShift, from}
+}
+
+/** PageMap's map_: PageMap3 (77fbeb5 on) or PageMap2 (its kLeafBits); packed where a leaf keeps span_and_sizeclass. */
+function pageMapFromDwarf(f: DwarfTypeFinder): GoogleLayout['pageMap'] {
+  const map = f.nested(f.place(f.struct('PageMap'), 'map_')?.type, 'PageMap::map_')
+  if (!map) return {levels: 2, packed: false, leafBits: f.lacks('PageMap::map_')}
+  const levels = map.type.name.startsWith(`${NS}PageMap3<`) ? 3 : map.type.name.startsWith(`${NS}PageMap2<`) ? 2 : f.lacks(`PageMap::map_ (${map.type.name}: neither PageMap2 nor PageMap3)`)
+  const leaf = f.structNamed(`${map.type.name}::Leaf`)
+  if (!leaf) f.lacks(`${map.type.name}::Leaf`)
+  const packed = leaf !== null && leaf.type.members.some(m => m.name === 'span_and_sizeclass')
+  if (levels === 3) return {levels: 3, packed}
+  return {levels: 2, packed, leafBits: f.constant(map, 'kLeafBits') ?? f.lacks(`${map.type.name}::kLeafBits`)}
+}
+
+/** What moves with kNumClasses: SizeMap's arrays, the CPU cache's slab, the thread cache's lists, the back end. */
+function shiftLayoutFromDwarf(f: DwarfTypeFinder, statics: FoundStruct | null): ShiftLayout {
+  const sizeMap = f.struct('SizeMap')
+  const threadCache = f.struct('ThreadCache')
+  return {
+    numClasses: f.count(sizeMap, 'class_to_size_'),
+    classToSize: f.offset(sizeMap, 'class_to_size_'),
+    classToPages: f.offset(sizeMap, 'class_to_pages_'),
+    slabInCpuCache: f.offset(cpuCacheOf(f, statics), 'freelist_'),
+    threadCacheList: f.offset(threadCache, 'list_'),
+    threadCacheNext: f.offset(threadCache, 'next_'),
+    threadCacheSize: f.offset(threadCache, 'size_'),
+    backEnd: backEndFromDwarf(f),
+  }
+}
+
+/** Static::cpu_cache_'s type (CpuCache<Static>, whose base holds freelist_), else the CPU cache class by name. */
+function cpuCacheOf(f: DwarfTypeFinder, statics: FoundStruct | null): FoundStruct | null {
+  return f.staticMemberStruct(statics, 'cpu_cache_', 'CpuCache') ?? f.struct('CpuCache', 'cpu_cache_internal::CpuCache', 'CpuCache', 'CPUCache')
+}
+
+function backEndFromDwarf(f: DwarfTypeFinder): NonNullable<ShiftLayout['backEnd']> {
+  const pa = f.struct('PageAllocator')
+  const hpaa = f.struct('HugePageAwareAllocator', 'huge_page_allocator_internal::HugePageAwareAllocator', 'HugePageAwareAllocator')
+  const tracker = f.struct('PageTracker')
+  const node = f.struct('HugeAddressMap::Node')
+  const selsanImpl = f.optionalOffset(pa, 'selsan_impl_')
+  return {
+    normalImpl: f.offset(pa, 'normal_impl_'),
+    sampledImpl: f.offset(pa, 'sampled_impl_'),
+    normalImpls: f.count(pa, 'normal_impl_'),
+    sampledImpls: f.count(pa, 'sampled_impl_'),
+    coldImpl: f.offset(pa, 'cold_impl_'),
+    hasColdImpl: f.offset(pa, 'has_cold_impl_'),
+    ...(selsanImpl !== undefined ? {selsanImpl} : {}),
+    regionsCount: f.offset(hpaa, 'regions_.n_'),
+    allocatorFreeRoot: f.offset(hpaa, 'alloc_.free_.root_'),
+    cacheRoot: f.offset(hpaa, 'cache_.cache_.root_'),
+    cacheHugePages: f.offset(hpaa, 'cache_.size_'),
+    trackerSize: tracker?.type.size ?? NaN,
+    trackerLocation: f.offset(tracker, 'location_'),
+    trackerUsed: f.offset(tracker, 'free_.bits_'),
+    trackerReleased: f.offset(tracker, 'released_by_page_'),
+    nodeSize: node?.type.size ?? NaN,
+    nodeFirst: f.offset(node, 'range_.first'),
+    nodeCount: f.offset(node, 'range_.n'),
+    nodeLeft: f.offset(node, 'left_'),
+    nodeRight: f.offset(node, 'right_'),
+  }
+}
+
+/**
+ * The per-CPU slab (CpuCache::freelist_'s TcmallocSlab<N>) and its per-class Header: {current,
+ * end} (4 bytes, with the begins in the slab's begins_) or {current, end_copy, begin, end}.
+ */
+function slabLayoutFromDwarf(f: DwarfTypeFinder, statics: FoundStruct | null): GoogleLayout['slab'] {
+  const slab = f.nested(f.place(cpuCacheOf(f, statics), 'freelist_')?.type, 'TcmallocSlab') ?? f.struct('TcmallocSlab', 'subtle::percpu::TcmallocSlab', 'TcmallocSlab')
+  const header = slab ? f.structNamed(`${slab.type.name}::Header`) : null
+  if (slab && !header) f.lacks(`${slab.type.name}::Header`)
+  const H = header ? {...header, label: 'TcmallocSlab::Header'} : null
+  const headerBytes = H?.type.size === 4 || H?.type.size === 8 ? H.type.size : f.lacks(`TcmallocSlab::Header (${H?.type.size ?? '?'} bytes, not 4 or 8)`)
+  const cpuCount = f.optionalOffset(slab, 'state_.len_')
+  const begins = headerBytes === 4 ? f.offset(slab, 'begins_') : undefined
+  return {
+    slabsAndShift: f.offset(slab, 'slabs_and_shift_'),
+    ...(cpuCount !== undefined ? {cpuCount} : {}),
+    headerBytes: headerBytes as 4 | 8,
+    headerEnd: f.offset(H, 'end'),
+    ...(headerBytes === 8 ? {headerBegin: f.offset(H, 'begin')} : {}),
+    ...(begins !== undefined ? {begins} : {}),
+  }
+}
+
+/** TransferCacheManager::cache_[]: its element's size, and within it the transfer cache's (tc's) fields. */
+function transferCacheFromDwarf(f: DwarfTypeFinder): GoogleLayout['transferCache'] {
+  const manager = f.struct('TransferCacheManager')
+  const cache = f.place(manager, 'cache_')
+  const element = f.nested(cache ? elementType(cache.type) : null, 'TransferCacheManager::cache_[]')
+  if (manager && !element) f.lacks('TransferCacheManager::cache_ (an array of structs)')
+  return {
+    stride: element ? element.type.size : NaN,
+    slotInfo: f.offset(element, 'tc.slot_info_', 'slot_info_'),
+    slots: f.offset(element, 'tc.slots_', 'slots_'),
+    owner: f.offset(element, 'tc.owner_', 'owner_'),
+  }
+}
+
+/** ThreadCache::FreeList: its stride in list_[], and its head (list_) and length_ (in its base LinkedList). */
+function threadCacheFromDwarf(f: DwarfTypeFinder): GoogleLayout['threadCache'] {
+  const list = f.struct('ThreadCache::FreeList')
+  return {freeListStride: list ? list.type.size : NaN, freeListHead: f.offset(list, 'list_'), freeListLength: f.offset(list, 'length_')}
+}
+
+function sampledAllocationFromDwarf(f: DwarfTypeFinder): NonNullable<GoogleLayout['sampledAllocation']> {
+  const s = f.struct('SampledAllocation')
+  return {
+    size: s ? s.type.size : NaN,
+    requestedSize: f.offset(s, 'sampled_stack.requested_size'),
+    depth: f.offset(s, 'sampled_stack.depth'),
+    stack: f.offset(s, 'sampled_stack.stack'),
+    maxDepth: f.count(s, 'sampled_stack.stack'),
+  }
+}
+
+/**
+ * The build's kPageShift: the constant itself where the DWARF keeps it (gcc leaves out a
+ * namespace-scope constexpr no code takes the address of, so usually it does not); else from
+ * first_page_'s width (kAddressBits − kPageShift bits, x86-64's 48-bit addresses); else from the
+ * page tracker's bitmap of pages per hugepage (kHugePageShift − kPageShift bits).
+ */
+function pageShiftOf(dies: Map<number, Die>, f: DwarfTypeFinder, span: FoundStruct): number | null {
+  const own = namespaceConstant(dies, `${NS}kPageShift`)
+  if (own !== undefined) return own
+  const firstPage = f.bitField(span, 'first_page_')
+  if (firstPage) return ADDRESS_BITS - firstPage.bitSize
+  const tracker = f.structNamed(`${NS}PageTracker`)
+  const rangeTracker = tracker?.type.members.map(m => stripAliases(m.type).name).find(n => n.startsWith(`${NS}RangeTracker<`))
+  const pages = Number(/<(\d+)>$/.exec(rangeTracker ?? '')?.[1] ?? 0)
+  const hugeShift = namespaceConstant(dies, `${NS}kHugePageShift`) ?? HUGE_PAGE_SHIFT
+  return pages > 0 && Number.isInteger(Math.log2(pages)) ? hugeShift - Math.log2(pages) : null
+}
+
+/** A namespace-scope constant's value (a DW_TAG_variable with DW_AT_const_value), by its qualified name. */
+function namespaceConstant(dies: Map<number, Die>, qualified: string): number | undefined {
+  const name = qualified.slice(qualified.lastIndexOf('::') + 2)
+  for (const die of dies.values()) {
+    if (die.tag !== DW_TAG.variable || die.attrs.get(DW_AT.name)?.value !== name) continue
+    const v = constValueOf(die)
+    if (v !== undefined && qualifiedName(die) === qualified) return v
+  }
+  return undefined
+}
