@@ -20,6 +20,9 @@ import path from 'node:path'
 import {GOOGLE_TCMALLOC_LAYOUTS} from './layouts.js'
 import {classBytesOf, type GoogleLayout, type ShiftLayout} from './layout.js'
 import {walkPageMap, type PageEntry, type PageMapWalk} from './page-map.js'
+import {dwarfLayoutOf, type DwarfReading} from './dwarf-reading.js'
+import {DWARF_FAMILY} from './layout-from-dwarf.js'
+import {layoutDifferences} from './layout-differences.js'
 import {describeFirstPage, layoutFirstPage, probeFirstPage, type FirstPageField} from './first-page-probe.js'
 import {markSpanFreeObjects} from './span-free.js'
 import {freedSpanRecords, readSpanRecord, readSpans, type ClassSizes, type GoogleSpanTable} from './spans.js'
@@ -62,13 +65,80 @@ function chooseLayout(
   pageMap: number,
   forced: string | undefined,
   fit: (layout: GoogleLayout, shift: ShiftLayout) => GlobalsFit,
-): {layout: GoogleLayout; pageShift: number; how: string; misfits: string[]} {
+  dwarf: DwarfReading,
+): ChosenLayout {
+  const notes = dwarf.note ? [dwarf.note] : []
+  const fromDwarf = dwarf.layout
+  if (fromDwarf && forced) notes.push(`the layout in the DWARF of ${fromDwarf.from} is not read: --tcmalloc-version gave the family`)
+  else if (fromDwarf) {
+    const shifts = fromDwarf.pageShift === null ? PAGE_SHIFTS : [fromDwarf.pageShift]
+    const read = attempt(() => chooseAmong(memory, pageMap, [fromDwarf.layout], shifts, undefined, fit))
+    if (!(read instanceof TomaError)) return checkedAgainstTable(memory, pageMap, fit, fromDwarf.from, read, notes)
+    notes.push(`the layout in the DWARF of ${fromDwarf.from} does not read this core (${read.message}): the table's families are tried`)
+  }
   // A family given names both its build modes (`2026-08`) or one (`2026-08-release`).
   const layouts = forced ? GOOGLE_TCMALLOC_LAYOUTS.filter(l => l.family === forced || `${l.family}-${l.build}` === forced) : GOOGLE_TCMALLOC_LAYOUTS
   if (layouts.length === 0) throw new TomaError(`no google/tcmalloc layout family '${forced}' (known: ${[...new Set(GOOGLE_TCMALLOC_LAYOUTS.flatMap(l => (l.build ? [l.family, `${l.family}-${l.build}`] : [l.family])))].join(', ')})`)
+  return {...chooseAmong(memory, pageMap, layouts, PAGE_SHIFTS, forced, fit), notes}
+}
+
+/** A layout chosen, how, the globals out of place under it, and what the analysis must say of its source. */
+interface ChosenLayout {
+  layout: GoogleLayout
+  pageShift: number
+  how: string
+  misfits: string[]
+  /** Warnings: the DWARF was not read or disagrees with the table (each field named). */
+  notes: string[]
+}
+
+/**
+ * A layout read from the build's DWARF, held against the table: where a family of the table reads
+ * this core too, every field they disagree on is a warning (the DWARF's layout is the build's own,
+ * so it is the one read); where they agree, the reading is that family's, from DWARF.
+ */
+function checkedAgainstTable(
+  memory: AddressSpace,
+  pageMap: number,
+  fit: (layout: GoogleLayout, shift: ShiftLayout) => GlobalsFit,
+  from: string,
+  read: Omit<ChosenLayout, 'notes'>,
+  notes: string[],
+): ChosenLayout {
+  const table = attempt(() => chooseAmong(memory, pageMap, GOOGLE_TCMALLOC_LAYOUTS, [read.pageShift], undefined, fit))
+  const source = `layout from the DWARF of ${from}`
+  if (table instanceof TomaError) return {...read, how: `${source}, which no family of the table covers (${read.how})`, notes}
+  const differences = layoutDifferences(table.layout, read.layout, read.pageShift)
+  if (differences.length === 0) {
+    const layout = {...read.layout, family: table.layout.family, build: table.layout.build, covers: `${table.layout.covers}; read from the DWARF of ${from}`}
+    return {...read, layout, how: `${source}, the same as the table's family ${familyName(table.layout)} (${read.how})`, notes}
+  }
+  notes.push(`the DWARF of ${from} and the table's family ${familyName(table.layout)} disagree on ${differences.join(', ')}: the DWARF's layout is read`)
+  return {...read, how: `${source}, which differs from the table's family ${familyName(table.layout)} (${read.how})`, notes}
+}
+
+/** What `run` returns, or the TomaError it threw (a refusal to be said in other words). */
+function attempt<T>(run: () => T): T | TomaError {
+  try {
+    return run()
+  } catch (e) {
+    if (e instanceof TomaError) return e
+    throw e
+  }
+}
+
+/** chooseLayout's probe over some layouts and page shifts: the best reading, or the one-line refusal. */
+function chooseAmong(
+  memory: AddressSpace,
+  pageMap: number,
+  layouts: readonly GoogleLayout[],
+  pageShifts: readonly number[],
+  forced: string | undefined,
+  fit: (layout: GoogleLayout, shift: ShiftLayout) => GlobalsFit,
+): Omit<ChosenLayout, 'notes'> {
   const scores: Array<{layout: GoogleLayout; pageShift: number; starts: number; entries: PageEntry[]}> = []
   for (const layout of layouts) {
-    for (const pageShift of PAGE_SHIFTS) {
+    for (const pageShift of pageShifts) {
       const shift = layout.shifts[String(pageShift)]
       if (!shift) continue
       const walk = walkPageMap(memory, pageMap, layout, pageShift, classBytesOf(shift), PROBE_ENTRIES)
@@ -81,10 +151,10 @@ function chooseLayout(
   const top = scores[0]
   if (!top || top.starts === 0) {
     throw new TomaError(
-      `google/tcmalloc's page map at ${hex(pageMap)} names no span under any known layout (families ${layouts.map(l => `${familyName(l)} (${l.covers})`).join(', ')}; pages of 4, 8, 32 and 256 KiB): this snapshot's layout is not known${closestFamily(memory, scores)}; give toma the executable's DWARF (the unstripped executable, or its debug file by build-id under --debug-file-directory) to read its layout from`,
+      `google/tcmalloc's page map at ${hex(pageMap)} names no span under any known layout (families ${layouts.map(l => `${familyName(l)} (${l.covers})`).join(', ')}; pages of ${pageShifts.map(p => 2 ** p / 1024).join(', ')} KiB): this snapshot's layout is not known${closestFamily(memory, scores)}; give toma the executable's DWARF (the unstripped executable, or its debug file by build-id under --debug-file-directory) to read its layout from`,
     )
   }
-  const name = (s: (typeof scores)[number]) => `${familyName(s.layout)} with ${2 ** s.pageShift / 1024} KiB pages`
+  const name = (s: (typeof scores)[number]) => `${s.layout.family === DWARF_FAMILY ? "the DWARF's layout" : `family ${familyName(s.layout)}`} with ${2 ** s.pageShift / 1024} KiB pages`
   const tied = scores.filter(s => s.starts === top.starts).map(s => ({...s, fit: fit(s.layout, s.layout.shifts[String(s.pageShift)]!)}))
   const share = (f: GlobalsFit) => (f.checked === 0 ? 1 : f.misfits.length === 0 ? 1 : (f.checked - f.misfits.length) / f.checked)
   tied.sort((a, b) => share(b.fit) - share(a.fit))
@@ -94,11 +164,11 @@ function chooseLayout(
   }
   if (share(best.fit) <= 0.5) {
     throw new TomaError(
-      `google/tcmalloc's page map at ${hex(pageMap)} reads as ${name(best)}, but these globals are not where that family puts them: ${best.fit.misfits.join(', ')}; this snapshot's layout is not known${forced ? ' (the family was given by --tcmalloc-version)' : ''}`,
+      `google/tcmalloc's page map at ${hex(pageMap)} reads as ${name(best)}, but these globals are not where that layout puts them: ${best.fit.misfits.join(', ')}; this snapshot's layout is not known${forced ? ' (the family was given by --tcmalloc-version)' : ''}`,
     )
   }
   const alike = tied.length > 1 ? `, as under ${tied.slice(1).map(name).join(', ')}; its globals are where its layout puts them` : ''
-  return {layout: best.layout, pageShift: best.pageShift, how: `family ${name(best)}: ${best.starts} of the first page-map entries start spans under it${alike}`, misfits: best.fit.misfits}
+  return {layout: best.layout, pageShift: best.pageShift, how: `${name(best)}: ${best.starts} of the first page-map entries start spans under it${alike}`, misfits: best.fit.misfits}
 }
 
 /**
@@ -209,10 +279,10 @@ export function identifyGoogleTcmalloc(program: Program): string {
   let data: DataWords | undefined
   const words = () => (data ??= readDataWords(memory, scanSegments(program, where.module)))
   const bySymbol = {transferCache: symbol(SYMBOL.transferCache), pageAllocator: symbol(SYMBOL.pageAllocator), sizeMap: symbol(SYMBOL.sizeMap)}
-  const {layout, pageShift} = chooseLayout(memory, pageMap, undefined, globalsFit(memory, bySymbol, words))
+  const {layout, pageShift, how} = chooseLayout(memory, pageMap, undefined, globalsFit(memory, bySymbol, words), dwarfLayoutOf(program, where.module))
   const active = program.symbolAddress(SYMBOL.cpuCacheActive, [where.module])?.address
   const mode = active === undefined ? '' : program.core.memory.readU8(active) === 1 ? ', per-CPU caches' : ', per-thread caches (per-CPU mode off)'
-  return `google/tcmalloc in ${path.basename(where.module.module.path)}, layout family ${familyName(layout)} (${layout.covers}), ${2 ** pageShift / 1024} KiB pages${mode}; globals by ${where.pageMap ? 'signature' : 'symbol'}`
+  return `google/tcmalloc in ${path.basename(where.module.module.path)}, layout family ${familyName(layout)} (${layout.covers}), ${2 ** pageShift / 1024} KiB pages${mode}; globals by ${where.pageMap ? 'signature' : 'symbol'}; ${how}`
 }
 
 /** Bytes of .bss past the module's own segments that a scan follows (a static tcmalloc's page map root alone is 8 MiB). */
@@ -265,7 +335,7 @@ export function analyzeGoogleHeap(program: Program, options: ModelOptions = {}):
     if (at === null) throw new TomaError(`google/tcmalloc's ${what} was found neither by its symbol nor by its signature in ${loaded.module.path}`)
     return at
   }
-  const {layout, pageShift, how, misfits} = chooseLayout(memory, need('pageMap', 'page map (Static::pagemap_)'), options.version, globalsFit(memory, globals.at, words))
+  const {layout, pageShift, how, misfits, notes} = chooseLayout(memory, need('pageMap', 'page map (Static::pagemap_)'), options.version, globalsFit(memory, globals.at, words), dwarfLayoutOf(program, loaded))
   const shift = layout.shifts[String(pageShift)]!
   bySignature('sizeMap', () => findSizeMap(words(), shift))
   bySignature('transferCache', () => findTransferCache(memory, words(), layout, shift))
@@ -274,6 +344,7 @@ export function analyzeGoogleHeap(program: Program, options: ModelOptions = {}):
   const classes = readClassSizes(memory, need('sizeMap', 'size map (Static::sizemap_)'), shift)
   const warnings = new Warnings()
   const damage = new DamageLog()
+  for (const note of notes) warnings.add('layout', note)
   for (const m of misfits) warnings.addDamage('globals', `family ${familyName(layout)}: the ${m} is not where the family puts it, while the other globals are: read where the family says, it may be damaged`)
   const cut = program.core.truncation
   if (cut) warnings.add('core', `the core is truncated: ${cut.segments} segment(s) miss ${cut.missingBytes} bytes from ${hex(cut.firstAddress)} on; objects there cannot be read`, cut.firstAddress)

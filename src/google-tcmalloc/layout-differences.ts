@@ -7,12 +7,12 @@ const MAX_DEPTH = 8
  * Every field where two layouts differ, by its path (`span.allocated`,
  * `shifts.13.backEnd.trackerUsed`, `slab.cpuCount`), with both values: what a reading of a build's
  * DWARF and the table's family for it disagree on. Only the ShiftLayout of `pageShift` is
- * compared; family and covers (names, not layout) are not.
+ * compared; family, covers and build (names, not layout) are not.
  */
 export function layoutDifferences(a: GoogleLayout, b: GoogleLayout, pageShift: number): string[] {
   const out: string[] = []
   const key = String(pageShift)
-  const strip = (l: GoogleLayout) => ({...l, family: undefined, covers: undefined, shifts: {[key]: l.shifts[key]}})
+  const strip = (l: GoogleLayout) => ({...l, family: undefined, covers: undefined, build: undefined, shifts: {[key]: l.shifts[key]}})
   compare(strip(a), strip(b), '', out, 0)
   return out
 }

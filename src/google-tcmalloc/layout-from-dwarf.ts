@@ -17,6 +17,9 @@ export interface DwarfLayout {
   from: string
 }
 
+/** The family name of a layout read from DWARF: no family of the table, the build's own. */
+export const DWARF_FAMILY = 'dwarf'
+
 /** The compile units of tcmalloc's own sources (`tcmalloc/span.cc`, `external/tcmalloc/tcmalloc/static_vars.cc`): they define its types. */
 export const TCMALLOC_SOURCE = /(^|\/)tcmalloc\/[^/]+\.cc$/
 /**
@@ -79,7 +82,7 @@ function layoutFromDies(dies: Map<number, Die>, from: string): DwarfLayout | {mi
   const slab = slabLayoutFromDwarf(f, statics)
   const pageShift = pageShiftOf(dies, f, spanStruct)
   const layout: GoogleLayout = {
-    family: 'dwarf',
+    family: DWARF_FAMILY,
     covers: `the layout the DWARF of ${from} describes`,
     pageMap: pageMapFromDwarf(f),
     span: spanLayout,

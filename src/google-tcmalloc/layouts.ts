@@ -102,8 +102,8 @@ const LAYOUT_2026_08_DEBUG: GoogleLayout = {
  * ship): no `list_` in TList<T>::Elem, so a 64-byte Span whose fields start 8 bytes earlier
  * (`alloc_time_` in the word after the bit-fields, the union at 40), a PageTracker 8 bytes
  * shorter, and the transfer caches and the page allocator's instances moved with their lists.
- * Read with gdb from the release build of fce3f55 (fixtures/generate-google-tcmalloc.sh,
- * gtc-2026-08-release-percpu; `-release` ids in fixtures/README.md).
+ * Read with gdb from the release builds of fce3f55 (fixtures/generate-google-tcmalloc.sh,
+ * gtc-2026-08-release-percpu and gtc-2026-08-256k-release-percpu; fixtures/README.md).
  */
 const LAYOUT_2026_08_RELEASE: GoogleLayout = {
   ...LAYOUT_2026_08_DEBUG,
@@ -127,6 +127,26 @@ const LAYOUT_2026_08_RELEASE: GoogleLayout = {
         trackerLocation: 16,
         trackerUsed: 56,
         trackerReleased: 168,
+        ...ADDRESS_MAP_NODE,
+      },
+    },
+    '18': {
+      ...LAYOUT_2026_08_DEBUG.shifts['18']!,
+      backEnd: {
+        normalImpl: 1543440,
+        sampledImpl: 1543456,
+        normalImpls: 2,
+        sampledImpls: 2,
+        coldImpl: 1543472,
+        hasColdImpl: 1543484,
+        regionsCount: 498088,
+        allocatorFreeRoot: 498248,
+        cacheRoot: 498344,
+        cacheHugePages: 498408,
+        trackerSize: 224,
+        trackerLocation: 16,
+        trackerUsed: 56,
+        trackerReleased: 144,
         ...ADDRESS_MAP_NODE,
       },
     },

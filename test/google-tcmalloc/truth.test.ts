@@ -16,6 +16,8 @@ const DIR = fileURLToPath(new URL('../../fixtures/google-tcmalloc', import.meta.
 
 interface Row {
   id: string
+  /** How it was built (build.json's mode): `debug`, or `release` (-DNDEBUG, as releases ship). */
+  mode: 'debug' | 'release'
   snapshot: string
   pageKiB: number
   perCpu: boolean
@@ -63,6 +65,13 @@ describe('google/tcmalloc fixtures are there', () => {
     expect(rows.some(r => r.perCpu)).toBe(true)
     expect(rows.some(r => !r.perCpu)).toBe(true)
   })
+
+  it('has release builds (-DNDEBUG) beside debug builds, of both page sizes, both cache modes', () => {
+    const release = rows.filter(r => r.mode === 'release')
+    expect(new Set(release.map(r => r.pageKiB))).toEqual(new Set([8, 256]))
+    expect(new Set(release.map(r => r.perCpu))).toEqual(new Set([true, false]))
+    expect(rows.every(r => r.mode === 'release' || r.mode === 'debug')).toBe(true)
+  })
 })
 
 describe.each(rows.map(r => [r.id, r] as const))('google/tcmalloc model on %s', (_id, row) => {
@@ -73,6 +82,8 @@ describe.each(rows.map(r => [r.id, r] as const))('google/tcmalloc model on %s', 
   it('tells the family, the page size and the cache mode', async () => {
     const {truth, heap} = await shared()
     expect(heap.layout.family).toBe(FAMILY_OF_SNAPSHOT[row.snapshot])
+    // Where the build mode moves the records (2026-08 on), the layout told is of the fixture's mode.
+    expect(heap.layout.build ?? row.mode).toBe(row.mode)
     expect(heap.pageSize).toBe(2 ** truth.pageShift)
     expect(heap.pageSize).toBe(row.pageKiB * 1024)
     expect(heap.perCpuActive).toBe(truth.perCpuActive)
@@ -238,7 +249,7 @@ describe('a google/tcmalloc core of a layout toma does not know', () => {
     expect(run.status).not.toBe(0)
     expect(run.stdout).toBe('')
     expect(run.stderr.trim().split('\n')).toHaveLength(1)
-    expect(run.stderr).toMatch(new RegExp(`reads as ${other} with 8 KiB pages, but these globals are not where that family puts them: (.*, )?page allocator \\(normal_impl_\\[0\\]\\)`))
+    expect(run.stderr).toMatch(new RegExp(`reads as family ${other} with 8 KiB pages, but these globals are not where that layout puts them: (.*, )?page allocator \\(normal_impl_\\[0\\]\\)`))
     expect(fs.existsSync(path.join(work, 'x.idx'))).toBe(false)
     fs.rmSync(work, {recursive: true, force: true})
   }, 120_000)
