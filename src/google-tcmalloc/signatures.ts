@@ -59,9 +59,9 @@ export interface PageMapMatch {
  * root index the word must sit, so where the root array starts. Most words of a program's data
  * point at anything but a leaf, so a leaf is looked at only as far as its first entries (a real
  * leaf holds nothing but span pointers there), and what a leaf holds is read once per geometry,
- * not once per family.
+ * not once per family. The first match `accept` takes is returned.
  */
-export function findPageMap(memory: AddressSpace, data: DataWords, inModule: (addr: number) => boolean): PageMapMatch | null {
+export function findPageMap(memory: AddressSpace, data: DataWords, inModule: (addr: number) => boolean, accept: (match: PageMapMatch) => boolean = () => true): PageMapMatch | null {
   const tried = new Set<number>()
   const candidates = GOOGLE_TCMALLOC_LAYOUTS.flatMap(layout => Object.entries(layout.shifts).map(([key, shift]) => ({layout, pageShift: Number(key), shift})))
   for (const seg of data.segments) {
@@ -74,7 +74,15 @@ export function findPageMap(memory: AddressSpace, data: DataWords, inModule: (ad
         const root = rootIndexOf(memory, w, layout, pageShift, shift, leaves)
         if (root === null) continue
         const base = seg.start + off - root * 8
-        if (base >= seg.start && wholeRootAgrees(memory, base, layout, pageShift, shift)) return {pageMap: base, layout, pageShift}
+        // The root may start in an earlier segment than this entry: the kernel maps a large .bss
+        // in pieces, and an 8 MiB root's first entries in use can lie pieces after its start.
+        if (!data.segments.some(d => base >= d.start && base < d.start + d.bytes.length) || !wholeRootAgrees(memory, base, layout, pageShift, shift)) continue
+        // One geometry can read another's root: PageMap2's leaves are 2^15 entries with 8 and
+        // with 256 KiB pages, so the aligned 2^15-entry window of an 8 KiB build's root agrees
+        // with itself under 256 KiB pages (first_page_ cut to 30 bits keeps the index modulo
+        // 2^15). The caller's check (the size map of that page size) tells them apart.
+        const match = {pageMap: base, layout, pageShift}
+        if (accept(match)) return match
       }
     }
   }
