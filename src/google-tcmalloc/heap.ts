@@ -82,6 +82,9 @@ function chooseLayout(
   return {...chooseAmong(memory, pageMap, layouts, PAGE_SHIFTS, forced, fit), notes}
 }
 
+/** What a refusal asks for: the layout of a build no family covers is in its own DWARF. */
+const DWARF_HINT = "give toma the executable's DWARF (the unstripped executable, or its debug file by build-id under --debug-file-directory) to read its layout from"
+
 /** A layout chosen, how, the globals out of place under it, and what the analysis must say of its source. */
 interface ChosenLayout {
   layout: GoogleLayout
@@ -151,7 +154,7 @@ function chooseAmong(
   const top = scores[0]
   if (!top || top.starts === 0) {
     throw new TomaError(
-      `google/tcmalloc's page map at ${hex(pageMap)} names no span under any known layout (families ${layouts.map(l => `${familyName(l)} (${l.covers})`).join(', ')}; pages of ${pageShifts.map(p => 2 ** p / 1024).join(', ')} KiB): this snapshot's layout is not known${closestFamily(memory, scores)}; give toma the executable's DWARF (the unstripped executable, or its debug file by build-id under --debug-file-directory) to read its layout from`,
+      `google/tcmalloc's page map at ${hex(pageMap)} names no span under any known layout (families ${layouts.map(l => `${familyName(l)} (${l.covers})`).join(', ')}; pages of ${pageShifts.map(p => 2 ** p / 1024).join(', ')} KiB): this snapshot's layout is not known${closestFamily(memory, scores)}; ${DWARF_HINT}`,
     )
   }
   const name = (s: (typeof scores)[number]) => `${s.layout.family === DWARF_FAMILY ? "the DWARF's layout" : `family ${familyName(s.layout)}`} with ${2 ** s.pageShift / 1024} KiB pages`
@@ -164,7 +167,7 @@ function chooseAmong(
   }
   if (share(best.fit) <= 0.5) {
     throw new TomaError(
-      `google/tcmalloc's page map at ${hex(pageMap)} reads as ${name(best)}, but these globals are not where that layout puts them: ${best.fit.misfits.join(', ')}; this snapshot's layout is not known${forced ? ' (the family was given by --tcmalloc-version)' : ''}`,
+      `google/tcmalloc's page map at ${hex(pageMap)} reads as ${name(best)}, but these globals are not where that layout puts them: ${best.fit.misfits.join(', ')}; this snapshot's layout is not known${forced ? ' (the family was given by --tcmalloc-version)' : `; ${DWARF_HINT}`}`,
     )
   }
   const alike = tied.length > 1 ? `, as under ${tied.slice(1).map(name).join(', ')}; its globals are where its layout puts them` : ''
@@ -256,16 +259,19 @@ export function locateGoogleTcmalloc(program: Program): {module: LoadedModule; p
     const module = program.executable
     const data = readDataWords(program.core.memory, scanSegments(program, module))
     const inModule = (a: number) => program.core.fileAt(a) !== undefined
-    const pageMap = findPageMap(program.core.memory, data, inModule)
-    // A page map alone could be gperftools' look-alike: the size map must be there too. Families
-    // whose page maps read alike differ in the size map's place: any of them will do here, and
-    // chooseLayout tells them apart.
-    const sizeMapFound = (pageShift: number) =>
-      GOOGLE_TCMALLOC_LAYOUTS.some(l => l.shifts[String(pageShift)] !== undefined && findSizeMap(data, l.shifts[String(pageShift)]!) !== null)
-    if (pageMap && sizeMapFound(pageMap.pageShift)) found = {module, pageMap}
+    // A page map alone could be gperftools' look-alike, or another page size's reading of the
+    // same root: the size map of that page size must be there too. Families whose page maps read
+    // alike differ in the size map's place: any of them will do here, and chooseLayout tells them apart.
+    const pageMap = findPageMap(program.core.memory, data, inModule, match => sizeMapOfPageSize(data, match.pageShift))
+    if (pageMap) found = {module, pageMap}
   }
   located.set(program, found)
   return found
+}
+
+/** Whether the data holds a size map laid out as some family lays it out for that page size. */
+function sizeMapOfPageSize(data: DataWords, pageShift: number): boolean {
+  return GOOGLE_TCMALLOC_LAYOUTS.some(l => l.shifts[String(pageShift)] !== undefined && findSizeMap(data, l.shifts[String(pageShift)]!) !== null)
 }
 
 /** The allocator, its layout family and page size, and its cache mode, without walking the heap. */
@@ -326,7 +332,7 @@ export function analyzeGoogleHeap(program: Program, options: ModelOptions = {}):
   options.progress?.('allocator globals', 0, 1)
   let pageMapMatch = where.pageMap
   if (globals.at.pageMap === null) {
-    pageMapMatch ??= findPageMap(memory, words(), a => program.core.fileAt(a) !== undefined)
+    pageMapMatch ??= findPageMap(memory, words(), a => program.core.fileAt(a) !== undefined, match => sizeMapOfPageSize(words(), match.pageShift))
     globals.at.pageMap = pageMapMatch?.pageMap ?? null
     globals.how.pageMap = pageMapMatch ? 'signature' : 'not found (no symbol, no signature)'
   }
