@@ -33,7 +33,9 @@ export type DebugFileResult =
 export function findDebugFile(file: ElfFile, modulePath: string, opts: DebugSearchOptions = {}): DebugFileResult {
   const dirs = opts.debugDirectories ?? DEFAULT_DEBUG_DIRECTORIES
   const roots = opts.sysroot ? [opts.sysroot, ''] : ['']
-  const underRoots = (tail: string) => roots.flatMap(root => dirs.map(dir => path.join(root || '/', dir, tail)))
+  // A folder given relative (`--debug-file-directory debug`) is relative to the current folder, as
+  // every other path argument is; under a sysroot it is inside it.
+  const underRoots = (tail: string) => roots.flatMap(root => dirs.map(dir => (root ? path.join(root, dir, tail) : path.resolve(dir, tail))))
 
   const candidates: {how: 'build-id' | 'debuglink'; path: string}[] = []
   const id = file.buildId?.toLowerCase()
