@@ -144,9 +144,9 @@ describe('a damaged google/tcmalloc heap (gtc-2026-08-perthread)', () => {
   })
 })
 
-describe('a damaged google/tcmalloc global (gtc-envoy-2024-12-27-percpu)', () => {
+describe('a damaged google/tcmalloc global (gtc-envoy-2024-12-27-release-percpu)', () => {
   it("is a warning that names it, not the end of the analysis: the family is still told by the globals that are in place", async () => {
-    const f = await fixture('gtc-envoy-2024-12-27-percpu')
+    const f = await fixture('gtc-envoy-2024-12-27-release-percpu')
     expect(f.heap.warnings.total).toBe(0)
     const pa = f.heap.globals.at.pageAllocator!
     const d = f.run({patches: [f.word(pa + f.heap.shift.backEnd!.normalImpl, 0)]}).heap!
@@ -203,6 +203,6 @@ describe.each(['gtc-2026-08-perthread', 'gtc-mongo-20240522-percpu'])('random wo
 
 describe('the fixtures this test damages', () => {
   it('are there', () => {
-    for (const id of ['gtc-2026-08-perthread', 'gtc-mongo-20240522-percpu', 'gtc-envoy-2024-12-27-percpu']) expect(fs.existsSync(path.join(DIR, id, 'core.br'))).toBe(true)
+    for (const id of ['gtc-2026-08-perthread', 'gtc-mongo-20240522-percpu', 'gtc-envoy-2024-12-27-release-percpu']) expect(fs.existsSync(path.join(DIR, id, 'core.br'))).toBe(true)
   })
 })

@@ -4,6 +4,7 @@ import {fileURLToPath} from 'node:url'
 import {afterAll, describe, expect, it} from 'vitest'
 import {Core} from '../../src/core/core.js'
 import {analyzeGoogleHeap, type GoogleHeap} from '../../src/google-tcmalloc/heap.js'
+import {DWARF_FAMILY} from '../../src/google-tcmalloc/layout-from-dwarf.js'
 import {objectAt} from '../../src/heap/objects.js'
 import {CENTRAL_CACHE, LIVE, PAGE_HEAP, RETURNED, THREAD_CACHE, TRANSFER_CACHE} from '../../src/heap/states.js'
 import {Program} from '../../src/program/program.js'
@@ -13,6 +14,11 @@ import {testTemp} from '../helpers/test-temp.js'
 
 /** The google/tcmalloc fixtures (fixtures/README.md, "google/tcmalloc"): cores of gtcdemo with the process's own figures. */
 const DIR = fileURLToPath(new URL('../../fixtures/google-tcmalloc', import.meta.url))
+/**
+ * The DWARF the committed executables lost (strip --strip-debug), as separate debug files by
+ * build-id (fixtures/generate-google-tcmalloc.sh): what a user passes as --debug-file-directory.
+ */
+const DEBUG_DIR = path.join(DIR, 'debug')
 
 interface Row {
   id: string
@@ -48,6 +54,8 @@ const FAMILY_OF_SNAPSHOT: Record<string, string> = {
   '5da4a882003102fba0c0c0e8f6372567057332eb': '2024-12',
   // mongodb-forks/tcmalloc tag mongo-20240522 (MongoDB 8.0)
   '35d8ff1888e87d69a2cde41ec11a863bfb5eef21': 'mongo-20240522',
+  // a commit between 2025-06 and 2026-08 that no family of the table covers: read through its DWARF
+  f6a8ba373e4470da604888b743ea514e59df81ec: DWARF_FAMILY,
 }
 
 const rows: Row[] = fs.existsSync(path.join(DIR, 'index.json')) ? JSON.parse(fs.readFileSync(path.join(DIR, 'index.json'), 'utf8')) : []
@@ -55,7 +63,7 @@ const rows: Row[] = fs.existsSync(path.join(DIR, 'index.json')) ? JSON.parse(fs.
 async function open(row: Row) {
   const corePath = await sparseBrotliCorePath(path.join(DIR, row.id, 'core.br'))
   const core = Core.open(corePath)
-  const program = Program.load(core, {exe: path.join(DIR, row.id, row.exe)})
+  const program = Program.load(core, {exe: path.join(DIR, row.id, row.exe), debugDirectories: [DEBUG_DIR]})
   const truth = JSON.parse(fs.readFileSync(path.join(DIR, row.id, 'truth.json'), 'utf8')) as GoogleTruth
   return {core, program, truth, heap: analyzeGoogleHeap(program)}
 }
@@ -87,6 +95,20 @@ describe.each(rows.map(r => [r.id, r] as const))('google/tcmalloc model on %s', 
     expect(heap.pageSize).toBe(2 ** truth.pageShift)
     expect(heap.pageSize).toBe(row.pageKiB * 1024)
     expect(heap.perCpuActive).toBe(truth.perCpuActive)
+  })
+
+  it("reads the layout from the build's DWARF where its debug file is installed, and it is the table's", async () => {
+    const {program, heap} = await open(row)
+    if (!program.executable?.debug) {
+      // Only the 2026-08 debug builds, made before debug files were kept, have none.
+      expect(row.mode).toBe('debug')
+      expect(heap.how).toMatch(/^family /)
+      return
+    }
+    expect(program.executable.debug.how).toBe('build-id')
+    // The table's family and the DWARF agree on every field (else a warning, which the next test forbids).
+    if (heap.layout.family === DWARF_FAMILY) expect(heap.how).toMatch(/^layout from the DWARF of .*\.debug, which no family of the table covers /)
+    else expect(heap.how).toMatch(new RegExp(`^layout from the DWARF of .*\\.debug, the same as the table's family ${heap.layout.family}[ (]`))
   })
 
   it("counts every state's bytes as the process's own properties do", async () => {
@@ -200,6 +222,13 @@ describe.each(rows.map(r => [r.id, r] as const))('google/tcmalloc from the core 
     const {core, program, heap} = await open(row)
     const bare = Program.load(core, {exe: path.join(DIR, row.id, row.exe)})
     for (const m of bare.modules) m.file = null
+    if (heap.layout.family === DWARF_FAMILY) {
+      // No table entry covers this commit: without its DWARF it is refused, naming the family
+      // whose span records read alike and the globals that are not where that family puts them.
+      expect(() => analyzeGoogleHeap(bare)).toThrow(/^google\/tcmalloc's page map at 0x[0-9a-f]+ (reads as family .* but these globals are not where that layout puts them|names no span under any known layout)/)
+      core.close()
+      return
+    }
     const alone = analyzeGoogleHeap(bare)
     for (const name of ['pageMap', 'sizeMap', 'transferCache', 'pageAllocator'] as const) {
       expect(alone.globals.how[name], name).toBe('signature')
