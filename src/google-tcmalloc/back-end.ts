@@ -25,8 +25,9 @@ const MAX_NODES = 1 << 20
  *   released_by_page_ says so;
  * - the huge cache: whole free hugepages, backed (HugeCache::cache_, a HugeAddressMap treap);
  * - the huge allocator: hugepages returned to the system (HugeAllocator::free_).
- * Regions (HugeRegionSet, used for large allocations in big heaps) are not walked: when an
- * instance has any, a warning says their free pages are not counted.
+ * - the regions (HugeRegionSet, 1 GiB slabs for large blocks in big heaps): pages not set in a
+ *   region's bitmap are free, returned where their hugepage is not backed (backed_[]); where the
+ *   layout does not place them, a warning says their free pages are not counted.
  */
 export function readFreePages(
   memory: AddressSpace,
@@ -63,22 +64,7 @@ export function readFreePages(
         continue
       }
       const bit = (at: number, p: number) => (rec[at + Math.floor(p / 8)]! >> (p % 8)) & 1
-      let run = -1
-      let runReturned = false
-      const close = (end: number) => {
-        if (run >= 0) out.push({start: start + run * pageSize, bytes: (end - run) * pageSize, returned: runReturned})
-        run = -1
-      }
-      for (let p = 0; p < pagesPerHuge; p++) {
-        const free = bit(B.trackerUsed, p) === 0
-        const returned = bit(B.trackerReleased, p) === 1
-        if (!free || (run >= 0 && returned !== runReturned)) close(p)
-        if (free && run < 0) {
-          run = p
-          runReturned = returned
-        }
-      }
-      close(pagesPerHuge)
+      pushFreeRuns(out, start, pagesPerHuge, pageSize, p => bit(B.trackerUsed, p) === 0, p => bit(B.trackerReleased, p) === 1)
     }
   }
   if (pageAllocator === null) {
@@ -89,7 +75,8 @@ export function readFreePages(
   const hugeCache = {walked: 0, counted: 0}
   for (const hpaa of allocatorInstances(memory, pageAllocator, B)) {
     const regions = memory.readU64(hpaa + B.regionsCount) ?? 0
-    if (regions > 0) warnings.add('back-end', `huge-page-aware allocator ${hex(hpaa)} has ${regions} region(s): their free pages are not walked, nor counted`, hpaa)
+    if (regions > 0 && !B.regions) warnings.add('back-end', `huge-page-aware allocator ${hex(hpaa)} has ${regions} region(s): their free pages are not walked, nor counted (this layout does not say where they are)`, hpaa)
+    else if (regions > 0) out.push(...regionFreePages(memory, hpaa, regions, B.regions!, pageSize, warnings))
     hugeCache.counted += (memory.readU64(hpaa + B.cacheHugePages) ?? 0) * HUGE_PAGE
     for (const [root, returned] of [
       [hpaa + B.cacheRoot, false],
@@ -102,6 +89,69 @@ export function readFreePages(
     }
   }
   return {ranges: out.sort((a, b) => a.start - b.start), hugeCache}
+}
+
+/** The runs of free pages among `pages` pages from `start`, each backed or returned throughout. */
+function pushFreeRuns(out: FreeRange[], start: number, pages: number, pageSize: number, free: (p: number) => boolean, returned: (p: number) => boolean): void {
+  let run = -1
+  let runReturned = false
+  const close = (end: number) => {
+    if (run >= 0) out.push({start: start + run * pageSize, bytes: (end - run) * pageSize, returned: runReturned})
+    run = -1
+  }
+  for (let p = 0; p < pages; p++) {
+    const isFree = free(p)
+    const isReturned = isFree && returned(p)
+    if (!isFree || (run >= 0 && isReturned !== runReturned)) close(p)
+    if (isFree && run < 0) {
+      run = p
+      runReturned = isReturned
+    }
+  }
+  close(pages)
+}
+
+/** Regions a HugeRegionSet may hold: each is 1 GiB of address space, so more than this is damage. */
+const MAX_REGIONS = 1 << 16
+
+/**
+ * The free pages of an allocator's regions: its list of HugeRegions walked from the head, as many
+ * as its count says (a list that does not come back to its head within them is damage), each
+ * region's pages not set in its bitmap, returned where their hugepage is not backed.
+ */
+function regionFreePages(
+  memory: AddressSpace,
+  hpaa: number,
+  count: number,
+  R: NonNullable<NonNullable<ShiftLayout['backEnd']>['regions']>,
+  pageSize: number,
+  warnings: Warnings,
+): FreeRange[] {
+  const out: FreeRange[] = []
+  const head = hpaa + R.listHead
+  const pagesPerHuge = HUGE_PAGE / pageSize
+  let region = memory.readU64(head) ?? head
+  let walked = 0
+  for (; region !== head && walked < Math.min(count, MAX_REGIONS); walked++) {
+    const bitmap = memory.readBytes(region + R.bitmap, R.pages / 8)
+    const location = memory.readU64(region + R.location)
+    const backed = memory.readBytes(region + R.backed, R.pages / pagesPerHuge)
+    if (!bitmap || location === undefined || !backed) {
+      warnings.add('back-end', `huge region ${hex(region)} is not in the core: its free pages are not counted`, region)
+      return out
+    }
+    const start = location * HUGE_PAGE
+    if (start >= 2 ** 48) {
+      warnings.addDamage('back-end', `huge region ${hex(region)} names hugepage ${hex(start)}: left out`, region)
+      return out
+    }
+    pushFreeRuns(out, start, R.pages, pageSize, p => ((bitmap[Math.floor(p / 8)]! >> (p % 8)) & 1) === 0, p => backed[Math.floor(p / pagesPerHuge)] === 0)
+    region = memory.readU64(region) ?? head
+  }
+  if (region !== head || walked !== count) {
+    warnings.addDamage('back-end', `huge-page-aware allocator ${hex(hpaa)} counts ${count} region(s), its list holds ${walked}${region !== head ? ' before it stops coming back to its head' : ''}: the free pages of those walked are counted`, hpaa)
+  }
+  return out
 }
 
 /** The page allocator's HugePageAwareAllocator instances: normal_impl_[], sampled_impl_[], selsan_impl_ where set, and cold_impl_ when has_cold_impl_. */

@@ -2,7 +2,7 @@ import type {ElfFile} from '../elf/elf-file.js'
 import {DW_AT, DW_TAG} from '../elf/dwarf/constants.js'
 import {parseUnits, type Die} from '../elf/dwarf/info.js'
 import {dwarfSections} from '../elf/dwarf/sections.js'
-import {constValueOf, elementType} from '../elf/dwarf/struct-paths.js'
+import {constValueOf, elementCount, elementType, memberPath} from '../elf/dwarf/struct-paths.js'
 import {qualifiedName, stripAliases, TypeTable} from '../elf/dwarf/types.js'
 import {DwarfTypeFinder, NS, type FoundStruct} from './dwarf-type-finder.js'
 import type {GoogleLayout, ShiftLayout} from './layout.js'
@@ -157,7 +157,26 @@ function backEndFromDwarf(f: DwarfTypeFinder): NonNullable<ShiftLayout['backEnd'
     nodeCount: f.offset(node, 'range_.n'),
     nodeLeft: f.offset(node, 'left_'),
     nodeRight: f.offset(node, 'right_'),
+    ...regionsFromDwarf(f, hpaa),
   }
+}
+
+/**
+ * Where the HugeRegionSet's regions are, when the DWARF says all of it: the list head's next_ in
+ * the allocator, and in a HugeRegion (a list element at its start, next_ its first word) the
+ * used-pages bitmap with its bits, location_ and backed_[]. Optional, as in the table: a build
+ * that lays them out otherwise is read with a warning that its regions' free pages are not counted.
+ */
+function regionsFromDwarf(f: DwarfTypeFinder, hpaa: FoundStruct | null): {regions?: NonNullable<NonNullable<ShiftLayout['backEnd']>['regions']>} {
+  const region = f.struct('HugeRegion')
+  const head = hpaa ? memberPath(hpaa.type, 'regions_.list_.head_.next_') : null
+  const next = region ? memberPath(region.type, 'next_') : null
+  const bits = region ? memberPath(region.type, 'tracker_.bits_.bits_') : null
+  const words = bits ? elementCount(bits.type) : null
+  const location = region ? memberPath(region.type, 'location_.first.pn') : null
+  const backed = region ? memberPath(region.type, 'backed_') : null
+  if (!head || next?.offset !== 0 || !bits || words === null || !location || !backed) return {}
+  return {regions: {listHead: head.offset, bitmap: bits.offset, location: location.offset, backed: backed.offset, pages: words * 64}}
 }
 
 /**

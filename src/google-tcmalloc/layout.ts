@@ -123,6 +123,14 @@ export interface ShiftLayout {
     trackerLocation: number
     trackerUsed: number
     trackerReleased: number
+    /**
+     * HugeRegionSet's regions (1 GiB slabs that large blocks are served from in big heaps), where
+     * known: the list head's place in the HugePageAwareAllocator (TList<HugeRegion>::head_, whose
+     * next_ is its first word), and in a HugeRegion its used-pages bitmap, location_ (its first
+     * hugepage), backed_[] (a bool a hugepage) and how many pages it spans (the bitmap's bits).
+     * A region is a list element: its next_ is its first word too.
+     */
+    regions?: {listHead: number; bitmap: number; location: number; backed: number; pages: number}
     /** HugeAddressMap::Node: size, range_ {first, n}, left_, right_. */
     nodeSize: number
     nodeFirst: number

@@ -57,6 +57,9 @@ const RELEASE_TRUTH: GoogleLayout = {
         normalImpl: 2143656, sampledImpl: 2143672, normalImpls: 2, sampledImpls: 2, coldImpl: 2143688, hasColdImpl: 2143700,
         regionsCount: 698160, allocatorFreeRoot: 698320, cacheRoot: 698416, cacheHugePages: 698480,
         trackerSize: 344, trackerLocation: 16, trackerUsed: 56, trackerReleased: 168,
+        // HugeRegion (ptype /o): tracker_.bits_ at 16 (bits_[2048], 131072 pages), location_ 16416,
+        // backed_ 20528; the allocator's regions_.list_.head_.next_ at 698176.
+        regions: {listHead: 698176, bitmap: 16, location: 16416, backed: 20528, pages: 131072},
         nodeSize: 64, nodeFirst: 0, nodeCount: 8, nodeLeft: 24, nodeRight: 32,
       },
     },
@@ -116,8 +119,14 @@ describe.skipIf(!haveRelease)(`layout from DWARF: the release build of fce3f55 (
     expect(starved).toMatchObject({units: [], exhausted: true, parsedBytes: 0})
   })
 
+  it('the table\'s 2026-08 release layout is what gdb measured, field for field', () => {
+    const table = GOOGLE_TCMALLOC_LAYOUTS.find(l => l.family === '2026-08' && l.build === 'release')!
+    expect(layoutDifferences(table, RELEASE_TRUTH, 13)).toEqual([])
+    expect(layoutDifferences(RELEASE_TRUTH, table, 13)).toEqual([])
+  })
+
   it('the table\'s 2026-08 family (a debug build) differs from the release build where gdb says it does', () => {
-    const table = GOOGLE_TCMALLOC_LAYOUTS.find(l => l.family === '2026-08')!
+    const table = GOOGLE_TCMALLOC_LAYOUTS.find(l => l.family === '2026-08' && l.build === 'debug')!
     const differences = layoutDifferences(RELEASE_TRUTH, table, 13)
     expect(differences).toContain('span.size: 64 vs 128')
     expect(differences).toContain('shifts.13.backEnd.trackerUsed: 56 vs 64')
@@ -165,6 +174,9 @@ describe.skipIf(!haveEnvoyObjects)(`layout from DWARF: the objects of 5da4a88 (2
     const got = read as DwarfLayout
     expect(got.pageShift).toBe(13)
     const table = GOOGLE_TCMALLOC_LAYOUTS.find(l => l.family === '2024-12')!
-    expect(layoutDifferences(got.layout, table, 13)).toEqual([])
+    // The table's entry, against the DWARF: equal wherever the table places a field (it does not
+    // place the regions, which the DWARF does).
+    expect(layoutDifferences(table, got.layout, 13)).toEqual([])
+    expect(got.layout.shifts['13']!.backEnd!.regions).toBeDefined()
   })
 })

@@ -74,6 +74,11 @@ describe('google/tcmalloc fixtures are there', () => {
     expect(rows.some(r => !r.perCpu)).toBe(true)
   })
 
+  it('has a core whose large blocks a HugeRegion serves, by the process\'s own stats', () => {
+    const withRegions = rows.filter(r => /HugeRegionSet: [1-9]\d* total regions/.test((JSON.parse(fs.readFileSync(path.join(DIR, r.id, 'truth.json'), 'utf8')) as {stats: string}).stats))
+    expect(withRegions.map(r => r.id)).toContain('gtc-2026-08-release-regions-percpu')
+  })
+
   it('has release builds (-DNDEBUG) beside debug builds, of both page sizes, both cache modes', () => {
     const release = rows.filter(r => r.mode === 'release')
     expect(new Set(release.map(r => r.pageKiB))).toEqual(new Set([8, 256]))
