@@ -115,23 +115,53 @@ function wellFormed(headers: Buffer, numClasses: number, shift: number, header: 
  */
 export function markTransferCaches(memory: AddressSpace, transferCache: number, layout: GoogleLayout, numClasses: number, marker: FreeMarker): void {
   const L = layout.transferCache
-  for (let cls = 1; cls < numClasses; cls++) {
-    const at = transferCache + cls * L.stride
-    const used = memory.readI32(at + L.slotInfo)
-    const capacity = memory.readI32(at + L.slotInfo + 4)
-    const slotsAt = memory.readU64(at + L.slots)
-    if (used === undefined || capacity === undefined || slotsAt === undefined || used <= 0) continue
-    if (used > capacity || used > 1 << 16) {
-      marker.warnings.addDamage('transfer-cache', `the transfer cache of class ${cls} (${hex(at)}) says ${used} used of ${capacity}: not read`, at)
-      continue
-    }
-    const slots = memory.readBytes(slotsAt, used * 8)
-    if (!slots) continue
-    const site = {where: `the transfer cache of class ${cls}`, structure: at, slot: 0, entry: 0, behind: 0}
-    for (let i = 0; i < used; i++) {
-      site.slot = slotsAt + i * 8
-      marker.mark(u64le(slots, i * 8), cls, TRANSFER_CACHE, site)
-    }
+  for (let cls = 1; cls < numClasses; cls++) markTransferCache(memory, transferCache + cls * L.stride, L, cls, `the transfer cache of class ${cls}`, marker)
+}
+
+/** Shards a sharded transfer cache may have: one per L3 cache, so more than this is damage. */
+const MAX_SHARDS = 1024
+
+/**
+ * The sharded transfer caches (Static::sharded_transfer_cache_): num_shards_ Shards from shards_,
+ * each initialized one with a transfer cache per class (transfer_caches, an array), whose slots
+ * hold free objects as the unsharded caches' do. TransferCacheManager's own figure
+ * (`tcmalloc.sharded_transfer_cache_free`) counts the same slots.
+ */
+export function markShardedTransferCaches(memory: AddressSpace, manager: number, layout: GoogleLayout, numClasses: number, marker: FreeMarker): void {
+  const L = layout.shardedTransferCache
+  if (!L) return
+  const shards = memory.readU64(manager + L.shards) ?? 0
+  const count = memory.readI32(manager + L.numShards) ?? 0
+  if (shards === 0 || count <= 0) return
+  if (count > MAX_SHARDS) {
+    marker.warnings.addDamage('transfer-cache', `the sharded transfer cache (${hex(manager)}) says ${count} shards: not read`, manager)
+    return
+  }
+  for (let s = 0; s < count; s++) {
+    const shard = shards + s * L.shardStride
+    if (memory.readU8(shard + L.shardInitialized) !== 1) continue
+    const caches = memory.readU64(shard + L.shardCaches) ?? 0
+    if (caches === 0) continue
+    for (let cls = 1; cls < numClasses; cls++) markTransferCache(memory, caches + cls * L.cacheStride, L, cls, `the sharded transfer cache of shard ${s}, class ${cls}`, marker)
+  }
+}
+
+/** One transfer cache's slots: slot_info_ {used, capacity}, slots_[0 .. used) each a free object of its class. */
+function markTransferCache(memory: AddressSpace, at: number, L: {slotInfo: number; slots: number}, cls: number, where: string, marker: FreeMarker): void {
+  const used = memory.readI32(at + L.slotInfo)
+  const capacity = memory.readI32(at + L.slotInfo + 4)
+  const slotsAt = memory.readU64(at + L.slots)
+  if (used === undefined || capacity === undefined || slotsAt === undefined || used <= 0) return
+  if (used > capacity || used > 1 << 16) {
+    marker.warnings.addDamage('transfer-cache', `${where} (${hex(at)}) says ${used} used of ${capacity}: not read`, at)
+    return
+  }
+  const slots = memory.readBytes(slotsAt, used * 8)
+  if (!slots) return
+  const site = {where, structure: at, slot: 0, entry: 0, behind: 0}
+  for (let i = 0; i < used; i++) {
+    site.slot = slotsAt + i * 8
+    marker.mark(u64le(slots, i * 8), cls, TRANSFER_CACHE, site)
   }
 }
 

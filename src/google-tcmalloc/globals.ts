@@ -15,6 +15,7 @@ export const SYMBOL = {
   spanAllocator: '_ZN8tcmalloc17tcmalloc_internal6Static15span_allocator_E',
   invalidSpan: '_ZN8tcmalloc17tcmalloc_internal6Static12kInvalidSpanE',
   pageAllocator: '_ZN8tcmalloc17tcmalloc_internal6Static15page_allocator_E',
+  shardedTransferCache: '_ZN8tcmalloc17tcmalloc_internal6Static23sharded_transfer_cache_E',
 } as const
 
 export type GlobalName = keyof typeof SYMBOL

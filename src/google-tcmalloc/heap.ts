@@ -11,9 +11,9 @@ import type {Program} from '../program/program.js'
 import {sharedUint8} from '../util/shared-arrays.js'
 import {u64le} from '../util/u64le.js'
 import {FreeMarker} from './free-marker.js'
-import {markPerCpuCaches, markThreadCaches, markTransferCaches, type FrontCache} from './front-end.js'
+import {markPerCpuCaches, markShardedTransferCaches, markThreadCaches, markTransferCaches, type FrontCache} from './front-end.js'
 import {SYMBOL, globalsBySymbol, moduleWithSymbols, type GoogleGlobals} from './globals.js'
-import {findCpuCache, findPageAllocator, findPageMap, findSizeMap, findThreadHeaps, findTransferCache, readDataWords, type DataWords, type PageMapMatch} from './signatures.js'
+import {findCpuCache, findPageAllocator, findPageMap, findShardedTransferCache, findSizeMap, findThreadHeaps, findTransferCache, readDataWords, type DataWords, type PageMapMatch} from './signatures.js'
 import {spanIndexAt} from '../heap/slot-table.js'
 import type {LoadedModule} from '../program/program.js'
 import path from 'node:path'
@@ -347,6 +347,7 @@ export function analyzeGoogleHeap(program: Program, options: ModelOptions = {}):
   bySignature('transferCache', () => findTransferCache(memory, words(), layout, shift))
   bySignature('cpuCache', () => findCpuCache(memory, words(), layout, shift))
   bySignature('pageAllocator', () => findPageAllocator(words(), shift))
+  bySignature('shardedTransferCache', () => findShardedTransferCache(memory, words(), layout, shift))
   const classes = readClassSizes(memory, need('sizeMap', 'size map (Static::sizemap_)'), shift)
   const warnings = new Warnings()
   const damage = new DamageLog()
@@ -386,6 +387,7 @@ export function analyzeGoogleHeap(program: Program, options: ModelOptions = {}):
   markSpanFreeObjects(memory, marker, layout, pageShift)
   options.progress?.('transfer caches', 1, 3)
   markTransferCaches(memory, need('transferCache', 'transfer cache (Static::transfer_cache_)'), layout, shift.numClasses, marker)
+  if (globals.at.shardedTransferCache !== null) markShardedTransferCaches(memory, globals.at.shardedTransferCache, layout, shift.numClasses, marker)
   options.progress?.('front-end caches', 2, 3)
   // Without the flag's symbol, per-CPU mode is on when the slab has been set up.
   const perCpuActive =

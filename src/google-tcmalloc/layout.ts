@@ -80,6 +80,13 @@ export interface GoogleLayout {
   }
   /** TransferCacheManager::cache_[class].tc: slot_info_ {used, capacity}, slots_, and owner_ (the manager itself: the signature's anchor). */
   transferCache: {stride: number; slotInfo: number; slots: number; owner: number}
+  /**
+   * Static::sharded_transfer_cache_ (a ShardedTransferCacheManager: transfer caches per L3 cache,
+   * on where the build or an experiment turns them on), where known: its shards_ array and
+   * num_shards_; a Shard's size, its transfer_caches pointer (an array of one cache per class)
+   * and its initialized flag; and such a cache's size, slot_info_ and slots_.
+   */
+  shardedTransferCache?: {shards: number; numShards: number; shardStride: number; shardCaches: number; shardInitialized: number; cacheStride: number; slotInfo: number; slots: number}
   /** MetadataObjectAllocator<Span> (Static::span_allocator_): free_list_, whose records chain through their first word. */
   spanAllocatorFreeList: number
   threadCache: {freeListStride: number; freeListHead: number; freeListLength: number}

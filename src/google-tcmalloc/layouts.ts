@@ -154,6 +154,7 @@ const LAYOUT_2026_08_RELEASE: GoogleLayout = {
     },
   },
   transferCache: {stride: 1664, slotInfo: 32, slots: 40, owner: 1552},
+  shardedTransferCache: {shards: 0, numShards: 8, shardStride: 16, shardCaches: 0, shardInitialized: 12, cacheStride: 128, slotInfo: 32, slots: 40},
 }
 
 /**

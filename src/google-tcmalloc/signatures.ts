@@ -226,6 +226,52 @@ export function findTransferCache(memory: AddressSpace, data: DataWords, layout:
   return null
 }
 
+/** Shards a sharded transfer cache may have (one per L3 cache): more is not one. */
+const MAX_SHARDS = 1024
+
+/**
+ * Static::sharded_transfer_cache_: shards_, a pointer to num_shards_ (1..1024) Shards, each with
+ * its initialized flag a 0 or a 1 and, where 1, a pointer to a transfer cache per class whose
+ * slot_info_ is {used ≤ capacity ≤ 65536} with slots wherever it has capacity; at least one shard
+ * initialized with an object in some cache. Null where the layout does not place it, or none is
+ * in use (then it holds nothing to find).
+ */
+export function findShardedTransferCache(memory: AddressSpace, data: DataWords, layout: GoogleLayout, shift: ShiftLayout): number | null {
+  const L = layout.shardedTransferCache
+  if (!L) return null
+  for (const seg of data.segments) {
+    const b = seg.bytes
+    for (let off = 0; off + Math.max(L.shards, L.numShards) + 8 <= b.length; off += 8) {
+      const count = b.readInt32LE(off + L.numShards)
+      if (count < 1 || count > MAX_SHARDS) continue
+      const shards = u64le(b, off + L.shards)
+      if (!plausiblePointer(shards)) continue
+      const array = memory.readBytes(shards, count * L.shardStride)
+      if (!array) continue
+      let held = 0
+      let ok = true
+      for (let s = 0; s < count && ok; s++) {
+        const initialized = array[s * L.shardStride + L.shardInitialized]!
+        if (initialized > 1) ok = false
+        if (initialized !== 1) continue
+        const caches = u64le(array, s * L.shardStride + L.shardCaches)
+        const all = plausiblePointer(caches) ? memory.readBytes(caches, shift.numClasses * L.cacheStride) : undefined
+        if (!all) ok = false
+        for (let c = 1; ok && all && c < shift.numClasses; c++) {
+          const at = c * L.cacheStride
+          const used = all.readInt32LE(at + L.slotInfo)
+          const capacity = all.readInt32LE(at + L.slotInfo + 4)
+          const slots = u64le(all, at + L.slots)
+          ok = used >= 0 && used <= capacity && capacity <= 1 << 16 && (capacity === 0 || plausiblePointer(slots))
+          held += ok ? used : 0
+        }
+      }
+      if (ok && held > 0) return seg.start + off
+    }
+  }
+  return null
+}
+
 /** The per-CPU TcmallocSlab: slabs pointer | shift (12..24), CPU states {ptr, count 1..4096}, begins_. Returns Static::cpu_cache_. */
 export function findCpuCache(memory: AddressSpace, data: DataWords, layout: GoogleLayout, shift: ShiftLayout): number | null {
   const L = layout.slab

@@ -76,7 +76,7 @@ describe('google/tcmalloc fixtures are there', () => {
 
   it('has a core whose large blocks a HugeRegion serves, by the process\'s own stats', () => {
     const withRegions = rows.filter(r => /HugeRegionSet: [1-9]\d* total regions/.test((JSON.parse(fs.readFileSync(path.join(DIR, r.id, 'truth.json'), 'utf8')) as {stats: string}).stats))
-    expect(withRegions.map(r => r.id)).toContain('gtc-2026-08-release-regions-percpu')
+    expect(withRegions.map(r => r.id)).toContain('gtc-2026-08-release-regions-sharded-percpu')
   })
 
   it('has release builds (-DNDEBUG) beside debug builds, of both page sizes, both cache modes', () => {
