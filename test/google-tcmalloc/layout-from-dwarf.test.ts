@@ -69,6 +69,10 @@ const RELEASE_TRUTH: GoogleLayout = {
   spanAllocatorFreeList: 16,
   threadCache: {freeListStride: 24, freeListHead: 0, freeListLength: 8},
   sampledAllocation: {size: 624, requestedSize: 32, depth: 104, stack: 112, maxDepth: 64},
+  // ShardedTransferCacheManagerBase<…BackingTransferCache> (ptype /o): shards_ 0, num_shards_ 8;
+  // its Shard is 16 bytes (transfer_caches 0, initialized 12); TransferCache<BackingTransferCache,
+  // ShardedStaticForwarder> is 128 (slot_info_ 32, slots_ 40).
+  shardedTransferCache: {shards: 0, numShards: 8, shardStride: 16, shardCaches: 0, shardInitialized: 12, cacheStride: 128, slotInfo: 32, slots: 40},
 }
 
 /** A reading, or 'DwarfError': damage may end in either, never in another error. */
