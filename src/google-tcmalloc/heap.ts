@@ -162,13 +162,13 @@ function chooseAmong(
   const share = (f: GlobalsFit) => (f.checked === 0 ? 1 : f.misfits.length === 0 ? 1 : (f.checked - f.misfits.length) / f.checked)
   tied.sort((a, b) => share(b.fit) - share(a.fit))
   const best = tied[0]!
-  if (tied.length > 1 && share(tied[1]!.fit) === share(best.fit)) {
-    throw new TomaError(`google/tcmalloc's page map at ${hex(pageMap)} reads alike under ${tied.map(name).join(' and ')}, and their globals fit as well under ${tied.filter(t => share(t.fit) === share(best.fit)).map(name).join(' and ')}: give --tcmalloc-version`)
-  }
   if (share(best.fit) <= 0.5) {
     throw new TomaError(
       `google/tcmalloc's page map at ${hex(pageMap)} reads as ${name(best)}, but these globals are not where that layout puts them: ${best.fit.misfits.join(', ')}; this snapshot's layout is not known${forced ? ' (the family was given by --tcmalloc-version)' : `; ${DWARF_HINT}`}`,
     )
+  }
+  if (tied.length > 1 && share(tied[1]!.fit) === share(best.fit)) {
+    throw new TomaError(`google/tcmalloc's page map at ${hex(pageMap)} reads alike under ${tied.map(name).join(' and ')}, and their globals fit as well under ${tied.filter(t => share(t.fit) === share(best.fit)).map(name).join(' and ')}: give --tcmalloc-version`)
   }
   const alike = tied.length > 1 ? `, as under ${tied.slice(1).map(name).join(', ')}; its globals are where its layout puts them` : ''
   return {layout: best.layout, pageShift: best.pageShift, how: `${name(best)}: ${best.starts} of the first page-map entries start spans under it${alike}`, misfits: best.fit.misfits}
@@ -208,7 +208,11 @@ const OWNER_QUORUM = 0.9
  * the page allocator (normal_impl_[0] pointing back at it) and the size map (class_to_size_
  * starting 0, 8, 16, by symbol only: its signature is too loose to tell two offsets apart).
  */
-function globalsFit(memory: AddressSpace, bySymbol: {transferCache: number | null; pageAllocator: number | null; sizeMap: number | null}, words: () => DataWords) {
+function globalsFit(
+  memory: AddressSpace,
+  bySymbol: {transferCache: number | null; pageAllocator: number | null; sizeMap: number | null; cpuCache?: number | null; cpuCacheActive?: number | null},
+  words: () => DataWords,
+) {
   return (layout: GoogleLayout, shift: ShiftLayout): GlobalsFit => {
     const misfits: string[] = []
     let checked = 0
@@ -229,6 +233,14 @@ function globalsFit(memory: AddressSpace, bySymbol: {transferCache: number | nul
     if (B) check('page allocator (normal_impl_[0])', pa === null ? findPageAllocator(words(), shift) !== null : memory.readU64(pa + B.normalImpl) === pa)
     const sm = bySymbol.sizeMap
     if (sm !== null) check('size map (class_to_size_)', [0, 8, 16].every((size, c) => memory.readU32(sm + shift.classToSize + c * 4) === size))
+    // In per-CPU mode the slab is set up: its slabs_and_shift_ is a pointer with the shift (12..24) in its low byte.
+    const cpu = bySymbol.cpuCache ?? null
+    const active = bySymbol.cpuCacheActive ?? null
+    if (cpu !== null && active !== null && memory.readU8(active) === 1) {
+      const raw = memory.readU64(cpu + shift.slabInCpuCache + layout.slab.slabsAndShift) ?? 0
+      const bits = raw % 256
+      check('per-CPU slab (slabs_and_shift_)', bits >= 12 && bits <= 24 && raw - bits >= 0x10000 && raw < 2 ** 47)
+    }
     return {checked, misfits}
   }
 }
@@ -284,7 +296,7 @@ export function identifyGoogleTcmalloc(program: Program): string {
   const symbol = (name: string) => (where.pageMap ? null : (program.symbolAddress(name, [where.module])?.address ?? null))
   let data: DataWords | undefined
   const words = () => (data ??= readDataWords(memory, scanSegments(program, where.module)))
-  const bySymbol = {transferCache: symbol(SYMBOL.transferCache), pageAllocator: symbol(SYMBOL.pageAllocator), sizeMap: symbol(SYMBOL.sizeMap)}
+  const bySymbol = {transferCache: symbol(SYMBOL.transferCache), pageAllocator: symbol(SYMBOL.pageAllocator), sizeMap: symbol(SYMBOL.sizeMap), cpuCache: symbol(SYMBOL.cpuCache), cpuCacheActive: symbol(SYMBOL.cpuCacheActive)}
   const {layout, pageShift, how} = chooseLayout(memory, pageMap, undefined, globalsFit(memory, bySymbol, words), dwarfLayoutOf(program, where.module))
   const active = program.symbolAddress(SYMBOL.cpuCacheActive, [where.module])?.address
   const mode = active === undefined ? '' : program.core.memory.readU8(active) === 1 ? ', per-CPU caches' : ', per-thread caches (per-CPU mode off)'
