@@ -77,6 +77,8 @@ export function readFreePages(
     const regions = memory.readU64(hpaa + B.regionsCount) ?? 0
     if (regions > 0 && !B.regions) warnings.add('back-end', `huge-page-aware allocator ${hex(hpaa)} has ${regions} region(s): their free pages are not walked, nor counted (this layout does not say where they are)`, hpaa)
     else if (regions > 0) out.push(...regionFreePages(memory, hpaa, regions, B.regions!, pageSize, warnings))
+    const lifetimeRegions = B.lifetimeRegionsCount === undefined ? 0 : (memory.readU64(hpaa + B.lifetimeRegionsCount) ?? 0)
+    if (lifetimeRegions > 0) warnings.add('back-end', `huge-page-aware allocator ${hex(hpaa)}'s lifetime-based allocator holds ${lifetimeRegions} region(s): their free pages are not walked, nor counted`, hpaa)
     hugeCache.counted += (memory.readU64(hpaa + B.cacheHugePages) ?? 0) * HUGE_PAGE
     for (const [root, returned] of [
       [hpaa + B.cacheRoot, false],

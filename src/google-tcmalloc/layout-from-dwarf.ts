@@ -198,7 +198,14 @@ function backEndFromDwarf(f: DwarfTypeFinder): NonNullable<ShiftLayout['backEnd'
     nodeLeft: f.offset(node, 'left_'),
     nodeRight: f.offset(node, 'right_'),
     ...regionsFromDwarf(f, hpaa),
+    ...lifetimeRegionsFromDwarf(hpaa),
   }
+}
+
+/** The 2023 LifetimeBasedAllocator's region count, where the allocator has one (optional). */
+function lifetimeRegionsFromDwarf(hpaa: FoundStruct | null): {lifetimeRegionsCount?: number} {
+  const n = hpaa ? memberPath(hpaa.type, 'lifetime_allocator_.lifetime_region_.regions_.n_') : null
+  return n ? {lifetimeRegionsCount: n.offset} : {}
 }
 
 /**

@@ -138,6 +138,11 @@ export interface ShiftLayout {
      * A region is a list element: its next_ is its first word too.
      */
     regions?: {listHead: number; bitmap: number; location: number; backed: number; pages: number}
+    /**
+     * The 2023 LifetimeBasedAllocator's own region set (lifetime_allocator_.lifetime_region_
+     * .regions_.n_), off by default: where it holds any region, a warning says its pages are not read.
+     */
+    lifetimeRegionsCount?: number
     /** HugeAddressMap::Node: size, range_ {first, n}, left_, right_. */
     nodeSize: number
     nodeFirst: number

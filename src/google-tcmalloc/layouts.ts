@@ -390,6 +390,8 @@ export const GOOGLE_TCMALLOC_LAYOUTS: readonly GoogleLayout[] = [
           coldImpl: 1224016,
           hasColdImpl: 1224028,
           regionsCount: 396456,
+          // lifetime_allocator_.lifetime_region_.regions_.n_ (gdb, the release build of 093ba93c)
+          lifetimeRegionsCount: 407776,
           allocatorFreeRoot: 396544,
           cacheRoot: 396640,
           cacheHugePages: 396704,

@@ -32,7 +32,9 @@ export function spanLayoutFromDwarf(f: DwarfTypeFinder, span: FoundStruct): Span
     allocated: f.offset(span, 'allocated_'),
     ...cacheSizeField(f, span),
   }
-  const unionMember = S.members.find(m => m.name === '' && isUnion(m.type))
+  // The anonymous union that holds the bitmap (2023's Span has another, of freelist_ and reciprocal_, before it).
+  const unions = S.members.filter(m => m.name === '' && isUnion(m.type))
+  const unionMember = unions.find(m => deepMember(stripAliases(m.type) as StructType, ['bitmap', 'bitmap_'], 0)) ?? unions[0]
   const union = unionMember?.offset ?? f.lacks('Span: its anonymous union')
   const unionType = unionMember ? (stripAliases(unionMember.type) as StructType) : null
   const cache = unionType ? deepMember(unionType, ['cache', 'cache_'], 0) : null

@@ -161,6 +161,20 @@ describe('a damaged google/tcmalloc global (gtc-envoy-2024-12-27-release-percpu)
   })
 })
 
+describe('a 2023 allocator whose lifetime-based allocator holds a region (gtc-2023-02-27-release-percpu)', () => {
+  it('is a warning that its pages are not read, with the rest of the heap as it was', async () => {
+    const f = await fixture('gtc-2023-02-27-release-percpu')
+    expect(f.heap.warnings.total).toBe(0)
+    const B = f.heap.shift.backEnd!
+    // The fixture runs with the allocator off (its default): one region made to appear in its count.
+    const hpaa = Number(f.memory.readU64(f.heap.globals.at.pageAllocator! + B.normalImpl))
+    const d = f.run({patches: [f.word(hpaa + B.lifetimeRegionsCount!, 1)]}).heap!
+    expect(d.warnings.list.map(w => w.message)).toEqual([`huge-page-aware allocator 0x${hpaa.toString(16)}'s lifetime-based allocator holds 1 region(s): their free pages are not walked, nor counted`])
+    expect(changedSlots(f.heap, d)).toHaveLength(0)
+    f.close()
+  })
+})
+
 describe.each(['gtc-2026-08-perthread', 'gtc-mongo-20240522-release-percpu'])('random words over google/tcmalloc structures (%s)', id => {
   it('end in a model with warnings or one TomaError, never a silent change', async () => {
     const f = await fixture(id)
