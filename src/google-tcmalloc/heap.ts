@@ -79,7 +79,10 @@ function chooseLayout(
   // A family given names both its build modes (`2026-08`) or one (`2026-08-release`).
   const layouts = forced ? GOOGLE_TCMALLOC_LAYOUTS.filter(l => l.family === forced || `${l.family}-${l.build}` === forced) : GOOGLE_TCMALLOC_LAYOUTS
   if (layouts.length === 0) throw new TomaError(`no google/tcmalloc layout family '${forced}' (known: ${[...new Set(GOOGLE_TCMALLOC_LAYOUTS.flatMap(l => (l.build ? [l.family, `${l.family}-${l.build}`] : [l.family])))].join(', ')})`)
-  return {...chooseAmong(memory, pageMap, layouts, PAGE_SHIFTS, forced, fit), notes}
+  const chosen = attempt(() => chooseAmong(memory, pageMap, layouts, PAGE_SHIFTS, forced, fit))
+  // A refusal after the DWARF was tried says why the DWARF did not serve, in the same line.
+  if (chosen instanceof TomaError) throw notes.length > 0 ? new TomaError(`${chosen.message} (and ${notes.join('; ')})`) : chosen
+  return {...chosen, notes}
 }
 
 /** What a refusal asks for: the layout of a build no family covers is in its own DWARF. */
