@@ -95,6 +95,24 @@ describe('layout from DWARF: files it does not apply to', () => {
   })
 })
 
+describe("layout from DWARF: the committed debug file of fce3f55's release build (its three first units)", () => {
+  // The DWARF gtc-2026-08-release-percpu's executable lost, by its build-id: what CI always has.
+  const exe = path.join(ROOT, 'fixtures/google-tcmalloc/gtc-2026-08-release-percpu/gtcdemo')
+  const id = ElfFile.load(exe).buildId!
+  const debug = path.join(ROOT, 'fixtures/google-tcmalloc/debug/.build-id', id.slice(0, 2), `${id.slice(2)}.debug`)
+
+  it('equals what gdb measured on the whole build, and the table\'s release layout', {timeout: 60_000}, () => {
+    const read = googleLayoutFromDwarf(ElfFile.load(debug), debug)
+    expect(read && 'missing' in read ? read.missing : []).toEqual([])
+    const got = read as DwarfLayout
+    expect(got.pageShift).toBe(13)
+    expect(layoutDifferences(got.layout, RELEASE_TRUTH, 13)).toEqual([])
+    expect(layoutDifferences(RELEASE_TRUTH, got.layout, 13)).toEqual([])
+    const table = GOOGLE_TCMALLOC_LAYOUTS.find(l => l.family === '2026-08' && l.build === 'release')!
+    expect(layoutDifferences(table, got.layout, 13)).toEqual([])
+  })
+})
+
 describe.skipIf(!haveRelease)(`layout from DWARF: the release build of fce3f55 (${haveRelease ? 'present' : `skipped: ${RELEASE} is absent; fixtures/build-google-tcmalloc.sh makes it`})`, () => {
   const file = haveRelease ? ElfFile.load(RELEASE) : (null as unknown as ElfFile)
 
