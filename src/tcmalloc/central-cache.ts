@@ -32,8 +32,26 @@ export function readCentralCounters(memory: AddressSpace, centralCache: number, 
   return out
 }
 
-/** Each small span's own free list (the central cache's objects): walked, bounded by the span's capacity. */
-export function markSpanFreeLists(memory: AddressSpace, spans: SpanTable, marker: StateMarker, counters: CentralCounters, sizes: SizeClasses, centralEntry: (cl: number) => number, warnings: Warnings, damage: DamageLog): void {
+/**
+ * A class's spans and free objects that the page map shows and its central list's num_spans_ and
+ * counter_ do not count: what CentralFreeList::Populate holds between cutting a new span into
+ * objects and linking it, with no lock held (inside-allocator.ts tells it from damage by the frames).
+ */
+export interface UncountedSpans {
+  sizeClass: number
+  /** The central list's entry (where its warnings point). */
+  entry: number
+  /** In-use spans of the class beyond num_spans_ (negative: fewer). */
+  spans: number
+  /** Objects on the class's spans' free lists beyond counter_ (negative: fewer). */
+  objects: number
+}
+
+/**
+ * Each small span's own free list (the central cache's objects): walked, bounded by the span's
+ * capacity. Returns the classes whose counters disagree with the spans.
+ */
+export function markSpanFreeLists(memory: AddressSpace, spans: SpanTable, marker: StateMarker, counters: CentralCounters, sizes: SizeClasses, centralEntry: (cl: number) => number, warnings: Warnings, damage: DamageLog): UncountedSpans[] {
   const freeByClass = new Float64Array(counters.counter.length)
   const spansByClass = new Float64Array(counters.counter.length)
   let s = 0
@@ -60,6 +78,7 @@ export function markSpanFreeLists(memory: AddressSpace, spans: SpanTable, marker
       else warnings.add('span', message, record)
     }
   }
+  const uncounted: UncountedSpans[] = []
   for (let cl = 1; cl < counters.counter.length; cl++) {
     if (freeByClass[cl] !== counters.counter[cl]) {
       warnings.add('central-cache', `class ${cl}: spans' free lists hold ${freeByClass[cl]} objects, central counter_ says ${counters.counter[cl]}`, centralEntry(cl))
@@ -67,7 +86,11 @@ export function markSpanFreeLists(memory: AddressSpace, spans: SpanTable, marker
     if (spansByClass[cl] !== counters.numSpans[cl]) {
       warnings.add('central-cache', `class ${cl}: ${spansByClass[cl]} in-use spans in the page map, central num_spans_ says ${counters.numSpans[cl]}`, centralEntry(cl))
     }
+    if (freeByClass[cl] !== counters.counter[cl] || spansByClass[cl] !== counters.numSpans[cl]) {
+      uncounted.push({sizeClass: cl, entry: centralEntry(cl), spans: spansByClass[cl]! - counters.numSpans[cl]!, objects: freeByClass[cl]! - counters.counter[cl]!})
+    }
   }
+  return uncounted
 }
 
 /** The transfer cache: tc_slots_[0 .. used_slots_) of each class, each a chain of num_objects_to_move objects. */

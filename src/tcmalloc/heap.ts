@@ -1,7 +1,7 @@
 import {TomaError, hex} from '../errors.js'
 import type {Program} from '../program/program.js'
 import {findAllocatorModule} from './allocator-module.js'
-import {checkUnusedTransferSlots, markSpanFreeLists, markTransferCache, readCentralCounters} from './central-cache.js'
+import {checkUnusedTransferSlots, markSpanFreeLists, markTransferCache, readCentralCounters, type UncountedSpans} from './central-cache.js'
 import {crossCheck, stateTotals} from './counters.js'
 import type {ModelledHeap, ModelOptions} from '../heap/heap-model.js'
 import {locateGlobals, type AllocatorGlobals} from './globals.js'
@@ -24,6 +24,8 @@ export interface TcmallocHeap extends ModelledHeap {
   globals: AllocatorGlobals
   spans: SpanTable
   threadCaches: ThreadCacheInfo[]
+  /** Classes whose central counters disagree with their spans (central-cache.ts). */
+  uncountedSpans: UncountedSpans[]
 }
 
 export function analyzeHeap(program: Program, options: ModelOptions = {}): TcmallocHeap {
@@ -72,7 +74,7 @@ export function analyzeHeap(program: Program, options: ModelOptions = {}): Tcmal
   const marker = new StateMarker(spans, state, layout.pageSize, slotWords)
   const central = readCentralCounters(memory, globals.centralCache, layout, sizes)
   options.progress?.('central cache', 0, 3)
-  markSpanFreeLists(memory, spans, marker, central, sizes, cl => globals.centralCache + cl * layout.central.stride, warnings, damage)
+  const uncountedSpans = markSpanFreeLists(memory, spans, marker, central, sizes, cl => globals.centralCache + cl * layout.central.stride, warnings, damage)
   options.progress?.('transfer cache', 1, 3)
   markTransferCache(memory, globals.centralCache, layout, sizes, central, marker, warnings, damage)
   options.progress?.('thread caches', 2, 3)
@@ -115,6 +117,7 @@ export function analyzeHeap(program: Program, options: ModelOptions = {}): Tcmal
     spans,
     state,
     threadCaches,
+    uncountedSpans,
     threadCacheObjects,
     threadCacheOwner,
     totals,

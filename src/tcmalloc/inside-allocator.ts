@@ -7,6 +7,7 @@ import type {TcmallocHeap} from './heap.js'
 import type {Layout} from './layout.js'
 import {IN_USE, type SpanTable} from './spans.js'
 import type {ThreadCacheInfo} from './thread-caches.js'
+import type {UncountedSpans} from './central-cache.js'
 import type {Warnings} from '../heap/warnings.js'
 
 /**
@@ -20,7 +21,7 @@ export function allocatorActivity(program: Program, heap: TcmallocHeap): Allocat
   const {module, globals} = heap
   const threads = threadsInAllocator(program, module)
   const locks = heldLocks(program, module, globals).map(l => ({...l, ...lockThreads(threads, l.sizeClass)}))
-  markInFlight(heap.warnings, {spans: heap.spans, threadCaches: heap.threadCaches, layout: globals.layout, globals, inside: threads, locks})
+  markInFlight(heap.warnings, {spans: heap.spans, threadCaches: heap.threadCaches, uncountedSpans: heap.uncountedSpans, layout: globals.layout, globals, inside: threads, locks})
   return {threads, locks, pageHeapLockKnown: pageHeapLockKnown(program, module, globals)}
 }
 
@@ -107,7 +108,7 @@ function pageHeapLockKnown(program: Program, module: AllocatorModule, globals: A
  */
 function markInFlight(
   warnings: Warnings,
-  heap: {spans: SpanTable; threadCaches: ThreadCacheInfo[]; layout: Layout; globals: AllocatorGlobals; inside: ThreadInAllocator[]; locks: Array<Omit<AllocatorLock, 'heldBy' | 'waiting'>>},
+  heap: InFlightInputs,
 ): void {
   if (heap.inside.length === 0 && heap.locks.length === 0) return
   const ranges: Array<{start: number; end: number; why: string}> = []
@@ -127,6 +128,7 @@ function markInFlight(
     }
   }
   if (pageHeapLock) ranges.push({start: heap.globals.pageHeap, end: heap.globals.pageHeap + heap.layout.pageHeap.size, why: pageHeapLock})
+  for (const p of spansBetweenLists(heap)) ranges.push({start: p.entry, end: p.entry + stride, why: p.why})
   const spanWhy = new Map<number, string>()
   if (lockedClass.size > 0) {
     for (let s = 0; s < heap.spans.count; s++) {
@@ -144,4 +146,45 @@ function markInFlight(
       }
     }
   }
+}
+
+interface InFlightInputs {
+  spans: SpanTable
+  threadCaches: ThreadCacheInfo[]
+  uncountedSpans: UncountedSpans[]
+  layout: Layout
+  globals: AllocatorGlobals
+  inside: ThreadInAllocator[]
+  locks: Array<Omit<AllocatorLock, 'heldBy' | 'waiting'>>
+}
+
+/** Where a central list's counters and the page map's spans part with no lock held (spansBetweenLists). */
+export const SPAN_HANDOVER = /CentralFreeList::(Populate|ReleaseToSpans|ReleaseListToSpans)\b/
+
+/**
+ * The central lists whose spans a thread was handing between the page heap and the list. Populate
+ * drops the list's lock while it takes a span from the page heap, registers its class in the page
+ * map and cuts it into a free list; only then does it take the lock again, link the span and add
+ * it to num_spans_ and its objects to counter_. ReleaseToSpans does the reverse: it takes an
+ * emptied span off the counts, drops the lock, and only then gives it back to the page heap. A
+ * thread stopped in between (or waiting for a lock, in SpinLock::SlowLock) leaves its class with
+ * one span and up to a span's objects more in the page map than the counters say, and no lock
+ * held. Such classes are in flight when the spans beyond the counters are no more than the
+ * threads there, each class's excess is whole spans' worth of objects at most, and no class is
+ * short: anything else is left to the warnings.
+ */
+function spansBetweenLists(heap: InFlightInputs): Array<{entry: number; why: string}> {
+  const handing = heap.inside.filter(t => t.frames.some(f => SPAN_HANDOVER.test(f.name)))
+  if (handing.length === 0 || heap.uncountedSpans.length === 0) return []
+  const {sizes} = heap.globals
+  const fits = (u: UncountedSpans) =>
+    u.spans >= 1 && u.objects >= 0 && u.objects <= u.spans * Math.floor((sizes.pages[u.sizeClass]! * heap.layout.pageSize) / sizes.size[u.sizeClass]!)
+  if (!heap.uncountedSpans.every(fits)) return []
+  const spans = heap.uncountedSpans.reduce((n, u) => n + u.spans, 0)
+  if (spans > handing.length) return []
+  const where = handing.map(t => `${t.tid} in CentralFreeList::${t.frames.map(f => SPAN_HANDOVER.exec(f.name)?.[1]).find(Boolean)}`).join(', ')
+  return heap.uncountedSpans.map(u => ({
+    entry: u.entry,
+    why: `thread ${where}, between the page heap and the central list: a new span is counted only once cut into objects, an emptied one is uncounted before the page heap takes it back (class ${u.sizeClass})`,
+  }))
 }

@@ -3,6 +3,7 @@ import type {AllocatorActivity, AllocatorDescription, SizeClassUse, TouchedFigur
 import {sizeClassUseOf} from '../heap/size-class-use.js'
 import type {TcmallocHeap} from './heap.js'
 import {IN_USE, ON_NORMAL_FREELIST, ON_RETURNED_FREELIST} from './spans.js'
+import {SPAN_HANDOVER} from './inside-allocator.js'
 
 /** What the summary says of the allocator: gperftools, its version, its layout group and where its globals were found. */
 export function describeAllocator(heap: TcmallocHeap): AllocatorDescription {
@@ -71,6 +72,7 @@ export function touchedFigures(heap: TcmallocHeap, activity: AllocatorActivity, 
   const threadsInside = activity.threads.length > 0
   const centralLocked = activity.locks.some(l => l.sizeClass !== null)
   const pageHeapLocked = activity.locks.some(l => l.sizeClass === null)
+  const handingSpans = activity.threads.some(t => t.frames.some(f => SPAN_HANDOVER.test(f.name)))
   const out: TouchedFigure[] = []
   const damaged = (prefix: string) => heap.damage.findings.some(f => f.structure.startsWith(prefix))
   if (bytesBehind > 0) out.push({property: 'generic.current_allocated_bytes', why: `toma counts the ${bytesBehind} bytes behind damaged links as live`, inFlight: false})
@@ -82,7 +84,7 @@ export function touchedFigures(heap: TcmallocHeap, activity: AllocatorActivity, 
   }
   const rows: Array<[string, string]> = [
     ['tcmalloc.thread_cache_free_bytes', why('thread cache', threadsInside, 'a thread was inside TCMalloc')],
-    ['tcmalloc.central_cache_free_bytes', why('span', centralLocked, 'a central free list lock was held')],
+    ['tcmalloc.central_cache_free_bytes', why('span', centralLocked || handingSpans, centralLocked ? 'a central free list lock was held' : "a thread was handing a span between the page heap and a central list: its objects are free while counter_ does not count them")],
     ['tcmalloc.transfer_cache_free_bytes', why('transfer', centralLocked, 'a central free list lock was held')],
     ['tcmalloc.pageheap_free_bytes', why('page heap', pageHeapLocked, 'the page heap lock was held')],
     ['tcmalloc.pageheap_unmapped_bytes', why('page heap', pageHeapLocked, 'the page heap lock was held')],
