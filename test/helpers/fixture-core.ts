@@ -184,8 +184,17 @@ export async function pairCorePath(id: string, which: 'before' | 'after'): Promi
  * core has no such module (its libraries are the host's own).
  */
 export async function fixtureSysroot(id: string, core: Core): Promise<string | undefined> {
+  return sysrootOf(path.join(FIXTURES, id, 'core.br'), core)
+}
+
+/**
+ * The same for any committed core (`br`, its .br file; `core`, it opened): the committed files
+ * (fixtures/sysroots/SUITE/*.br) whose build-ids are its modules', at the paths it names them by.
+ */
+export async function sysrootOf(br: string, core: Core): Promise<string | undefined> {
   const byBuildId = new Map(core.modules.filter(m => m.buildId).map(m => [m.buildId!, m.path]))
-  const root = path.join(fixtureCache(), `sysroot-${id}-${contentHash(path.join(FIXTURES, id, 'core.br'))}`)
+  const name = path.relative(path.join(FIXTURES, '..'), br).replace(/[^A-Za-z0-9.-]+/g, '_')
+  const root = path.join(fixtureCache(), `sysroot-${name}-${contentHash(br)}`)
   let placed = 0
   for (const suite of fs.existsSync(SYSROOT_FILES) ? fs.readdirSync(SYSROOT_FILES).sort() : []) {
     for (const name of fs.readdirSync(path.join(SYSROOT_FILES, suite)).filter(n => n.endsWith('.br')).sort()) {

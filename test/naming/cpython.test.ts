@@ -8,7 +8,7 @@ import {ElfFile} from '../../src/elf/elf-file.js'
 import {HeapIndex} from '../../src/index/heap-index.js'
 import {Program} from '../../src/program/program.js'
 import {pokeU64} from '../helpers/damage-core.js'
-import {brotliCorePath} from '../helpers/fixture-core.js'
+import {brotliCorePath, sysrootOf} from '../helpers/fixture-core.js'
 import {runToma} from '../helpers/run-toma.js'
 import {testTemp} from '../helpers/test-temp.js'
 
@@ -22,7 +22,7 @@ const TCMALLOC = fileURLToPath(new URL('../../fixtures/cores/v2.10-shared/libtcm
 interface PyFixture {
   dir: string
   version: string
-  /** The interpreter that ran (not stored) and the files whose build-ids must be the ones that ran. */
+  /** The interpreter that ran (the path the core names it by) and its files, carried in fixtures/sysroots/python with the build-ids that ran. */
   python: string
   files: Array<[file: string, buildId: string, what: string]>
   /** Measured on the fixture: objects and storage blocks the truth lists in the heap, names it does not cover. */
@@ -33,15 +33,23 @@ interface PyFixture {
   otherKinds: string[]
 }
 
-/** An interpreter pyenv built on the machine that made the fixture (executable and libpython). */
-function pyenvBuild(version: string, pythonId: string, libpythonId: string): Pick<PyFixture, 'version' | 'python' | 'files'> {
+/**
+ * An interpreter pyenv built on the machine that made the fixture: its executable, libpython and
+ * the extension modules the process loaded (their type objects' names are in their files).
+ */
+function pyenvBuild(version: string, pythonId: string, libpythonId: string, extensions: Record<string, string>): Pick<PyFixture, 'version' | 'python' | 'files'> {
   const minor = version.split('.').slice(0, 2).join('.')
   const root = `/root/.pyenv/versions/${version}`
   const what = `pyenv's build of ${version}`
+  const tag = minor.replace('.', '')
   return {
     version,
     python: `${root}/bin/python${minor}`,
-    files: [[`${root}/bin/python${minor}`, pythonId, what], [`${root}/lib/libpython${minor}.so.1.0`, libpythonId, what]],
+    files: [
+      [`${root}/bin/python${minor}`, pythonId, what],
+      [`${root}/lib/libpython${minor}.so.1.0`, libpythonId, what],
+      ...Object.entries(extensions).map(([name, id]): [string, string, string] => [`${root}/lib/python${minor}/lib-dynload/${name}.cpython-${tag}-x86_64-linux-gnu.so`, id, what]),
+    ],
   }
 }
 
@@ -51,14 +59,22 @@ const PY_FIXTURES: PyFixture[] = [
     dir: 'pydemo',
     version: '3.11.2',
     python: '/usr/bin/python3.11',
-    files: [['/usr/bin/python3.11', '571d98e01096d5c1c32420d229a6731a0a50d2a0', "Debian bookworm's python3.11 3.11.2-6+deb12u6"]],
+    files: [
+      ['/usr/bin/python3.11', '571d98e01096d5c1c32420d229a6731a0a50d2a0', "Debian bookworm's python3.11 3.11.2-6+deb12u6"],
+      ['/usr/lib/python3.11/lib-dynload/_json.cpython-311-x86_64-linux-gnu.so', 'f2dede5caa6d6722d9f0926a64a4e3d91fc4b978', "Debian bookworm's python3.11 3.11.2-6+deb12u6"],
+      ['/usr/lib/python3.11/lib-dynload/_ctypes.cpython-311-x86_64-linux-gnu.so', '52e1af3a1ff77cd9e407e8860ae33c1e87ae9fac', "Debian bookworm's python3.11 3.11.2-6+deb12u6"],
+    ],
     listedObjects: 90_315,
     listedStorage: 11_446,
     otherNames: 196,
     otherKinds: [...C_HELD, 'python:posix.DirEntry'],
   },
   {
-    ...pyenvBuild('3.12.1', '96ee6db2233cd38e0b4bea04e9815e85dcda37fc', 'f9d5c82f5f2c22df68c1d49c944ef3dee5103dcc'),
+    ...pyenvBuild('3.12.1', '96ee6db2233cd38e0b4bea04e9815e85dcda37fc', 'f9d5c82f5f2c22df68c1d49c944ef3dee5103dcc', {
+      _json: 'd6ebbb12943cceb26bfec935ddd2183f7c5059d6',
+      _ctypes: '09c776aaf71aedd10ca10fec1149e462d61cf625',
+      _struct: '4751a96c2933c41f9702c1a0feda67c2e4841e73',
+    }),
     dir: 'pydemo312',
     listedObjects: 90_102,
     listedStorage: 11_464,
@@ -66,7 +82,11 @@ const PY_FIXTURES: PyFixture[] = [
     otherKinds: [...C_HELD, 'python:code'],
   },
   {
-    ...pyenvBuild('3.13.0', '524b92ce152ff0ea8ae162a01bf3acdbf7032e0b', 'd11d13fb0f82d32f3da1221ffd551ab179afb423'),
+    ...pyenvBuild('3.13.0', '524b92ce152ff0ea8ae162a01bf3acdbf7032e0b', 'd11d13fb0f82d32f3da1221ffd551ab179afb423', {
+      _json: '38dc7a0f594beaf08b14eb38465e784fec3649a8',
+      _ctypes: '3a3732c68f4d688a28407b8317645371ef8e1a5f',
+      _struct: '54aaa0ca4b072b3a0e4f4160982af4b9e756a44d',
+    }),
     dir: 'pydemo313',
     // Instances keep their values inside them in 3.13: fewer storage blocks.
     listedObjects: 95_993,
@@ -79,25 +99,35 @@ const PY_FIXTURES: PyFixture[] = [
 /** [address (id()), tp_name, type(o).__name__, [[block, name], …]] */
 type TruthObject = [number, string, string, Array<[number, string]>]
 
-function skipReason(f: PyFixture): string | null {
-  for (const [file, buildId, what] of f.files) {
-    if (!fs.existsSync(file)) return `${file} is not there (${what})`
-    const id = ElfFile.load(file).buildId
-    if (id !== buildId) return `${file} has build-id ${id}, not the one that ran (${buildId}: ${what})`
+/**
+ * The interpreter that ran, from the files the fixture carries (fixtures/sysroots/python, by
+ * build-id), laid out at the paths the core names them by: the tests run wherever the machine's
+ * own python has moved on. Each file must be there with the build-id that ran.
+ */
+async function interpreterOf(f: PyFixture, coreBr: string, corePath: string): Promise<{sysroot: string; python: string}> {
+  const core = Core.open(corePath)
+  let sysroot: string | undefined
+  try {
+    sysroot = await sysrootOf(coreBr, core)
+  } finally {
+    core.close()
   }
-  return null
+  expect(sysroot, `${f.dir}: no file of fixtures/sysroots is a module of its core`).toBeDefined()
+  for (const [file, buildId, what] of f.files) {
+    const laid = path.join(sysroot!, file)
+    expect(fs.existsSync(laid), `${file} (${what}) is not among fixtures/sysroots/python`).toBe(true)
+    expect(ElfFile.load(laid).buildId, `${file} (${what})`).toBe(buildId)
+  }
+  return {sysroot: sysroot!, python: path.join(sysroot!, f.python)}
 }
 
 const readTruth = (dir: string) =>
   JSON.parse(zlib.brotliDecompressSync(fs.readFileSync(path.join(dir, 'truth.json.br'))).toString('utf8')) as {python: string; objects: TruthObject[]}
 
 for (const f of PY_FIXTURES) {
-  const skip = skipReason(f)
-  if (skip) console.warn(`cpython naming tests on ${f.dir} skipped: ${skip}`)
   const DIR = path.join(FIXTURES_DIR, f.dir)
-  const PYTHON = f.python
 
-  describe.skipIf(skip !== null)(`CPython ${f.version} objects named by ob_type (${f.dir})`, () => {
+  describe(`CPython ${f.version} objects named by ob_type (${f.dir})`, () => {
     let work: string
     let index: HeapIndex
     let analyzeMs = 0
@@ -111,8 +141,9 @@ for (const f of PY_FIXTURES) {
       work = testTemp('toma-cpython-')
       const indexPath = path.join(work, 'core.toma-index')
       const core = (corePath = await brotliCorePath(path.join(DIR, 'core.br')))
+      const {sysroot, python} = await interpreterOf(f, path.join(DIR, 'core.br'), core)
       const t0 = performance.now()
-      const a = await runToma(['analyze', core, '--exe', PYTHON, '--tcmalloc', TCMALLOC, '--index', indexPath], {cwd: work})
+      const a = await runToma(['analyze', core, '--exe', python, '--sysroot', sysroot, '--tcmalloc', TCMALLOC, '--index', indexPath], {cwd: work})
       analyzeMs = performance.now() - t0
       expect(a.status, a.stderr).toBe(0)
       index = HeapIndex.open(indexPath)!
@@ -226,14 +257,16 @@ for (const f of PY_FIXTURES) {
     })
   })
 
-  describe.skipIf(skip !== null)(`CPython ${f.version} names are exact or absent on a damaged core (${f.dir})`, () => {
+  describe(`CPython ${f.version} names are exact or absent on a damaged core (${f.dir})`, () => {
     let work: string
     let core: string
+    let interpreter: {sysroot: string; python: string}
     const truth = readTruth(DIR)
 
     beforeAll(async () => {
       work = testTemp('toma-cpython-damage-')
       core = await brotliCorePath(path.join(DIR, 'core.br'))
+      interpreter = await interpreterOf(f, path.join(DIR, 'core.br'), core)
     })
     afterAll(() => {
       if (work) fs.rmSync(work, {recursive: true, force: true})
@@ -249,7 +282,7 @@ for (const f of PY_FIXTURES) {
       } finally {
         opened.close()
       }
-      const a = await runToma(['analyze', copy, '--exe', PYTHON, '--tcmalloc', TCMALLOC, '--index', copy + '.toma-index'], {cwd: work})
+      const a = await runToma(['analyze', copy, '--exe', interpreter.python, '--sysroot', interpreter.sysroot, '--tcmalloc', TCMALLOC, '--index', copy + '.toma-index'], {cwd: work})
       expect(a.status, a.stderr).toBe(0)
       return HeapIndex.open(copy + '.toma-index')!
     }
@@ -257,7 +290,7 @@ for (const f of PY_FIXTURES) {
     it('type\'s own ob_type no longer itself: no type is proven, nothing is named', async () => {
       // PyType_Type's process address (python3.11 is not PIE; libpython3.12 is loaded where the core says).
       const opened = Core.open(core)
-      const typeType = Program.load(opened, {exe: PYTHON, tcmalloc: TCMALLOC}).symbolAddress('PyType_Type')!.address
+      const typeType = Program.load(opened, {exe: interpreter.python, sysroot: interpreter.sysroot, tcmalloc: TCMALLOC}).symbolAddress('PyType_Type')!.address
       opened.close()
       const index = await analyzePoked('no-type-type', typeType + 8, 0)
       let runtime = 0

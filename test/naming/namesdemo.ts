@@ -3,9 +3,10 @@ import path from 'node:path'
 import {fileURLToPath} from 'node:url'
 import {afterAll, beforeAll, expect} from 'vitest'
 import {analyzeCore, type RunOptions} from '../../src/pipeline/analyze-core.js'
+import {Core} from '../../src/core/core.js'
 import {HeapIndex} from '../../src/index/heap-index.js'
 import {LIVE} from '../../src/heap/states.js'
-import {brotliCorePath} from '../helpers/fixture-core.js'
+import {brotliCorePath, sysrootOf} from '../helpers/fixture-core.js'
 import {testTemp} from '../helpers/test-temp.js'
 
 /**
@@ -58,8 +59,23 @@ export async function analyzeNamesdemo(build: Build, run?: RunOptions): Promise<
     fs.copyFileSync(path.join(DIR, 'namesdemo.stripped'), exePath)
   }
   const indexPath = path.join(work, 'core.toma-index')
-  analyzeCore(await brotliCorePath(path.join(dir, 'core.br')), {exe: exePath, tcmalloc: TCMALLOC}, undefined, indexPath, undefined, run)
+  const corePath = await brotliCorePath(path.join(dir, 'core.br'))
+  // libc++'s own symbols name what leads to the pool and the shared_ptr's pointee: the build that
+  // ran (Debian bookworm's libc++1 of clang 14) is carried in fixtures/sysroots, by build-id.
+  const sysroot = build === 'libcxx' ? await carriedLibraries(path.join(dir, 'core.br'), corePath) : undefined
+  analyzeCore(corePath, {exe: exePath, tcmalloc: TCMALLOC, ...(sysroot ? {sysroot} : {})}, undefined, indexPath, undefined, run)
   return {work, index: HeapIndex.open(indexPath)!}
+}
+
+async function carriedLibraries(br: string, corePath: string): Promise<string> {
+  const core = Core.open(corePath)
+  try {
+    const sysroot = await sysrootOf(br, core)
+    if (!sysroot) throw new Error(`${br}: none of its libraries is carried in fixtures/sysroots`)
+    return sysroot
+  } finally {
+    core.close()
+  }
 }
 
 /** Analyzes once for the calling describe block (and cleans up after it); the index once it is there. */
