@@ -1,0 +1,80 @@
+import fs from 'node:fs'
+import path from 'node:path'
+import {fileURLToPath} from 'node:url'
+import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+import {analyzeCore} from '../../src/pipeline/analyze-core.js'
+import {HeapIndex} from '../../src/index/heap-index.js'
+import {brotliCorePath} from '../helpers/fixture-core.js'
+import {testTemp} from '../helpers/test-temp.js'
+import {expectTier, type TruthBlock} from './namesdemo.js'
+
+// Issue 52, item 5: raw `new char[N]` buffers of binary bytes (896 B, 4 KiB), each held from a
+// struct whose next words are counts a {pointer, length, capacity} test takes for a std::string's
+// (fixtures/buffersdemo), beside real std::strings. Before the string test read the text, the
+// std-layout tier named six of them `std::string buffer`. Every expected value is what the process
+// recorded about its own blocks (truth.json).
+
+const DIR = fileURLToPath(new URL('../../fixtures/buffersdemo', import.meta.url))
+const TCMALLOC = fileURLToPath(new URL('../../fixtures/demo/libtcmalloc.so.4', import.meta.url))
+const truth = JSON.parse(fs.readFileSync(path.join(DIR, 'truth.json'), 'utf8')) as {blocks: TruthBlock[]}
+const addr = (s: string) => Number(BigInt(s))
+
+/**
+ * The release build alone (the stripped file copied into a folder of its own: its debuglink finds
+ * no debug file), or with its debug file beside it (the -g build: one compile, one build-id).
+ */
+function useBuffersdemo(withDebugFile: boolean): () => HeapIndex {
+  let work = ''
+  let index: HeapIndex | undefined
+  beforeAll(async () => {
+    work = testTemp('toma-buffers-')
+    const exe = path.join(work, 'buffersdemo')
+    fs.copyFileSync(path.join(DIR, 'buffersdemo'), exe)
+    if (withDebugFile) fs.copyFileSync(path.join(DIR, 'buffersdemo.debug'), path.join(work, 'buffersdemo.debug'))
+    const indexPath = path.join(work, 'core.toma-index')
+    analyzeCore(await brotliCorePath(path.join(DIR, 'core.br')), {exe, tcmalloc: TCMALLOC}, undefined, indexPath)
+    index = HeapIndex.open(indexPath)!
+  }, 120_000)
+  afterAll(() => {
+    index?.file.close()
+    if (work) fs.rmSync(work, {recursive: true, force: true})
+  })
+  return () => index!
+}
+
+const nameAt = (index: HeapIndex, b: TruthBlock) => {
+  const o = index.objectAt(addr(b.address))!
+  expect(o.start, `${b.container} starts a slot`).toBe(addr(b.address))
+  return {name: index.type(o.index), via: index.via(o.index)}
+}
+
+describe('buffersdemo, the release build (no DWARF, no symbols)', () => {
+  const index = useBuffersdemo(false)
+
+  it('the truth holds the raw buffers of 896 B and 4 KiB and the real strings it is about', () => {
+    const raw = truth.blocks.filter(b => b.kind === 'raw buffer')
+    expect(raw.map(b => b.request).sort((a, b) => a - b)).toEqual([896, 896, 896, 896, 4096, 4096, 4096, 4096, 4096])
+    expect(truth.blocks.filter(b => b.kind === 'std::string buffer').length).toBe(3)
+  })
+
+  it('names no raw buffer, and nothing else the program made but its strings (no tier: none has a type a proof reaches)', () => {
+    const wrong = truth.blocks.filter(b => b.kind !== 'std::string buffer' && b.kind !== 'C string')
+      .flatMap(b => {
+        const got = nameAt(index(), b)
+        return got.name === null ? [] : [`${b.container} (${b.kind}) named ${got.name} by ${got.via}`]
+      })
+    expect(wrong).toEqual([])
+  })
+
+  it('names every text std::string buffer and C string, and nothing the truth does not list (precision 100 %)', () => {
+    const counts = expectTier(index(), ['std::string buffer', 'C string'], ['layout', 'content'], truth)
+    expect(counts['std::string buffer']).toBe(3)
+    expect(counts['C string']).toBe(truth.blocks.filter(b => b.kind === 'C string').length)
+    expect(index().meta.naming.conflicts.count).toBe(0)
+  })
+
+  it('leaves the std::string of binary bytes unnamed: without its type, its bytes are a raw buffer\'s', () => {
+    const [binary] = truth.blocks.filter(b => b.kind === 'binary std::string buffer')
+    expect(nameAt(index(), binary!).name).toBeNull()
+  })
+})
