@@ -78,3 +78,39 @@ describe('buffersdemo, the release build (no DWARF, no symbols)', () => {
     expect(nameAt(index(), binary!).name).toBeNull()
   })
 })
+
+// Issue 52, item 4: with the DWARF, pointers to scalars name the blocks they start: a byte type's
+// (`char*`, `unsigned char*`, `int8_t*`, `std::byte*`) by its own type, `char[]`; another's (`long*`,
+// a struct's) as `T` or `T[n]` where the block's size class leaves one count; a `void*`, a pointer
+// into a block's middle and an array whose count the block does not prove name nothing.
+describe('buffersdemo, the -g build (the same file with its debug file)', () => {
+  const index = useBuffersdemo(true)
+  const NAMED = ['raw buffer', 'object', 'std::string buffer', 'binary std::string buffer', 'C string']
+
+  it('names every block the process made by what it is, and nothing the truth does not list (recall and precision 100 %)', () => {
+    const counts = expectTier(index(), NAMED, ['debug-info', 'layout', 'content'], truth)
+    for (const k of NAMED) expect(counts[k], k).toBe(truth.blocks.filter(b => b.kind === k).length)
+    expect(counts['raw buffer']).toBe(9)
+    expect(index().meta.naming.conflicts.count).toBe(0)
+  })
+
+  it('each raw buffer by its pointer\'s own element type, from the DWARF', () => {
+    const got = truth.blocks.filter(b => b.kind === 'raw buffer').map(b => `${b.container}: ${nameAt(index(), b).name} by ${nameAt(index(), b).via}`)
+    expect(got).toEqual(truth.blocks.filter(b => b.kind === 'raw buffer').map(b => `${b.container}: ${b.name} by debug-info`))
+    expect(new Set(truth.blocks.filter(b => b.kind === 'raw buffer').map(b => b.name))).toEqual(new Set(['char[]', 'unsigned char[]', 'signed char[]', 'std::byte[]']))
+  })
+
+  it('a long by its long*, six Samples by their Sample* (only 6 × 40 B fits the 240-byte class)', () => {
+    for (const name of ['long', 'Sample[6]']) {
+      const b = truth.blocks.find(t => t.name === name)!
+      expect(nameAt(index(), b)).toEqual({name, via: 'debug-info'})
+    }
+  })
+
+  it('names nothing through a void*, a pointer into a block\'s middle, or a double* whose count the block does not prove', () => {
+    for (const kind of ['void* target', 'interior target', 'unproven array']) {
+      const [b] = truth.blocks.filter(t => t.kind === kind)
+      expect(nameAt(index(), b!).name, kind).toBeNull()
+    }
+  })
+})
