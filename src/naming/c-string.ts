@@ -1,4 +1,4 @@
-import type {Recogniser} from './recogniser.js'
+import type {NamingContext, Recogniser} from './recogniser.js'
 import {VIA_CONTENT} from './via.js'
 import {forEachSlotBytes} from './slot-bytes.js'
 
@@ -27,14 +27,19 @@ export const cString: Recogniser = {
     forEachSlotBytes(ctx, id => typeOf[id] === 0, (id, start, size, buf, offset) => {
       if (size > MAX_BLOCK) return
       // No view of the slot (a Buffer object per slot cost a third of the tier on the bench core).
-      const length = textLength(buf, offset, offset + size)
-      if (length < MIN_LENGTH || !ctx.fits(length + 1, size)) return
+      if (!readsAsCString(ctx, buf, offset, size)) return
       ctx.names.assign(id, 'C string', 'C string', VIA_CONTENT, start)
       named++
       bytes += size
     })
     ctx.note(`${named} blocks (${bytes} bytes) named as C strings by their content`)
   },
+}
+
+/** Whether the block's bytes (buf[offset, offset + size)) are what this tier names a C string. */
+export function readsAsCString(ctx: Pick<NamingContext, 'fits'>, buf: Uint8Array, offset: number, size: number): boolean {
+  const length = textLength(buf, offset, offset + size)
+  return length >= MIN_LENGTH && ctx.fits(length + 1, size)
 }
 
 /**

@@ -188,8 +188,8 @@ describe('names from DWARF (typesdemo)', () => {
     })
   })
 
-  it('says where the DWARF came from and what it reached (g_tree, g_list, g_registry, g_shape and the two g_conflict_ pointers)', () => {
-    expect(named['with-g']!.notes.some(m => /^\[dwarf\] DWARF of typesdemo \(in the file\): 6 typed globals and \d+ locals in 1 frames reach /.test(m))).toBe(true)
+  it('says where the DWARF came from and what it reached (g_tree, g_list, g_registry, g_shape, the two g_conflict_ pointers, and g_truth\'s const char* fields)', () => {
+    expect(named['with-g']!.notes.some(m => /^\[dwarf\] DWARF of typesdemo \(in the file\): 7 typed globals and \d+ locals in 1 frames reach /.test(m))).toBe(true)
     expect(named['debug-file']!.notes.some(m => m.startsWith('[dwarf] DWARF of typesdemo (typesdemo.debug)'))).toBe(true)
   })
 

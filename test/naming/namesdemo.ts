@@ -122,7 +122,7 @@ const acceptedSpellings = (b: TruthBlock) => accepted(b).map(spelling)
  * a generic name: the truth's name only); and every slot `via` named is a block the truth lists
  * (of any kind), with such a name. Returns the counts per kind.
  */
-export function expectTier(index: HeapIndex, kinds: string[], via: string | string[], t: NamesTruth = truth): Record<string, number> {
+export function expectTier(index: HeapIndex, kinds: string[], via: string | string[], t: Pick<NamesTruth, 'blocks'> = truth): Record<string, number> {
   const vias: string[] = typeof via === 'string' ? [via] : via
   const counts: Record<string, number> = {}
   for (const b of t.blocks.filter(k => kinds.includes(k.kind))) {

@@ -64,6 +64,11 @@ export class DwarfClaims {
     return true
   }
 
+  /** Whether this tier has taken the block for some type (named, or conflicted). */
+  has(slot: number): boolean {
+    return this.claims.has(slot)
+  }
+
   /**
    * The DWARF struct of the block's vtable name (its dynamic, most derived type), when the vtable
    * tier named it and some unit defines that type: a base pointer's block is scanned as it, so

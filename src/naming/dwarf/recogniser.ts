@@ -51,11 +51,13 @@ export const dwarfRecogniser: Recogniser = {
     flowFromGlobals(flow, modules, counts)
     flowFromFrames(flow, modules, counts)
     flow.run()
+    const scalars = flow.scalars.settle(flow.claims)
     const from = modules.map(m => `${path.basename(m.module.module.path)} (${m.from === m.module.file?.path ? 'in the file' : path.basename(m.from)})`).join(', ')
     const kinds = [...flow.claims.namedByKind()].map(([k, n]) => `${n} ${k}`).join(', ')
     ctx.note(`DWARF of ${from}: ${counts.globals} typed globals and ${counts.locals} locals in ${counts.frames} frames reach ${kinds || 'no block'}`)
     const skipped = modules.reduce((s, m) => s + m.info.variables.skipped.locationLists + m.info.variables.skipped.expressions, 0)
     if (skipped > 0) ctx.note(`${skipped} variables with locations this tier does not follow (location lists, registers, other expressions) are not roots`)
+    if (scalars > 0) ctx.note(`${scalars} blocks named by pointers to scalars (char*, long*) at their start`)
     if (flow.claims.conflicts > 0) ctx.note(`${flow.claims.conflicts} blocks reached with two types: not named by this tier (conflicts)`)
     if (flow.cut) ctx.note('the walk stopped at its step bound: some blocks reachable through typed pointers are not named')
   },

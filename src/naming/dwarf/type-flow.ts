@@ -3,6 +3,7 @@ import type {NamingContext} from '../recogniser.js'
 import {DwarfClaims} from './claims.js'
 import {MAX_ELEMENTS, type ContainerFlow} from './container-flow.js'
 import {containerOf, type Container} from './std-containers.js'
+import {provenCount, scalarPointee, ScalarPointees} from './scalar-pointees.js'
 
 /** Values taken from the work list, at most (a bound on any heap). */
 const MAX_STEPS = 20_000_000
@@ -16,13 +17,17 @@ const MAX_TYPE_DEPTH = 1000
  * (a global, a local, a heap object) is scanned: each pointer member whose pointee is a struct
  * names the heap block it points to, when it points to the block's start and the type fits in the
  * block, and that block is then scanned as that type (once per block and type). A pointer into a
- * block's inside is followed but names nothing. Standard containers (std-containers.ts) name their
+ * block's inside is followed but names nothing. A struct pointer whose block's size proves an
+ * array of n > 1 of them (`provenCount`) names `T[n]`, and each element is scanned. Pointers to
+ * scalars (`char*`, `long*`) offer their blocks names settled after the flow (scalar-pointees.ts).
+ * Standard containers (std-containers.ts) name their
  * bodies and nodes and pass their element type on. Types from the `std::` namespace that are not
  * containers are followed but never name a block: their pointers are links (`_Rb_tree_node_base*`),
  * not the type of what they reach.
  */
 export class TypeFlow implements ContainerFlow {
   readonly claims: DwarfClaims
+  readonly scalars: ScalarPointees
   private readonly work: Array<{addr: number; type: StructType}> = []
   private readonly seen = new Map<number, Set<string>>()
   private readonly pointerful = new WeakMap<DwarfType, boolean>()
@@ -36,6 +41,7 @@ export class TypeFlow implements ContainerFlow {
     structNamed: (name: string) => StructType | undefined,
   ) {
     this.claims = new DwarfClaims(ctx.names, structNamed)
+    this.scalars = new ScalarPointees(ctx)
   }
 
   /** A typed value outside the heap (a root): scanned now. */
@@ -70,7 +76,10 @@ export class TypeFlow implements ContainerFlow {
         return
       }
       for (const b of t.bases) if (this.hasPointers(b.type)) this.scan(addr + b.offset, b.type, depth + 1)
-      for (const m of t.members) if (this.hasPointers(m.type)) this.scan(addr + m.offset, m.type, depth + 1)
+      // A scalar pointer inside the library's own helpers (a stream's buffer pointers, a
+      // string_view's data) is a view as often as an owner: not followed.
+      const std = isStdInternal(t.name)
+      for (const m of t.members) if (this.hasPointers(m.type) && !(std && isScalarPointer(m.type))) this.scan(addr + m.offset, m.type, depth + 1)
     } else if (t.kind === 'array' && this.hasPointers(t.element)) {
       const size = sizeOf(t.element)
       const n = Math.min(t.count, MAX_ELEMENTS)
@@ -81,7 +90,11 @@ export class TypeFlow implements ContainerFlow {
   /** A pointer of type `target*` holding `ptr`. */
   pointee(ptr: number, target: DwarfType): void {
     const t = stripAliases(target)
-    if (t.kind !== 'struct') return
+    if (t.kind !== 'struct') {
+      const ref = scalarPointee(t) ? this.liveBlock(ptr) : undefined
+      if (ref && ref.start === ptr) this.scalars.offer(ref, t)
+      return
+    }
     const ref = this.liveBlock(ptr)
     if (!ref) return
     const size = t.size
@@ -95,7 +108,13 @@ export class TypeFlow implements ContainerFlow {
       this.tooSmall++
       return
     }
-    if (!isStdInternal(t.name) && !this.claims.claim(ref.index, ref.start, {name: t.name, kind: 'object', struct: t, element: null})) return
+    // An array's count, where the block proves it (never for a polymorphic type: new T[n] of
+    // one puts a count before the first element, so its pointer is not the block's start).
+    const n = !t.polymorphic && size > 0 && size * 2 <= ref.size ? provenCount(this.ctx, size, ref.size) : undefined
+    const array = n !== undefined && n > 1 ? n : 1
+    const offer = array > 1 ? {name: `${t.name}[${array}]`, kind: 'object', struct: t, element: t.name} : {name: t.name, kind: 'object', struct: t, element: null}
+    if (!isStdInternal(t.name) && !this.claims.claim(ref.index, ref.start, offer)) return
+    for (let i = 1; i < Math.min(array, MAX_ELEMENTS); i++) this.enqueue(ptr + i * size, t)
     const dynamic = t.polymorphic ? this.claims.dynamicType(ref.index) : undefined
     this.enqueue(ptr, dynamic && dynamic.size <= ref.size ? dynamic : t)
   }
@@ -127,12 +146,18 @@ export class TypeFlow implements ContainerFlow {
     // found pointerful through its pointer member.
     this.pointerful.set(t, false)
     let result = false
-    if (t.kind === 'pointer') result = t.target !== null && stripAliases(t.target).kind === 'struct'
+    if (t.kind === 'pointer') result = t.target !== null && (stripAliases(t.target).kind === 'struct' || scalarPointee(t.target) !== undefined)
     else if (t.kind === 'array') result = this.hasPointers(t.element, depth + 1)
     else if (t.kind === 'struct') result = !t.union && (containerOf(t) !== null || t.bases.some(b => this.hasPointers(b.type, depth + 1)) || t.members.some(m => this.hasPointers(m.type, depth + 1)))
     this.pointerful.set(t, result)
     return result
   }
+}
+
+/** A pointer to a scalar (`char*`, `long*`, `Item**`). */
+function isScalarPointer(type: DwarfType): boolean {
+  const t = stripAliases(type)
+  return t.kind === 'pointer' && t.target !== null && scalarPointee(t.target) !== undefined
 }
 
 /** The standard library's own helper types (`std::_Rb_tree_node_base`, `std::_Head_base<…>`): followed, never a name. */

@@ -5,8 +5,6 @@ import type {Block, Probe} from './probe.js'
 const LOCAL_CAPACITY = 15
 /** libc++'s in-place capacity (22 chars + NUL). */
 const LIBCXX_LOCAL_CAPACITY = 22
-/** Below this length a string's text must also read as text (see `textFits`). */
-const SHORT = 16
 
 /**
  * A libstdc++ `std::string` (C++11 ABI) at `owner`: {ptr, length, capacity | 16 local bytes}.
@@ -14,10 +12,12 @@ const SHORT = 16
  * own local buffer (owner + 16), 15 < capacity, length ≤ capacity, capacity + 1 is a request that
  * rounds to the block's size, and the text fits (`textFits`).
  *
- * A hand-written {char *buf; size_t len; size_t cap} that allocates cap + 1 and keeps its text
- * NUL-terminated has this shape too, and its block is a string buffer in all but the class name:
- * accepted. A vector's {begin, end, capacity end} cannot pass: its second word is an address, not
- * a length that fits the block.
+ * The words alone prove little: a hand-written {char *buf; size_t used; size_t cap} over a
+ * `new char[N]` of binary bytes passes them whenever cap + 1 rounds to N's class and the first
+ * zero byte happens to sit at `used` (fixtures/buffersdemo: three such buffers of 896 B and 4 KiB
+ * were named so). The text is the rest of the proof (`textFits`). One that holds NUL-terminated
+ * text is a string buffer in all but the class name: accepted. A vector's {begin, end, capacity
+ * end} cannot pass: its second word is an address, not a length that fits the block.
  */
 export function stringAt(p: Probe, owner: number, buffer: Block): boolean {
   if (buffer.start === owner + 16 || !p.holds(owner, owner + 32)) return false
@@ -52,13 +52,13 @@ export function libcxxStringAt(p: Probe, at: number, buffer: Block): boolean {
 
 /**
  * The buffer's first NUL is at `length`, so a stale string (in a vector's spare capacity, a dead
- * stack slot) whose freed buffer now holds a shorter text fails; and a length below 16, too small
- * a proof alone (other words read as a length and a capacity: a tree node's colour, a key), needs
- * its bytes to read as text (c-string's rule). A std::string holding NUL bytes, or a short binary
- * one, is left unnamed.
+ * stack slot) whose freed buffer now holds a shorter text fails; and its bytes read as text
+ * (c-string's rule: printable ASCII and tab, newline, carriage return, a letter among them, not
+ * one byte repeated). Binary bytes that happen to have their first zero at a count the owner
+ * keeps beside the pointer are a raw buffer's as often as a string's: a std::string holding NUL
+ * bytes, binary bytes or non-ASCII text is left unnamed (the DWARF tier names it by its type).
  */
 function textFits(p: Probe, buffer: Block, length: number): boolean {
   const text = p.ctx.program.core.memory.readBytes(buffer.start, length + 1)
-  if (!text || text.indexOf(0) !== length) return false
-  return length >= SHORT || textLength(text) === length
+  return text !== undefined && text.indexOf(0) === length && textLength(text) === length
 }

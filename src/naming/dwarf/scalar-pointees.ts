@@ -1,0 +1,85 @@
+import {stripAliases, type DwarfType} from '../../elf/dwarf/types.js'
+import {readsAsCString} from '../c-string.js'
+import type {NamingContext} from '../recogniser.js'
+import type {DwarfClaims} from './claims.js'
+
+/** Pointee types whose blocks are byte buffers of any length: `char*` names a `char[]`. */
+const BYTE_TYPES = new Set(['char', 'signed char', 'unsigned char', 'char8_t', 'std::byte'])
+/** Largest byte buffer read to see whether it is a C string (c-string.ts tests no larger block). */
+const MAX_TEXT_READ = 1 << 16
+
+/**
+ * The count of `size`-byte elements an array filling a block of `blockSize` holds, when exactly one
+ * count n makes a request (n · size) the allocator serves with a block of that size; else
+ * undefined. The request is not in the core: a block of one size class serves every request
+ * between the class below and its own, so `new double[60]` in a 512-byte block could as well be
+ * 57 to 64 doubles, and a count is proven only where the class's range holds one multiple.
+ */
+export function provenCount(ctx: Pick<NamingContext, 'fits'>, size: number, blockSize: number): number | undefined {
+  if (!(size > 0)) return undefined
+  let found: number | undefined
+  for (let n = Math.floor(blockSize / size); n >= 1 && ctx.fits(n * size, blockSize); n--) {
+    if (found !== undefined) return undefined
+    found = n
+  }
+  return found
+}
+
+/** The element type a pointer of this pointee type names a block by, when it is a scalar: its name and size. */
+export function scalarPointee(target: DwarfType): {name: string; size: number; bytes: boolean} | undefined {
+  const t = stripAliases(target)
+  if (t.kind === 'base') return t.size > 0 ? {name: t.name, size: t.size, bytes: BYTE_TYPES.has(t.name)} : undefined
+  if (t.kind === 'pointer') return {name: t.name, size: 8, bytes: false}
+  return undefined
+}
+
+/**
+ * Names from pointers to scalars (`char*`, `long*`, `Item**`) at a live block's start: a byte type's
+ * block is `char[]` (`unsigned char[]`, `std::byte[]`: the pointee's own type) whatever its length;
+ * another scalar's is `T` or `T[n]` only where the block's size proves n (`provenCount`). A pointer
+ * into a block's inside, or to `void`, names nothing.
+ *
+ * These are the weakest of the DWARF tier's names (a `char*` may point at a struct whose first
+ * member is a char array), so they are offered during the flow and settled after it: a block the
+ * flow typed as a struct, or another tier named, keeps that name; a block offered two scalar names
+ * gets neither; a byte buffer that reads as a C string is left to the content tier, whose name
+ * says more.
+ */
+export class ScalarPointees {
+  /** Per slot: the block and the one name offered, or null once two names were. */
+  private readonly offers = new Map<number, {start: number; size: number; name: string; bytes: boolean} | null>()
+
+  constructor(private readonly ctx: NamingContext) {}
+
+  /** A pointer to `target` holding the start of the live block `ref`. */
+  offer(ref: {index: number; start: number; size: number}, target: DwarfType): void {
+    const scalar = scalarPointee(target)
+    if (!scalar) return
+    let name = `${scalar.name}[]`
+    if (!scalar.bytes) {
+      const n = provenCount(this.ctx, scalar.size, ref.size)
+      if (n === undefined) return
+      name = n === 1 ? scalar.name : `${scalar.name}[${n}]`
+    }
+    const had = this.offers.get(ref.index)
+    if (had === undefined) this.offers.set(ref.index, {start: ref.start, size: ref.size, name, bytes: scalar.bytes})
+    else if (had !== null && had.name !== name) this.offers.set(ref.index, null)
+  }
+
+  /** Names the blocks offered one name, unnamed still and not claimed by the flow. Returns how many. */
+  settle(claims: DwarfClaims): number {
+    let named = 0
+    for (const [slot, o] of this.offers) {
+      if (o === null || this.ctx.names.nameOf(slot) !== null || claims.has(slot)) continue
+      if (o.bytes && this.readsAsCString(o.start, o.size)) continue
+      if (claims.claim(slot, o.start, {name: o.name, kind: 'object', struct: null, element: null})) named++
+    }
+    return named
+  }
+
+  private readsAsCString(start: number, size: number): boolean {
+    if (size > MAX_TEXT_READ) return false
+    const bytes = this.ctx.program.core.memory.readBytes(start, size)
+    return bytes !== undefined && readsAsCString(this.ctx, bytes, 0, size)
+  }
+}
