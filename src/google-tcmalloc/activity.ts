@@ -25,7 +25,8 @@ const TRANSFER_CODE = /TransferCache/
 /** absl::base_internal::SpinLock's lockword_: bit 0 is kSpinLockHeld; the others are flags and its waiters' wait time. */
 const SPINLOCK_HELD = 1
 
-type Held = Omit<AllocatorLock, 'heldBy' | 'waiting'> & {kind: 'page' | 'transfer' | 'central'; tcmallocClass: number}
+/** A held lock, with what guards it (its kind, tcmalloc's own class) and its name without its address (for the reasons it gives). */
+type Held = Omit<AllocatorLock, 'heldBy' | 'waiting'> & {kind: 'page' | 'transfer' | 'central'; tcmallocClass: number; label: string}
 
 /**
  * Which threads were inside tcmalloc and which of its locks were held when the core was taken, and
@@ -35,7 +36,7 @@ export function googleActivity(program: Program, heap: GoogleHeap): AllocatorAct
   const threads = threadsInAllocator(program, heap.module, ALLOCATOR_CODE)
   const pageLock = program.symbolAddress(PAGEHEAP_LOCK, [heap.module.loaded])?.address
   const held = heldLocks(program, heap, pageLock)
-  const locks = held.map(({kind, tcmallocClass: _, ...l}) => ({...l, ...lockHolders(threads, kind === 'page' ? PAGE_LEVEL_CODE : kind === 'central' ? CENTRAL_CODE : TRANSFER_CODE, WAITING_CODE)}))
+  const locks = held.map(({kind, tcmallocClass: _, label: __, ...l}) => ({...l, ...lockHolders(threads, kind === 'page' ? PAGE_LEVEL_CODE : kind === 'central' ? CENTRAL_CODE : TRANSFER_CODE, WAITING_CODE)}))
   markStructuresInFlight(heap, threads, held)
   return {threads, locks, pageHeapLockKnown: pageLock !== undefined}
 }
@@ -52,7 +53,7 @@ function heldLocks(program: Program, heap: GoogleHeap, pageLock: number | undefi
   const out: Held[] = []
   if (pageLock !== undefined) {
     const word = memory.readU32(pageLock)
-    if (word !== undefined && word & SPINLOCK_HELD) out.push({kind: 'page', tcmallocClass: 0, name: `pageheap_lock (${hex(pageLock)})`, address: pageLock, word, sizeClass: null})
+    if (word !== undefined && word & SPINLOCK_HELD) out.push({kind: 'page', tcmallocClass: 0, label: 'pageheap_lock', name: `pageheap_lock at ${hex(pageLock)}`, address: pageLock, word, sizeClass: null})
   }
   const manager = heap.globals.at.transferCache
   const L = heap.layout.transferCache
@@ -64,7 +65,8 @@ function heldLocks(program: Program, heap: GoogleHeap, pageLock: number | undefi
       const at = manager + cls * L.stride + offset
       const word = memory.readU32(at)
       if (word === undefined || !(word & SPINLOCK_HELD)) continue
-      out.push({kind, tcmallocClass: cls, name: `${what} lock of class ${cls} (${heap.classes.size[cls]} B, ${hex(at)})`, address: at, word, sizeClass: compactOf.get(cls) ?? 0})
+      const label = `${what} lock of class ${cls} (${heap.classes.size[cls]} B)`
+      out.push({kind, tcmallocClass: cls, label, name: `${label} at ${hex(at)}`, address: at, word, sizeClass: compactOf.get(cls) ?? 0})
     }
   }
   return out
@@ -87,7 +89,7 @@ function markStructuresInFlight(heap: GoogleHeap, inside: ThreadInAllocator[], h
   for (const l of held) {
     if (l.kind === 'page' || manager === null) continue
     const entry = manager + l.tcmallocClass * L.stride
-    const why = `the ${l.name.replace(/ \(.*/, '')} was held`
+    const why = `the ${l.label} was held`
     ranges.push({start: entry, end: entry + L.stride, why})
     if (l.kind === 'central') centralWhy.set(l.tcmallocClass, why)
   }
@@ -101,7 +103,7 @@ function markStructuresInFlight(heap: GoogleHeap, inside: ThreadInAllocator[], h
     if (c.cpu === null && c.tid !== null && insideTids.has(c.tid)) ranges.push({start: c.address, end: c.address + threadCacheBytes, why: `thread ${c.tid} was inside tcmalloc`})
   }
   const page = held.find(l => l.kind === 'page')
-  const pageWhy = page ? `the ${page.name.replace(/ \(.*/, '')} was held` : undefined
+  const pageWhy = page ? `${page.label} was held` : undefined
   markInFlight(heap.warnings, {
     records,
     ranges,
