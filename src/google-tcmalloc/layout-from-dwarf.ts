@@ -259,8 +259,13 @@ function transferCacheFromDwarf(f: DwarfTypeFinder): GoogleLayout['transferCache
     slotInfo: f.offset(element, 'tc.slot_info_', 'slot_info_'),
     slots: f.offset(element, 'tc.slots_', 'slots_'),
     owner: f.offset(element, 'tc.owner_', 'owner_'),
+    ...optionalField('lock', f.optionalOffset(element, 'tc.lock_')),
+    ...optionalField('centralLock', f.optionalOffset(element, 'tc.freelist_do_not_access_directly_.lock_')),
   }
 }
+
+/** A field the model can go without (a lock it then does not read), spread in only where the DWARF has it. */
+const optionalField = <K extends string>(name: K, value: number | undefined): Partial<Record<K, number>> => (value === undefined ? {} : ({[name]: value} as Record<K, number>))
 
 /** ThreadCache::FreeList: its stride in list_[], and its head (list_) and length_ (in its base LinkedList). */
 function threadCacheFromDwarf(f: DwarfTypeFinder): GoogleLayout['threadCache'] {

@@ -78,8 +78,13 @@ export interface GoogleLayout {
     headerBegin?: number
     begins?: number
   }
-  /** TransferCacheManager::cache_[class].tc: slot_info_ {used, capacity}, slots_, and owner_ (the manager itself: the signature's anchor). */
-  transferCache: {stride: number; slotInfo: number; slots: number; owner: number}
+  /**
+   * TransferCacheManager::cache_[class].tc: slot_info_ {used, capacity}, slots_, and owner_ (the
+   * manager itself: the signature's anchor); where known, its SpinLock lock_ and its CentralFreeList's
+   * (freelist_do_not_access_directly_.lock_), each the lock word (absl's, bit 0 held) of that
+   * class's transfer cache and central free list. Absent: that lock is not read (not known).
+   */
+  transferCache: {stride: number; slotInfo: number; slots: number; owner: number; lock?: number; centralLock?: number}
   /**
    * Static::sharded_transfer_cache_ (a ShardedTransferCacheManager: transfer caches per L3 cache,
    * on where the build or an experiment turns them on), where known: its shards_ array and

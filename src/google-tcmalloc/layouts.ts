@@ -6,7 +6,7 @@ const ADDRESS_MAP_NODE = {nodeSize: 64, nodeFirst: 0, nodeCount: 8, nodeLeft: 24
 /** The front end as 5da4a88 (2024-12) to 9535b58 (2025-06) lay it out: slab, transfer caches, span allocator, thread caches. */
 const FRONT_END_2024 = {
   slab: {slabsAndShift: 0, begins: 16, headerBytes: 4 as const, headerEnd: 2},
-  transferCache: {stride: 576, slotInfo: 24, slots: 32, owner: 464},
+  transferCache: {stride: 576, slotInfo: 24, slots: 32, owner: 464, lock: 0, centralLock: 40},
   spanAllocatorFreeList: 16,
   threadCache: {freeListStride: 24, freeListHead: 0, freeListLength: 8},
 }
@@ -153,7 +153,7 @@ const LAYOUT_2026_08_RELEASE: GoogleLayout = {
       },
     },
   },
-  transferCache: {stride: 1664, slotInfo: 32, slots: 40, owner: 1552},
+  transferCache: {stride: 1664, slotInfo: 32, slots: 40, owner: 1552, lock: 0, centralLock: 48},
   shardedTransferCache: {shards: 0, numShards: 8, shardStride: 16, shardCaches: 0, shardInitialized: 12, cacheStride: 128, slotInfo: 32, slots: 40},
 }
 
@@ -351,7 +351,7 @@ export const GOOGLE_TCMALLOC_LAYOUTS: readonly GoogleLayout[] = [
       },
     },
     slab: {slabsAndShift: 8, begins: 32, headerBytes: 4, headerEnd: 2},
-    transferCache: {stride: 512, slotInfo: 24, slots: 32, owner: 400},
+    transferCache: {stride: 512, slotInfo: 24, slots: 32, owner: 400, lock: 0, centralLock: 40},
     spanAllocatorFreeList: 8,
     threadCache: {freeListStride: 24, freeListHead: 0, freeListLength: 8},
     sampledAllocation: {size: 640, requestedSize: 40, depth: 80, stack: 88, maxDepth: 64},
@@ -404,7 +404,7 @@ export const GOOGLE_TCMALLOC_LAYOUTS: readonly GoogleLayout[] = [
       },
     },
     slab: {slabsAndShift: 0, headerBytes: 8, headerEnd: 6, headerBegin: 4},
-    transferCache: {stride: 512, slotInfo: 128, slots: 144, owner: 0},
+    transferCache: {stride: 512, slotInfo: 128, slots: 144, owner: 0, lock: 8, centralLock: 152},
     spanAllocatorFreeList: 8,
     threadCache: {freeListStride: 32, freeListHead: 0, freeListLength: 8},
     sampledAllocation: {size: 640, requestedSize: 40, depth: 80, stack: 88, maxDepth: 64},

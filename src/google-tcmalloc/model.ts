@@ -4,6 +4,7 @@ import {mergeIntervals, type Interval} from '../heap/interval.js'
 import {sizeClassUseOf} from '../heap/size-class-use.js'
 import type {Program} from '../program/program.js'
 import type {RequestFit} from '../heap/request-fit.js'
+import {googleActivity, googleTouchedFigures} from './activity.js'
 import {analyzeGoogleHeap, familyName, identifyGoogleTcmalloc, locateGoogleTcmalloc, type GoogleHeap} from './heap.js'
 import {classBytesOf} from './layout.js'
 import {pageMapNodeBytes} from './page-map.js'
@@ -42,8 +43,8 @@ function asHeapModel(heap: GoogleHeap): HeapModel {
     requestFit: () => requestFit(classes.size, heap.pageSize),
     metadata: program => metadata(program, heap),
     staticState: () => [],
-    activity: () => ({threads: [], locks: [], pageHeapLockKnown: false}),
-    touchedFigures: () => [],
+    activity: program => googleActivity(program, heap),
+    touchedFigures: (activity, bytesBehind) => googleTouchedFigures(heap, activity, bytesBehind),
     spansOfClass: sizeClass => {
       const out: number[] = []
       for (let s = 0; s < heap.spans.count; s++) if (heap.spans.sizeClass[s] === sizeClass && heap.spans.location[s] === 0) out.push(s)

@@ -172,7 +172,7 @@ export interface ThreadInAllocator {
   atPc: boolean
 }
 
-/** An allocator lock whose word was not 0 when the core was taken. */
+/** An allocator lock held when the core was taken, as its word says (gperftools: not 0; abseil's SpinLock in google/tcmalloc: bit 0). */
 export interface AllocatorLock {
   name: string
   address: number

@@ -1,6 +1,6 @@
 import {hex} from '../errors.js'
-import {describeSymbolic, type Program} from '../program/program.js'
-import {unwindThread} from '../program/unwind.js'
+import type {Program} from '../program/program.js'
+import {lockHolders, markInFlight, threadsInAllocator, type StructureInFlight} from '../heap/inside-allocator.js'
 import type {AllocatorActivity, AllocatorLock, AllocatorModule, ThreadInAllocator} from '../heap/heap-model.js'
 import type {AllocatorGlobals} from './globals.js'
 import type {TcmallocHeap} from './heap.js'
@@ -11,7 +11,7 @@ import type {UncountedSpans} from './central-cache.js'
 import type {Warnings} from '../heap/warnings.js'
 
 /**
- * Which threads were inside TCMalloc (at most MAX_FRAMES of its frames each) and which of its locks
+ * Which threads were inside TCMalloc (their innermost frames of its code) and which of its locks
  * were held (the page heap's: sizeClass null; a lock word is 0 free, 1 held, 2 held with waiters in
  * 2.10+, older builds store spin counts), and the warnings about structures they were changing
  * marked as in flight. It unwinds every thread: called once the analysis's large phases are done,
@@ -19,43 +19,17 @@ import type {Warnings} from '../heap/warnings.js'
  */
 export function allocatorActivity(program: Program, heap: TcmallocHeap): AllocatorActivity {
   const {module, globals} = heap
-  const threads = threadsInAllocator(program, module)
+  const threads = threadsInAllocator(program, module, ALLOCATOR_CODE)
   const locks = heldLocks(program, module, globals).map(l => ({...l, ...lockThreads(threads, l.sizeClass)}))
-  markInFlight(heap.warnings, {spans: heap.spans, threadCaches: heap.threadCaches, uncountedSpans: heap.uncountedSpans, layout: globals.layout, globals, inside: threads, locks})
+  markStructuresInFlight(heap.warnings, {spans: heap.spans, threadCaches: heap.threadCaches, uncountedSpans: heap.uncountedSpans, layout: globals.layout, globals, inside: threads, locks})
   return {threads, locks, pageHeapLockKnown: pageHeapLockKnown(program, module, globals)}
 }
 
-const MAX_FRAMES = 8
 const PAGE_HEAP_LOCK = '_ZN8tcmalloc6Static14pageheap_lock_E'
 /** Names of TCMalloc's code in a static link, where the module is the whole executable. */
 const ALLOCATOR_CODE = /tcmalloc|^tc_[a-z]|TCMalloc|SpinLock|do_malloc|do_free|do_memalign|nallocx/
-
-/**
- * The threads whose stacks hold TCMalloc's frames: each thread unwound (as `toma stack` does), and
- * a frame is TCMalloc's when its pc is the library's code (in a static link, a symbol of TCMalloc's).
- * A busy process dumped from outside has such threads in the middle of a list update.
- */
-function threadsInAllocator(program: Program, module: AllocatorModule): ThreadInAllocator[] {
-  const isStatic = module.loaded === program.executable
-  const inAllocator = (pc: number): boolean => {
-    if (!module.isCode(pc)) return false
-    if (!isStatic) return true
-    const s = program.symbolize(pc)
-    return s?.symbol != null && ALLOCATOR_CODE.test(s.symbol.name)
-  }
-  const out: ThreadInAllocator[] = []
-  for (const thread of program.core.threads) {
-    const {frames} = unwindThread(program, thread)
-    const mine = frames.filter(f => inAllocator(f.level === 0 ? f.pc : f.pc - 1))
-    if (mine.length === 0) continue
-    out.push({
-      tid: thread.tid,
-      atPc: mine[0]!.level === 0,
-      frames: mine.slice(0, MAX_FRAMES).map(f => ({pc: f.pc, name: describeSymbolic(program.symbolize(f.level === 0 ? f.pc : f.pc - 1)).replace(/\+0x[0-9a-f]+ \(/, ' (')})),
-    })
-  }
-  return out
-}
+/** A thread waiting for a SpinLock (gperftools' slow path). */
+const WAITING_CODE = /SpinLock::SlowLock|SpinLockDelay/
 
 /**
  * TCMalloc's locks whose word was not 0 in the core: the page heap's (Static::pageheap_lock_ by
@@ -79,21 +53,9 @@ function heldLocks(program: Program, module: AllocatorModule, globals: Allocator
   return out
 }
 
-/**
- * Who holds a lock, as far as the threads' frames tell (a SpinLock records no owner): the threads
- * inside the code that takes it (the page heap's, or a central free list's) and not waiting for it
- * in SpinLock::SlowLock, and the threads waiting.
- */
+/** Who holds a lock, by the code that takes it: the page heap's, or a central free list's. */
 function lockThreads(threads: ThreadInAllocator[], sizeClass: number | null): {heldBy: number[]; waiting: number[]} {
-  const code = sizeClass === null ? /PageHeap::|do_malloc_pages|pageheap/i : /CentralFreeList::/
-  const heldBy: number[] = []
-  const waiting: number[] = []
-  for (const t of threads) {
-    if (!t.frames.some(f => code.test(f.name))) continue
-    if (t.frames.some(f => /SpinLock::SlowLock|SpinLockDelay/.test(f.name))) waiting.push(t.tid)
-    else heldBy.push(t.tid)
-  }
-  return {heldBy, waiting}
+  return lockHolders(threads, sizeClass === null ? /PageHeap::|do_malloc_pages|pageheap/i : /CentralFreeList::/, WAITING_CODE)
 }
 
 function pageHeapLockKnown(program: Program, module: AllocatorModule, globals: AllocatorGlobals): boolean {
@@ -106,12 +68,9 @@ function pageHeapLockKnown(program: Program, module: AllocatorModule, globals: A
  * whose lock was held, the page heap and its spans while its lock was held. Such a warning may be
  * the change caught half done, not damage.
  */
-function markInFlight(
-  warnings: Warnings,
-  heap: InFlightInputs,
-): void {
+function markStructuresInFlight(warnings: Warnings, heap: InFlightInputs): void {
   if (heap.inside.length === 0 && heap.locks.length === 0) return
-  const ranges: Array<{start: number; end: number; why: string}> = []
+  const ranges: StructureInFlight[] = []
   const insideTids = new Set(heap.inside.map(t => t.tid))
   for (const c of heap.threadCaches) {
     if (c.tid !== null && insideTids.has(c.tid)) ranges.push({start: c.address, end: c.address + heap.layout.threadCache.objectSize, why: `thread ${c.tid} was inside TCMalloc`})
@@ -129,23 +88,15 @@ function markInFlight(
   }
   if (pageHeapLock) ranges.push({start: heap.globals.pageHeap, end: heap.globals.pageHeap + heap.layout.pageHeap.size, why: pageHeapLock})
   for (const p of spansBetweenLists(heap)) ranges.push({start: p.entry, end: p.entry + stride, why: p.why})
-  const spanWhy = new Map<number, string>()
+  const records = new Map<number, string>()
   if (lockedClass.size > 0) {
     for (let s = 0; s < heap.spans.count; s++) {
       const why = lockedClass.get(heap.spans.sizeClass[s]!)
-      if (why && heap.spans.location[s] === IN_USE) spanWhy.set(heap.spans.record[s]!, why)
+      if (why && heap.spans.location[s] === IN_USE) records.set(heap.spans.record[s]!, why)
     }
   }
-  for (const w of warnings.list) {
-    if (w.damage) continue
-    for (const a of w.addresses) {
-      const why = spanWhy.get(a) ?? ranges.find(r => a >= r.start && a < r.end)?.why ?? (pageHeapLock && (w.kind === 'span' || w.kind === 'pagemap' || w.kind === 'page-heap') ? pageHeapLock : undefined)
-      if (why) {
-        w.inFlight = why
-        break
-      }
-    }
-  }
+  const pageLevel = pageHeapLock
+  markInFlight(warnings, {records, ranges, byKind: w => (pageLevel && (w.kind === 'span' || w.kind === 'pagemap' || w.kind === 'page-heap') ? pageLevel : undefined)})
 }
 
 interface InFlightInputs {

@@ -1,9 +1,10 @@
 import {hex} from '../errors.js'
 import type {AllocatorActivity, AllocatorDescription, SizeClassUse, TouchedFigure} from '../heap/heap-model.js'
 import {sizeClassUseOf} from '../heap/size-class-use.js'
+import {touchedFiguresOf} from '../heap/touched-figures.js'
 import type {TcmallocHeap} from './heap.js'
-import {IN_USE, ON_NORMAL_FREELIST, ON_RETURNED_FREELIST} from './spans.js'
 import {SPAN_HANDOVER} from './inside-allocator.js'
+import {IN_USE, ON_NORMAL_FREELIST, ON_RETURNED_FREELIST} from './spans.js'
 
 /** What the summary says of the allocator: gperftools, its version, its layout group and where its globals were found. */
 export function describeAllocator(heap: TcmallocHeap): AllocatorDescription {
@@ -69,26 +70,23 @@ export function spansOfClass(heap: TcmallocHeap, sizeClass: number): number[] {
 
 /** The MallocExtension figures that damage (bytes behind bad links, interior entries) or a structure in flight make bounds. */
 export function touchedFigures(heap: TcmallocHeap, activity: AllocatorActivity, bytesBehind: number): TouchedFigure[] {
-  const threadsInside = activity.threads.length > 0
-  const centralLocked = activity.locks.some(l => l.sizeClass !== null)
-  const pageHeapLocked = activity.locks.some(l => l.sizeClass === null)
-  const handingSpans = activity.threads.some(t => t.frames.some(f => SPAN_HANDOVER.test(f.name)))
-  const out: TouchedFigure[] = []
-  const damaged = (prefix: string) => heap.damage.findings.some(f => f.structure.startsWith(prefix))
-  if (bytesBehind > 0) out.push({property: 'generic.current_allocated_bytes', why: `toma counts the ${bytesBehind} bytes behind damaged links as live`, inFlight: false})
-  const interior = heap.damage.findings.filter(f => f.kind === 'entry-not-object-start').length
-  if (interior > 0) out.push({property: 'generic.current_allocated_bytes', why: `TCMalloc counts ${interior} entr${interior === 1 ? 'y' : 'ies'} inside live objects as free objects`, inFlight: false})
-  const why = (prefix: string, inFlight: boolean, lock: string) => (damaged(prefix) ? 'a damaged list' : inFlight ? lock : '')
-  if (threadsInside || centralLocked || pageHeapLocked) {
-    out.push({property: 'generic.current_allocated_bytes', why: 'blocks a thread inside TCMalloc holds mid-operation (taken from a list, not yet returned; freed, not yet on a list) count live', inFlight: true})
-  }
-  const rows: Array<[string, string]> = [
-    ['tcmalloc.thread_cache_free_bytes', why('thread cache', threadsInside, 'a thread was inside TCMalloc')],
-    ['tcmalloc.central_cache_free_bytes', why('span', centralLocked || handingSpans, centralLocked ? 'a central free list lock was held' : "a thread was handing a span between the page heap and a central list: its objects are free while counter_ does not count them")],
-    ['tcmalloc.transfer_cache_free_bytes', why('transfer', centralLocked, 'a central free list lock was held')],
-    ['tcmalloc.pageheap_free_bytes', why('page heap', pageHeapLocked, 'the page heap lock was held')],
-    ['tcmalloc.pageheap_unmapped_bytes', why('page heap', pageHeapLocked, 'the page heap lock was held')],
-  ]
-  for (const [property, w] of rows) if (w) out.push({property, why: w, inFlight: w !== 'a damaged list'})
-  return out
+  return touchedFiguresOf(heap.damage, activity, bytesBehind, {
+    allocator: 'TCMalloc',
+    live: 'generic.current_allocated_bytes',
+    rows: [
+      {property: 'tcmalloc.thread_cache_free_bytes', damagedStructure: /^thread cache/, guard: 'threads'},
+      {
+        property: 'tcmalloc.central_cache_free_bytes',
+        damagedStructure: /^span/,
+        guard: 'class-lock',
+        alsoInFlight: activity.threads.some(t => t.frames.some(f => SPAN_HANDOVER.test(f.name)))
+          ? 'a thread was handing a span between the page heap and a central list: its objects are free while counter_ does not count them'
+          : null,
+      },
+      {property: 'tcmalloc.transfer_cache_free_bytes', damagedStructure: /^transfer/, guard: 'class-lock'},
+      {property: 'tcmalloc.pageheap_free_bytes', damagedStructure: /^page heap/, guard: 'page-lock'},
+      {property: 'tcmalloc.pageheap_unmapped_bytes', damagedStructure: /^page heap/, guard: 'page-lock'},
+    ],
+    lockWhy: {'class-lock': 'a central free list lock was held', 'page-lock': 'the page heap lock was held'},
+  })
 }

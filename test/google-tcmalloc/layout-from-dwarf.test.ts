@@ -65,7 +65,7 @@ const RELEASE_TRUTH: GoogleLayout = {
     },
   },
   slab: {slabsAndShift: 0, cpuCount: 16, begins: 24, headerBytes: 4, headerEnd: 2},
-  transferCache: {stride: 1664, slotInfo: 32, slots: 40, owner: 1552},
+  transferCache: {stride: 1664, slotInfo: 32, slots: 40, owner: 1552, lock: 0, centralLock: 48},
   spanAllocatorFreeList: 16,
   threadCache: {freeListStride: 24, freeListHead: 0, freeListLength: 8},
   sampledAllocation: {size: 624, requestedSize: 32, depth: 104, stack: 112, maxDepth: 64},
