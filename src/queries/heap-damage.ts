@@ -73,6 +73,8 @@ export function heapDamage(program: Program, heap: HeapModel, types: ObjectTypes
       pointedBy,
       /** For an entry that is no object's start: the object it lies in (freed through an interior pointer). */
       inside: f.kind === 'entry-not-object-start' ? insideOf(f.target, objects, typeName, heap) : null,
+      /** For an object reached twice (freed twice): the object, and where the structure held it first when it tells. */
+      twice: f.kind === 'on-a-list-twice' && f.target ? reachedTwice(f, objects, typeName, heap, namer, memory) : null,
       // A doubly linked page-heap list is mid-update while the page heap's lock is held; a thread
       // cache's list while its thread runs TCMalloc's code (FreeList::Push stores the new head before
       // its link: a thread stopped between the two leaves a bad link), unless that thread crashed.
@@ -213,6 +215,19 @@ function uniqueSlot(heap: HeapModel, memory: Program['core']['memory'], sizeClas
 function insideOf(addr: number, objects: ReturnType<typeof heapObjects>, typeName: (slot: number) => string | null, heap: HeapModel) {
   const o = objects.findObject(addr)
   return o ? {address: hex(o.start), offset: addr - o.start, type: typeName(o.index), state: STATE_NAMES[heap.state[o.index]!]!} : null
+}
+
+/**
+ * The object a finding reached twice: its type by the vtable tier, or by its first word (a cache
+ * that keeps its pointers apart from the objects, as a per-CPU slab does, leaves a freed object's
+ * vtable pointer in place), and the slot that held it first.
+ */
+function reachedTwice(f: DamageFinding, objects: ReturnType<typeof heapObjects>, typeName: (slot: number) => string | null, heap: HeapModel, namer: TypeNamer, memory: Program['core']['memory']) {
+  const o = objects.findObject(f.target)
+  if (!o || o.start !== f.target) return null
+  const word = memory.readU64(o.start)
+  const byVtable = word !== undefined && word !== 0 ? namer.classOfVtablePointer(word) : null
+  return {address: hex(o.start), size: o.size, type: typeName(o.index) ?? byVtable ?? null, state: STATE_NAMES[heap.state[o.index]!]!, reachedFirstAt: f.reachedFirstAt ? hex(f.reachedFirstAt) : null}
 }
 
 /** The live objects holding a kept pointer into slot `target`: address, type, the field's offset (the first 8). */
