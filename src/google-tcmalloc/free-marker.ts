@@ -19,6 +19,8 @@ export interface EntrySite {
   entry: number
   /** Entries the list's own count puts after this one, lost with it (0: each slot stands alone, as in a slab or transfer cache). */
   behind: number
+  /** The span whose own list this is (its first object): the list lives in that span's objects. */
+  span?: number
   /** Where an entry that is free already was reached first, when the structure can tell (a slab's other slot): 0 when not known. */
   reachedFirst?: (addr: number) => number
 }
@@ -103,6 +105,7 @@ export class FreeMarker {
       value,
       entry: site.entry,
       ...(reachedFirstAt ? {reachedFirstAt} : {}),
+      ...(site.span ? {span: site.span} : {}),
       target: target > 0 && target < 2 ** 48 ? target : 0,
       objectsBehind: site.behind,
       recovered: 0,

@@ -161,13 +161,13 @@ export function markSpanFreeObjects(memory: AddressSpace, marker: FreeMarker, la
       const behind = p === cut ? Math.max(0, lost - (hidden - p.hides)) : p.hides
       marker.bad++
       marker.warnings.addDamage('span-free-list', p.message, record, p.slot)
-      marker.report(p.kind, cls, {where: `${name}'s free objects`, structure: record, slot: p.slot, entry: p.entry, behind}, 0, p.message, p.value)
+      marker.report(p.kind, cls, {where: `${name}'s free objects`, structure: record, slot: p.slot, entry: p.entry, behind, span: start}, 0, p.message, p.value)
     }
     if (!cut && found + hidden !== expected) {
       const message = `${name}: ${found} free objects found${hidden ? ` and ${hidden} hidden by bad words` : ''}, its allocated_ count (${spans.allocated[s]} of ${count}) says ${expected}`
       marker.bad++
       marker.warnings.addDamage('span-free-list', message, record, record + L.allocated)
-      marker.report('counter-disagrees', cls, {where: `${name}'s free objects`, structure: record, slot: record + L.allocated, entry: 0, behind: 0}, 0, message, hex16(spans.allocated[s]!))
+      marker.report('counter-disagrees', cls, {where: `${name}'s free objects`, structure: record, slot: record + L.allocated, entry: 0, behind: 0, span: start}, 0, message, hex16(spans.allocated[s]!))
     }
   }
 }

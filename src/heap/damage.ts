@@ -35,6 +35,12 @@ export interface DamageFinding {
   entry: number
   /** The address the bad value names, as far as it is an address (0 when it is none). */
   target: number
+  /**
+   * The span whose own free list this is, by its first object's address, where the allocator keeps
+   * a span's free objects inside the span (google/tcmalloc): the damage was done there, so a culprit
+   * is searched for in it alone, and the value is the list's narrow index, no object's first word.
+   */
+  span?: number
   /** For an object reached twice: where it was reached first, when the structure tells (a per-CPU slab's other slot holding it). */
   reachedFirstAt?: number
   /** Objects the list's own count puts past the bad link, not reached: free, but which ones cannot be told (−1: the list keeps no count). */
