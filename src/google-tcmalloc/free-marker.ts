@@ -9,7 +9,7 @@ import type {GoogleSpanTable} from './spans.js'
 
 /** Where a cache or list entry was read: for a damage finding to name the structure and the word. */
 export interface EntrySite {
-  /** The list or cache, in words ("CPU 1's cache of class 5"). */
+  /** The list or cache, in words ("the per-CPU slab of CPU 1, class 5"). */
   where: string
   /** The structure's address (the slab header, the transfer cache, the FreeList). */
   structure: number
@@ -19,6 +19,10 @@ export interface EntrySite {
   entry: number
   /** Entries the list's own count puts after this one, lost with it (0: each slot stands alone, as in a slab or transfer cache). */
   behind: number
+  /** The span whose own list this is (its first object): the list lives in that span's objects. */
+  span?: number
+  /** Where an entry that is free already was reached first, when the structure can tell (a slab's other slot): 0 when not known. */
+  reachedFirst?: (addr: number) => number
 }
 
 /**
@@ -77,15 +81,20 @@ export class FreeMarker {
     }
     this.bad++
     const lost = site.behind > 0 ? `; the ${site.behind} entries its count puts after it are not read and count live` : ''
+    const firstAt = kind === 'on-a-list-twice' ? (site.reachedFirst?.(addr) ?? 0) : 0
+    const other = firstAt ? `; it was reached first at ${hex(firstAt)}` : ''
     // The word as the core holds it: a value past 2^53 would be rounded as a number.
-    const message = `${site.where}: entry ${hexWord(this.memory, site.slot)} (read at ${hex(site.slot)}) is ${why}: not counted free${lost}`
+    const message = `${site.where}: entry ${hexWord(this.memory, site.slot)} (read at ${hex(site.slot)}) is ${why}: not counted free${lost}${other}`
     this.warnings.addDamage('free-list', message, site.structure, site.slot, ...(addr > 0 && addr < 2 ** 48 ? [addr] : []))
-    this.report(kind, cls, site, addr, message)
+    this.report(kind, cls, site, addr, message, undefined, firstAt)
     return false
   }
 
-  /** Adds a finding about a list of class `cls` (a span's own list reports here too). */
-  report(kind: DamageKind, cls: number, site: EntrySite, target: number, message: string): void {
+  /**
+   * Adds a finding about a list of class `cls` (a span's own list reports here too), with the value
+   * as the structure holds it (the 64-bit word at the slot unless given: a span's list indices are 16 bits).
+   */
+  report(kind: DamageKind, cls: number, site: EntrySite, target: number, message: string, value = hexWord(this.memory, site.slot), reachedFirstAt = 0): void {
     this.damage.add({
       kind,
       structure: site.where,
@@ -93,8 +102,10 @@ export class FreeMarker {
       sizeClass: this.indexClass(cls),
       tid: null,
       slot: site.slot,
-      value: hexWord(this.memory, site.slot),
+      value,
       entry: site.entry,
+      ...(reachedFirstAt ? {reachedFirstAt} : {}),
+      ...(site.span ? {span: site.span} : {}),
       target: target > 0 && target < 2 ** 48 ? target : 0,
       objectsBehind: site.behind,
       recovered: 0,

@@ -82,7 +82,12 @@ export function markPerCpuCaches(memory: AddressSpace, slab: number, layout: Goo
       const slots = memory.readBytes(base + begin * 8, (current - begin) * 8)
       if (!slots) continue
       // One site per list, its slot moved along (mark reads it only while it runs).
-      const site = {where: `CPU ${cpu}'s cache of class ${cls}`, structure: at, slot: 0, entry: 0, behind: 0}
+      // An object in two slots (freed twice on this CPU): the other slot is the earlier one of the same class.
+      const reachedFirst = (addr: number) => {
+        for (let j = 0; base + (begin + j) * 8 < site.slot; j++) if (u64le(slots, j * 8) === addr) return base + (begin + j) * 8
+        return 0
+      }
+      const site = {where: `the per-CPU slab of CPU ${cpu}, class ${cls}`, structure: at, slot: 0, entry: 0, behind: 0, reachedFirst}
       for (let i = 0; i < current - begin; i++) {
         site.slot = base + (begin + i) * 8
         if (marker.mark(u64le(slots, i * 8), cls, THREAD_CACHE, site)) {

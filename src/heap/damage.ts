@@ -29,12 +29,20 @@ export interface DamageFinding {
   tid: number | null
   /** Where the bad value was read: a free object's link word, or the structure's head field. */
   slot: number
-  /** The word found there, all 64 bits in hex. */
+  /** The value found there in hex: the whole 64-bit word, or the field where the structure's entries are narrower (google/tcmalloc's 16-bit span list indices). */
   value: string
   /** The free object whose link word `slot` is (0 when `slot` is the structure's own field). */
   entry: number
   /** The address the bad value names, as far as it is an address (0 when it is none). */
   target: number
+  /**
+   * The span whose own free list this is, by its first object's address, where the allocator keeps
+   * a span's free objects inside the span (google/tcmalloc): the damage was done there, so a culprit
+   * is searched for in it alone, and the value is the list's narrow index, no object's first word.
+   */
+  span?: number
+  /** For an object reached twice: where it was reached first, when the structure tells (a per-CPU slab's other slot holding it). */
+  reachedFirstAt?: number
   /** Objects the list's own count puts past the bad link, not reached: free, but which ones cannot be told (−1: the list keeps no count). */
   objectsBehind: number
   /** How many of them were found again by their own links (list-tail.ts) and counted free; the rest are counted live. */

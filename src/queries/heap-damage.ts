@@ -42,7 +42,8 @@ export function heapDamage(program: Program, heap: HeapModel, types: ObjectTypes
     // that object's link into the head): an in-use object of the class whose first word is the value.
     // Each search reads the class's spans: for the first SEARCHED_FINDINGS findings only.
     const search = !f.entry && isBadLink(f) && i < SEARCHED_FINDINGS
-    const held = search ? objectHoldingLink(heap, memory, f) : 0
+    // A span's own list index is 16 bits: too narrow to tell the object that held it.
+    const held = search && !f.span ? objectHoldingLink(heap, memory, f) : 0
     // Else, when the value is text: the one live object of the class whose text runs to its slot's
     // end with no terminator, a string that went on into the next slot (handed out since).
     const overrun = search && !held ? textRunningPastItsSlot(heap, memory, f) : 0
@@ -73,6 +74,8 @@ export function heapDamage(program: Program, heap: HeapModel, types: ObjectTypes
       pointedBy,
       /** For an entry that is no object's start: the object it lies in (freed through an interior pointer). */
       inside: f.kind === 'entry-not-object-start' ? insideOf(f.target, objects, typeName, heap) : null,
+      /** For an object reached twice (freed twice): the object, and where the structure held it first when it tells. */
+      twice: f.kind === 'on-a-list-twice' && f.target ? reachedTwice(f, objects, typeName, heap, namer, memory) : null,
       // A doubly linked page-heap list is mid-update while the page heap's lock is held; a thread
       // cache's list while its thread runs TCMalloc's code (FreeList::Push stores the new head before
       // its link: a thread stopped between the two leaves a bad link), unless that thread crashed.
@@ -131,7 +134,8 @@ function culpritBefore(
   const value = Buffer.alloc(8)
   value.writeBigUInt64LE(memory.readU64Big(f.slot) ?? 0n)
   const bytes = memory.readBytes(victim.start, victim.size)
-  if (bytes && (byText || !f.entry)) value.copy(bytes)
+  // (A span's own list lives in its free objects: the victim's bytes are as the write left them.)
+  if (bytes && (byText || !f.entry) && !f.span) value.copy(bytes)
   let reach = 0
   if (bytes) while (reach < bytes.length && bytes[reach] !== 0) reach++
   return {
@@ -141,18 +145,36 @@ function culpritBefore(
     state: 'live',
     bytesPastEnd: reach,
     how: byText
-      ? `the one live object of class ${f.sizeClass} whose text runs to the end of its slot with no terminator, and the bad value is text: a string that ran on into the next slot, ${hex(at)}`
+      ? f.span
+        ? `the one live object of the damaged span whose text runs to the end of its slot with no terminator, before ${hex(at)}, which begins with text: a string that ran on into the next slot, whose bytes held part of the span's free list`
+        : `the one live object of class ${f.sizeClass} whose text runs to the end of its slot with no terminator, and the bad value is text: a string that ran on into the next slot, ${hex(at)}`
       : `the live object right before the damaged slot ${hex(at)}`,
   }
 }
 
 /** The slot after the one live object of the finding's class whose last 8 bytes are text with no NUL, when the bad value is text; else 0. */
 function textRunningPastItsSlot(heap: HeapModel, memory: Program['core']['memory'], f: DamageFinding): number {
+  // A span's own list (f.span) holds indices, not the text: there the neighbour must begin with text, in that span.
   const value = memory.readBytes(f.slot, 8)
-  if (!value || !isText(value, 0)) return 0
+  if (!f.span && (!value || !isText(value, 0))) return 0
+  const only = f.span ? spanStarting(heap, f.span) : undefined
+  if (only === -1) return 0
   // The last slot's successor is another span's: not this object's neighbour.
-  const culprit = uniqueSlot(heap, memory, f.sizeClass, (bytes, k, size, live) => live(k) && live(k + 1) && isText(bytes, (k + 1) * size - 8), n => n - 1)
+  const culprit = uniqueSlot(
+    heap,
+    memory,
+    f.sizeClass,
+    (bytes, k, size, live) => live(k) && live(k + 1) && isText(bytes, (k + 1) * size - 8) && (!f.span || isText(bytes, (k + 1) * size)),
+    n => n - 1,
+    only,
+  )
   return culprit ? culprit + heap.sizeClassSizes[f.sizeClass]! : 0
+}
+
+/** The index of the span whose first object is at `start`, or −1. */
+function spanStarting(heap: HeapModel, start: number): number {
+  const o = heapObjects(heap).findObject(start)
+  return o && o.start === start && o.index === heap.spans.firstObject[o.span] ? o.span : -1
 }
 
 /** The eight bytes at `at` are printable ASCII (tab, CR and LF included), none of them NUL. */
@@ -187,11 +209,11 @@ function objectHoldingLink(heap: HeapModel, memory: Program['core']['memory'], f
 /**
  * The start of the one slot of class `sizeClass` (in-use spans, at most MAX_SPANS_SEARCHED) that
  * `match` picks, or 0 when none or several do. `match` sees a span's bytes, a slot's position, the
- * class's size and whether a position is live.
+ * class's size and whether a position is live. `onlySpan`, when given, is the one span searched.
  */
-function uniqueSlot(heap: HeapModel, memory: Program['core']['memory'], sizeClass: number, match: (bytes: Buffer, k: number, size: number, live: (k: number) => boolean) => boolean, count = (n: number) => n): number {
+function uniqueSlot(heap: HeapModel, memory: Program['core']['memory'], sizeClass: number, match: (bytes: Buffer, k: number, size: number, live: (k: number) => boolean) => boolean, count = (n: number) => n, onlySpan?: number): number {
   const {spans} = heap
-  const ofClass = heap.spansOfClass(sizeClass)
+  const ofClass = onlySpan === undefined ? heap.spansOfClass(sizeClass) : [onlySpan]
   let found = 0
   let matches = 0
   for (let i = 0; i < ofClass.length && i < MAX_SPANS_SEARCHED && matches < 2; i++) {
@@ -213,6 +235,19 @@ function uniqueSlot(heap: HeapModel, memory: Program['core']['memory'], sizeClas
 function insideOf(addr: number, objects: ReturnType<typeof heapObjects>, typeName: (slot: number) => string | null, heap: HeapModel) {
   const o = objects.findObject(addr)
   return o ? {address: hex(o.start), offset: addr - o.start, type: typeName(o.index), state: STATE_NAMES[heap.state[o.index]!]!} : null
+}
+
+/**
+ * The object a finding reached twice: its type by the vtable tier, or by its first word (a cache
+ * that keeps its pointers apart from the objects, as a per-CPU slab does, leaves a freed object's
+ * vtable pointer in place), and the slot that held it first.
+ */
+function reachedTwice(f: DamageFinding, objects: ReturnType<typeof heapObjects>, typeName: (slot: number) => string | null, heap: HeapModel, namer: TypeNamer, memory: Program['core']['memory']) {
+  const o = objects.findObject(f.target)
+  if (!o || o.start !== f.target) return null
+  const word = memory.readU64(o.start)
+  const byVtable = word !== undefined && word !== 0 ? namer.classOfVtablePointer(word) : null
+  return {address: hex(o.start), size: o.size, type: typeName(o.index) ?? byVtable ?? null, state: STATE_NAMES[heap.state[o.index]!]!, reachedFirstAt: f.reachedFirstAt ? hex(f.reachedFirstAt) : null}
 }
 
 /** The live objects holding a kept pointer into slot `target`: address, type, the field's offset (the first 8). */

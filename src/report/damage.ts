@@ -30,6 +30,10 @@ export function damageLines(damage: HeapDamage, chalk: ChalkInstance = defaultCh
     out.push(`${tag}${f.structure} at ${f.structureAddress}`)
     out.push(`  slot ${f.slot}${f.entry ? ` (the link of free object ${f.entry})` : ''} holds ${f.value}${f.valueMeans ? `: ${f.valueMeans}` : ''}`)
     if (f.inside) out.push(`  the entry is ${f.inside.offset} bytes into the ${f.inside.state} ${f.inside.type || 'object'} at ${f.inside.address}: freed through an interior pointer; the rest of the list is intact and was walked`)
+    if (f.twice) {
+      const t = f.twice
+      out.push(`  the ${t.type || `${t.size}-byte object`} at ${t.address} is held twice${t.reachedFirstAt ? `, first at ${t.reachedFirstAt}` : ''}: freed twice (a double free): two later allocations of its class will both return it`)
+    }
     for (const h of f.pointedBy) out.push(`  still pointed to by the live ${h.type || 'object'} at ${h.address} +${h.offset} (${h.value}): a dangling pointer, the likely writer`)
     if (f.handedOut) out.push(`  the value is the first word of ${f.handedOut}, handed out from this list with that link: the object whose link was overwritten`)
     if (f.objectsBehind > 0) {
