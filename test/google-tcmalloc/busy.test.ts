@@ -1,0 +1,188 @@
+import fs from 'node:fs'
+import path from 'node:path'
+import {fileURLToPath} from 'node:url'
+import {afterAll, describe, expect, it} from 'vitest'
+import {Core} from '../../src/core/core.js'
+import {googleActivity} from '../../src/google-tcmalloc/activity.js'
+import {analyzeGoogleHeap, type GoogleHeap} from '../../src/google-tcmalloc/heap.js'
+import type {AllocatorActivity} from '../../src/heap/heap-model.js'
+import {LIVE} from '../../src/heap/states.js'
+import {Program} from '../../src/program/program.js'
+import {addr, sparseBrotliCorePath} from '../helpers/fixture-core.js'
+import {runToma} from '../helpers/run-toma.js'
+import {testTemp} from '../helpers/test-temp.js'
+
+/**
+ * Busy google/tcmalloc cores (fixtures/google-tcmalloc-busy/README.md): four threads allocating and
+ * freeing without pause, stopped by gdb inside tcmalloc with one of its locks held, or gcore'd from
+ * outside at random moments. The truth is the process's own table of its blocks and each worker's
+ * marker, read from the core, and gdb's frames and lock words (through tcmalloc's DWARF).
+ */
+const DIR = fileURLToPath(new URL('../../fixtures/google-tcmalloc-busy', import.meta.url))
+const IDS = fs.readdirSync(DIR).filter(d => fs.existsSync(path.join(DIR, d, 'core.br'))).sort()
+const exeOf = (id: string) => path.join(DIR, `gtcbusy-${id.replace(/-(pageheap|central|random-\d+)$/, '')}`)
+
+interface GdbFrame {
+  function: string | null
+}
+interface BusyTruth {
+  preWorkersAllocatedBytes: number
+  live: Array<[string, number]>
+  inFlight: Array<{tid: number; phase: 'mallocCalled' | 'mallocReturned' | 'freeCalled'; address: string | null; size: number | null; inTable: boolean}>
+  locks: {held: Array<{name: string; sizeClass: number | null; address: string; lockword: number}>}
+  threadsInTcmalloc: Array<{tid: number; frames: GdbFrame[]}>
+}
+
+/** The code that takes each lock, as gdb names its functions (inlined ones too): the page allocator's, a central free list's. */
+const PAGE_LEVEL = /huge_page_allocator_internal|PageAllocator::|HugePageFiller|PageHeapSpinLockHolder/
+const CENTRAL = /CentralFreeList/
+
+/**
+ * Live blocks no record explains, by core, as measured. In two of the mongo-20240522 cores one
+ * block each (1,792 bytes of class 40 in random-0; 20,480 bytes in random-1, where the only thread
+ * inside malloc asks for 4,085) is allocated by tcmalloc's structures as toma reads them, not in
+ * the table, and named by no marker. No per-CPU slab, transfer cache or span free list toma reads
+ * names either; the core holds its address only in the per-CPU slab region past CPU 1's slab at
+ * the current shift (15), where an older, larger-shift slab of CPU 1 would have lain, and in a
+ * stale stack word. Not explained yet (a free object tcmalloc keeps where toma does not look, or a
+ * block handed out and dropped): held here so that a change either way is seen.
+ */
+const UNEXPLAINED: Record<string, string[]> = {
+  'mongo-20240522-release-random-0': ['0x73b1bd778e00'],
+  'mongo-20240522-release-random-1': ['0x73b1bdf20000'],
+}
+
+const truthOf = (id: string) => JSON.parse(fs.readFileSync(path.join(DIR, id, 'truth.json'), 'utf8')) as BusyTruth
+
+/** gdb's threads inside tcmalloc that wait for a SpinLock (its slow path on the stack), and those that do not. */
+function gdbWaiting(t: BusyTruth['threadsInTcmalloc'][number]): boolean {
+  return t.frames.some(f => /SpinLock::SlowLock/.test(f.function ?? ''))
+}
+
+const opened: Core[] = []
+afterAll(() => {
+  for (const c of opened) c.close()
+})
+
+async function open(id: string): Promise<{program: Program; heap: GoogleHeap; activity: AllocatorActivity; truth: BusyTruth}> {
+  const core = Core.open(await sparseBrotliCorePath(path.join(DIR, id, 'core.br')))
+  opened.push(core)
+  const program = Program.load(core, {exe: exeOf(id)})
+  const heap = analyzeGoogleHeap(program)
+  return {program, heap, activity: googleActivity(program, heap), truth: truthOf(id)}
+}
+
+/** Every live slot of the model: its address and size (the class's). */
+function liveBlocks(heap: GoogleHeap): Map<number, number> {
+  const out = new Map<number, number>()
+  const {spans, state} = heap
+  for (let s = 0; s < spans.count; s++) {
+    for (let k = 0; k < spans.objectCount[s]!; k++) if (state[spans.firstObject[s]! + k] === LIVE) out.set(spans.start[s]! + k * spans.objectSize[s]!, spans.objectSize[s]!)
+  }
+  return out
+}
+
+/** What tcmalloc hands out for a request of n bytes: its smallest class that holds n, else whole pages. */
+function allocatedFor(heap: GoogleHeap, n: number): number {
+  const classes = Array.from(heap.classes.size).filter(c => c >= n)
+  return classes.length ? Math.min(...classes) : Math.ceil(n / heap.pageSize) * heap.pageSize
+}
+
+/**
+ * Which of the blocks beyond the program's record were taken for threads still inside malloc: a
+ * choice of at most one block per such thread, of the size its request gets, that leaves exactly
+ * the bytes allocated before the workers started. Null when there is none: a block unexplained.
+ */
+function takenInsideMalloc(sizes: number[], pending: number[], preWorkers: number): number[] | null {
+  const total = sizes.reduce((a, b) => a + b, 0)
+  const choose = (from: number[], left: number[], sum: number): number[] | null => {
+    if (total - sum === preWorkers) return []
+    for (let i = 0; i < left.length; i++) {
+      const k = from.indexOf(left[i]!)
+      if (k < 0) continue
+      const rest = choose([...from.slice(0, k), ...from.slice(k + 1)], left.slice(i + 1), sum + left[i]!)
+      if (rest) return [left[i]!, ...rest]
+    }
+    return null
+  }
+  return choose(sizes, pending, 0)
+}
+
+describe('busy google/tcmalloc processes, stopped inside tcmalloc', () => {
+  it('the set holds what it is for: a held pageheap_lock, a held central free list lock, threads inside tcmalloc, and cores taken from outside', () => {
+    const truths = new Map(IDS.map(id => [id, truthOf(id)]))
+    expect([...truths.values()].some(t => t.locks.held.some(l => l.name === 'pageheap_lock'))).toBe(true)
+    expect([...truths.values()].some(t => t.locks.held.some(l => l.name === 'central free list'))).toBe(true)
+    expect([...truths.values()].every(t => t.threadsInTcmalloc.length > 0 || t.inFlight.length > 0)).toBe(true)
+    expect(IDS.filter(id => /-random-/.test(id)).length).toBeGreaterThanOrEqual(2)
+  })
+
+  it.each(IDS)('%s: live exactly as the program recorded, but for the blocks in flight; no warning that is not in flight; threads inside tcmalloc as gdb saw them; held locks with their holders', {timeout: 120_000}, async id => {
+    const {heap, activity, truth} = await open(id)
+    expect(heap.warnings.list.filter(w => !w.inFlight)).toEqual([])
+    expect(heap.damage.findings).toEqual([])
+
+    // Every block the program recorded is live.
+    const live = liveBlocks(heap)
+    const recorded = new Set(truth.live.map(([a]) => addr(a)))
+    expect([...recorded].filter(a => !live.has(a))).toEqual([])
+    // Beyond the record: the blocks allocated before the workers started (tcmalloc's own count of
+    // their bytes, taken then, is in the truth), the blocks the markers name (returned by malloc and
+    // not yet recorded; erased and not yet freed), and for each thread still inside malloc at most
+    // one block of a class that holds its request (tcmalloc had taken it, the program not yet seen it).
+    const named = new Set(truth.inFlight.filter(f => f.address !== null && !f.inTable).map(f => addr(f.address!)))
+    const unknown = new Set((UNEXPLAINED[id] ?? []).map(addr))
+    expect([...unknown].filter(a => live.has(a) && !recorded.has(a))).toEqual([...unknown])
+    const unexplained = [...live].filter(([a]) => !recorded.has(a) && !named.has(a) && !unknown.has(a))
+    const pending = truth.inFlight.filter(f => f.phase === 'mallocCalled').map(f => allocatedFor(heap, f.size!))
+    const taken = takenInsideMalloc(unexplained.map(([, size]) => size), pending, truth.preWorkersAllocatedBytes)
+    expect(taken).not.toBeNull()
+    console.log(`${id}: ${live.size} live, ${recorded.size} recorded, ${named.size} named by markers, ${taken!.length} taken by a thread inside malloc, ${unexplained.length - taken!.length} from before the workers`)
+
+    // The threads inside tcmalloc are the ones gdb saw inside it.
+    expect(activity.threads.map(t => t.tid).sort()).toEqual(truth.threadsInTcmalloc.map(t => t.tid).sort())
+    // The held locks, at gdb's addresses with gdb's words; each held by the one thread inside tcmalloc
+    // that gdb saw not waiting, the others waiting.
+    expect(activity.locks.map(l => ({address: l.address, word: l.word}))).toEqual(truth.locks.held.map(l => ({address: addr(l.address), word: l.lockword})))
+    for (const lock of activity.locks) {
+      const inCode = truth.threadsInTcmalloc.filter(t => t.frames.some(f => (lock.sizeClass === null ? PAGE_LEVEL : CENTRAL).test(f.function ?? '')))
+      expect(lock.heldBy).toEqual(inCode.filter(t => !gdbWaiting(t)).map(t => t.tid))
+      expect(lock.waiting.sort()).toEqual(inCode.filter(gdbWaiting).map(t => t.tid).sort())
+    }
+    expect(activity.pageHeapLockKnown).toBe(true)
+  })
+
+  it('a warning about a structure whose lock was held is marked in flight; one about another class is not', async () => {
+    const id = IDS.find(i => truthOf(i).locks.held.some(l => l.name === 'central free list'))!
+    const {program, heap, truth} = await open(id)
+    const lock = truth.locks.held.find(l => l.name === 'central free list')!
+    const manager = heap.globals.at.transferCache!
+    const stride = heap.layout.transferCache.stride
+    // Warnings of the kind a walk adds, about the held class's transfer cache entry and a span of
+    // the class, and about the next class's entry.
+    const spanOfClass = [...Array(heap.spans.count).keys()].find(s => heap.spans.tcmallocClass[s] === lock.sizeClass)!
+    heap.warnings.add('transfer-cache', 'held class', manager + lock.sizeClass! * stride + 8)
+    heap.warnings.add('span', 'a span of the held class', heap.spans.record[spanOfClass]!)
+    heap.warnings.add('transfer-cache', 'another class', manager + (lock.sizeClass! + 1) * stride + 8)
+    googleActivity(program, heap)
+    const marked = Object.fromEntries(heap.warnings.list.map(w => [w.message, w.inFlight ?? null]))
+    expect(marked['held class']).toMatch(/central free list lock of class \d+ \(\d+ B\) was held/)
+    expect(marked['a span of the held class']).toMatch(/central free list lock/)
+    expect(marked['another class']).toBeNull()
+  })
+
+  it('toma damage names the held lock and its holder', {timeout: 120_000}, async () => {
+    const id = IDS.find(i => truthOf(i).locks.held.some(l => l.name === 'pageheap_lock'))!
+    const truth = truthOf(id)
+    const work = testTemp('toma-gtc-busy-')
+    try {
+      const r = await runToma(['damage', await sparseBrotliCorePath(path.join(DIR, id, 'core.br')), '--exe', exeOf(id), '--index', path.join(work, 'core.toma-index'), '--json'])
+      expect(r.status).toBe(0)
+      const locks = JSON.parse(r.stdout).locks as Array<{name: string; address: string; heldBy: number[]}>
+      const holder = truth.threadsInTcmalloc.filter(t => !gdbWaiting(t)).map(t => t.tid)
+      expect(locks).toContainEqual(expect.objectContaining({address: truth.locks.held[0]!.address, heldBy: holder}))
+    } finally {
+      fs.rmSync(work, {recursive: true, force: true})
+    }
+  })
+})
