@@ -159,6 +159,8 @@ describe('crashed google/tcmalloc heaps', () => {
     const atPc = t.crash!.frames.filter(fr => fr.pc === t.crash!.frames[0]!.pc)
     expect(crash.frames[0]).toContain(atPc[atPc.length - 1]!.function!)
     expect(crash.frames[0]).toContain('CentralFreeList')
+    // The fault is in tcmalloc's own code, as the model's activity (its threads' frames) tells.
+    expect(crash.inAllocator).toBe(true)
     expect(crash.frames.some(fr => fr.startsWith('run_overflow('))).toBe(true)
     // The register toma says held the bad value held it at the signal, as gdb read it.
     expect(crash.following).toMatchObject({value: freelist})
