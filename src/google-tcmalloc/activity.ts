@@ -122,7 +122,7 @@ export function googleTouchedFigures(heap: GoogleHeap, activity: AllocatorActivi
     allocator: 'tcmalloc',
     live: 'generic.current_allocated_bytes',
     rows: [
-      {property: heap.perCpuActive ? 'tcmalloc.cpu_free' : 'tcmalloc.thread_cache_free', damagedStructure: heap.perCpuActive ? /^CPU/ : /^thread cache/, guard: 'threads'},
+      {property: heap.perCpuActive ? 'tcmalloc.cpu_free' : 'tcmalloc.thread_cache_free', damagedStructure: heap.perCpuActive ? /^the per-CPU slab/ : /^thread cache/, guard: 'threads'},
       {property: 'tcmalloc.transfer_cache_free', damagedStructure: /^the (sharded )?transfer cache/, guard: 'class-lock'},
       {property: 'tcmalloc.central_cache_free', damagedStructure: /^span/, guard: 'class-lock'},
       {property: 'tcmalloc.page_heap_free', damagedStructure: /^page/, guard: 'page-lock'},
