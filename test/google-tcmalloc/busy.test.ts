@@ -109,6 +109,14 @@ function takenInsideMalloc(sizes: number[], pending: number[], preWorkers: numbe
 }
 
 describe('busy google/tcmalloc processes, stopped inside tcmalloc', () => {
+  it('each executable is linked with a release build of tcmalloc (-DNDEBUG), as its build.json says', () => {
+    for (const exe of new Set(IDS.map(exeOf))) {
+      const build = JSON.parse(fs.readFileSync(`${exe}.build.json`, 'utf8')) as {mode: string; cxxflags: string}
+      expect(build.mode, exe).toBe('release')
+      expect(build.cxxflags, exe).toMatch(/-O2 .*-DNDEBUG/)
+    }
+  })
+
   it('the set holds what it is for: a held pageheap_lock, a held central free list lock, threads inside tcmalloc, and cores taken from outside', () => {
     const truths = new Map(IDS.map(id => [id, truthOf(id)]))
     expect([...truths.values()].some(t => t.locks.held.some(l => l.name === 'pageheap_lock'))).toBe(true)
