@@ -27,6 +27,7 @@ import {LIVE} from '../heap/states.js'
 
 import {parseRootKinds} from '../graph/root-kinds.js'
 import {nameHeap, type NamingResult} from '../naming/name-heap.js'
+import type {Recogniser} from '../naming/recogniser.js'
 import {nameHeapOnWorker, type PendingNaming} from '../naming/naming-job.js'
 import {findRoots, type FoundRoots} from '../graph/scan.js'
 import {fitsRequest} from '../heap/request-fit.js'
@@ -86,6 +87,11 @@ export interface RunOptions {
   modelWritten?: () => void
   /** What the analysis may hold at once (default: memory-limit.ts's share of the memory available). */
   memoryLimit?: MemoryLimit
+  /**
+   * The naming tiers (default: all, recognisers.ts). Only tests swap them, to reach a tier's rare
+   * paths; the tiers then run on this thread (a naming worker takes the default ones).
+   */
+  recognisers?: readonly Recogniser[]
 }
 
 /**
@@ -126,12 +132,12 @@ export function analyzeCore(corePath: string, options: AnalysisOptions, progress
   // The naming tiers, where they take a thread of their own, start as soon as the vtable types are
   // known: beside the rest of the model stage (its summary and index), not after it.
   const early: {names?: NamesBeside} = {}
-  const typesKnown = (run.stage ?? 'graph') === 'graph' ? (vtableTypes: ObjectTypes) => (early.names = namesBeside(program, heap, vtableTypes, workers, memory, progress)) : undefined
+  const typesKnown = (run.stage ?? 'graph') === 'graph' ? (vtableTypes: ObjectTypes) => (early.names = namesBeside(program, heap, vtableTypes, run.recognisers ? 1 : workers, memory, progress)) : undefined
   try {
     // In a frame of its own: what only the model's index needs (its names) goes before the graph stage.
     const first = inFrameOfItsOwn(() => modelStageIndexed(program, heap, namer, options, indexPath, workers, memory, run, progress, typesKnown))
     if ('analysis' in first) return first.analysis
-    return graphStage(program, heap, namer, first.model, options, first.graph, workers, memory, run, early.names ?? namesBeside(program, heap, first.model.vtableTypes, workers, memory, progress), progress)
+    return graphStage(program, heap, namer, first.model, options, first.graph, workers, memory, run, early.names ?? namesBeside(program, heap, first.model.vtableTypes, run.recognisers ? 1 : workers, memory, progress), progress)
   } catch (e) {
     early.names?.naming?.release()
     throw e
@@ -299,7 +305,7 @@ function graphStage(
     const {types, summary, namesMeta} = inFrameOfItsOwn(() => {
       // The other tiers' names, beside the dominator pass (which needs the type ids only at its end).
       progress?.('names', 0, 1)
-      const names = naming ? naming.finish() : nameHeap(program, objects, LIVE, namer, roots.set.ranges, parked ? parked.take() : model.vtableTypes, fitsRequest(heap.requestFit()))
+      const names = naming ? naming.finish() : nameHeap(program, objects, LIVE, namer, roots.set.ranges, parked ? parked.take() : model.vtableTypes, fitsRequest(heap.requestFit()), run.recognisers)
       const types = names.names.asTypes()
       progress?.('summary', 0, 1)
       const reachable = store.get('object.reachable')

@@ -1,5 +1,8 @@
+import fs from 'node:fs'
 import {describe, expect, it} from 'vitest'
-import {expectTier, namedShare, truth, useNamesdemo, LAYOUT_KINDS, expectSharedPointee} from './namesdemo.js'
+import {analyzeNamesdemo, expectTier, namedShare, truth, useNamesdemo, LAYOUT_KINDS, expectSharedPointee} from './namesdemo.js'
+import {RECOGNISERS} from '../../src/naming/recognisers.js'
+import {stdLayout, stdLayoutKeeping} from '../../src/naming/std-layout/recogniser.js'
 
 // Issue 30, tier 1: libstdc++'s containers named from their owners' words, on a stripped
 // executable with no debug file. Every expected value is what namesdemo recorded about itself
@@ -31,6 +34,27 @@ describe('std-layout on namesdemo, stripped, no debug file', () => {
       const o = index().objectAt(Number(BigInt(b.address)))!
       expect(index().type(o.index), b.address).toBe(b.name)
       expect(index().via(o.index)).toBe('vtable')
+    }
+  })
+
+  it('names the same with its string and vector words kept or read a second time', async () => {
+    // The tier reads every owner word once and keeps the words that may hold a string or a vector
+    // for after the linked containers; past its limit it reads the rest a second time. Kept one,
+    // every string and vector of the fixture is found in the second read: the names must not move.
+    const second = await analyzeNamesdemo('stripped', {workers: 1, recognisers: RECOGNISERS.map(r => (r === stdLayout ? stdLayoutKeeping(1) : r))})
+    try {
+      const contiguous = truth.blocks.filter(b => b.kind === 'std::string buffer' || b.kind === 'std::vector body')
+      expect(contiguous.length).toBeGreaterThan(1)
+      let slots = 0
+      index().objects.forEachObject(id => {
+        slots++
+        expect(second.index.type(id), `slot ${id}`).toBe(index().type(id))
+        expect(second.index.via(id), `slot ${id}`).toBe(index().via(id))
+      }, 0)
+      expect(slots).toBeGreaterThan(contiguous.length)
+    } finally {
+      second.index.file.close()
+      fs.rmSync(second.work, {recursive: true, force: true})
     }
   })
 
