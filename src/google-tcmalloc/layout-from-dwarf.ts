@@ -281,6 +281,7 @@ function sampledAllocationFromDwarf(f: DwarfTypeFinder): NonNullable<GoogleLayou
     depth: f.offset(s, 'sampled_stack.depth'),
     stack: f.offset(s, 'sampled_stack.stack'),
     maxDepth: f.count(s, 'sampled_stack.stack'),
+    ...optionalField('proxy', f.optionalOffset(s, 'sampled_stack.proxy')),
   }
 }
 

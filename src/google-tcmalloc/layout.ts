@@ -95,7 +95,13 @@ export interface GoogleLayout {
   /** MetadataObjectAllocator<Span> (Static::span_allocator_): free_list_, whose records chain through their first word. */
   spanAllocatorFreeList: number
   threadCache: {freeListStride: number; freeListHead: number; freeListLength: number}
-  sampledAllocation?: {size: number; requestedSize: number; depth: number; stack: number; maxDepth: number}
+  /**
+   * SampledAllocation: its StackTrace's requested_size, depth and stack[]; and proxy, the object of
+   * the request's class that tcmalloc keeps allocated beside a small sampled object while it lives
+   * (allocation_sampling.cc), where the family has it: every family before google/tcmalloc
+   * b1c7c6e4 (2026-07, "Remove fragmentation profile"), none from then.
+   */
+  sampledAllocation?: {size: number; requestedSize: number; depth: number; stack: number; maxDepth: number; proxy?: number}
 }
 
 /** The fields whose place moves with kNumClasses, so with the page size. */

@@ -209,7 +209,7 @@ export const GOOGLE_TCMALLOC_LAYOUTS: readonly GoogleLayout[] = [
       },
     },
     ...FRONT_END_2024,
-    sampledAllocation: {size: 624, requestedSize: 40, depth: 104, stack: 112, maxDepth: 64},
+    sampledAllocation: {size: 624, requestedSize: 40, depth: 104, stack: 112, maxDepth: 64, proxy: 32},
   },
   {
     family: '2025-01',
@@ -255,7 +255,7 @@ export const GOOGLE_TCMALLOC_LAYOUTS: readonly GoogleLayout[] = [
       },
     },
     ...FRONT_END_2024,
-    sampledAllocation: {size: 624, requestedSize: 40, depth: 104, stack: 112, maxDepth: 64},
+    sampledAllocation: {size: 624, requestedSize: 40, depth: 104, stack: 112, maxDepth: 64, proxy: 32},
   },
   {
     family: '2024-12',
@@ -302,7 +302,7 @@ export const GOOGLE_TCMALLOC_LAYOUTS: readonly GoogleLayout[] = [
       },
     },
     ...FRONT_END_2024,
-    sampledAllocation: {size: 640, requestedSize: 40, depth: 80, stack: 88, maxDepth: 64},
+    sampledAllocation: {size: 640, requestedSize: 40, depth: 80, stack: 88, maxDepth: 64, proxy: 32},
   },
   {
     family: 'mongo-20240522',
@@ -354,7 +354,7 @@ export const GOOGLE_TCMALLOC_LAYOUTS: readonly GoogleLayout[] = [
     transferCache: {stride: 512, slotInfo: 24, slots: 32, owner: 400, lock: 0, centralLock: 40},
     spanAllocatorFreeList: 8,
     threadCache: {freeListStride: 24, freeListHead: 0, freeListLength: 8},
-    sampledAllocation: {size: 640, requestedSize: 40, depth: 80, stack: 88, maxDepth: 64},
+    sampledAllocation: {size: 640, requestedSize: 40, depth: 80, stack: 88, maxDepth: 64, proxy: 32},
   },
   {
     family: '2023-02',
@@ -407,6 +407,6 @@ export const GOOGLE_TCMALLOC_LAYOUTS: readonly GoogleLayout[] = [
     transferCache: {stride: 512, slotInfo: 128, slots: 144, owner: 0, lock: 8, centralLock: 152},
     spanAllocatorFreeList: 8,
     threadCache: {freeListStride: 32, freeListHead: 0, freeListLength: 8},
-    sampledAllocation: {size: 640, requestedSize: 40, depth: 80, stack: 88, maxDepth: 64},
+    sampledAllocation: {size: 640, requestedSize: 40, depth: 80, stack: 88, maxDepth: 64, proxy: 32},
   },
 ]

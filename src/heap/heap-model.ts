@@ -21,6 +21,8 @@ export interface HeapModel extends ModelledHeap {
   sizeClassSizes: Float64Array
   /** The allocator's own classes, whose unreferenced objects are no leak (its singletons). */
   internalClasses: RegExp
+  /** Live slots the allocator's own structures say it holds for itself (google/tcmalloc: a sampled object's proxy): no leak either. */
+  ownSlots: Uint32Array
   /** The module is the allocator's own library (not the executable of a static link). */
   ownLibrary: boolean
   /** What the allocator gives for a request, as data (request-fit.ts: fitsRequest; naming checks a length against it). */
