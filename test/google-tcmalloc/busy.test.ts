@@ -4,7 +4,7 @@ import {fileURLToPath} from 'node:url'
 import {afterAll, describe, expect, it} from 'vitest'
 import {Core} from '../../src/core/core.js'
 import {hex} from '../../src/errors.js'
-import {googleActivity} from '../../src/google-tcmalloc/activity.js'
+import {googleActivity, googleLocksRead} from '../../src/google-tcmalloc/activity.js'
 import {analyzeGoogleHeap, type GoogleHeap} from '../../src/google-tcmalloc/heap.js'
 import type {AllocatorActivity} from '../../src/heap/heap-model.js'
 import {LIVE} from '../../src/heap/states.js'
@@ -55,6 +55,29 @@ const GDB_PROXIES: Record<string, Array<{proxy: string; sampledObject: string; r
   'mongo-20240522-release-random-0': [{proxy: '0x73b1bd778e00', sampledObject: '0x10fffc00000', requested: 1727, allocated: 1792}],
   'mongo-20240522-release-random-1': [{proxy: '0x73b1bdf20000', sampledObject: '0x10fffc2c000', requested: 17521, allocated: 20480}],
 }
+
+/**
+ * The locks of no class, as gdb read them on the 2026-08 cores (one process: the same addresses in
+ * each), on the unstripped executable (fixtures/build/gtc-busy/2026-08-release/gtcbusy):
+ *   set $cc = &'tcmalloc::tcmalloc_internal::Static::cpu_cache_'
+ *   p $cc->freelist_.state_            {ptr_ = 0x2e3c7ff68000, len_ = 2}
+ *   p &$cc->resize_[0].lock            0x2e3c7ff518d4     p $cc->resize_[0].lock.lockword_   0
+ *   p &$cc->resize_[1].lock            0x2e3c7ff549d4     p $cc->resize_[1].lock.lockword_   0
+ *   p &'tcmalloc::tcmalloc_internal::Static::span_allocator_'.metadata_lock_   0x562568d57e48 (span_allocator_+8), lockword_ 0
+ * measured on 2026-08-release-random-0 and 2026-08-release-pageheap. mongo-20240522 has neither:
+ * its slab counts no CPUs, and its span records are under pageheap_lock (PageHeapAllocator, no lock
+ * of its own: ptype /o on its executable).
+ */
+const GDB_LOCKS_OF_NO_CLASS: Record<string, Array<{kind: string; cpu?: number; address: string; word: number}>> = Object.fromEntries(
+  ['2026-08-release-random-0', '2026-08-release-pageheap'].map(id => [
+    id,
+    [
+      {kind: 'span', address: '0x562568d57e48', word: 0},
+      {kind: 'cpu', cpu: 0, address: '0x2e3c7ff518d4', word: 0},
+      {kind: 'cpu', cpu: 1, address: '0x2e3c7ff549d4', word: 0},
+    ],
+  ]),
+)
 
 const truthOf = (id: string) => JSON.parse(fs.readFileSync(path.join(DIR, id, 'truth.json'), 'utf8')) as BusyTruth
 
@@ -196,6 +219,14 @@ describe('busy google/tcmalloc processes, stopped inside tcmalloc', () => {
       expect(proxiesOf(heap), id).toEqual(want)
       for (const p of GDB_PROXIES[id] ?? []) expect(allocatedFor(heap, p.requested), id).toBe(p.allocated)
       expect(heap.layout.sampledAllocation?.proxy, id).toBe(id.startsWith('2026-08') ? undefined : 32)
+    }
+  })
+
+  it("each CPU's resize lock and the span allocator's lock are read at gdb's addresses, with gdb's words; mongo-20240522 has neither", {timeout: 120_000}, async () => {
+    for (const id of [...Object.keys(GDB_LOCKS_OF_NO_CLASS), ...IDS.filter(i => i.startsWith('mongo-'))]) {
+      const {program, heap} = await open(id)
+      const read = googleLocksRead(program, heap).filter(l => l.kind === 'cpu' || l.kind === 'span')
+      expect(read.map(l => ({kind: l.kind, ...(l.cpu === undefined ? {} : {cpu: l.cpu}), address: hex(l.address), word: l.word})), id).toEqual(GDB_LOCKS_OF_NO_CLASS[id] ?? [])
     }
   })
 
