@@ -6,7 +6,7 @@ import {TomaCommand, note} from '../src/cli/base-command.js'
 import {openIndex} from '../src/cli/open-index.js'
 import {indexFlags, queryCoreArgs} from '../src/cli/query-flags.js'
 import {aboutCore, bytes, heading, table} from '../src/report/table.js'
-import {count, sightingText, withCut} from '../src/report/wording.js'
+import {ALLOCATOR_OWN_EXAMPLES, count, sightingText, withCut} from '../src/report/wording.js'
 import type {HeapDamage} from '../src/queries/heap-damage.js'
 
 export default class Leaks extends TomaCommand {
@@ -27,7 +27,7 @@ export default class Leaks extends TomaCommand {
       this.log(aboutCore(corePath))
       this.log(`${count(leaks.objects, 'live object')} (${bytes(leaks.bytes)}) ${leaks.objects === 1 ? 'is' : 'are'} reachable from no root`)
       const own = leaks.allocatorInternal
-      if (own.objects > 0) this.log(`(not counted: ${count(own.objects, 'unreferenced allocation')} of TCMalloc itself, ${bytes(own.bytes)}, e.g. its MallocExtension singleton)`)
+      if (own.objects > 0) this.log(`(not counted: ${count(own.objects, 'unreferenced allocation')} of TCMalloc itself, ${bytes(own.bytes)}, ${ALLOCATOR_OWN_EXAMPLES})`)
       if (leaks.objects > 0) {
         this.log('', heading(`Where leaked structures start (${leaks.starts.length < leaks.startCount ? `first ${leaks.starts.length} of ` : ''}${leaks.startCount}: nothing else leaked points to them), largest retained first`))
         this.log(

@@ -7,7 +7,7 @@ import type {FreeMarker} from './free-marker.js'
 import type {GoogleLayout, ShiftLayout} from './layout.js'
 
 /** No machine toma reads has more CPUs than this: a larger count in the core is damage. */
-const MAX_CPUS = 4096
+export const MAX_CPUS = 4096
 /** A per-thread cache list longer than this is a cycle or damage (kMaxDynamicFreeListLength is 8192). */
 const MAX_LIST = 1 << 16
 /** Thread caches: far more than any process has threads. */
@@ -135,20 +135,29 @@ const MAX_SHARDS = 1024
 export function markShardedTransferCaches(memory: AddressSpace, manager: number, layout: GoogleLayout, numClasses: number, marker: FreeMarker): void {
   const L = layout.shardedTransferCache
   if (!L) return
+  const {caches, shardCount} = shardedTransferCaches(memory, manager, L, numClasses)
+  if (shardCount > MAX_SHARDS) marker.warnings.addDamage('transfer-cache', `the sharded transfer cache (${hex(manager)}) says ${shardCount} shards: not read`, manager)
+  for (const {at, shard, cls} of caches) markTransferCache(memory, at, L, cls, `the sharded transfer cache of shard ${shard}, class ${cls}`, marker)
+}
+
+/**
+ * Each initialized shard's transfer cache of each class (ShardedTransferCacheManager: shards_,
+ * num_shards_ of them; a shard's transfer_caches, one cache per class), and the shard count as
+ * read (none read past MAX_SHARDS).
+ */
+export function shardedTransferCaches(memory: AddressSpace, manager: number, L: NonNullable<GoogleLayout['shardedTransferCache']>, numClasses: number): {caches: Array<{at: number; shard: number; cls: number}>; shardCount: number} {
   const shards = memory.readU64(manager + L.shards) ?? 0
   const count = memory.readI32(manager + L.numShards) ?? 0
-  if (shards === 0 || count <= 0) return
-  if (count > MAX_SHARDS) {
-    marker.warnings.addDamage('transfer-cache', `the sharded transfer cache (${hex(manager)}) says ${count} shards: not read`, manager)
-    return
-  }
+  const caches: Array<{at: number; shard: number; cls: number}> = []
+  if (shards === 0 || count <= 0 || count > MAX_SHARDS) return {caches, shardCount: count}
   for (let s = 0; s < count; s++) {
     const shard = shards + s * L.shardStride
     if (memory.readU8(shard + L.shardInitialized) !== 1) continue
-    const caches = memory.readU64(shard + L.shardCaches) ?? 0
-    if (caches === 0) continue
-    for (let cls = 1; cls < numClasses; cls++) markTransferCache(memory, caches + cls * L.cacheStride, L, cls, `the sharded transfer cache of shard ${s}, class ${cls}`, marker)
+    const first = memory.readU64(shard + L.shardCaches) ?? 0
+    if (first === 0) continue
+    for (let cls = 1; cls < numClasses; cls++) caches.push({at: first + cls * L.cacheStride, shard: s, cls})
   }
+  return {caches, shardCount: count}
 }
 
 /** One transfer cache's slots: slot_info_ {used, capacity}, slots_[0 .. used) each a free object of its class. */

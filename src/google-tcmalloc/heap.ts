@@ -3,7 +3,7 @@ import type {AddressSpace, Segment} from '../core/address-space.js'
 import {PF_W} from '../core/core-header.js'
 import {describeAllocatorModule} from '../heap/allocator-module.js'
 import {DamageLog} from '../heap/damage.js'
-import type {CrossCheck, ModelledHeap, ModelOptions, SampledAllocations} from '../heap/heap-model.js'
+import type {CrossCheck, ModelledHeap, ModelOptions} from '../heap/heap-model.js'
 import {Warnings} from '../heap/warnings.js'
 import {PAGE_HEAP, RETURNED} from '../heap/states.js'
 import {readFreePages} from './back-end.js'
@@ -24,6 +24,7 @@ import {dwarfLayoutOf, type DwarfReading} from './dwarf-reading.js'
 import {DWARF_FAMILY} from './layout-from-dwarf.js'
 import {layoutDifferences} from './layout-differences.js'
 import {describeFirstPage, layoutFirstPage, probeFirstPage, type FirstPageField} from './first-page-probe.js'
+import {readSampledAllocations} from './sampled.js'
 import {markSpanFreeObjects} from './span-free.js'
 import {freedSpanRecords, readSpanRecord, readSpans, type ClassSizes, type GoogleSpanTable} from './spans.js'
 
@@ -40,6 +41,8 @@ export interface GoogleHeap extends ModelledHeap {
   frontCaches: FrontCache[]
   perCpuActive: boolean
   pageMapWalk: PageMapWalk
+  /** Per sample (sampled.ts), the slot of its proxy, tcmalloc's own live object; -1: none. */
+  sampledProxy: Float64Array
   /** How the family and the page size were told. */
   how: string
 }
@@ -431,7 +434,7 @@ export function analyzeGoogleHeap(program: Program, options: ModelOptions = {}):
   // Front-end caches sorted by slot, so a query finds the holder of a cached object by binary search.
   const {threadCacheObjects, threadCacheOwner} = cacheOwners(marker)
   const crossCheck = crossCheckCounters(memory, frontCaches, shift, free?.hugeCache ?? null)
-  const sampled = readSampledAllocations(memory, spans, layout, warnings)
+  const {sampled, proxySlot} = readSampledAllocations(memory, spans, state, pageSize, layout, warnings)
   return {
     module: describeAllocatorModule(program, loaded),
     globals,
@@ -453,6 +456,7 @@ export function analyzeGoogleHeap(program: Program, options: ModelOptions = {}):
     totals: {objects, bytes, spanWaste},
     crossCheck,
     sampled,
+    sampledProxy: proxySlot,
     warnings,
     damage,
   }
@@ -473,42 +477,6 @@ function crossCheckCounters(memory: AddressSpace, frontCaches: FrontCache[], shi
   }
   if (hugeCache) out.push({name: 'huge caches, free backed hugepages (bytes)', property: 'HugeCache::size_, summed', toma: hugeCache.walked, allocator: hugeCache.counted})
   return out
-}
-
-/**
- * The sampled allocations: a sampled span points to its SampledAllocation, whose StackTrace holds
- * the requested size and up to 64 return addresses (innermost first, depth of them).
- */
-function readSampledAllocations(memory: AddressSpace, spans: GoogleSpanTable, layout: GoogleLayout, warnings: Warnings): SampledAllocations {
-  const L = layout.sampledAllocation
-  const span: number[] = []
-  const requestedSize: number[] = []
-  const stackStart = [0]
-  const pc: number[] = []
-  if (L) {
-    for (let s = 0; s < spans.count; s++) {
-      const record = spans.sampledRecord[s]!
-      if (record === 0) continue
-      const bytes = memory.readBytes(record, L.size)
-      const depth = bytes ? u64le(bytes, L.depth) : 0
-      if (!bytes || depth > L.maxDepth) {
-        warnings.add('sampled', `sampled span at ${hex(spans.start[s]!)}: its SampledAllocation ${hex(record)} is ${bytes ? `damaged (depth ${depth})` : 'not in the core'}: left out of the samples`, record)
-        continue
-      }
-      span.push(s)
-      requestedSize.push(u64le(bytes, L.requestedSize))
-      for (let i = 0; i < depth; i++) pc.push(u64le(bytes, L.stack + i * 8))
-      stackStart.push(pc.length)
-    }
-  }
-  return {
-    span: Uint32Array.from(span),
-    requestedSize: Float64Array.from(requestedSize),
-    stackStart: Uint32Array.from(stackStart),
-    pc: Float64Array.from(pc),
-    order: Uint32Array.from(span.keys()),
-    period: null,
-  }
 }
 
 /** The slots front-end caches hold, ascending, each with the index of the cache holding it. */

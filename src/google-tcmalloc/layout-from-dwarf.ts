@@ -81,6 +81,7 @@ function layoutFromDies(dies: Map<number, Die>, from: string): DwarfLayout | {mi
   const statics = f.struct('Static')
   const shift = shiftLayoutFromDwarf(f, statics)
   const slab = slabLayoutFromDwarf(f, statics)
+  const spanAllocator = f.staticMemberStruct(statics, 'span_allocator_', 'Static::span_allocator_') ?? f.struct('MetadataObjectAllocator<Span>', `MetadataObjectAllocator<${NS}Span>`, `PageHeapAllocator<${NS}Span>`)
   const pageShift = pageShiftOf(dies, f, spanStruct)
   const layout: GoogleLayout = {
     family: DWARF_FAMILY,
@@ -90,7 +91,8 @@ function layoutFromDies(dies: Map<number, Die>, from: string): DwarfLayout | {mi
     shifts: Object.fromEntries((pageShift === null ? PROBED_PAGE_SHIFTS : [pageShift]).map(s => [String(s), shift])),
     slab,
     transferCache: transferCacheFromDwarf(f),
-    spanAllocatorFreeList: f.offset(f.staticMemberStruct(statics, 'span_allocator_', 'Static::span_allocator_') ?? f.struct('MetadataObjectAllocator<Span>', `MetadataObjectAllocator<${NS}Span>`, `PageHeapAllocator<${NS}Span>`), 'free_list_'),
+    spanAllocatorFreeList: f.offset(spanAllocator, 'free_list_'),
+    ...optionalField('spanAllocatorLock', f.optionalOffset(spanAllocator, 'metadata_lock_')),
     threadCache: threadCacheFromDwarf(f),
     sampledAllocation: sampledAllocationFromDwarf(f),
     ...shardedTransferCacheFromDwarf(f, statics),
@@ -102,7 +104,8 @@ function layoutFromDies(dies: Map<number, Die>, from: string): DwarfLayout | {mi
 /**
  * Static::sharded_transfer_cache_, when the DWARF says all of it: the manager's shards_ and
  * num_shards_, a Shard (what shards_ points at) with its transfer_caches and initialized, and the
- * transfer cache transfer_caches points at, with slot_info_ and slots_. Optional, as in the table.
+ * transfer cache transfer_caches points at, with slot_info_, slots_ and lock_ (the lock where it
+ * has one). Optional, as in the table.
  */
 function shardedTransferCacheFromDwarf(f: DwarfTypeFinder, statics: FoundStruct | null): Pick<GoogleLayout, 'shardedTransferCache'> {
   // The member's type where Static declares it, else the manager template's one instance.
@@ -115,6 +118,7 @@ function shardedTransferCacheFromDwarf(f: DwarfTypeFinder, statics: FoundStruct 
   const cache = pointee(caches?.type)
   const slotInfo = cache ? memberPath(cache, 'slot_info_') : null
   const slots = cache ? memberPath(cache, 'slots_') : null
+  const lock = cache ? memberPath(cache, 'lock_') : null
   if (!shards || !numShards || !shard || !caches || !initialized || !cache || !slotInfo || !slots) return {}
   return {
     shardedTransferCache: {
@@ -126,6 +130,7 @@ function shardedTransferCacheFromDwarf(f: DwarfTypeFinder, statics: FoundStruct 
       cacheStride: cache.size,
       slotInfo: slotInfo.offset,
       slots: slots.offset,
+      ...optionalField('lock', lock?.offset),
     },
   }
 }
@@ -158,11 +163,20 @@ function shiftLayoutFromDwarf(f: DwarfTypeFinder, statics: FoundStruct | null): 
     classToSize: f.offset(sizeMap, 'class_to_size_'),
     classToPages: f.offset(sizeMap, 'class_to_pages_'),
     slabInCpuCache: f.offset(cpuCacheOf(f, statics), 'freelist_'),
+    ...optionalField('cpuResize', cpuResizeFromDwarf(cpuCacheOf(f, statics))),
     threadCacheList: f.offset(threadCache, 'list_'),
     threadCacheNext: f.offset(threadCache, 'next_'),
     threadCacheSize: f.offset(threadCache, 'size_'),
     backEnd: backEndFromDwarf(f),
   }
+}
+
+/** CpuCache::resize_, the ResizeInfo it points to and that one's lock, where the build has all three (a lock the model can go without). */
+function cpuResizeFromDwarf(cpuCache: FoundStruct | null): ShiftLayout['cpuResize'] {
+  const resize = cpuCache ? memberPath(cpuCache.type, 'resize_') : null
+  const info = pointee(resize?.type)
+  const lock = info ? memberPath(info, 'lock') : null
+  return resize && info && lock ? {resize: resize.offset, stride: info.size, lock: lock.offset} : undefined
 }
 
 /** Static::cpu_cache_'s type (CpuCache<Static>, whose base holds freelist_), else the CPU cache class by name. */
@@ -265,7 +279,7 @@ function transferCacheFromDwarf(f: DwarfTypeFinder): GoogleLayout['transferCache
 }
 
 /** A field the model can go without (a lock it then does not read), spread in only where the DWARF has it. */
-const optionalField = <K extends string>(name: K, value: number | undefined): Partial<Record<K, number>> => (value === undefined ? {} : ({[name]: value} as Record<K, number>))
+const optionalField = <K extends string, V>(name: K, value: V | undefined): Partial<Record<K, V>> => (value === undefined ? {} : ({[name]: value} as Record<K, V>))
 
 /** ThreadCache::FreeList: its stride in list_[], and its head (list_) and length_ (in its base LinkedList). */
 function threadCacheFromDwarf(f: DwarfTypeFinder): GoogleLayout['threadCache'] {
@@ -281,6 +295,7 @@ function sampledAllocationFromDwarf(f: DwarfTypeFinder): NonNullable<GoogleLayou
     depth: f.offset(s, 'sampled_stack.depth'),
     stack: f.offset(s, 'sampled_stack.stack'),
     maxDepth: f.count(s, 'sampled_stack.stack'),
+    ...optionalField('proxy', f.optionalOffset(s, 'sampled_stack.proxy')),
   }
 }
 

@@ -89,13 +89,21 @@ export interface GoogleLayout {
    * Static::sharded_transfer_cache_ (a ShardedTransferCacheManager: transfer caches per L3 cache,
    * on where the build or an experiment turns them on), where known: its shards_ array and
    * num_shards_; a Shard's size, its transfer_caches pointer (an array of one cache per class)
-   * and its initialized flag; and such a cache's size, slot_info_ and slots_.
+   * and its initialized flag; and such a cache's size, slot_info_, slots_ and its lock_ (where read).
    */
-  shardedTransferCache?: {shards: number; numShards: number; shardStride: number; shardCaches: number; shardInitialized: number; cacheStride: number; slotInfo: number; slots: number}
+  shardedTransferCache?: {shards: number; numShards: number; shardStride: number; shardCaches: number; shardInitialized: number; cacheStride: number; slotInfo: number; slots: number; lock?: number}
   /** MetadataObjectAllocator<Span> (Static::span_allocator_): free_list_, whose records chain through their first word. */
   spanAllocatorFreeList: number
+  /** MetadataObjectAllocator<Span>::metadata_lock_, its own SpinLock (2024-12 on); absent where span records are under pageheap_lock (PageHeapAllocator). */
+  spanAllocatorLock?: number
   threadCache: {freeListStride: number; freeListHead: number; freeListLength: number}
-  sampledAllocation?: {size: number; requestedSize: number; depth: number; stack: number; maxDepth: number}
+  /**
+   * SampledAllocation: its StackTrace's requested_size, depth and stack[]; and proxy, the object of
+   * the request's class that tcmalloc keeps allocated beside a small sampled object while it lives
+   * (allocation_sampling.cc), where the family has it: every family before google/tcmalloc
+   * b1c7c6e4 (2026-07, "Remove fragmentation profile"), none from then.
+   */
+  sampledAllocation?: {size: number; requestedSize: number; depth: number; stack: number; maxDepth: number; proxy?: number}
 }
 
 /** The fields whose place moves with kNumClasses, so with the page size. */
@@ -107,6 +115,12 @@ export interface ShiftLayout {
   classToPages: number
   /** CpuCache::freelist_ (the TcmallocSlab) within Static::cpu_cache_. */
   slabInCpuCache: number
+  /**
+   * CpuCache::resize_ within Static::cpu_cache_ (a pointer to one ResizeInfo per CPU), a
+   * ResizeInfo's size (its per_class[kNumClasses] makes it move with the page size) and its
+   * SpinLock `lock`, taken to resize or steal from that CPU's cache; absent where not read.
+   */
+  cpuResize?: {resize: number; stride: number; lock: number}
   /** ThreadCache::list_[] within a ThreadCache, and next_. */
   threadCacheList: number
   threadCacheNext: number

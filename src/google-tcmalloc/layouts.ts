@@ -8,6 +8,8 @@ const FRONT_END_2024 = {
   slab: {slabsAndShift: 0, begins: 16, headerBytes: 4 as const, headerEnd: 2},
   transferCache: {stride: 576, slotInfo: 24, slots: 32, owner: 464, lock: 0, centralLock: 40},
   spanAllocatorFreeList: 16,
+  // gdb's ptype /o MetadataObjectAllocator<Span> (envoy 2024-12, ydb 2025-01, 2025-06): arena_ 0, metadata_lock_ 8, free_list_ 16.
+  spanAllocatorLock: 8,
   threadCache: {freeListStride: 24, freeListHead: 0, freeListLength: 8},
 }
 
@@ -112,6 +114,8 @@ const LAYOUT_2026_08_RELEASE: GoogleLayout = {
   shifts: {
     '13': {
       ...LAYOUT_2026_08_DEBUG.shifts['13']!,
+      // gdb: &((CpuCache<…>*)0)->resize_ 0x20, sizeof(ResizeInfo) 12544, &((ResizeInfo*)0)->lock 0x14.
+      cpuResize: {resize: 32, stride: 12544, lock: 20},
       backEnd: {
         normalImpl: 2143656,
         sampledImpl: 2143672,
@@ -133,6 +137,8 @@ const LAYOUT_2026_08_RELEASE: GoogleLayout = {
     },
     '18': {
       ...LAYOUT_2026_08_DEBUG.shifts['18']!,
+      // gdb on the 256 KiB release build: resize_ 0x20, sizeof(ResizeInfo) 12992, lock 0x14.
+      cpuResize: {resize: 32, stride: 12992, lock: 20},
       backEnd: {
         normalImpl: 1543440,
         sampledImpl: 1543456,
@@ -154,7 +160,10 @@ const LAYOUT_2026_08_RELEASE: GoogleLayout = {
     },
   },
   transferCache: {stride: 1664, slotInfo: 32, slots: 40, owner: 1552, lock: 0, centralLock: 48},
-  shardedTransferCache: {shards: 0, numShards: 8, shardStride: 16, shardCaches: 0, shardInitialized: 12, cacheStride: 128, slotInfo: 32, slots: 40},
+  // TransferCache<BackingTransferCache, ShardedStaticForwarder> (ptype /o): lock_ 0.
+  shardedTransferCache: {shards: 0, numShards: 8, shardStride: 16, shardCaches: 0, shardInitialized: 12, cacheStride: 128, slotInfo: 32, slots: 40, lock: 0},
+  // gdb's ptype /o MetadataObjectAllocator<Span> (release builds, 8 and 256 KiB pages): metadata_lock_ 8.
+  spanAllocatorLock: 8,
 }
 
 /**
@@ -209,7 +218,7 @@ export const GOOGLE_TCMALLOC_LAYOUTS: readonly GoogleLayout[] = [
       },
     },
     ...FRONT_END_2024,
-    sampledAllocation: {size: 624, requestedSize: 40, depth: 104, stack: 112, maxDepth: 64},
+    sampledAllocation: {size: 624, requestedSize: 40, depth: 104, stack: 112, maxDepth: 64, proxy: 32},
   },
   {
     family: '2025-01',
@@ -255,7 +264,7 @@ export const GOOGLE_TCMALLOC_LAYOUTS: readonly GoogleLayout[] = [
       },
     },
     ...FRONT_END_2024,
-    sampledAllocation: {size: 624, requestedSize: 40, depth: 104, stack: 112, maxDepth: 64},
+    sampledAllocation: {size: 624, requestedSize: 40, depth: 104, stack: 112, maxDepth: 64, proxy: 32},
   },
   {
     family: '2024-12',
@@ -302,7 +311,7 @@ export const GOOGLE_TCMALLOC_LAYOUTS: readonly GoogleLayout[] = [
       },
     },
     ...FRONT_END_2024,
-    sampledAllocation: {size: 640, requestedSize: 40, depth: 80, stack: 88, maxDepth: 64},
+    sampledAllocation: {size: 640, requestedSize: 40, depth: 80, stack: 88, maxDepth: 64, proxy: 32},
   },
   {
     family: 'mongo-20240522',
@@ -354,7 +363,7 @@ export const GOOGLE_TCMALLOC_LAYOUTS: readonly GoogleLayout[] = [
     transferCache: {stride: 512, slotInfo: 24, slots: 32, owner: 400, lock: 0, centralLock: 40},
     spanAllocatorFreeList: 8,
     threadCache: {freeListStride: 24, freeListHead: 0, freeListLength: 8},
-    sampledAllocation: {size: 640, requestedSize: 40, depth: 80, stack: 88, maxDepth: 64},
+    sampledAllocation: {size: 640, requestedSize: 40, depth: 80, stack: 88, maxDepth: 64, proxy: 32},
   },
   {
     family: '2023-02',
@@ -407,6 +416,6 @@ export const GOOGLE_TCMALLOC_LAYOUTS: readonly GoogleLayout[] = [
     transferCache: {stride: 512, slotInfo: 128, slots: 144, owner: 0, lock: 8, centralLock: 152},
     spanAllocatorFreeList: 8,
     threadCache: {freeListStride: 32, freeListHead: 0, freeListLength: 8},
-    sampledAllocation: {size: 640, requestedSize: 40, depth: 80, stack: 88, maxDepth: 64},
+    sampledAllocation: {size: 640, requestedSize: 40, depth: 80, stack: 88, maxDepth: 64, proxy: 32},
   },
 ]

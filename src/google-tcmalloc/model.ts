@@ -32,13 +32,14 @@ export const googleTcmallocModel = {
 }
 
 function asHeapModel(heap: GoogleHeap): HeapModel {
-  const {globals: _globals, layout: _layout, shift: _shift, classes, classOfCompact, frontCaches: _front, pageMapWalk: _walk, ...modelled} = heap
+  const {globals: _globals, layout: _layout, shift: _shift, classes, classOfCompact, frontCaches: _front, pageMapWalk: _walk, sampledProxy: _proxy, ...modelled} = heap
   const sizeClassSizes = Float64Array.from(classOfCompact, c => (c === 0 ? 0 : classes.size[c]!))
   return {
     ...modelled,
     name: googleTcmallocModel.name,
     sizeClassSizes,
     internalClasses: ALLOCATOR_CLASS,
+    ownSlots: Uint32Array.from(heap.sampledProxy.filter(slot => slot >= 0)),
     ownLibrary: /^libtcmalloc/.test(heap.module.loaded.module.path.split('/').pop() ?? ''),
     requestFit: () => requestFit(classes.size, heap.pageSize),
     metadata: program => metadata(program, heap),

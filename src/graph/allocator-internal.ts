@@ -13,7 +13,8 @@ export const REACHED = 1
 export const ALLOCATOR_INTERNAL = 2
 
 /**
- * The allocator's own objects: live objects of one of its classes (the model's internalClasses) whose vtable is in the allocator's
+ * The allocator's own objects: the live slots its structures say it holds for itself (the model's
+ * ownSlots: google/tcmalloc's proxies of sampled objects), and live objects of one of its classes (the model's internalClasses) whose vtable is in the allocator's
  * module, e.g. the default MallocExtension instance that TCMalloc replaces by its own at start-up
  * and never frees (in every core before gperftools 2.16). Found as soon as types are named, so the
  * objects' first words can be dropped before the dominator pass allocates; markAllocatorInternal
@@ -34,10 +35,11 @@ export function allocatorObjects(heap: HeapModel, firstWords: Float64Array, type
   // A static link's module is the program's too: a vtable in it may be any of the program's classes.
   const ownLibrary = heap.ownLibrary
   const objects = heapObjects(heap)
-  const found: number[] = []
+  const found: number[] = Array.from(heap.ownSlots).filter(o => heap.state[o] === LIVE)
+  const own = new Set(found)
   for (let o = 0; o < firstWords.length; o++) {
     const word = firstWords[o]!
-    if (!(word >= lo && word < hi) || heap.state[o] !== LIVE || !inAllocator(word)) continue
+    if (!(word >= lo && word < hi) || heap.state[o] !== LIVE || !inAllocator(word) || own.has(o)) continue
     const t = types.typeOf[o]!
     if (t !== 0 ? ownType[t - 1] : ownLibrary && defaultExtensionShape(heap, memory, firstWords[o]!, objects.object(o).size)) found.push(o)
   }

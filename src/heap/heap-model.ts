@@ -21,6 +21,8 @@ export interface HeapModel extends ModelledHeap {
   sizeClassSizes: Float64Array
   /** The allocator's own classes, whose unreferenced objects are no leak (its singletons). */
   internalClasses: RegExp
+  /** Live slots the allocator's own structures say it holds for itself (google/tcmalloc: a sampled object's proxy): no leak either. */
+  ownSlots: Uint32Array
   /** The module is the allocator's own library (not the executable of a static link). */
   ownLibrary: boolean
   /** What the allocator gives for a request, as data (request-fit.ts: fitsRequest; naming checks a length against it). */
@@ -178,8 +180,12 @@ export interface AllocatorLock {
   address: number
   /** The lock word as the allocator keeps it. */
   word: number
-  /** The size class whose lists it guards; null: the page-level lock. */
+  /** The size class whose lists it guards; null: a lock of no class (the page-level lock, or a CPU's). */
   sizeClass: number | null
+  /** The CPU whose cache it guards (google/tcmalloc's per-CPU resize lock); absent for every other lock. */
+  cpu?: number
+  /** Set on a lock of the allocator's span records alone (google/tcmalloc's span allocator's own), not the page-level lock. */
+  spanRecords?: true
   /** Threads inside the code that takes it and not waiting for it, and threads waiting (as far as the frames tell). */
   heldBy: number[]
   waiting: number[]

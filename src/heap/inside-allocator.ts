@@ -1,6 +1,6 @@
 import {describeSymbolic, type Program} from '../program/program.js'
 import {unwindThread} from '../program/unwind.js'
-import type {AllocatorModule, ThreadInAllocator} from './heap-model.js'
+import type {AllocatorLock, AllocatorModule, ThreadInAllocator} from './heap-model.js'
 import type {HeapWarning, Warnings} from './warnings.js'
 
 /** The allocator's frames kept per thread (innermost first): enough to tell which of its structures it was in. */
@@ -78,4 +78,9 @@ export function markInFlight(
       }
     }
   }
+}
+
+/** The page-level lock: of no size class, no CPU, not the span records' own. */
+export function isPageLevelLock(l: AllocatorLock): boolean {
+  return l.sizeClass === null && l.cpu === undefined && !l.spanRecords
 }

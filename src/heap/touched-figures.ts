@@ -1,5 +1,6 @@
 import type {AllocatorActivity, TouchedFigure} from './heap-model.js'
 import type {DamageLog} from './damage.js'
+import {isPageLevelLock} from './inside-allocator.js'
 
 /** What holds a cache's figure still while the core is taken: its threads staying out of the allocator, a class's lock, the page-level lock. */
 export type FigureGuard = 'threads' | 'class-lock' | 'page-lock'
@@ -27,7 +28,7 @@ export function touchedFiguresOf(
   const touched: Record<FigureGuard, boolean> = {
     threads: activity.threads.length > 0,
     'class-lock': activity.locks.some(l => l.sizeClass !== null),
-    'page-lock': activity.locks.some(l => l.sizeClass === null),
+    'page-lock': activity.locks.some(isPageLevelLock),
   }
   const out: TouchedFigure[] = []
   const damaged = (structure: RegExp) => damage.findings.some(f => structure.test(f.structure))

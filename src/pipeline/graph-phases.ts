@@ -242,7 +242,7 @@ export function graphPhases(c: GraphContext): Phase<GraphStoreArrays>[] {
       after: [{drop: ['object.parent']}],
     },
     {
-      // TCMalloc's own unreferenced allocations (the MallocExtension singleton) are not the program's leak.
+      // TCMalloc's own unreferenced allocations (the MallocExtension singleton, google/tcmalloc's proxies of sampled objects) are not the program's leak.
       name: 'allocator internal',
       run: s => {
         const {outStart, outTo} = forward(s, c.memory)

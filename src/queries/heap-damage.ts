@@ -10,6 +10,7 @@ import type {AllocatorActivity, HeapModel} from '../heap/heap-model.js'
 import type {DamageFinding} from '../heap/damage.js'
 import {heapObjects} from '../heap/objects.js'
 import {LIVE, STATE_NAMES} from '../heap/states.js'
+import {isPageLevelLock} from '../heap/inside-allocator.js'
 
 /** Findings whose victim is searched for among the class's objects (a search reads its spans). */
 const SEARCHED_FINDINGS = 16
@@ -33,7 +34,7 @@ export function heapDamage(program: Program, heap: HeapModel, types: ObjectTypes
     const id = types.typeOf[slot] ?? 0
     return id ? (types.names[id - 1] ?? null) : null
   }
-  const pageHeapLocked = activity.locks.some(l => l.sizeClass === null)
+  const pageHeapLocked = activity.locks.some(isPageLevelLock)
 
   const crash = crashOf(program, heap, activity)
   const findings = heap.damage.findings.slice(0, LISTED_FINDINGS).map((f, i) => {

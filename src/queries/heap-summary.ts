@@ -81,7 +81,7 @@ function graphSummary(program: Program, heap: HeapModel, {facts: graph, reachabl
     rootsHow: graph.roots.how,
     typedObjects: types.typed,
     unreachable: unreachableTotals(heap, reachable, UNREACHED),
-    /** Unreferenced allocations of the allocator itself (TCMalloc's MallocExtension singleton): not counted as leaked. */
+    /** Unreferenced allocations of the allocator itself (TCMalloc's MallocExtension singleton, a sampled object's proxy): not counted as leaked. */
     allocatorInternal: unreachableTotals(heap, reachable, ALLOCATOR_INTERNAL),
     types: types.names.length,
     warnings: graph.warnings.total,

@@ -50,7 +50,7 @@ export function leaksOf(index: HeapIndex, limit: number, sightings: Map<number, 
     bytes,
     startCount: starts.length,
     starts: starts.slice(0, limit).map(s => ({...objectBrief(index, s.id), retainedBytes: s.bytes, retainedObjects: s.objects, pointedToBy: index.inDegree(s.id), lastSeen: sightings.get(s.id) ?? []})),
-    /** TCMalloc's own unreferenced allocations (the MallocExtension singleton): left out of the list and totals. */
+    /** TCMalloc's own unreferenced allocations (the MallocExtension singleton, a sampled object's proxy): left out of the list and totals. */
     allocatorInternal,
     byType: [...byType]
       .map(([t, c]) => ({type: index.typeName(t), via: vias[t]!, ...c}))

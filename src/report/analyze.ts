@@ -3,7 +3,7 @@ import type {NamingSummary} from '../queries/naming-summary.js'
 import type {HeapSummary} from '../queries/heap-summary.js'
 import type {WarningReport} from '../queries/warning-report.js'
 import {bytes, heading, table} from './table.js'
-import {count, percent} from './wording.js'
+import {ALLOCATOR_OWN_EXAMPLES, count, percent} from './wording.js'
 import {grouped} from '../util/grouped.js'
 import {damageLines, hasDamageNews} from './damage.js'
 import {printable, printableData} from '../util/printable.js'
@@ -88,7 +88,7 @@ function graphLines(s: HeapSummary): string[] {
   out.push(`  not scanned: ${bytes(g.rootsNotScanned.allocatorBytes)} of heap spans and TCMalloc metadata, ${bytes(g.rootsNotScanned.deadStackBytes)} of dead stack below rsp`)
   out.push(...namingLines(s.names))
   out.push(`${count(g.unreachable.objects, 'live object')} (${bytes(g.unreachable.bytes)}) ${g.unreachable.objects === 1 ? 'is' : 'are'} reachable from no root: leaked (toma leaks lists them)`)
-  if (g.allocatorInternal.objects) out.push(`  not counted: ${count(g.allocatorInternal.objects, 'unreferenced allocation')} of TCMalloc itself (${bytes(g.allocatorInternal.bytes)}; e.g. its MallocExtension singleton)`)
+  if (g.allocatorInternal.objects) out.push(`  not counted: ${count(g.allocatorInternal.objects, 'unreferenced allocation')} of TCMalloc itself (${bytes(g.allocatorInternal.bytes)}; ${ALLOCATOR_OWN_EXAMPLES})`)
   if (g.unreadableObjects) out.push(chalk.yellow(`${count(g.unreadableObjects, 'live object')} could not be read from the core`))
   return out
 }

@@ -57,3 +57,6 @@ export function signalText(s: {signo: number; code: number; faultAddress: string
   const text = `signal ${s.signo} (code ${s.code}${s.faultAddress ? `, fault address ${s.faultAddress}` : ''})`
   return isAttachStop(s) ? `${text}: stopped by gcore (the SIGSTOP the kernel sends as a debugger attaches)` : text
 }
+
+/** What the allocator's own unreferenced allocations are, by example (the leaks' "not counted" line in every output). */
+export const ALLOCATOR_OWN_EXAMPLES = "e.g. its MallocExtension singleton, a sampled object's proxy"

@@ -39,6 +39,8 @@ export function asHeapModel(heap: TcmallocHeap): HeapModel {
     name: tcmallocModel.name,
     sizeClassSizes: globals.sizes.size,
     internalClasses: ALLOCATOR_CLASS,
+    // gperftools keeps no object of its own that only its structures name (its sampled objects have no proxy).
+    ownSlots: new Uint32Array(0),
     ownLibrary: /^libtcmalloc/.test(path.basename(heap.module.loaded.module.path)),
     // Class 0 (size 0) first: the sentinel below the smallest class.
     requestFit: () => ({classSizes: globals.sizes.size.slice(0, globals.sizes.count), pageSize: heap.pageSize}),

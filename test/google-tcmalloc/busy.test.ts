@@ -3,7 +3,8 @@ import path from 'node:path'
 import {fileURLToPath} from 'node:url'
 import {afterAll, describe, expect, it} from 'vitest'
 import {Core} from '../../src/core/core.js'
-import {googleActivity} from '../../src/google-tcmalloc/activity.js'
+import {hex} from '../../src/errors.js'
+import {googleActivity, googleLocksRead} from '../../src/google-tcmalloc/activity.js'
 import {analyzeGoogleHeap, type GoogleHeap} from '../../src/google-tcmalloc/heap.js'
 import type {AllocatorActivity} from '../../src/heap/heap-model.js'
 import {LIVE} from '../../src/heap/states.js'
@@ -38,19 +39,45 @@ const PAGE_LEVEL = /huge_page_allocator_internal|PageAllocator::|HugePageFiller|
 const CENTRAL = /CentralFreeList/
 
 /**
- * Live blocks no record explains, by core, as measured. In two of the mongo-20240522 cores one
- * block each (1,792 bytes of class 40 in random-0; 20,480 bytes in random-1, where the only thread
- * inside malloc asks for 4,085) is allocated by tcmalloc's structures as toma reads them, not in
- * the table, and named by no marker. No per-CPU slab, transfer cache or span free list toma reads
- * names either; the core holds its address only in the per-CPU slab region past CPU 1's slab at
- * the current shift (15), where an older, larger-shift slab of CPU 1 would have lain, and in a
- * stale stack word. Not explained yet (a free object tcmalloc keeps where toma does not look, or a
- * block handed out and dropped): held here so that a change either way is seen.
+ * The proxies of small sampled objects, as gdb listed them from tcmalloc's own records: for a
+ * small request it samples, tcmalloc (before 2026-07) moves the object to a span of its own and
+ * keeps the object of the request's class it took first allocated, as StackTrace::proxy, while the
+ * sample lives. Neither the program's table nor a marker names a proxy. Measured on the unstripped
+ * executable (fixtures/build/gtc-busy/mongo-20240522-release/gtcbusy) with
+ * `gdb -batch EXE CORE -x fixtures/tools/gtc-live-samples.py` (every live sample of the recorder):
+ *   random-0: samples 29, live 9, with proxy 1: proxy 0x73b1bd778e00, sampled 0x10fffc00000, requested 1727, allocated 1792
+ *   random-1: samples 29, live 12, with proxy 1: proxy 0x73b1bdf20000, sampled 0x10fffc2c000, requested 17521, allocated 20480
+ *   pageheap: samples 25, live 11, with proxy 0
+ * (random-0's also by `p *span->sampled_allocation_`: span 0x2e017fc6c400, SampledAllocation 0x2e017fc6dc88.)
+ * The 2026-08 family has no StackTrace::proxy (its DWARF, gdb's ptype /o): none.
  */
-const UNEXPLAINED: Record<string, string[]> = {
-  'mongo-20240522-release-random-0': ['0x73b1bd778e00'],
-  'mongo-20240522-release-random-1': ['0x73b1bdf20000'],
+const GDB_PROXIES: Record<string, Array<{proxy: string; sampledObject: string; requested: number; allocated: number}>> = {
+  'mongo-20240522-release-random-0': [{proxy: '0x73b1bd778e00', sampledObject: '0x10fffc00000', requested: 1727, allocated: 1792}],
+  'mongo-20240522-release-random-1': [{proxy: '0x73b1bdf20000', sampledObject: '0x10fffc2c000', requested: 17521, allocated: 20480}],
 }
+
+/**
+ * The locks of no class, as gdb read them on the 2026-08 cores (one process: the same addresses in
+ * each), on the unstripped executable (fixtures/build/gtc-busy/2026-08-release/gtcbusy):
+ *   set $cc = &'tcmalloc::tcmalloc_internal::Static::cpu_cache_'
+ *   p $cc->freelist_.state_            {ptr_ = 0x2e3c7ff68000, len_ = 2}
+ *   p &$cc->resize_[0].lock            0x2e3c7ff518d4     p $cc->resize_[0].lock.lockword_   0
+ *   p &$cc->resize_[1].lock            0x2e3c7ff549d4     p $cc->resize_[1].lock.lockword_   0
+ *   p &'tcmalloc::tcmalloc_internal::Static::span_allocator_'.metadata_lock_   0x562568d57e48 (span_allocator_+8), lockword_ 0
+ * measured on 2026-08-release-random-0 and 2026-08-release-pageheap. mongo-20240522 has neither:
+ * its slab counts no CPUs, and its span records are under pageheap_lock (PageHeapAllocator, no lock
+ * of its own: ptype /o on its executable).
+ */
+const GDB_LOCKS_OF_NO_CLASS: Record<string, Array<{kind: string; cpu?: number; address: string; word: number}>> = Object.fromEntries(
+  ['2026-08-release-random-0', '2026-08-release-pageheap'].map(id => [
+    id,
+    [
+      {kind: 'span', address: '0x562568d57e48', word: 0},
+      {kind: 'cpu', cpu: 0, address: '0x2e3c7ff518d4', word: 0},
+      {kind: 'cpu', cpu: 1, address: '0x2e3c7ff549d4', word: 0},
+    ],
+  ]),
+)
 
 const truthOf = (id: string) => JSON.parse(fs.readFileSync(path.join(DIR, id, 'truth.json'), 'utf8')) as BusyTruth
 
@@ -80,6 +107,23 @@ function liveBlocks(heap: GoogleHeap): Map<number, number> {
     for (let k = 0; k < spans.objectCount[s]!; k++) if (state[spans.firstObject[s]! + k] === LIVE) out.set(spans.start[s]! + k * spans.objectSize[s]!, spans.objectSize[s]!)
   }
   return out
+}
+
+/** The address of slot `slot` of the model. */
+function slotAddress(heap: GoogleHeap, slot: number): number {
+  const {spans} = heap
+  for (let s = 0; s < spans.count; s++) {
+    const k = slot - spans.firstObject[s]!
+    if (k >= 0 && k < spans.objectCount[s]!) return spans.start[s]! + k * spans.objectSize[s]!
+  }
+  throw new Error(`slot ${slot} in no span`)
+}
+
+/** The proxies toma read, each with its sample's object (the sampled span's start) and request. */
+function proxiesOf(heap: GoogleHeap): Array<{proxy: number; sampledObject: number; requested: number}> {
+  return Array.from(heap.sampled.span, (s, i) => ({slot: heap.sampledProxy[i]!, s, i}))
+    .filter(p => p.slot >= 0)
+    .map(({slot, s, i}) => ({proxy: slotAddress(heap, slot), sampledObject: heap.spans.start[s]!, requested: heap.sampled.requestedSize[i]!}))
 }
 
 /** What tcmalloc hands out for a request of n bytes: its smallest class that holds n, else whole pages. */
@@ -138,14 +182,22 @@ describe('busy google/tcmalloc processes, stopped inside tcmalloc', () => {
     // their bytes, taken then, is in the truth), the blocks the markers name (returned by malloc and
     // not yet recorded; erased and not yet freed), and for each thread still inside malloc at most
     // one block of a class that holds its request (tcmalloc had taken it, the program not yet seen it).
+    // And the proxies of small sampled objects (GDB_PROXIES): each the proxy of a sample whose object
+    // the program recorded with the size tcmalloc's record has, of the class that request gets.
     const named = new Set(truth.inFlight.filter(f => f.address !== null && !f.inTable).map(f => addr(f.address!)))
-    const unknown = new Set((UNEXPLAINED[id] ?? []).map(addr))
-    expect([...unknown].filter(a => live.has(a) && !recorded.has(a))).toEqual([...unknown])
-    const unexplained = [...live].filter(([a]) => !recorded.has(a) && !named.has(a) && !unknown.has(a))
+    const recordedSize = new Map(truth.live.map(([a, n]) => [addr(a), n]))
+    const proxies = proxiesOf(heap)
+    for (const p of proxies) {
+      expect(recordedSize.get(p.sampledObject) ?? (named.has(p.sampledObject) ? p.requested : null), hex(p.sampledObject)).toBe(p.requested)
+      expect(live.get(p.proxy), hex(p.proxy)).toBe(allocatedFor(heap, p.requested))
+      expect(recorded.has(p.proxy) || named.has(p.proxy)).toBe(false)
+    }
+    const proxy = new Set(proxies.map(p => p.proxy))
+    const unexplained = [...live].filter(([a]) => !recorded.has(a) && !named.has(a) && !proxy.has(a))
     const pending = truth.inFlight.filter(f => f.phase === 'mallocCalled').map(f => allocatedFor(heap, f.size!))
     const taken = takenInsideMalloc(unexplained.map(([, size]) => size), pending, truth.preWorkersAllocatedBytes)
     expect(taken).not.toBeNull()
-    console.log(`${id}: ${live.size} live, ${recorded.size} recorded, ${named.size} named by markers, ${taken!.length} taken by a thread inside malloc, ${unexplained.length - taken!.length} from before the workers`)
+    console.log(`${id}: ${live.size} live, ${recorded.size} recorded, ${named.size} named by markers, ${proxy.size} proxies of sampled objects, ${taken!.length} taken by a thread inside malloc, ${unexplained.length - taken!.length} from before the workers`)
 
     // The threads inside tcmalloc are the ones gdb saw inside it.
     expect(activity.threads.map(t => t.tid).sort()).toEqual(truth.threadsInTcmalloc.map(t => t.tid).sort())
@@ -158,6 +210,38 @@ describe('busy google/tcmalloc processes, stopped inside tcmalloc', () => {
       expect(lock.waiting.sort()).toEqual(inCode.filter(gdbWaiting).map(t => t.tid).sort())
     }
     expect(activity.pageHeapLockKnown).toBe(true)
+  })
+
+  it("the proxies toma reads are gdb's, in each core; a family without StackTrace::proxy (2026-08) has none", {timeout: 120_000}, async () => {
+    for (const id of IDS) {
+      const {heap} = await open(id)
+      const want = (GDB_PROXIES[id] ?? []).map(p => ({proxy: addr(p.proxy), sampledObject: addr(p.sampledObject), requested: p.requested}))
+      expect(proxiesOf(heap), id).toEqual(want)
+      for (const p of GDB_PROXIES[id] ?? []) expect(allocatedFor(heap, p.requested), id).toBe(p.allocated)
+      expect(heap.layout.sampledAllocation?.proxy, id).toBe(id.startsWith('2026-08') ? undefined : 32)
+    }
+  })
+
+  it("each CPU's resize lock and the span allocator's lock are read at gdb's addresses, with gdb's words; mongo-20240522 has neither", {timeout: 120_000}, async () => {
+    for (const id of [...Object.keys(GDB_LOCKS_OF_NO_CLASS), ...IDS.filter(i => i.startsWith('mongo-'))]) {
+      const {program, heap} = await open(id)
+      const read = googleLocksRead(program, heap).filter(l => l.kind === 'cpu' || l.kind === 'span')
+      expect(read.map(l => ({kind: l.kind, ...(l.cpu === undefined ? {} : {cpu: l.cpu}), address: hex(l.address), word: l.word})), id).toEqual(GDB_LOCKS_OF_NO_CLASS[id] ?? [])
+    }
+  })
+
+  it("toma leaks counts a proxy as tcmalloc's own, not as a leak", {timeout: 120_000}, async () => {
+    const id = 'mongo-20240522-release-random-0'
+    const work = testTemp('toma-gtc-proxy-')
+    try {
+      const r = await runToma(['leaks', await sparseBrotliCorePath(path.join(DIR, id, 'core.br')), '--exe', exeOf(id), '--index', path.join(work, 'core.toma-index'), '--json'])
+      expect(r.status).toBe(0)
+      const leaks = JSON.parse(r.stdout) as {starts: Array<{address: string}>; allocatorInternal: {objects: number; bytes: number}}
+      expect(leaks.starts.map(s => s.address)).not.toContain(GDB_PROXIES[id]![0]!.proxy)
+      expect(leaks.allocatorInternal).toEqual({objects: 1, bytes: 1792})
+    } finally {
+      fs.rmSync(work, {recursive: true, force: true})
+    }
   })
 
   it('a warning about a structure whose lock was held is marked in flight; one about another class is not', async () => {

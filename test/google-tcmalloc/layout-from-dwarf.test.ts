@@ -52,6 +52,8 @@ const RELEASE_TRUTH: GoogleLayout = {
   shifts: {
     '13': {
       numClasses: 258, classToSize: 26544, classToPages: 26286, slabInCpuCache: 0,
+      // &((CpuCache<…>*)0)->resize_ 0x20, sizeof(CpuCache<…>::ResizeInfo) 12544, &((ResizeInfo*)0)->lock 0x14.
+      cpuResize: {resize: 32, stride: 12544, lock: 20},
       threadCacheList: 0, threadCacheNext: 6224, threadCacheSize: 6192,
       backEnd: {
         normalImpl: 2143656, sampledImpl: 2143672, normalImpls: 2, sampledImpls: 2, coldImpl: 2143688, hasColdImpl: 2143700,
@@ -67,12 +69,14 @@ const RELEASE_TRUTH: GoogleLayout = {
   slab: {slabsAndShift: 0, cpuCount: 16, begins: 24, headerBytes: 4, headerEnd: 2},
   transferCache: {stride: 1664, slotInfo: 32, slots: 40, owner: 1552, lock: 0, centralLock: 48},
   spanAllocatorFreeList: 16,
+  // MetadataObjectAllocator<Span> (ptype /o): arena_ 0, metadata_lock_ 8, free_list_ 16.
+  spanAllocatorLock: 8,
   threadCache: {freeListStride: 24, freeListHead: 0, freeListLength: 8},
   sampledAllocation: {size: 624, requestedSize: 32, depth: 104, stack: 112, maxDepth: 64},
   // ShardedTransferCacheManagerBase<…BackingTransferCache> (ptype /o): shards_ 0, num_shards_ 8;
   // its Shard is 16 bytes (transfer_caches 0, initialized 12); TransferCache<BackingTransferCache,
-  // ShardedStaticForwarder> is 128 (slot_info_ 32, slots_ 40).
-  shardedTransferCache: {shards: 0, numShards: 8, shardStride: 16, shardCaches: 0, shardInitialized: 12, cacheStride: 128, slotInfo: 32, slots: 40},
+  // ShardedStaticForwarder> is 128 (lock_ 0, slot_info_ 32, slots_ 40).
+  shardedTransferCache: {shards: 0, numShards: 8, shardStride: 16, shardCaches: 0, shardInitialized: 12, cacheStride: 128, slotInfo: 32, slots: 40, lock: 0},
 }
 
 /** A reading, or 'DwarfError': damage may end in either, never in another error. */

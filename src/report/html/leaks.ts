@@ -1,7 +1,7 @@
 import type {Leaks} from '../../queries/leaks.js'
 import type {Sighting} from '../../index/sighting-index.js'
 import {bytes} from '../table.js'
-import {objectKind, sightingText} from '../wording.js'
+import {ALLOCATOR_OWN_EXAMPLES, objectKind, sightingText} from '../wording.js'
 import {dataTable} from './data-table.js'
 import {leakKinds} from '../held-memory-text.js'
 import {html, num} from './html.js'
@@ -21,7 +21,7 @@ export function leaksSection(l: Leaks): ReportSection {
   // The largest leaked objects the starts do not list already (a leak of single blocks is all starts).
   const listed = new Set(l.starts.map(o => o.address))
   const more = l.largest.filter(o => !listed.has(o.address))
-  const body = html`<p>${num(l.objects)} live objects (${bytes(l.bytes)}) are reachable from no root.${own.objects ? html` <span class="dim">Not counted: ${num(own.objects)} unreferenced allocations of TCMalloc itself (${bytes(own.bytes)}, e.g. its MallocExtension singleton).</span>` : ''}</p>
+  const body = html`<p>${num(l.objects)} live objects (${bytes(l.bytes)}) are reachable from no root.${own.objects ? html` <span class="dim">Not counted: ${num(own.objects)} unreferenced allocations of TCMalloc itself (${bytes(own.bytes)}, ${ALLOCATOR_OWN_EXAMPLES}).</span>` : ''}</p>
 ${l.objects === 0
   ? ''
   : html`<h3>Where leaked structures start (nothing else leaked points to them)</h3>
