@@ -47,6 +47,7 @@ export const LENGTH_GROUPS = {
   'dom.child': {doc: 'one per node of the dominator tree below the virtual root'},
   'dom.leakStarts': {doc: 'one per leaked structure\'s start'},
   'dom.top': {doc: 'the largest objects dominated by the virtual root alone, at most 1000'},
+  'holder.table': {doc: 'the holder table\'s JSON text, in UTF-8 bytes (index/holder-table.ts)'},
 } as const satisfies Record<string, {doc: string; of?: string; length?: (n: number) => number}>
 export type LengthGroup = keyof typeof LENGTH_GROUPS
 
@@ -72,6 +73,7 @@ export const PHASES = {
   frames: {stage: 'model', doc: 'returned frames (analysis/threads.ts): pointers left in dead stack frames'},
   dominators: {stage: 'graph', doc: 'the dominator pass and the tree walk (dominators/retention.ts); absent with retention off'},
   threads: {stage: 'model', doc: 'the core\'s thread list'},
+  holders: {stage: 'graph', doc: 'the holder walk (queries/holder-groups.ts), run once on the index so far: each untyped live object\'s holder and the groups by size and holder; absent with retention off'},
 } as const satisfies Record<string, {stage: Stage; doc: string}>
 export type Phase = keyof typeof PHASES
 
@@ -147,6 +149,9 @@ export const INDEX_ARRAYS = {
   'thread.retainedBytes': {type: 'f64', group: 'thread', phase: 'dominators', readers: ['index/retention-index', 'index/object-columns', 'queries/holder-groups'], optional: NO_RETENTION, doc: 'bytes reachable only from the thread\'s registers, stack and TLS'},
   'thread.retainedObjects': {type: 'f64', group: 'thread', phase: 'dominators', readers: ['index/retention-index'], optional: NO_RETENTION, doc: 'objects reachable only from that thread'},
   'thread.tid': {type: 'i32', group: 'thread', phase: 'threads', readers: ['index/retention-index', 'index/object-columns', 'queries/holder-groups'], doc: 'each thread\'s id, in the order the per-thread arrays and thread groups use'},
+  'object.holder': {type: 'i32', group: 'object', phase: 'holders', readers: ['index/heap-index', 'index/object-columns', 'queries/holder-groups (find-object, the export)'], optional: NO_RETENTION, doc: 'each untyped live object\'s holder in holder.table\'s holders; -1 for every other slot (a named, free or TCMalloc\'s own)'},
+  'object.holderOffset': {type: 'u32', group: 'object', phase: 'holders', readers: ['index/heap-index', 'index/object-columns', 'queries/holder-groups (find-object, the export)'], optional: NO_RETENTION, doc: 'where in its holder the object\'s chain starts (0xffffffff: not read from the core)'},
+  'holder.table': {type: 'u8', group: 'holder.table', phase: 'holders', readers: ['index/heap-index', 'queries/holder-groups (top, leaks, suspects, find-object, the export)'], optional: NO_RETENTION, doc: 'the holders and, per scope (all, reachable, leaked), the groups of untyped live objects by size and holder (index/holder-table.ts)'},
 } as const satisfies Record<string, ArraySpec>
 
 export type ArrayName = keyof typeof INDEX_ARRAYS

@@ -1,6 +1,8 @@
 import os from 'node:os'
 import {BackgroundWrites} from '../index/background-writes.js'
 import {IndexWriter} from '../index/index-file.js'
+import {HeapIndex} from '../index/heap-index.js'
+import {storedHolders} from '../queries/holder-groups.js'
 import type {ArrayName} from '../index/schema.js'
 import {defaultIndexPath} from '../util/index-location.js'
 import type {IndexMeta} from '../index/index-meta.js'
@@ -350,6 +352,7 @@ function graphStage(
       rootRegions: regions,
       accumulations: retention?.accumulations ?? [],
     }
+    if (retention) holdersOnce(program, writer, meta, {childStart: retention.childStart, child: retention.child, retainedBytes: retention.retainedBytes, types: types.typeOf}, progress)
     writer.finish(meta, STAGE_NAMES)
     return {program, heap, types, summary, indexPath, threadsUsed: Math.max(scanThreads, reverseThreads, pending?.parallel && !dominatorsAfter ? 2 : 1) + (naming ? 1 : 0), scanThreads, reverseThreads, namingOnWorker: naming !== null, dominatorsOnWorker: pending?.parallel ?? false, stages: [...STAGE_NAMES], memory: {...memory, reversePasses, forwardInFile}}
   } catch (e) {
@@ -363,6 +366,26 @@ function graphStage(
     parked?.remove()
     background?.close()
   }
+}
+
+/**
+ * The holder walk (queries/holder-groups.ts), run once here on the index so far, as a query would
+ * have run it on the whole index: its results go into the index, and no query walks the dominator
+ * tree again (issue 52: find-object on an untyped object took seconds).
+ */
+function holdersOnce(program: Program, writer: IndexWriter, meta: IndexMeta, have: Parameters<typeof storedHolders>[2], progress?: Progress): void {
+  progress?.('holders', 0, 1)
+  const index = new HeapIndex(writer.readSoFar(meta, STAGE_NAMES))
+  let found: ReturnType<typeof storedHolders>
+  try {
+    index.useCore(program.core.memory, program.core.path)
+    // The dominator tree, the retained bytes and the type ids this analysis holds are the index's: not read twice.
+    found = storedHolders(program, index, have)
+  } finally {
+    index.close()
+  }
+  progress?.('writing index', 0, 1)
+  writer.addAll({'object.holder': found.holderOf, 'object.holderOffset': found.entryOffset, 'holder.table': found.table})
 }
 
 /**
