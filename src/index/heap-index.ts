@@ -314,6 +314,20 @@ export class HeapIndex {
     return id === 0 ? null : this.meta.typeNames[id - 1]!
   }
 
+  /** Live objects and bytes per name id, size class and naming tier, as analyze counted them (queries/name-counts.ts). */
+  nameCounts() {
+    const f = this.file
+    return {
+      'type.liveObjects': f.array('type.liveObjects'),
+      'type.liveBytes': f.array('type.liveBytes'),
+      'type.firstLive': f.array('type.firstLive'),
+      'type.viaObjects': f.array('type.viaObjects'),
+      'sizeClass.untypedObjects': f.array('sizeClass.untypedObjects'),
+      'sizeClass.untypedBytes': f.array('sizeClass.untypedBytes'),
+      'sizeClass.firstUntyped': f.array('sizeClass.firstUntyped'),
+    }
+  }
+
   /** The holder walk's results, as analyze stored them (read and checked once). */
   holderTable(): HolderTable {
     this.holders ??= decodeHolderTable(this.file.array('holder.table'), this.file.path, this.file.length('object.holder'))

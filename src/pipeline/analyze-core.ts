@@ -3,6 +3,7 @@ import {BackgroundWrites} from '../index/background-writes.js'
 import {IndexWriter} from '../index/index-file.js'
 import {HeapIndex} from '../index/heap-index.js'
 import {storedHolders} from '../queries/holder-groups.js'
+import {countNames} from '../queries/name-counts.js'
 import type {ArrayName} from '../index/schema.js'
 import {defaultIndexPath} from '../util/index-location.js'
 import type {IndexMeta} from '../index/index-meta.js'
@@ -213,6 +214,7 @@ function writeModelIndex(indexPath: string, program: Program, heap: HeapModel, o
     writer.addAll(heapArrays(heap))
     writer.addAll(model.sightings.arrays)
     writer.addAll({'object.type': types.typeOf, 'object.via': model.naming.names.via})
+    writer.addAll(countNames(heapObjects(heap), types.typeOf, model.naming.names.via, heap.spans.sizeClass, types.names.length + 1))
     writer.add('thread.tid', threadIds(program))
     const meta: IndexMeta = {
       ...indexMeta(program, heap, options, model.summary, model.naming, model.sightings.frames),
@@ -310,6 +312,8 @@ function graphStage(
       writer.addAll(model.sightings.arrays)
       progress?.('writing index', 0, 1)
       writer.addAll({'object.type': types.typeOf, 'object.via': names.names.via, 'object.reachable': reachable})
+      // What classes and top --by type count over every live object, counted here once.
+      writer.addAll(countNames(objects, types.typeOf, names.names.via, heap.spans.sizeClass, types.names.length + 1))
       store.drop('object.reachable')
       return {types, summary, namesMeta: indexMeta(program, heap, options, summary, names, model.sightings.frames)}
     })
