@@ -317,7 +317,7 @@ export class HeapIndex {
   /** Live objects and bytes per name id, size class and naming tier, as analyze counted them (queries/name-counts.ts). */
   nameCounts() {
     const f = this.file
-    return {
+    const counts = {
       'type.liveObjects': f.array('type.liveObjects'),
       'type.liveBytes': f.array('type.liveBytes'),
       'type.firstLive': f.array('type.firstLive'),
@@ -326,6 +326,13 @@ export class HeapIndex {
       'sizeClass.untypedBytes': f.array('sizeClass.untypedBytes'),
       'sizeClass.firstUntyped': f.array('sizeClass.firstUntyped'),
     }
+    // A few KiB: every value checked (counts whole and not negative, first slots -1 or a slot).
+    const slots = f.length('object.state')
+    for (const [name, a] of Object.entries(counts)) {
+      const first = name.includes('first')
+      for (const v of a) if (!(Number.isSafeInteger(v) && (first ? v >= -1 && v < slots : v >= 0))) throw this.damaged(`${name} holds ${v}`)
+    }
+    return counts
   }
 
   /** The holder walk's results, as analyze stored them (read and checked once). */
