@@ -11,7 +11,7 @@ import {rootFrame, rootRefLabel} from '../src/queries/root-label.js'
 import {TomaError} from '../src/errors.js'
 import {exportDot} from '../src/report/export-dot.js'
 import {exportJson} from '../src/report/export-json.js'
-import {holderWalk} from '../src/queries/holder-groups.js'
+import {objectHolders} from '../src/queries/holder-groups.js'
 import {sampledAllocations} from '../src/queries/allocations.js'
 import {TextSink} from '../src/report/output-stream.js'
 import {OutputFile, programInputs} from '../src/cli/output-file.js'
@@ -68,7 +68,7 @@ export default class Export extends TomaCommand {
       await sink.write(dot)
     } else {
       const program = openProgramOfIndex()
-      await exportJson(index, corePath, flags.all, sink, r => ({label: rootRefLabel(program, index, r), frame: rootFrame(program, r)}), sampledAllocations(program, index), holderWalk(program, index))
+      await exportJson(index, corePath, flags.all, sink, r => ({label: rootRefLabel(program, index, r), frame: rootFrame(program, r)}), sampledAllocations(program, index), objectHolders(index))
     }
     await sink.close()
   }

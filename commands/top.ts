@@ -19,10 +19,10 @@ export default class Top extends TomaCommand {
 
   async run() {
     const {args, flags} = await this.parse(Top)
-    const {index, program, corePath} = await openIndex(args.core, flags, note)
+    const {index, corePath} = await openIndex(args.core, flags, note)
     const retention = new RetentionIndex(index)
     if (flags.by === 'type') {
-      const t = topTypes(program(), index, retention, flags.limit)
+      const t = topTypes(index, retention, flags.limit)
       if (!this.jsonEnabled()) this.log(`${aboutCore(corePath)}\n${topTypesText(t)}`)
       return {core: corePath, ...t}
     }

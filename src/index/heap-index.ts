@@ -10,6 +10,7 @@ import {EdgeOffsets, type ObjectEdges} from './edge-offsets.js'
 import {VIA_NONE, viaLabel, type ViaLabel} from '../naming/via.js'
 import type {ArrayName, Stage} from './schema.js'
 import {ObjectColumns} from './object-columns.js'
+import {decodeHolderTable, type Holder, type HolderTable} from './holder-table.js'
 
 export type {ObjectRef}
 
@@ -86,6 +87,7 @@ export class HeapIndex {
   /** The span holding each 256th slot, for objectBounds. */
   private slotBlockSpan?: Uint32Array
   private core?: {memory: AddressSpace; corePath: string}
+  private holders?: HolderTable
 
   /** Opens and checks an index file; null when it is from another format version. */
   static open(path: string): HeapIndex | null {
@@ -310,6 +312,42 @@ export class HeapIndex {
   typeName(id: number): string | null {
     if (!(id >= 0 && id <= this.meta.typeNames.length)) throw this.damaged(`type id ${id} is out of range`)
     return id === 0 ? null : this.meta.typeNames[id - 1]!
+  }
+
+  /** Live objects and bytes per name id, size class and naming tier, as analyze counted them (queries/name-counts.ts). */
+  nameCounts() {
+    const f = this.file
+    const counts = {
+      'type.liveObjects': f.array('type.liveObjects'),
+      'type.liveBytes': f.array('type.liveBytes'),
+      'type.firstLive': f.array('type.firstLive'),
+      'type.viaObjects': f.array('type.viaObjects'),
+      'sizeClass.untypedObjects': f.array('sizeClass.untypedObjects'),
+      'sizeClass.untypedBytes': f.array('sizeClass.untypedBytes'),
+      'sizeClass.firstUntyped': f.array('sizeClass.firstUntyped'),
+    }
+    // A few KiB: every value checked (counts whole and not negative, first slots -1 or a slot).
+    const slots = f.length('object.state')
+    for (const [name, a] of Object.entries(counts)) {
+      const first = name.includes('first')
+      for (const v of a) if (!(Number.isSafeInteger(v) && (first ? v >= -1 && v < slots : v >= 0))) throw this.damaged(`${name} holds ${v}`)
+    }
+    return counts
+  }
+
+  /** The holder walk's results, as analyze stored them (read and checked once). */
+  holderTable(): HolderTable {
+    this.holders ??= decodeHolderTable(this.file.array('holder.table'), this.file.path, this.file.length('object.holder'))
+    return this.holders
+  }
+
+  /** An untyped live object's holder (and where in it its chain starts), or null for any other slot. */
+  holderOf(index: number): {holder: Holder; offset: number} | null {
+    const k = this.file.slice('object.holder', index, 1)[0]!
+    if (k < 0) return null
+    const holder = this.holderTable().holders[k]
+    if (!holder) throw this.damaged(`object ${index} has no valid holder`)
+    return {holder, offset: this.file.slice('object.holderOffset', index, 1)[0]!}
   }
 
   /** Values inside the arrays are the index's own, but the file may have been damaged since. */

@@ -13,7 +13,7 @@ import {u64le} from '../util/u64le.js'
 export const INDEX_MAGIC = 'TOMAIDX\0'
 const MAGIC = INDEX_MAGIC
 /** Bump when what an index holds or how it is laid out changes: older indexes are then rebuilt. */
-export const INDEX_FORMAT_VERSION = 11
+export const INDEX_FORMAT_VERSION = 12
 
 type ArrayType = ElementType
 type Typed = Uint8Array | Uint16Array | Uint32Array | Int32Array | Float64Array
@@ -233,6 +233,27 @@ export class IndexWriter {
 
   /** Writes the header and renames the file into place; `stages`: the analysis stages its arrays are of. */
   finish(meta: unknown, stages: readonly Stage[] = STAGE_NAMES): void {
+    this.writeHeader(meta, stages)
+    this.fd = null
+    this.tmp.commit()
+    this.finished = true
+  }
+
+  /**
+   * The index so far, opened for reading as a query would (its header written where `finish`
+   * would write it): for a phase that reads the index it follows (the holder walk). The caller
+   * closes it before adding more: arrays added after it go over that header, and `finish` writes
+   * the last one after them.
+   */
+  readSoFar(meta: unknown, stages: readonly Stage[] = STAGE_NAMES): IndexFile {
+    this.writeHeader(meta, stages)
+    const file = IndexFile.open(this.tmp.path)
+    if (!file) throw new Error('index so far: not of this format version')
+    return file
+  }
+
+  /** Writes the header after the arrays so far and the preamble that finds it; the file ends with it. */
+  private writeHeader(meta: unknown, stages: readonly Stage[]): void {
     if (this.fd === null) throw new Error('index already finished')
     if (this.kept.size > 0) throw new Error(`index arrays ${[...this.kept].join(', ')}: a place kept, never written`)
     const fd = this.fd
@@ -254,9 +275,6 @@ export class IndexWriter {
       this.abandon()
       throw e
     }
-    this.fd = null
-    this.tmp.commit()
-    this.finished = true
   }
 
   /** Runs a write; its failure (a full disk) is the user's to act on, said in one line. */

@@ -92,9 +92,9 @@ export interface IndexMeta {
   graphUnderWay?: ProcessIdentity
 }
 
-const isNum = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v)
+export const isNum = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v)
 const isStr = (v: unknown): v is string => typeof v === 'string'
-const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v)
+export const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v)
 const identityOk = (v: unknown): boolean => v === undefined || v === null || (isObj(v) && isNum(v.size) && isNum(v.mtimeMs) && isNum(v.ino))
 const every = (v: unknown, ok: (x: unknown) => boolean) => Array.isArray(v) && v.every(ok)
 

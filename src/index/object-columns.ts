@@ -52,6 +52,16 @@ export class ObjectColumns {
     return this.file.length('thread.retainedBytes')
   }
 
+  /** Each slot's holder in the holder table (−1: no holder: named, free, TCMalloc's own). */
+  holderOf(): Int32Array {
+    return this.file.array('object.holder')
+  }
+
+  /** Where in its holder each slot's chain starts (0xffffffff: not read). */
+  holderOffset(): Uint32Array {
+    return this.file.array('object.holderOffset')
+  }
+
   /** Where each object's edges start in the edge targets, and one more. */
   outStart(): Uint32Array {
     return this.file.array('edge.outStart')

@@ -1,4 +1,5 @@
 import type {IndexMeta} from './index-meta.js'
+import {VIA_LABELS} from '../naming/via.js'
 
 /**
  * What an index holds, declared once: every array's name, element type, length group, the phase
@@ -47,6 +48,9 @@ export const LENGTH_GROUPS = {
   'dom.child': {doc: 'one per node of the dominator tree below the virtual root'},
   'dom.leakStarts': {doc: 'one per leaked structure\'s start'},
   'dom.top': {doc: 'the largest objects dominated by the virtual root alone, at most 1000'},
+  'type.via': {doc: 'one per type id and naming tier (naming/via.ts VIA_LABELS): the type ids\' groups of tiers, one after another', of: 'type', length: (n: number) => n * VIA_LABELS.length},
+  sizeClass: {doc: 'one per size class a span may have (256: span.sizeClass is a byte)'},
+  'holder.table': {doc: 'the holder table\'s JSON text, in UTF-8 bytes (index/holder-table.ts)'},
 } as const satisfies Record<string, {doc: string; of?: string; length?: (n: number) => number}>
 export type LengthGroup = keyof typeof LENGTH_GROUPS
 
@@ -72,6 +76,7 @@ export const PHASES = {
   frames: {stage: 'model', doc: 'returned frames (analysis/threads.ts): pointers left in dead stack frames'},
   dominators: {stage: 'graph', doc: 'the dominator pass and the tree walk (dominators/retention.ts); absent with retention off'},
   threads: {stage: 'model', doc: 'the core\'s thread list'},
+  holders: {stage: 'graph', doc: 'the holder walk (queries/holder-groups.ts), run once on the index so far: each untyped live object\'s holder and the groups by size and holder; absent with retention off'},
 } as const satisfies Record<string, {stage: Stage; doc: string}>
 export type Phase = keyof typeof PHASES
 
@@ -135,6 +140,13 @@ export const INDEX_ARRAYS = {
   'object.type': {type: ['u16', 'u32'], group: 'object', phase: 'names', readers: ['index/heap-index', 'index/retention-index', 'index/object-columns', 'queries/leaks', 'queries/classes', 'queries/name-vias', 'queries/holder-groups', 'queries/diff-objects', 'report/export-json'], doc: 'name id (0: none; k: the meta\'s typeNames[k - 1]); 32 bits only past 65,535 names'},
   'object.via': {type: 'u8', group: 'object', phase: 'names', readers: ['index/heap-index', 'index/object-columns', 'queries/name-vias', 'report/export-json'], doc: 'how the name was known (naming/via.ts)'},
   'object.reachable': {type: 'u8', group: 'object', phase: 'paths', readers: ['index/object-columns', 'queries/leaks', 'queries/holder-groups', 'report/export-json'], doc: '1 reached from a root, 0 not (a leak when live), 2 the allocator\'s own unreferenced object'},
+  'type.liveObjects': {type: 'f64', group: 'type', phase: 'names', readers: ['index/heap-index', 'queries/classes'], doc: 'live objects of each name id (queries/name-counts.ts)'},
+  'type.liveBytes': {type: 'f64', group: 'type', phase: 'names', readers: ['index/heap-index', 'queries/classes'], doc: 'their bytes'},
+  'type.firstLive': {type: 'f64', group: 'type', phase: 'names', readers: ['index/heap-index', 'queries/classes'], doc: 'the first live slot of each name id (-1: none): the order names are first met in'},
+  'type.viaObjects': {type: 'f64', group: 'type.via', phase: 'names', readers: ['index/heap-index', 'queries/classes', 'queries/name-vias'], doc: 'live objects of each name id named by each tier'},
+  'sizeClass.untypedObjects': {type: 'f64', group: 'sizeClass', phase: 'names', readers: ['index/heap-index', 'queries/classes'], doc: 'live objects without a name, per size class'},
+  'sizeClass.untypedBytes': {type: 'f64', group: 'sizeClass', phase: 'names', readers: ['index/heap-index', 'queries/classes'], doc: 'their bytes'},
+  'sizeClass.firstUntyped': {type: 'f64', group: 'sizeClass', phase: 'names', readers: ['index/heap-index', 'queries/classes'], doc: 'the first such slot of each size class (-1: none)'},
   'object.idom': {type: 'u32', group: 'object', phase: 'dominators', readers: ['index/retention-index', 'index/object-columns', 'queries/holder-groups', 'report/export-json'], optional: NO_RETENTION, doc: 'immediate dominator: a slot, a thread group or the virtual root above the slots, 0xffffffff not in the tree (dominators/dominator-ids.ts)'},
   'object.retainedBytes': {type: 'f64', group: 'object', phase: 'dominators', readers: ['index/retention-index', 'index/object-columns', 'queries/holder-groups', 'queries/diff-growth', 'report/export-json'], optional: NO_RETENTION, doc: 'bytes the object keeps alive, its own included'},
   'object.retainedObjects': {type: 'u32', group: 'object', phase: 'dominators', readers: ['index/retention-index', 'index/object-columns', 'queries/holder-groups'], optional: NO_RETENTION, doc: 'objects it keeps alive, itself included'},
@@ -147,6 +159,9 @@ export const INDEX_ARRAYS = {
   'thread.retainedBytes': {type: 'f64', group: 'thread', phase: 'dominators', readers: ['index/retention-index', 'index/object-columns', 'queries/holder-groups'], optional: NO_RETENTION, doc: 'bytes reachable only from the thread\'s registers, stack and TLS'},
   'thread.retainedObjects': {type: 'f64', group: 'thread', phase: 'dominators', readers: ['index/retention-index'], optional: NO_RETENTION, doc: 'objects reachable only from that thread'},
   'thread.tid': {type: 'i32', group: 'thread', phase: 'threads', readers: ['index/retention-index', 'index/object-columns', 'queries/holder-groups'], doc: 'each thread\'s id, in the order the per-thread arrays and thread groups use'},
+  'object.holder': {type: 'i32', group: 'object', phase: 'holders', readers: ['index/heap-index', 'index/object-columns', 'queries/holder-groups (find-object, the export)'], optional: NO_RETENTION, doc: 'each untyped live object\'s holder in holder.table\'s holders; -1 for every other slot (a named, free or TCMalloc\'s own)'},
+  'object.holderOffset': {type: 'u32', group: 'object', phase: 'holders', readers: ['index/heap-index', 'index/object-columns', 'queries/holder-groups (find-object, the export)'], optional: NO_RETENTION, doc: 'where in its holder the object\'s chain starts (0xffffffff: not read from the core)'},
+  'holder.table': {type: 'u8', group: 'holder.table', phase: 'holders', readers: ['index/heap-index', 'queries/holder-groups (top, leaks, suspects, find-object, the export)'], optional: NO_RETENTION, doc: 'the holders and, per scope (all, reachable, leaked), the groups of untyped live objects by size and holder (index/holder-table.ts)'},
 } as const satisfies Record<string, ArraySpec>
 
 export type ArrayName = keyof typeof INDEX_ARRAYS

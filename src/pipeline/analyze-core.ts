@@ -1,6 +1,9 @@
 import os from 'node:os'
 import {BackgroundWrites} from '../index/background-writes.js'
 import {IndexWriter} from '../index/index-file.js'
+import {HeapIndex} from '../index/heap-index.js'
+import {storedHolders} from '../queries/holder-groups.js'
+import {countNames} from '../queries/name-counts.js'
 import type {ArrayName} from '../index/schema.js'
 import {defaultIndexPath} from '../util/index-location.js'
 import type {IndexMeta} from '../index/index-meta.js'
@@ -217,6 +220,7 @@ function writeModelIndex(indexPath: string, program: Program, heap: HeapModel, o
     writer.addAll(heapArrays(heap))
     writer.addAll(model.sightings.arrays)
     writer.addAll({'object.type': types.typeOf, 'object.via': model.naming.names.via})
+    writer.addAll(countNames(heapObjects(heap), types.typeOf, model.naming.names.via, heap.spans.sizeClass, types.names.length + 1))
     writer.add('thread.tid', threadIds(program))
     const meta: IndexMeta = {
       ...indexMeta(program, heap, options, model.summary, model.naming, model.sightings.frames),
@@ -314,6 +318,8 @@ function graphStage(
       writer.addAll(model.sightings.arrays)
       progress?.('writing index', 0, 1)
       writer.addAll({'object.type': types.typeOf, 'object.via': names.names.via, 'object.reachable': reachable})
+      // What classes and top --by type count over every live object, counted here once.
+      writer.addAll(countNames(objects, types.typeOf, names.names.via, heap.spans.sizeClass, types.names.length + 1))
       store.drop('object.reachable')
       return {types, summary, namesMeta: indexMeta(program, heap, options, summary, names, model.sightings.frames)}
     })
@@ -356,6 +362,7 @@ function graphStage(
       rootRegions: regions,
       accumulations: retention?.accumulations ?? [],
     }
+    if (retention) holdersOnce(program, writer, meta, {childStart: retention.childStart, child: retention.child, retainedBytes: retention.retainedBytes, types: types.typeOf}, progress)
     writer.finish(meta, STAGE_NAMES)
     return {program, heap, types, summary, indexPath, threadsUsed: Math.max(scanThreads, reverseThreads, pending?.parallel && !dominatorsAfter ? 2 : 1) + (naming ? 1 : 0), scanThreads, reverseThreads, namingOnWorker: naming !== null, dominatorsOnWorker: pending?.parallel ?? false, stages: [...STAGE_NAMES], memory: {...memory, reversePasses, forwardInFile}}
   } catch (e) {
@@ -369,6 +376,26 @@ function graphStage(
     parked?.remove()
     background?.close()
   }
+}
+
+/**
+ * The holder walk (queries/holder-groups.ts), run once here on the index so far, as a query would
+ * have run it on the whole index: its results go into the index, and no query walks the dominator
+ * tree again (issue 52: find-object on an untyped object took seconds).
+ */
+function holdersOnce(program: Program, writer: IndexWriter, meta: IndexMeta, have: Parameters<typeof storedHolders>[2], progress?: Progress): void {
+  progress?.('holders', 0, 1)
+  const index = new HeapIndex(writer.readSoFar(meta, STAGE_NAMES))
+  let found: ReturnType<typeof storedHolders>
+  try {
+    index.useCore(program.core.memory, program.core.path)
+    // The dominator tree, the retained bytes and the type ids this analysis holds are the index's: not read twice.
+    found = storedHolders(program, index, have)
+  } finally {
+    index.close()
+  }
+  progress?.('writing index', 0, 1)
+  writer.addAll({'object.holder': found.holderOf, 'object.holderOffset': found.entryOffset, 'holder.table': found.table})
 }
 
 /**

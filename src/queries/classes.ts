@@ -1,8 +1,6 @@
 import {RetentionIndex} from '../index/retention-index.js'
 import type {HeapIndex} from '../index/heap-index.js'
-import {LIVE} from '../heap/states.js'
-import {ViaCounts} from './name-vias.js'
-import {DamagedIndexError} from '../index/index-file.js'
+import {viaLabels} from './name-vias.js'
 
 /**
  * Live objects and bytes per name (any tier's: type, layout, runtime, …), and per size class for
@@ -10,40 +8,18 @@ import {DamagedIndexError} from '../index/index-file.js'
  * (null), which need the graph.
  */
 export function classCounts(index: HeapIndex) {
-  const types = index.columns.type()
-  // Counted in arrays by type id and by size class (a map per object costs more than the walk).
-  const typeCount = index.meta.typeNames.length + 1
-  const typedObjects = new Float64Array(typeCount)
-  const typedBytes = new Float64Array(typeCount)
-  const untypedObjects = new Float64Array(256)
-  const untypedBytes = new Float64Array(256)
-  const sizeClass = index.spanSizeClass
+  // Counted by analyze over every live object (name-counts.ts): here, a few arrays of a few KiB.
+  const counts = index.nameCounts()
   // Keys in the order first met (address order), as ties in bytes are listed.
-  const typedOrder: number[] = []
-  const untypedOrder: number[] = []
-  // The tiers of each name, counted in the same walk (nameVias walks the objects again).
-  const via = index.columns.via()
-  const viaCounts = new ViaCounts(typeCount - 1)
-  index.objects.forEachObject((id, _start, size, span) => {
-    const t = types[id]!
-    if (t >= typeCount) throw new DamagedIndexError(index.path, `type id ${t} is out of range`)
-    viaCounts.add(t, via[id]!)
-    if (t !== 0) {
-      if (typedObjects[t]++ === 0) typedOrder.push(t)
-      typedBytes[t] += size
-    } else {
-      const c = sizeClass[span]!
-      if (untypedObjects[c]++ === 0) untypedOrder.push(c)
-      untypedBytes[c] += size
-    }
-  }, LIVE)
+  const firstMet = (objects: Float64Array, first: Float64Array) =>
+    [...objects.keys()].filter(k => objects[k]! > 0).sort((x, y) => first[x]! - first[y]!)
   const counted = (order: number[], objects: Float64Array, bytes: Float64Array) => order.map(k => [k, {objects: objects[k]!, bytes: bytes[k]!}] as const)
-  const typed = counted(typedOrder, typedObjects, typedBytes)
-  const untyped = counted(untypedOrder, untypedObjects, untypedBytes)
+  const typed = counted(firstMet(counts['type.liveObjects'], counts['type.firstLive']), counts['type.liveObjects'], counts['type.liveBytes'])
+  const untyped = counted(firstMet(counts['sizeClass.untypedObjects'], counts['sizeClass.firstUntyped']), counts['sizeClass.untypedObjects'], counts['sizeClass.untypedBytes'])
   // Bytes each type's objects keep alive, each byte once (an object inside another of its type adds nothing).
   const graph = index.holds('graph')
   const retained = graph ? new RetentionIndex(index).typeRetained() : null
-  const vias = viaCounts.labels()
+  const vias = viaLabels(counts['type.viaObjects'], index.meta.typeNames.length)
   return {
     /** false: the index holds the heap model only (names by vtable, no retained sizes). */
     graph,

@@ -12,48 +12,9 @@ import {codeLabel} from './code-label.js'
 import {rootRefLabel} from './root-label.js'
 import {objectBrief} from './object-brief.js'
 import {u64le} from '../util/u64le.js'
+import {encodeHolderTable, type Holder, type HolderGroup, type HolderScope} from '../index/holder-table.js'
 
-/**
- * What holds a group of untyped objects: the nearest typed object above them in the dominator
- * tree (`type`), or, when only untyped objects lie between them and the roots, the root that holds
- * the topmost one: a global symbol, a thread's frame, an anonymous mapping (with the globals and
- * frames that point into it: its anchors), TLS, a register; `thread` when one thread alone reaches
- * them through no single root; `leaked` when no root reaches them and no typed object is above them.
- * An object the roots reach on several paths (the dominator tree's top) is held by whatever holds
- * its start address (a root, or a referrer and so that referrer's holder): owners keep the start,
- * to free it; pointers into the middle (an index's, a list's) are not the owner's.
- */
-export interface Holder {
-  kind: 'type' | 'global' | 'frame' | 'mapping' | 'tls' | 'register' | 'cached-stack' | 'thread' | 'leaked'
-  /** The type, the symbol (demangled), the frame (`thread 12 #3 worker_main`), the region's label. */
-  name: string
-  /** A global's module file name. */
-  module?: string
-  /** A mapping's anchors: the globals and stack slots that point into it. */
-  anchors?: string[]
-}
-
-/** Untyped objects of one size under one holder. */
-export interface HolderGroup {
-  size: number
-  holder: Holder
-  objects: number
-  /** Their own bytes (objects × size). */
-  bytes: number
-  /** Bytes and objects they retain, each byte once (an object under another of the group adds nothing). */
-  retainedBytes: number
-  retainedObjects: number
-  /**
-   * Where the holder keeps the pointers its chains to these objects start from: offsets in the
-   * holding object, symbol or region (distinct, ascending; a sample of at most OFFSET_SAMPLES).
-   */
-  offsets: number[]
-  /** When the offsets are a field of an array's entries (three or more, equally spaced): the entry size and the field's offset in an entry. */
-  entries: {stride: number; field: number} | null
-  /** The group's first object met (an index slot). */
-  example: number
-  leaked: boolean
-}
+export type {Holder, HolderGroup, HolderScope}
 
 /** A group as queries report it: the example named, its share of the live heap. */
 export function groupBrief(index: HeapIndex, g: HolderGroup, liveBytes: number) {
@@ -81,12 +42,11 @@ const ROOT_PREFERENCE: RootRef['kind'][] = ['global', 'stack', 'mapping', 'tls',
 const NO_OFFSET = 0xffff_ffff
 
 /**
- * Groups the untyped live objects by size and holder, in walks down the dominator tree (typed
- * arrays, a stack as deep as the tree; no per-object JavaScript object). `which` picks the
- * reachable objects, the leaked ones, or both.
+ * The untyped live objects grouped by size and holder, as analyze found them (storedHolders):
+ * `which` picks the groups of the reachable objects, of the leaked ones, or of both.
  */
-export function holderGroups(program: Program, index: HeapIndex, which: 'reachable' | 'leaked' | 'all' = 'all'): HolderGroup[] {
-  return holderWalk(program, index, which).groups
+export function holderGroups(index: HeapIndex, which: HolderScope = 'all'): HolderGroup[] {
+  return index.holderTable().groups[which]
 }
 
 /** Every untyped live object's holder, from one walk: the holder-name tier (issue 30's tier 5). */
@@ -98,40 +58,86 @@ export interface ObjectHolders {
   entryOffset: Uint32Array
 }
 
+/** Every slot's holder as the index keeps it (for a walk over every object: the export). */
+export function objectHolders(index: HeapIndex): ObjectHolders {
+  return {holders: index.holderTable().holders, holderOf: index.columns.holderOf(), entryOffset: index.columns.holderOffset()}
+}
+
 /**
  * The holder name of an untyped object ("app::Inventory+0x40", "g_roots+0x38 (heapdemo)", "thread
  * 12 #3 worker_main"), or null. A holder name says what holds the block, never what it is.
  */
 export function holderName(h: ObjectHolders, id: number): string | null {
   const k = h.holderOf[id]!
-  if (k < 0) return null
-  const holder = h.holders[k]!
-  const at = h.entryOffset[id]!
+  return k < 0 ? null : holderLabel(h.holders[k]!, h.entryOffset[id]!)
+}
+
+/** holderName for one slot, read from the index alone (find-object). */
+export function storedHolderName(index: HeapIndex, slot: number): string | null {
+  const held = index.holderOf(slot)
+  return held === null ? null : holderLabel(held.holder, held.offset)
+}
+
+function holderLabel(holder: Holder, at: number): string {
   const where = at === NO_OFFSET || holder.kind === 'leaked' || holder.kind === 'thread' || holder.kind === 'register' ? '' : `+0x${at.toString(16)}`
   return `${holder.name}${where}${holder.module ? ` (${holder.module})` : ''}`
 }
 
-/** The walk behind holderGroups, with every walked object's holder. */
-export function holderWalk(program: Program, index: HeapIndex, which: 'reachable' | 'leaked' | 'all' = 'all'): {groups: HolderGroup[]} & ObjectHolders {
+/**
+ * The holder walk run once, for the index (analyze, on the index so far): every untyped live
+ * object's holder from the walk of all of them, and each scope's groups from a walk of its own
+ * (what holderWalk would give a query of that scope). The walks share the columns read and one
+ * pair of per-slot arrays (the last walk's, all, is kept); `have` are columns the analysis still
+ * holds, the index's own arrays, not read again.
+ */
+export function storedHolders(program: Program, index: HeapIndex, have: Partial<Pick<WalkInputs, 'childStart' | 'child' | 'types' | 'retainedBytes'>> = {}): {holderOf: Int32Array; entryOffset: Uint32Array; table: Uint8Array} {
+  const inputs = walkInputs(program, index, have)
+  const perSlot = {holderOf: new Int32Array(inputs.idom.length), entryOffset: new Uint32Array(inputs.idom.length)}
+  const reachable = holderWalk(program, index, 'reachable', inputs, perSlot).groups
+  const leaked = holderWalk(program, index, 'leaked', inputs, perSlot).groups
+  const all = holderWalk(program, index, 'all', inputs, perSlot)
+  return {holderOf: all.holderOf, entryOffset: all.entryOffset, table: encodeHolderTable({holders: all.holders, groups: {all: all.groups, reachable, leaked}})}
+}
+
+type WalkInputs = ReturnType<typeof walkInputs>
+
+/** What every walk reads: the index's columns whole (but those given), each live slot's size, the places roots lie in. */
+function walkInputs(program: Program, index: HeapIndex, have: Partial<{childStart: Uint32Array; child: Uint32Array; types: ArrayLike<number>; retainedBytes: Float64Array}> = {}) {
   const c = index.columns
-  const {childStart, child} = c.dominatorTree()
+  const tree = have.childStart && have.child ? {childStart: have.childStart, child: have.child} : c.dominatorTree()
   const idom = c.idom()
-  const n = idom.length
-  const types = c.type()
-  const reachable = c.reachable()
-  const retainedBytes = c.retainedBytes()
-  const retainedObjects = c.retainedObjects()
-  const groupCount = c.threadGroupCount()
-  const tids = Array.from(c.threadTids())
   // Sizes by slot (a block of 4 GiB or more keeps 2^32 - 1 here and is asked for its size).
-  const size32 = new Uint32Array(n)
+  const size32 = new Uint32Array(idom.length)
   index.objects.forEachObject((id, _start, size) => {
     size32[id] = Math.min(size, 0xffff_ffff)
   }, LIVE)
+  return {
+    ...tree,
+    idom,
+    types: have.types ?? (c.type() as ArrayLike<number>),
+    reachable: c.reachable(),
+    retainedBytes: have.retainedBytes ?? c.retainedBytes(),
+    retainedObjects: c.retainedObjects(),
+    groupCount: c.threadGroupCount(),
+    tids: Array.from(c.threadTids()),
+    size32,
+    names: new Names(program, index),
+  }
+}
+
+/**
+ * Groups the untyped live objects by size and holder, in walks down the dominator tree (typed
+ * arrays, a stack as deep as the tree; no per-object JavaScript object), and names each walked
+ * object's holder. `which` picks the reachable objects, the leaked ones, or both. Analyze runs it
+ * (storedHolders); queries read what it found (holderGroups).
+ */
+export function holderWalk(program: Program, index: HeapIndex, which: HolderScope = 'all', inputs: WalkInputs = walkInputs(program, index), perSlot?: Pick<ObjectHolders, 'holderOf' | 'entryOffset'>): {groups: HolderGroup[]} & ObjectHolders {
+  const {childStart, child, idom, types, reachable, retainedBytes, retainedObjects, groupCount, tids, size32, names} = inputs
+  const n = idom.length
   const sizeOf = (id: number) => (size32[id] === 0xffff_ffff ? index.object(id).size : size32[id]!)
   // Per object walked: the holder it is under (-1: not walked yet) and the offset its chain starts at.
-  const holderOfObject = new Int32Array(n).fill(-1)
-  const entryOffset = new Uint32Array(n).fill(NO_OFFSET)
+  const holderOfObject = (perSlot?.holderOf ?? new Int32Array(n)).fill(-1)
+  const entryOffset = (perSlot?.entryOffset ?? new Uint32Array(n)).fill(NO_OFFSET)
 
   const holders: Holder[] = []
   const holderByKey = new Map<string, number>()
@@ -149,7 +155,6 @@ export function holderWalk(program: Program, index: HeapIndex, which: 'reachable
     if (typeHolder[t]! < 0) typeHolder[t] = holderOf(`type:${t}`, () => ({kind: 'type', name: index.typeName(t) ?? '?'}))
     return typeHolder[t]!
   }
-  const names = new Names(program, index)
 
   // Group ids by holder and size; per group, its counts and how many nodes of the current path are in it.
   const groupIds: Array<Map<number, number>> = []

@@ -60,7 +60,7 @@ export function leaksOf(index: HeapIndex, limit: number, sightings: Map<number, 
      * dominator tree, or none): a C program's leaks, which byType shows as one "(untyped)" row.
      * Only when the program is at hand (its symbols name the holders).
      */
-    untypedGroups: program && objects > 0 ? holderGroups(program, index, 'leaked').map(g => groupBrief(index, g, 0)) : [],
+    untypedGroups: program && objects > 0 ? holderGroups(index, 'leaked').map(g => groupBrief(index, g, 0)) : [],
     largest: found.slice(0, limit).map(o => ({
       id: o.id,
       address: hex(o.start),

@@ -9,7 +9,7 @@ import {RetentionIndex} from '../index/retention-index.js'
 import {objectBrief} from './object-brief.js'
 import {storedSightings} from '../index/sighting-index.js'
 import {allocationOfSpan} from './allocations.js'
-import {holderName, holderWalk} from './holder-groups.js'
+import {storedHolderName} from './holder-groups.js'
 import {u64le} from '../util/u64le.js'
 
 /** Bytes shown around the address unless asked otherwise, and the most that may be asked. */
@@ -61,7 +61,7 @@ export function objectInfo(program: Program, index: HeapIndex, address: number, 
       state,
       thread: owner ? {tid: owner.tid, threadCache: hex(owner.cache), cpu: owner.cpu} : null,
       sizeClass: index.sizeClass(obj),
-      ...objectNaming(program, index, obj.index, state === 'live', graph),
+      ...objectNaming(index, obj.index, state === 'live', graph),
       /** false: the index holds the heap model only; `held` is null and names are by vtable alone. */
       graph,
       // Why it is held (live objects): reachable from a root, what it retains, who dominates it.
@@ -111,15 +111,15 @@ export type ObjectInfo = ReturnType<typeof objectInfo>
  * or debug information) or null; `name`, `kind` and `via` are any tier's (via.ts); an object no
  * tier names gets its holder's name instead (`via` 'holder': what holds it, not what it is).
  */
-function objectNaming(program: Program, index: HeapIndex, slot: number, live: boolean, graph: boolean) {
+function objectNaming(index: HeapIndex, slot: number, live: boolean, graph: boolean) {
   const id = live ? index.typeId(slot) : 0
   if (id !== 0) {
     const via = index.via(slot)
     const name = index.typeName(id)
     return {type: via === 'vtable' || via === 'debug-info' ? name : null, name, kind: index.typeKind(id), via}
   }
-  // Holders are found on the graph's reverse edges.
-  const held = live && graph ? holderName(holderWalk(program, index), slot) : null
+  // Holders were found on the graph by analyze (holder-groups.ts storedHolders).
+  const held = live && graph ? storedHolderName(index, slot) : null
   return {type: null, name: held === null ? null : `held by ${held}`, kind: held === null ? null : 'holder', via: held === null ? null : ('holder' as const)}
 }
 

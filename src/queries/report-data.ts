@@ -34,7 +34,7 @@ export function reportData(program: Program, index: HeapIndex, corePath: string)
     summary: index.meta.summary as unknown as HeapSummary,
     classes: classCounts(index),
     top: topObjects(index, retention, REPORT_LIMITS.topObjects),
-    topTypes: topTypes(program, index, retention, REPORT_LIMITS.topTypes),
+    topTypes: topTypes(index, retention, REPORT_LIMITS.topTypes),
     suspects: suspectsOf(program, index, retention, REPORT_LIMITS.suspectThreshold),
     leaks: leaksWithPublicIds(index, REPORT_LIMITS.leaks, storedSightings(index), program),
     threads,

@@ -61,7 +61,7 @@ export function suspectsOf(program: Program, index: HeapIndex, retention: Retent
   // A group of one block that is a single suspect already is not said twice.
   const singleAt = new Set(singles.map(x => x.object.address))
   const blocks = total > 0
-    ? holderGroups(program, index, 'reachable').filter(g => g.retainedBytes >= limit).map(g => groupBrief(index, g, total)).filter(g => g.objects > 1 || !singleAt.has(g.example.address))
+    ? holderGroups(index, 'reachable').filter(g => g.retainedBytes >= limit).map(g => groupBrief(index, g, total)).filter(g => g.objects > 1 || !singleAt.has(g.example.address))
     : []
   const starts = programLeakStarts(index, retention)
   const startBytes = retention.retainedBytesOf(starts)

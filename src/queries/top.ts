@@ -5,7 +5,6 @@ import {largestPositions} from '../util/largest-positions.js'
 import {objectBrief} from './object-brief.js'
 import {nameVias} from './name-vias.js'
 import {groupBrief, holderGroups, type GroupBrief, type HolderGroup} from './holder-groups.js'
-import type {Program} from '../program/program.js'
 
 /** Bytes of live objects: the share every retained size is measured against. */
 export function liveBytes(index: HeapIndex): number {
@@ -45,7 +44,7 @@ function largestAtTop(retention: RetentionIndex, limit: number): Uint32Array {
  * per group of untyped blocks (one size, one holder: holder-groups.ts) likewise, ranked together.
  * An untyped row has `type` null and says its group in `blocks`.
  */
-export function topTypes(program: Program, index: HeapIndex, retention: RetentionIndex, limit: number) {
+export function topTypes(index: HeapIndex, retention: RetentionIndex, limit: number) {
   const total = liveBytes(index)
   const {bytes, objects} = retention.typeRetained()
   const vias = nameVias(index)
@@ -54,7 +53,7 @@ export function topTypes(program: Program, index: HeapIndex, retention: Retentio
   for (let t = 1; t < bytes.length; t++) {
     if (bytes[t]! > 0) rows.push({type: index.meta.typeNames[t - 1]!, via: vias[t]!, retainedBytes: bytes[t]!, retainedObjects: objects[t]!, share: total ? bytes[t]! / total : 0})
   }
-  for (const g of holderGroups(program, index, 'all')) {
+  for (const g of holderGroups(index, 'all')) {
     if (g.retainedBytes > 0) rows.push({type: null, retainedBytes: g.retainedBytes, retainedObjects: g.retainedObjects, share: total ? g.retainedBytes / total : 0, group: g})
   }
   rows.sort((a, b) => b.retainedBytes - a.retainedBytes || (a.group ? 1 : 0) - (b.group ? 1 : 0) || ((a.type ?? '') < (b.type ?? '') ? -1 : 1))

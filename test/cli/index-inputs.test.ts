@@ -130,12 +130,20 @@ describe('an index that knows its inputs', () => {
     const dataStart = INDEX_DATA_START
     for (let i = 0; i < types.length; i++) wrong.writeUInt16LE(0xffff, dataStart + types.offset + i * 2)
     fs.writeFileSync(index, wrong)
-    const r = await runToma(['classes', index], {cwd: dir})
+    const r = await runToma(['find-object', truth.objects[0]!.address, index], {cwd: dir})
     expect(r.status).toBe(2)
     // (after the warning every query repeats: this core was analysed without its executable)
     expect(r.stderr.trim().split('\n').filter(l => !l.startsWith('toma: warning:'))).toEqual([
       `toma: ${index}: damaged toma index (type id 65535 is out of range); run toma analyze on its core again`,
     ])
+    // classes reads the counts analyze kept (issue 52): a damaged one is one clear line too.
+    const counted = header.arrays['type.liveObjects']
+    const negative = Buffer.from(good)
+    negative.writeDoubleLE(-3, dataStart + counted.offset + 8 * (counted.length - 1))
+    fs.writeFileSync(index, negative)
+    const c = await runToma(['classes', index], {cwd: dir})
+    expect(c.status).toBe(2)
+    expect(c.stderr.trim().split('\n').filter(l => !l.startsWith('toma: warning:'))).toEqual([`toma: ${index}: damaged toma index (type.liveObjects holds -3); run toma analyze on its core again`])
 
     // A damaged span entry: a query that looks up one object reads only the spans it touches
     // (issue 13: start-up), and still checks the span it uses against its neighbours; a command
@@ -150,7 +158,8 @@ describe('an index that knows its inputs', () => {
     const at = dataStart + firstObject.offset + span * 8
     slots.writeDoubleLE(slots.readDoubleLE(at) + 1, at)
     fs.writeFileSync(index, slots)
-    for (const args of [['find-object', truth.objects[0]!.address, index], ['classes', index]]) {
+    // (classes counts from what analyze kept, issue 52; the export walks every object)
+    for (const args of [['find-object', truth.objects[0]!.address, index], ['export', index, '-o', path.join(dir, 'export.json')]]) {
       const q = await runToma(args, {cwd: dir})
       expect(q.status, args[0]).toBe(2)
       expect(q.stderr.trim().split('\n').filter(l => !l.startsWith('toma: warning:')), args[0]).toEqual([

@@ -28,6 +28,12 @@ export interface QueryStep {
   refs: Spread
   path: Spread
   dominators: Spread
+  /** The same queries on objects no tier names, whose name is their holder's (issue 52): as many as `unnamedSample`. */
+  unnamed: {findObject: Spread; refs: Spread; path: Spread} | null
+  unnamedSample: number
+  /** One of them (null: the core has none). */
+  unnamedExample: string | null
+  classesMs: number
   topMs: number
   topByTypeMs: number
   suspectsMs: number
@@ -86,6 +92,7 @@ if (step === 'analyze') {
   const {dominatedBy} = await import('../../src/queries/dominated.js')
   const {topObjects, topTypes} = await import('../../src/queries/top.js')
   const {suspectsOf} = await import('../../src/queries/suspects.js')
+  const {classCounts} = await import('../../src/queries/classes.js')
   let t = performance.now()
   const opened = IndexFile.open(index)
   if (!opened) throw new Error(`${index}: an index of another format version`)
@@ -106,6 +113,17 @@ if (step === 'analyze') {
     if (heap.state(id) !== 'live') continue
     picks.push(heap.spanStart[s] + k * heap.spanObjectSize[s] + 8)
   }
+  // Objects no tier names (a holder name only), as many as a quarter of the picks: on with the same
+  // sequence, past the picks, at most a million tries (a core may have none).
+  const unnamedPicks: number[] = []
+  for (let tries = 0; unnamedPicks.length < Math.ceil(Number(n) / 4) && tries < 1_000_000; tries++) {
+    x = (x * 1103515245 + 12345) % 2 ** 31
+    const s = x % heap.spanCount
+    if (heap.spanLocation[s] !== 0) continue
+    const id = heap.spanFirstObject[s] + (x % heap.spanObjectCount[s])
+    if (heap.state(id) !== 'live' || heap.typeId(id) !== 0 || heap.holderOf(id) === null) continue
+    unnamedPicks.push(heap.spanStart[s] + (x % heap.spanObjectCount[s]) * heap.spanObjectSize[s] + 8)
+  }
   const find: number[] = []
   const refs: number[] = []
   const paths: number[] = []
@@ -125,6 +143,18 @@ if (step === 'analyze') {
     refsOf(program, heap, a, {incoming: true, outgoing: true, depth: 1, limit: 100})
     refs.push(performance.now() - t)
   }
+  const unnamedTimes = {find: [] as number[], refs: [] as number[], paths: [] as number[]}
+  for (const a of unnamedPicks) {
+    t = performance.now()
+    pathsTo(program, heap, new RetentionIndex(heap), a, {paths: 1})
+    unnamedTimes.paths.push(performance.now() - t)
+    t = performance.now()
+    objectInfo(program, heap, a, false)
+    unnamedTimes.find.push(performance.now() - t)
+    t = performance.now()
+    refsOf(program, heap, a, {incoming: true, outgoing: true, depth: 1, limit: 100})
+    unnamedTimes.refs.push(performance.now() - t)
+  }
   const stat = (v: number[]): Spread => {
     v.sort((a, b) => a - b)
     return {medianMs: +v[v.length >> 1]!.toFixed(2), p95Ms: +v[Math.floor(v.length * 0.95)]!.toFixed(2), maxMs: +v[v.length - 1]!.toFixed(2)}
@@ -135,10 +165,12 @@ if (step === 'analyze') {
     return +(performance.now() - t0).toFixed(1)
   }
   const whole = {
+    classesMs: once(() => classCounts(heap)),
     topMs: once(() => topObjects(heap, new RetentionIndex(heap), 20)),
-    topByTypeMs: once(() => topTypes(program, heap, new RetentionIndex(heap), 20)),
+    topByTypeMs: once(() => topTypes(heap, new RetentionIndex(heap), 20)),
     suspectsMs: once(() => suspectsOf(program, heap, new RetentionIndex(heap), 0.1)),
   }
-  const out: QueryStep = {openMs: Math.round(openMs), findObject: stat(find), refs: stat(refs), path: stat(paths), dominators: stat(dominators), ...whole, sample: picks.length, example: '0x' + picks[0]!.toString(16)}
+  const unnamed = unnamedPicks.length ? {findObject: stat(unnamedTimes.find), refs: stat(unnamedTimes.refs), path: stat(unnamedTimes.paths)} : null
+  const out: QueryStep = {openMs: Math.round(openMs), findObject: stat(find), refs: stat(refs), path: stat(paths), dominators: stat(dominators), unnamed, unnamedSample: unnamedPicks.length, unnamedExample: unnamedPicks.length ? '0x' + unnamedPicks[0]!.toString(16) : null, ...whole, sample: picks.length, example: '0x' + picks[0]!.toString(16)}
   console.log(JSON.stringify(out))
 }
