@@ -409,21 +409,37 @@ function depthFirstOver(starts: Uint32Blocks, targets: Uint32Blocks, g: Dominato
  * own reads, one after the other, for the memory.
  */
 function numberObjectsAll(numbering: Numbering, g: DominatorInput, n0: number, shared: boolean, vertexParked: FileArray | null): void {
-  const {count} = numbering
+  const {vertex, count} = numbering
   const pre = newUint32(n0, shared).fill(OUTSIDE)
-  // vertex[] in memory, or where it waits in a scratch file, read in order.
-  const vertex = new Uint32Reader(vertexParked ?? numbering.vertex)
+  numbering.pre = pre
+  if (vertexParked) {
+    numberFromFile(numbering, g, vertexParked)
+    return
+  }
+  for (let w = 1; w < count; w++) {
+    const o = vertex[w]!
+    if (o < n0) pre[o] = w
+  }
+  // Root targets by preorder, so the semidominator loop searches the root list only for them
+  // (a list, not a flag a vertex: roots are few beside the objects).
+  numbering.rootTargets = Uint32Array.from(g.rootTo, o => pre[o]!).sort()
+  numbering.rootTargetObjects = numbering.rootTargets.map(w => vertex[w]!)
+}
+
+/** numberObjectsAll where vertex[] waits in a scratch file (a memory limit): read back in order, the root targets' objects in ascending preorder. */
+function numberFromFile(numbering: Numbering, g: DominatorInput, vertexParked: FileArray): void {
+  const {count} = numbering
+  const pre = numbering.pre!
+  const n0 = pre.length
+  const vertex = new Uint32Reader(vertexParked)
   try {
     for (let w = 1; w < count; w++) {
       if (w >= vertex.end) vertex.load(w, count)
       const o = vertex.words[w - vertex.start]!
       if (o < n0) pre[o] = w
     }
-    numbering.pre = pre
-    // Root targets by preorder, so the semidominator loop searches the root list only for them
-    // (a list, not a flag a vertex: roots are few beside the objects); their objects, read in
-    // ascending preorder (0 for a number past the tree's, as vertex[] has none there).
     const rootTargets = Uint32Array.from(g.rootTo, o => pre[o]!).sort()
+    // 0 for a number past the tree's, as vertex[] has none there.
     const objects = new Uint32Array(rootTargets.length)
     for (let i = 0; i < rootTargets.length; i++) {
       const w = rootTargets[i]!

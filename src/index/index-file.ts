@@ -74,8 +74,8 @@ function headerProblem(header: unknown, dataStart: number, fileSize: number): st
 
 /** Bytes before the first array: magic, format version, header length, header offset (two u32). */
 const PREAMBLE = 24
-/** Elements addWidened widens at a time (8 MiB of f64). */
-const WIDENED_PIECE = 2 ** 20
+/** Elements addWidened widens at a time (512 KiB of f64: the piece lingers until the next collection). */
+const WIDENED_PIECE = 2 ** 16
 
 /**
  * Writes an index: named typed arrays, 8-byte aligned, then a small JSON header (format version,
