@@ -5,6 +5,12 @@
  * suspects query reads an exact answer instead of walking millions of objects.
  */
 
+/**
+ * Retained bytes per object slot: the index's f64, or u32 where the live objects' bytes total less
+ * than 2^32, so that no sum can pass it (retention.ts: the sums over the child lists).
+ */
+export type RetainedBytes = Float64Array | Uint32Array
+
 /** Walk down while one child keeps at least this share of its parent's retained bytes. */
 export const ONE_CHILD_KEEPS = 0.8
 /** Steps down a chain of single big children (a linked list) before the walk stops and says so. */
@@ -43,7 +49,7 @@ export interface Accumulation {
  * The accumulation point of each holder: down the dominator tree while the largest child (first
  * in its list: retention.ts puts it there) keeps ONE_CHILD_KEEPS of the bytes.
  */
-export function accumulationPoints(childStart: Uint32Array, child: Uint32Array, retainedBytes: Float64Array, holders: Uint32Array, minBytes: number) {
+export function accumulationPoints(childStart: Uint32Array, child: Uint32Array, retainedBytes: RetainedBytes, holders: Uint32Array, minBytes: number) {
   const points: Array<{holder: number; point: number; depth: number; cut: boolean}> = []
   for (const holder of holders) {
     if (!(retainedBytes[holder]! >= minBytes) || minBytes <= 0) continue

@@ -4,6 +4,7 @@ import {dominatorChildren, type DominatorChildren} from './dominator-children.js
 import {copyPredecessors, dominatorTree, type DominatorInput, type DominatorTree, type PredecessorCopy} from './dominators.js'
 import type {TreeWalkInput, TreeWalkSums} from './dominator-walk.js'
 import type {FileArray} from '../util/file-array.js'
+import {ParkedArray} from '../util/parked-array.js'
 
 /** A dominator tree being computed: `join` waits for it, `children` then for its child lists. */
 export interface DominatorJob {
@@ -59,25 +60,30 @@ export const LET_GO = 2
  * main thread (shareWalk). The results are the same either way
  * (the same functions compute them). Without a second worker it all runs on this thread.
  */
-export function startDominatorTree(input: DominatorInput, workers: number, keepPreorder: () => boolean = () => true): DominatorJob {
+export function startDominatorTree(input: DominatorInput, workers: number, keepPreorder: (bytesToCome: number) => boolean = () => true): DominatorJob {
   if (!dominatorPassOnWorker(input, workers)) {
     const spare: Uint32Array[] = []
     let tree = dominatorTree(input, false, spare)
+    // Where the caller sums retained sizes over the child lists (a memory limit), the preorder
+    // (4 bytes a live object) goes now, before the child lists' starts allocate (4 bytes an
+    // object slot, where the pass's spare arrays are too short: the room they take is asked for).
+    const preorderKept = keepPreorder(4 * (input.objectCount + 2))
+    if (!preorderKept) {
+      tree = {...tree, preorder: new Uint32Array(0)}
+      input.collect?.()
+    }
     // At once, into the pass's spare arrays: they are not kept beside the retained sizes.
     const children = dominatorChildren(tree.idom, input.objectCount, spare)
-    // Where the caller sums retained sizes over the child lists (a memory limit), the preorder
-    // (4 bytes a live object) goes now, not after the phases that run before the sums.
-    const preorderKept = keepPreorder()
-    if (!preorderKept) tree = {...tree, preorder: new Uint32Array(0)}
-    // Each handed over once: the job keeps no hold on them (the caller may let idom go).
-    const held: {tree: DominatorTree | null; children: DominatorChildren | null} = {tree, children}
+    // Where the sums go over the child lists, the tree's arrays wait in scratch files beside the
+    // index until the sums take them (the names run first, on this thread: they never read them).
+    const held = preorderKept || input.scratchBeside === undefined ? heldInMemory(tree, children) : heldInFiles(tree, children, input.scratchBeside)
     return {
       awaitPastPeak: () => {},
       help: () => {},
-      join: () => handedOver(held, 'tree'),
-      children: () => handedOver(held, 'children'),
+      join: () => held.tree(),
+      children: () => held.children(),
       shareWalk: () => null,
-      release: () => {},
+      release: () => held.release(),
       parallel: false,
       preorderKept,
     }
@@ -156,12 +162,50 @@ export function startDominatorTree(input: DominatorInput, workers: number, keepP
   }
 }
 
-/** held[key], which held then lets go of. */
-function handedOver<K extends 'tree' | 'children'>(held: {tree: DominatorTree | null; children: DominatorChildren | null}, key: K): NonNullable<(typeof held)[K]> {
-  const value = held[key]
-  if (!value) throw new Error(`dominator job: ${key} handed over already`)
-  held[key] = null
-  return value as NonNullable<(typeof held)[K]>
+/** The pass's results on this thread, each handed over once: the job keeps no hold on them (the caller may let idom go). */
+interface HeldTree {
+  tree(): DominatorTree
+  children(): DominatorChildren
+  release(): void
+}
+
+function heldInMemory(tree: DominatorTree, children: DominatorChildren): HeldTree {
+  return {tree: handedOnce('tree', () => tree), children: handedOnce('children', () => children), release: () => {}}
+}
+
+/** idom and the child lists parked in scratch files beside `beside` (parked-array.ts), each read back when handed over. */
+function heldInFiles(tree: DominatorTree, children: DominatorChildren, beside: string): HeldTree {
+  const parked: ParkedArray<Uint32Array>[] = []
+  const park = (a: Uint32Array) => {
+    const p = new ParkedArray(a, beside)
+    parked.push(p)
+    return p
+  }
+  try {
+    const idom = park(tree.idom)
+    const childStart = park(children.childStart)
+    const child = park(children.child)
+    const {leakStarts, preorder, groupCount} = tree
+    return {
+      tree: handedOnce('tree', () => ({idom: idom.take(), leakStarts, preorder, groupCount})),
+      children: handedOnce('children', () => ({childStart: childStart.take(), child: child.take()})),
+      release: () => parked.forEach(p => p.remove()),
+    }
+  } catch (e) {
+    parked.forEach(p => p.remove())
+    throw e
+  }
+}
+
+/** `give` called once, and its hold let go (a second call is an error). */
+function handedOnce<T>(what: string, give: () => T): () => T {
+  let held: (() => T) | null = give
+  return () => {
+    if (!held) throw new Error(`dominator job: ${what} handed over already`)
+    const take = held
+    held = null
+    return take()
+  }
 }
 
 const WORKER_SCRIPT = new URL('./dominator-worker.js', import.meta.url)

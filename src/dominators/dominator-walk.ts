@@ -1,4 +1,4 @@
-import {ACCUMULATED_GROUPS, GroupTally, type AccumulatedGroup} from './accumulation.js'
+import {ACCUMULATED_GROUPS, GroupTally, type AccumulatedGroup, type RetainedBytes} from './accumulation.js'
 import type {TypeIds} from '../graph/object-types.js'
 
 /**
@@ -23,7 +23,7 @@ export interface TreeWalkInput {
   /** Type id per object (0 untyped), and the number of ids. */
   typeOf: TypeIds
   typeCount: number
-  retainedBytes: Float64Array
+  retainedBytes: RetainedBytes
   /** Accumulation points (objects), each in a subtree of its own. */
   points: number[]
   /** The virtual root's children walked: positions [from, to) of its child list. */

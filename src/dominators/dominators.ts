@@ -22,6 +22,7 @@ import {Uint32Blocks} from '../util/block-cache.js'
 import {ScratchFile} from '../util/scratch-file.js'
 
 import {BY_GROUP, BY_VIRTUAL_ROOT, NOT_IN_TREE, groupOfIdom} from './dominator-ids.js'
+import type {RetainedBytes} from './accumulation.js'
 
 export {BY_GROUP, BY_VIRTUAL_ROOT, NOT_IN_TREE, groupOfIdom}
 
@@ -147,24 +148,32 @@ export function dominatorTree(g: DominatorInput, shared = false, spare: Uint32Ar
   // The out-edges (12 bytes an object slot) go before pre[] (4 bytes a slot) is allocated, where
   // this thread held them alone (the pass on the main thread); a worker's caller drops its own later.
   g.collect?.()
-  numberObjectsAll(numbering, g, n0, shared)
   let scratch: ScratchFile | null = null
   try {
-    // The lists in memory, or where the room left does not hold them with the forest (a memory
-    // limit), in a scratch file: only where no helper shares the copy (a helper copies into memory).
+    // Under a memory limit, only where no helper shares the copy (a helper copies into memory).
+    const scratchBeside = helper || g.room === undefined ? undefined : g.scratchBeside
+    const scratchFile = (beside: string): ScratchFile => (scratch ??= new ScratchFile(beside))
+    // Where the room left does not hold pre[] (4 bytes an object slot) beside vertex[] and then
+    // the forest, vertex[] waits in the scratch file from now until the forest is gone (where it
+    // has memory of its own: not the caller's, shared with parent[]); pre[] is numbered reading
+    // it back in order.
+    // (In a frame of its own: this one's registers would keep vertex[] through the collection.)
+    const vertexParked = inFrameOfItsOwn(() => (scratchBeside !== undefined && g.room!() < 4 * n0 + 8 * count ? parkedVertex(numbering, () => scratchFile(scratchBeside)) : null))
+    if (vertexParked) g.collect?.()
+    numberObjectsAll(numbering, g, n0, shared, vertexParked)
+    // The lists in memory, or where the room left does not hold them with the forest, in the scratch file.
     const placeLists = (words: number): Uint32Array | FileArray => {
-      if (helper || g.scratchBeside === undefined || g.room === undefined || g.room() >= 4 * words + 8 * count) return newUint32(words, shared)
-      scratch = new ScratchFile(g.scratchBeside)
-      return scratch.reserve(words)
+      if (scratchBeside === undefined || g.room!() >= 4 * words + 8 * count) return newUint32(words, shared)
+      return scratchFile(scratchBeside).reserve(words)
     }
-    return treeFromNumbering(g, numbering, n0, groups, shared, spare, pastPeak, placeLists, () => scratch, helper)
+    return treeFromNumbering(g, numbering, n0, groups, shared, spare, pastPeak, placeLists, () => scratch, vertexParked, helper)
   } finally {
     ;(scratch as ScratchFile | null)?.remove()
   }
 }
 
 /** The rest of the pass, once the DFS has numbered the objects. */
-function treeFromNumbering(g: DominatorInput, numbering: Numbering, n0: number, groups: number, shared: boolean, spare: Uint32Array[], pastPeak: () => void, placeLists: (words: number) => Uint32Array | FileArray, scratchFile: () => ScratchFile | null, helper?: (copy: PredecessorCopy) => void): DominatorTree {
+function treeFromNumbering(g: DominatorInput, numbering: Numbering, n0: number, groups: number, shared: boolean, spare: Uint32Array[], pastPeak: () => void, placeLists: (words: number) => Uint32Array | FileArray, scratchFile: () => ScratchFile | null, vertexParked: FileArray | null, helper?: (copy: PredecessorCopy) => void): DominatorTree {
   const count = numbering.count
   let reverse: ReverseEdges | null = taken(g.reverse)
   let copy: PredecessorCopy | null = predecessorCopy(reverse, numbering, shared, g.copyPieceShift, placeLists)
@@ -176,15 +185,16 @@ function treeFromNumbering(g: DominatorInput, numbering: Numbering, n0: number, 
   // through the copy there (measured at scale 24: 272 MiB).
   g.collect?.()
   const scratch = scratchFile()
-  if (scratch) copyPredecessorsToFile(copy, scratch, g.scratchWords)
+  const listsInFile = !(copy.lists instanceof Uint32Array)
+  if (listsInFile) copyPredecessorsToFile(copy, scratch!, g.scratchWords)
   else {
     copyPredecessors(copy)
     awaitCopied(copy)
   }
   // Where the lists went to the scratch file, vertex[] waits there too while the forest exists
-  // (where it has memory of its own: not the caller's, shared with parent[]).
+  // (where it has memory of its own: not the caller's, shared with parent[]), if not there already.
   let vertex = numbering.vertex
-  const vertexInFile = scratch && vertex.buffer !== numbering.parent.buffer ? scratch.write(vertex) : null
+  const vertexInFile = vertexParked ?? (listsInFile && vertex.buffer !== numbering.parent.buffer ? scratch!.write(vertex) : null)
   if (vertexInFile) vertex = numbering.vertex = NO_WORDS
   const inFrom = reverse.inFrom
   const forestMemory = inFrom instanceof Uint32Array && g.reverseReleased && Atomics.load(g.reverseReleased, 0) === 1 && inFrom.length >= 2 * count ? inFrom.subarray(0, 2 * count) : null
@@ -398,18 +408,50 @@ function depthFirstOver(starts: Uint32Blocks, targets: Uint32Blocks, g: Dominato
  * written after the DFS rather than in it, where its random stores would compete with the DFS's
  * own reads, one after the other, for the memory.
  */
-function numberObjectsAll(numbering: Numbering, g: DominatorInput, n0: number, shared: boolean): void {
+function numberObjectsAll(numbering: Numbering, g: DominatorInput, n0: number, shared: boolean, vertexParked: FileArray | null): void {
   const {vertex, count} = numbering
   const pre = newUint32(n0, shared).fill(OUTSIDE)
+  numbering.pre = pre
+  if (vertexParked) {
+    numberFromFile(numbering, g, vertexParked)
+    return
+  }
   for (let w = 1; w < count; w++) {
     const o = vertex[w]!
     if (o < n0) pre[o] = w
   }
-  numbering.pre = pre
   // Root targets by preorder, so the semidominator loop searches the root list only for them
   // (a list, not a flag a vertex: roots are few beside the objects).
   numbering.rootTargets = Uint32Array.from(g.rootTo, o => pre[o]!).sort()
   numbering.rootTargetObjects = numbering.rootTargets.map(w => vertex[w]!)
+}
+
+/** numberObjectsAll where vertex[] waits in a scratch file (a memory limit): read back in order, the root targets' objects in ascending preorder. */
+function numberFromFile(numbering: Numbering, g: DominatorInput, vertexParked: FileArray): void {
+  const {count} = numbering
+  const pre = numbering.pre!
+  const n0 = pre.length
+  const vertex = new Uint32Reader(vertexParked)
+  try {
+    for (let w = 1; w < count; w++) {
+      if (w >= vertex.end) vertex.load(w, count)
+      const o = vertex.words[w - vertex.start]!
+      if (o < n0) pre[o] = w
+    }
+    const rootTargets = Uint32Array.from(g.rootTo, o => pre[o]!).sort()
+    // 0 for a number past the tree's, as vertex[] has none there.
+    const objects = new Uint32Array(rootTargets.length)
+    for (let i = 0; i < rootTargets.length; i++) {
+      const w = rootTargets[i]!
+      if (w >= count) continue
+      if (w < vertex.start || w >= vertex.end) vertex.load(w, count)
+      objects[i] = vertex.words[w - vertex.start]!
+    }
+    numbering.rootTargets = rootTargets
+    numbering.rootTargetObjects = objects
+  } finally {
+    vertex.close()
+  }
 }
 
 /**
@@ -492,6 +534,8 @@ function predecessorCopy({inStart, inFrom}: ReverseEdges, numbering: Numbering, 
   const {vertex, parent, semi, count, reachedEnd} = numbering
   const pre = numbering.pre!
   const n0 = pre.length
+  // Where vertex[] waits in a scratch file (a memory limit), the root groups' numbers, a bit each.
+  const groupVertex = vertex.length > 0 ? null : groupBits(numbering.groupPre, count)
   // Each list's length: the vertex's in-edges but its tree edge (none for the virtual root or a
   // root group, which the copy never reads); every live object is numbered.
   semi.fill(0, 0, count + 1)
@@ -505,7 +549,8 @@ function predecessorCopy({inStart, inFrom}: ReverseEdges, numbering: Numbering, 
       const w = pre[o]!
       if (w !== OUTSIDE) {
         const q = parent[w]!
-        semi[w] = q !== 0 && vertex[q]! < n0 ? next - start - 1 : next - start
+        const parentIsObject = q !== 0 && (groupVertex ? (groupVertex[q >>> 5]! & (1 << (q & 31))) === 0 : vertex[q]! < n0)
+        semi[w] = parentIsObject ? next - start - 1 : next - start
       }
       start = next
     }
@@ -533,6 +578,21 @@ function predecessorCopy({inStart, inFrom}: ReverseEdges, numbering: Numbering, 
     reachedEnd,
     control: new Int32Array(shared ? new SharedArrayBuffer(8) : new ArrayBuffer(8)),
   }
+}
+
+/** vertex[] written to `scratch` and let go, where it has memory of its own (not the caller's, shared with parent[]): where it lies. */
+function parkedVertex(numbering: Numbering, scratch: () => ScratchFile): FileArray | null {
+  if (numbering.vertex.buffer === numbering.parent.buffer) return null
+  const file = scratch().write(numbering.vertex)
+  numbering.vertex = NO_WORDS
+  return file
+}
+
+/** A bitmap over preorder numbers [0, count): the root groups' set. */
+function groupBits(groupPre: Uint32Array, count: number): Int32Array {
+  const bits = new Int32Array(Math.ceil(count / 32))
+  for (const w of groupPre) bits[w >>> 5]! |= 1 << (w & 31)
+  return bits
 }
 
 /** Copies the predecessor lists of the pieces this thread can take (at most `most`), into lists in memory. */
@@ -716,7 +776,7 @@ const LIST_CACHE_BYTES = 4 * 2 ** 20
  * one entry an object) receives the counts: shared by default, as the index may be written from it
  * on another thread.
  */
-export function retainedSizes(tree: DominatorTree, bytes: Float64Array, objects = sharedUint32(bytes.length)): {objects: Uint32Array; groupBytes: Float64Array; groupObjects: Float64Array} {
+export function retainedSizes(tree: DominatorTree, bytes: RetainedBytes, objects = sharedUint32(bytes.length)): {objects: Uint32Array; groupBytes: Float64Array; groupObjects: Float64Array} {
   const n = bytes.length
   const groupBytes = new Float64Array(tree.groupCount)
   const groupObjects = new Float64Array(tree.groupCount)

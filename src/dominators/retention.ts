@@ -1,13 +1,15 @@
 import type {HeapGraph} from '../graph/csr.js'
 import {startDominatorTree, type DominatorJob} from './dominator-job.js'
-import {groupOfIdom, retainedSizes, type DominatorInput} from './dominators.js'
+import {NOT_IN_TREE, groupOfIdom, retainedSizes, type DominatorInput} from './dominators.js'
 import {subtreeSumsByChildren, treeObjectsCounted} from './retained-by-children.js'
 import type {DominatorChildren} from './dominator-children.js'
 import {inFrameOfItsOwn} from '../store/frame.js'
 import {largestPositions} from '../util/largest-positions.js'
 import {sharedUint32} from '../util/shared-arrays.js'
-import {ACCUMULATION_MIN_SHARE, accumulationPoints, type Accumulation} from './accumulation.js'
+import {ACCUMULATION_MIN_SHARE, accumulationPoints, type Accumulation, type RetainedBytes} from './accumulation.js'
 import {balancedSplit, mergedWalks, walkDominatorTree, type TreeWalkInput, type TreeWalkSums} from './dominator-walk.js'
+
+export type {RetainedBytes}
 import type {TypeIds} from '../graph/object-types.js'
 
 /**
@@ -17,8 +19,11 @@ import type {TypeIds} from '../graph/object-types.js'
  * index, so `path`, `top`, `dominators` and `suspects` read only what they print.
  */
 export interface Retention {
-  /** What each object retains: its bytes (the object counts are handed off only: see `finish`). */
-  retainedBytes: Float64Array
+  /**
+   * What each object retains: its bytes (the object counts are handed off only: see `finish`); in
+   * 4 bytes where the sums go over the child lists and every sum fits (RetentionSizes).
+   */
+  retainedBytes: RetainedBytes
   /** Children of object o in the dominator tree: child[childStart[o] .. childStart[o+1]), the largest (retained bytes) first, the others ascending; the virtual root's at o = objectCount. */
   childStart: Uint32Array
   child: Uint32Array
@@ -71,8 +76,12 @@ export interface RetentionInput {
 }
 
 export interface RetentionSizes {
-  /** Each live object's own bytes (consumed: becomes retainedBytes). */
-  shallowBytes: Float64Array
+  /**
+   * Each live object's own bytes (consumed: becomes retainedBytes). A Uint32Array only where
+   * asked (`finish`: narrow) and the live objects' bytes total less than 2^32, so that every
+   * subtree's sum fits too.
+   */
+  shallowBytes: RetainedBytes
   /** Type id per object (0 untyped) and the number of ids. */
   typeOf: TypeIds
   typeCount: number
@@ -93,9 +102,10 @@ export interface PendingRetention {
    * allocated beside its arrays on the same thread. `handOff`
    * gets each per-object array once it is final (the caller may write it while the rest is
    * computed), not always in the index's order: under a memory limit the retained object counts
-   * come first, and are let go once handed off (an array not shared is written at once).
+   * come first, and are let go once handed off (an array not shared is written at once), and
+   * `sizes` is asked for narrow shallow bytes (4 bytes an object slot where they fit, not 8).
    */
-  finish(sizes: () => RetentionSizes, progress?: Progress, handOff?: (arrays: Partial<RetentionArrays>) => void): Retention
+  finish(sizes: (narrow: boolean) => RetentionSizes, progress?: Progress, handOff?: (arrays: Partial<RetentionArrays>) => void): Retention
 }
 
 /**
@@ -137,7 +147,7 @@ export function startRetention(input: RetentionInput, workers: number, progress?
   if (workers < 2) progress?.('dominators', 0, 1)
   // Sums over the child lists (lean) where the limit does not hold the usual sums beside idom and
   // the preorder: known once the pass is done on this thread, so the preorder goes at once.
-  const fitsSums = (): boolean => room === undefined || room() >= RETAINED_BYTES_PER_SLOT * n
+  const fitsSums = (bytesToCome = 0): boolean => room === undefined || room() - bytesToCome >= RETAINED_BYTES_PER_SLOT * n
   const job = startDominatorTree(dominatorInput, workers, fitsSums)
   return {
     parallel: job.parallel,
@@ -146,14 +156,14 @@ export function startRetention(input: RetentionInput, workers: number, progress?
       job.help()
     },
     release: () => job.release(),
-    finish(shallowSizes: () => RetentionSizes, finishProgress = progress, handOff = (_arrays: Partial<RetentionArrays>): void => {}): Retention {
+    finish(shallowSizes: (narrow: boolean) => RetentionSizes, finishProgress = progress, handOff = (_arrays: Partial<RetentionArrays>): void => {}): Retention {
       if (job.parallel) finishProgress?.('dominators (rest)', 0, 1)
       // While a worker runs the pass, this thread would only wait: it computes the shallow sizes
       // then, and writes the memory of the retained object counts once (its page faults, some
       // 0.25 s on a VM at 24 M object slots), so that only the sums are left after the join; but
       // only once the pass is past its peak memory, not to add to it.
       job.awaitPastPeak()
-      let sizes = job.parallel ? shallowSizes() : null
+      let sizes = job.parallel ? shallowSizes(false) : null
       const objectCounts = job.parallel ? sharedUint32(n).fill(0) : undefined
       const lean = !job.parallel && (!job.preorderKept || !fitsSums())
       // In a frame of its own: under the limit nothing else holds idom and the preorder once it returns.
@@ -161,7 +171,7 @@ export function startRetention(input: RetentionInput, workers: number, progress?
       // Their memory, before the sums allocate (nothing else would collect this thread's heap in time).
       if (lean) collect?.()
       finishProgress?.('retained sizes', 0, 1)
-      let retainedBytes: Float64Array
+      let retainedBytes: RetainedBytes
       let threadRetainedBytes: Float64Array
       let threadRetainedObjects: Float64Array
       let children: DominatorChildren
@@ -169,7 +179,7 @@ export function startRetention(input: RetentionInput, workers: number, progress?
       // until largestChildFirst moves one), for the tree walk's split.
       let rootObjects: Uint32Array
       if (joined.tree) {
-        sizes ??= shallowSizes()
+        sizes ??= shallowSizes(false)
         retainedBytes = sizes.shallowBytes
         // The worker (if any) sorts out the child lists meanwhile.
         let retainedObjects: Uint32Array
@@ -178,7 +188,8 @@ export function startRetention(input: RetentionInput, workers: number, progress?
         children = job.children()
         rootObjects = Uint32Array.from(rootChildren(children), o => retainedObjects[o]!)
       } else {
-        children = joined.children!
+        // Back in memory once idom is gone (the tree's arrays waited in a scratch file: dominator-job.ts).
+        children = job.children()
         const {childStart, child} = children
         // The counts first, handed off (written at once) and let go before the bytes allocate.
         ;({rootObjects, groupSums: threadRetainedObjects} = inFrameOfItsOwn(() => {
@@ -188,7 +199,7 @@ export function startRetention(input: RetentionInput, workers: number, progress?
           return {rootObjects: Uint32Array.from(rootChildren(children), o => counts[o]!), groupSums}
         }))
         collect?.()
-        sizes = shallowSizes()
+        sizes = shallowSizes(true)
         retainedBytes = sizes.shallowBytes
         threadRetainedBytes = subtreeSumsByChildren(childStart, child, joined.rootChildGroup!, joined.groupCount, retainedBytes)
         handOff({retainedBytes})
@@ -213,18 +224,28 @@ const RETAINED_BYTES_PER_SLOT = 12
 
 /**
  * The dominator tree, joined, its idom handed off. `lean`: only what the sums over the child lists
- * need is kept (the children, and each root child's group read from idom), and the tree itself is
- * let go, so that idom and the preorder are garbage once this returns.
+ * need is kept (each root child's group read from idom), and the tree itself is let go, so that
+ * idom and the preorder are garbage once this returns, before the child lists are taken.
  */
 function joinedTree(job: DominatorJob, n: number, lean: boolean, handOff: (arrays: Partial<RetentionArrays>) => void) {
   const tree = job.join()
   handOff({idom: tree.idom})
   const {leakStarts, groupCount} = tree
-  if (!lean) return {tree, leakStarts, groupCount, children: null, rootChildGroup: null}
-  const children = job.children()
-  const roots = children.child.subarray(children.childStart[n]!, children.childStart[n + 1]!)
-  const rootChildGroup = Int32Array.from(roots, o => groupOfIdom(tree.idom[o]!, n, groupCount))
-  return {tree: null, leakStarts, groupCount, children, rootChildGroup}
+  if (!lean) return {tree, leakStarts, groupCount, rootChildGroup: null}
+  return {tree: null, leakStarts, groupCount, rootChildGroup: rootChildGroups(tree.idom, n, groupCount)}
+}
+
+/**
+ * Per child of the virtual root, in its list's order, the root group that dominates it, or −1:
+ * read from idom alone. The virtual root's children are the objects whose idom is no object (nor
+ * NOT_IN_TREE), ascending, as dominatorChildren lists them.
+ */
+function rootChildGroups(idom: Uint32Array, n: number, groupCount: number): Int32Array {
+  let count = 0
+  for (let o = 0; o < n; o++) if (idom[o]! >= n && idom[o] !== NOT_IN_TREE) count++
+  const groups = new Int32Array(count)
+  for (let o = 0, k = 0; o < n; o++) if (idom[o]! >= n && idom[o] !== NOT_IN_TREE) groups[k++] = groupOfIdom(idom[o]!, n, groupCount)
+  return groups
 }
 
 /** The virtual root's children: the objects nothing else dominates. */
@@ -239,7 +260,7 @@ function rootChildren({childStart, child}: DominatorChildren): Uint32Array {
  * child a step instead of a big array's millions. Returns where the virtual root's list had the
  * child it moved (0: none moved).
  */
-function largestChildFirst(childStart: Uint32Array, child: Uint32Array, retainedBytes: Float64Array): number {
+function largestChildFirst(childStart: Uint32Array, child: Uint32Array, retainedBytes: RetainedBytes): number {
   let rootMoved = 0
   for (let v = 0; v + 1 < childStart.length; v++) {
     const a = childStart[v]!
@@ -280,6 +301,6 @@ function walkOnBoth(job: DominatorJob, whole: TreeWalkInput, rootObjects: Uint32
 }
 
 /** Up to k of `ids` (ascending), by `key` (indexed by id) descending, ties by id. */
-function largestFirst(ids: Uint32Array, key: Float64Array, k: number): Uint32Array {
+function largestFirst(ids: Uint32Array, key: RetainedBytes, k: number): Uint32Array {
   return Uint32Array.from(largestPositions(ids, k, i => key[ids[i]!]!), i => ids[i]!)
 }

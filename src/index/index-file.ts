@@ -74,6 +74,8 @@ function headerProblem(header: unknown, dataStart: number, fileSize: number): st
 
 /** Bytes before the first array: magic, format version, header length, header offset (two u32). */
 const PREAMBLE = 24
+/** Elements addWidened widens at a time (512 KiB of f64: the piece lingers until the next collection). */
+const WIDENED_PIECE = 2 ** 16
 
 /**
  * Writes an index: named typed arrays, 8-byte aligned, then a small JSON header (format version,
@@ -151,6 +153,20 @@ export class IndexWriter {
   keepPlace(name: ArrayName, type: ArrayType, length: number): void {
     this.placeFor(name, new CTORS[type](0), length)
     this.kept.add(name)
+  }
+
+  /**
+   * f64 array `name` from whole numbers kept in 4 bytes (retained bytes summed under a memory
+   * limit, where they fit): widened a piece at a time, never whole in memory as f64.
+   */
+  addWidened(name: ArrayNamesOf<'f64'>, values: Uint32Array): void {
+    const place = this.placeFor(name, new Float64Array(0), values.length)
+    const piece = new Float64Array(Math.min(values.length, WIDENED_PIECE))
+    for (let at = 0; at < values.length; at += piece.length) {
+      const part = piece.subarray(0, Math.min(piece.length, values.length - at))
+      part.set(values.subarray(at, at + part.length))
+      this.written(() => writeAll(this.fd!, Buffer.from(part.buffer, part.byteOffset, part.byteLength), PREAMBLE + place.offset + 8 * at))
+    }
   }
 
   /** Arrays by name, in the object's order (a name the schema does not declare is a compile error). */

@@ -17,7 +17,7 @@ import {STAGE_NAMES, type Stage} from '../index/schema.js'
 import {thisProcess, type ProcessIdentity} from '../util/process-identity.js'
 import {TypeNamer} from '../graph/types.js'
 import {analysisInputs, type AnalysisOptions} from './analysis-inputs.js'
-import type {RetentionArrays} from '../dominators/retention.js'
+import type {RetainedBytes, RetentionArrays} from '../dominators/retention.js'
 import type {ObjectTypes} from '../graph/object-types.js'
 import {ArrayStore} from '../store/array-store.js'
 import {graphFacts, graphPhases, type GraphStoreArrays, type GraphStore} from './graph-phases.js'
@@ -312,7 +312,7 @@ function graphStage(
       const names = naming ? naming.finish() : nameHeap(program, objects, LIVE, namer, roots.set.ranges, parked ? parked.take() : model.vtableTypes, fitsRequest(heap.requestFit()), run.recognisers)
       const types = names.names.asTypes()
       progress?.('summary', 0, 1)
-      const reachable = store.get('object.reachable')
+      const reachable = store.has('reachableParked') ? store.take('reachableParked').take() : store.get('object.reachable')
       const summary = heapSummary(program, heap, {facts: graph, reachable}, types, names)
       // Leads the model stage found (each needs the threads unwound and libc's thread descriptors, too slow for every query).
       writer.addAll(model.sightings.arrays)
@@ -344,9 +344,13 @@ function graphStage(
       child: 'dom.child',
     }
     const handOff = (arrays: Partial<RetentionArrays>): void => {
-      for (const [key, a] of Object.entries(arrays)) writer.addBehind(retentionArrays[key as keyof RetentionArrays], a)
+      for (const [key, a] of Object.entries(arrays)) {
+        // Retained bytes summed in 4 bytes (under a memory limit, where they fit) go to the index as its f64s.
+        if (key === 'retainedBytes' && a instanceof Uint32Array) writer.addWidened('object.retainedBytes', a)
+        else writer.addBehind(retentionArrays[key as keyof RetentionArrays], a)
+      }
     }
-    const retention = pending?.finish(() => ({shallowBytes: shallowBytes(heap), typeOf: types.typeOf, typeCount: types.names.length + 1}), progress, handOff)
+    const retention = pending?.finish(narrow => ({shallowBytes: shallowBytes(heap, narrow), typeOf: types.typeOf, typeCount: types.names.length + 1}), progress, handOff)
     progress?.('writing index', 0, 1)
     if (retention) writer.addAll({
       'dom.leakStarts': retention.leakStarts,
@@ -372,6 +376,7 @@ function graphStage(
   } finally {
     // A worker still waiting for its share of the analysis (an error came first) is let go.
     if (store.has('retention')) store.get('retention').release()
+    if (store.has('reachableParked')) store.get('reachableParked').remove()
     naming?.release()
     parked?.remove()
     background?.close()
@@ -423,12 +428,23 @@ function namingMeta(naming: NamingResult): NamingMeta {
 
 /**
  * Each live object's own bytes (0 for other slots), span by span: one size per span. Shared: it
- * becomes the retained sizes, which the index writer's thread writes.
+ * becomes the retained sizes, which the index writer's thread writes. `narrow`: in 4 bytes a slot
+ * where the live objects' bytes total less than 2^32 (then no subtree's sum passes it either), not
+ * shared (the sums over the child lists run on this thread, and the writer widens them).
  */
-function shallowBytes(heap: HeapModel): Float64Array {
-  const bytes = sharedFloat64(heap.spans.totalObjects)
+function shallowBytes(heap: HeapModel, narrow: boolean): RetainedBytes {
+  const n = heap.spans.totalObjects
   const {firstObject, objectCount, objectSize} = heap.spans
   const state = heap.state
+  let total = 0
+  if (narrow) {
+    for (let s = 0; s < firstObject.length; s++) {
+      let live = 0
+      for (let o = firstObject[s]!, end = o + objectCount[s]!; o < end; o++) if (state[o] === LIVE) live++
+      total += live * objectSize[s]!
+    }
+  }
+  const bytes = narrow && total < 2 ** 32 ? new Uint32Array(n) : sharedFloat64(n)
   for (let s = 0; s < firstObject.length; s++) {
     const size = objectSize[s]!
     for (let o = firstObject[s]!, end = o + objectCount[s]!; o < end; o++) if (state[o] === LIVE) bytes[o] = size

@@ -9,9 +9,11 @@ import {startRetention, type PendingRetention} from '../dominators/retention.js'
 import {reachableFromParents, reachableFromRoots, shortestPathParents} from '../graph/reachability.js'
 import {heapArrays} from './model-stage.js'
 import type {ArrayStore, StoreAction} from '../store/array-store.js'
-import {edgeCacheBytes, roomUnder, type MemoryLimit} from '../store/memory-limit.js'
+import {edgeCacheBytes, readCacheBytes, roomUnder, type MemoryLimit} from '../store/memory-limit.js'
 import {reverseBytes, reverseInPasses} from '../graph/reverse-passes.js'
 import type {FileArray} from '../util/file-array.js'
+import {ParkedArray} from '../util/parked-array.js'
+import {inFrameOfItsOwn} from '../store/frame.js'
 import type {ProgressUpdate} from '../util/terminal-progress.js'
 
 /**
@@ -38,6 +40,8 @@ export interface GraphArrays {
   'root.toOffset': Uint32Array
   'object.parent': Uint32Array
   'object.reachable': Uint8Array
+  /** The reachable bits in a scratch file while the dominator pass runs on this thread under the limit (read back for the summary). */
+  reachableParked: ParkedArray<Uint8Array>
   'object.liveBefore': Uint32Array
   /** TCMalloc's own allocations (allocator-internal.ts), found by the model stage. */
   ownObjects: Uint32Array
@@ -143,6 +147,10 @@ export function graphPhases(c: GraphContext): Phase<GraphStoreArrays>[] {
       name: 'scan objects',
       run: s => {
         // The model stage read the first words: the scan keeps none (c.scan.firstWords).
+        // Its garbage (some 100 MiB of V8's heap at 30 M slots) goes first where the room left
+        // does not hold outStart and two edges a slot: else it stays until a collection somewhere
+        // in the scan, as late as its peak in some runs (measured: 576 to 611 MiB under 512M).
+        if (roomUnder(c.memory) < 12 * n) s.collect()
         // Under a limit the edge blocks copied into one array are collected as the copy goes,
         // where the room left does not hold the rest of it.
         const releaseBlocks = (bytesLeft: number) => {
@@ -262,6 +270,14 @@ export function graphPhases(c: GraphContext): Phase<GraphStoreArrays>[] {
       name: 'dominators here',
       run: s => {
         if (!c.retention || s.get('dominatorsOnWorker')) return
+        // Where the limit holds no thread beside this one, what the pass does not read goes before
+        // it allocates: the core's read cache (the names, after it, fill it again), and the
+        // reachable bits (1 byte a slot), which wait in a scratch file beside the index for the summary.
+        if (!c.dominatorsBeside) {
+          program.core.dropReadCache(readCacheBytes(c.memory))
+          s.put({reachableParked: inFrameOfItsOwn(() => new ParkedArray(s.take('object.reachable'), c.indexPath))})
+          s.collect()
+        }
         const input = retentionInput(s)
         const edges = {forward: {edges: {...(s.holder({outStart: 'edge.outStart', outTo: 'edge.to'}).edges as ForwardEdges), cacheBytes: edgeCacheBytes(c.memory)}}, reverse: s.holder({inStart: 'edge.inStart', inFrom: 'edge.inFrom'}) as {edges: ReverseEdges}}
         // On this thread where the limit does not hold a worker's pass beside it (then the

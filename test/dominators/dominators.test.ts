@@ -316,7 +316,8 @@ describe.each(['v2.10-shared', 'v2.18.1-shared'])('the forward edges in a file o
 // Under a limit that does not hold the predecessor lists beside the link-eval forest, the lists are
 // copied to a scratch file beside the index in ranges of preorder numbers (here 8 elements at a
 // time: hundreds of ranges, each a pass over the reverse graph) and read back through a block
-// cache, and vertex[] waits there while the forest exists: the same tree, and no file left behind.
+// cache, and vertex[] waits there from the end of the DFS until the forest is gone (pre[] numbered
+// reading it back): the same tree, and no file left behind.
 describe.each(['v2.10-shared', 'v2.18.1-shared'])('dominators with a scratch file on %s', id => {
   it('the lists copied 8 elements at a time and read back, vertex[] in the file: the same tree, the file gone', async () => {
     const {program, g, input} = await passInput(id)
