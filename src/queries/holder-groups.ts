@@ -102,7 +102,7 @@ export function storedHolders(program: Program, index: HeapIndex, have: Partial<
 type WalkInputs = ReturnType<typeof walkInputs>
 
 /** What every walk reads: the index's columns whole (but those given), each live slot's size, the places roots lie in. */
-function walkInputs(program: Program, index: HeapIndex, have: Partial<{childStart: Uint32Array; child: Uint32Array; types: ArrayLike<number>; retainedBytes: Float64Array}> = {}) {
+function walkInputs(program: Program, index: HeapIndex, have: Partial<{childStart: Uint32Array; child: Uint32Array; types: ArrayLike<number>; retainedBytes: ArrayLike<number>}> = {}) {
   const c = index.columns
   const tree = have.childStart && have.child ? {childStart: have.childStart, child: have.child} : c.dominatorTree()
   const idom = c.idom()
