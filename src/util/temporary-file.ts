@@ -188,7 +188,8 @@ export function temporaryPid(name: string): number | null {
   return null
 }
 
-function processExists(pid: number): boolean {
+/** Whether process `pid` is running (another user's too). */
+export function processExists(pid: number): boolean {
   try {
     process.kill(pid, 0)
     return true

@@ -10,6 +10,7 @@ import {RetentionIndex} from '../../src/index/retention-index.js'
 import {Program} from '../../src/program/program.js'
 import {addr, fixtureCorePath, fixtureFlags, fixtureIndex, FIXTURES, type Truth} from '../helpers/fixture-core.js'
 import {runToma} from '../helpers/run-toma.js'
+import {sharedAnalysis} from '../helpers/shared-analysis.js'
 import {testTemp} from '../helpers/test-temp.js'
 
 // path, dominators, top and suspects end to end on two fixtures; bulk checks in-process.
@@ -30,12 +31,11 @@ describe.each(chosen.map(f => [f.id, f] as const))('why memory is held, on %s', 
 
   beforeAll(async () => {
     work = testTemp(`toma-retention-${id}-`)
-    indexPath = path.join(work, 'core.toma-index')
     const f = fixtureFlags(entry)
     const core = await fixtureCorePath(id)
     const flags = ['--exe', f.exe, ...(f.tcmalloc ? ['--tcmalloc', f.tcmalloc] : [])]
-    const a = await runToma(['analyze', core, ...flags, '--index', indexPath, '--json'], {cwd: work})
-    expect(a.status, a.stderr).toBe(0)
+    // Every test here queries the index: the run's one analysis of this core with these flags.
+    indexPath = (await sharedAnalysis(core, flags)).index
     truth = JSON.parse(fs.readFileSync(path.join(FIXTURES, id, 'truth.json'), 'utf8'))
     index = new HeapIndex(IndexFile.open(indexPath)!)
     retention = new RetentionIndex(index)

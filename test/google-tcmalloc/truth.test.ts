@@ -70,6 +70,20 @@ async function open(row: Row) {
   return {core, program, truth, heap: analyzeGoogleHeap(program)}
 }
 
+/**
+ * Each core opened and modelled once for the file (an unpack and a model are 5 s and more): every
+ * test that reads the model of a row shares it, and none changes it; the cores close at the end.
+ */
+const openedRows = new Map<string, ReturnType<typeof open>>()
+const opened = (row: Row) => {
+  let o = openedRows.get(row.id)
+  if (!o) openedRows.set(row.id, (o = open(row)))
+  return o
+}
+afterAll(async () => {
+  for (const o of openedRows.values()) (await o).core.close()
+})
+
 describe('google/tcmalloc fixtures are there', () => {
   it('has cores of per-CPU and per-thread mode', () => {
     expect(rows.some(r => r.perCpu)).toBe(true)
@@ -90,9 +104,7 @@ describe('google/tcmalloc fixtures are there', () => {
 })
 
 describe.each(rows.map(r => [r.id, r] as const))('google/tcmalloc model on %s', (_id, row) => {
-  let opened: ReturnType<typeof open> | undefined
-  const shared = () => (opened ??= open(row))
-  afterAll(async () => (await opened)?.core.close())
+  const shared = () => opened(row)
 
   it('tells the family, the page size and the cache mode', async () => {
     const {truth, heap} = await shared()
@@ -105,7 +117,7 @@ describe.each(rows.map(r => [r.id, r] as const))('google/tcmalloc model on %s', 
   })
 
   it("reads the layout from the build's DWARF where its debug file is installed, and it is the table's", async () => {
-    const {program, heap} = await open(row)
+    const {program, heap} = await shared()
     if (!program.executable?.debug) {
       // Only the 2026-08 debug builds, made before debug files were kept, have none.
       expect(row.mode).toBe('debug')
@@ -208,13 +220,12 @@ describe('toma on a google/tcmalloc core', () => {
     const graph = JSON.parse(fs.readFileSync(out, 'utf8')) as {allocator: {kind: string}}
     expect(graph.allocator.kind).toBe('google/tcmalloc')
     // An object in a CPU's slab: find-object names the CPU whose cache holds it, as the model does.
-    const {core: opened, heap} = await open(row!)
+    const {heap} = await opened(row!)
     const at = heap.threadCacheObjects.findIndex((_, i) => heap.frontCaches[heap.threadCacheOwner[i]!]!.cpu !== null)
     const slot = heap.threadCacheObjects[at]!
     const cpu = heap.frontCaches[heap.threadCacheOwner[at]!]!.cpu
     const s = heap.spans.start.findIndex((_, i) => slot >= heap.spans.firstObject[i]! && slot < heap.spans.firstObject[i]! + heap.spans.objectCount[i]!)
     const address = heap.spans.start[s]! + (slot - heap.spans.firstObject[s]!) * heap.spans.objectSize[s]!
-    opened.close()
     const found = await runToma(['find-object', `0x${address.toString(16)}`, index, '--json'], {cwd: work})
     expect(found.status).toBe(0)
     expect((JSON.parse(found.stdout) as {object: {state: string; thread: {cpu: number | null}}}).object).toMatchObject({state: 'thread-cache', thread: {cpu}})
@@ -226,14 +237,13 @@ describe('toma on a google/tcmalloc core', () => {
 
 describe.each(rows.map(r => [r.id, r] as const))('google/tcmalloc from the core alone, %s', (_id, row) => {
   it('finds the globals by their signatures and gives the same heap', async () => {
-    const {core, program, heap} = await open(row)
+    const {core, heap} = await opened(row)
     const bare = Program.load(core, {exe: path.join(DIR, row.id, row.exe)})
     for (const m of bare.modules) m.file = null
     if (heap.layout.family === DWARF_FAMILY) {
       // No table entry covers this commit: without its DWARF it is refused, naming the family
       // whose span records read alike and the globals that are not where that family puts them.
       expect(() => analyzeGoogleHeap(bare)).toThrow(/^google\/tcmalloc's page map at 0x[0-9a-f]+ (reads as family .* but these globals are not where that layout puts them|names no span under any known layout)/)
-      core.close()
       return
     }
     const alone = analyzeGoogleHeap(bare)
@@ -246,8 +256,6 @@ describe.each(rows.map(r => [r.id, r] as const))('google/tcmalloc from the core 
     if (heap.totals.bytes[THREAD_CACHE]! > 0 && !heap.perCpuActive) expect(alone.globals.at.threadHeaps).toBe(heap.globals.at.threadHeaps)
     expect(Array.from(alone.totals.bytes)).toEqual(Array.from(heap.totals.bytes))
     expect(Array.from(alone.state)).toEqual(Array.from(heap.state))
-    void program
-    core.close()
   })
 })
 

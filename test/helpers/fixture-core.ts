@@ -7,6 +7,7 @@ import zlib from 'node:zlib'
 import {Core} from '../../src/core/core.js'
 import {ElfFile} from '../../src/elf/elf-file.js'
 import {Program} from '../../src/program/program.js'
+import {buildOnce} from './build-once.js'
 import {testTempRoot} from './test-temp.js'
 
 export const FIXTURES = fileURLToPath(new URL('../../fixtures/cores', import.meta.url))
@@ -112,15 +113,10 @@ function fixtureCache(): string {
 
 const contentHash = (file: string) => crypto.createHash('sha1').update(fs.readFileSync(file)).digest('hex').slice(0, 12)
 
-/** Decompresses a .br file to `out` once (concurrent test workers race through a rename). */
-async function unpackOnce(br: string, out: string): Promise<string> {
-  if (!fs.existsSync(out)) {
-    fs.mkdirSync(path.dirname(out), {recursive: true})
-    const tmp = `${out}.tmp-${process.pid}`
-    await pipeline(fs.createReadStream(br), zlib.createBrotliDecompress(), fs.createWriteStream(tmp))
-    fs.renameSync(tmp, out)
-  }
-  return out
+/** Decompresses a .br file to `out` once in the run (test workers asking at the same time wait for the first). */
+function unpackOnce(br: string, out: string): Promise<string> {
+  fs.mkdirSync(path.dirname(out), {recursive: true})
+  return buildOnce(out, tmp => pipeline(fs.createReadStream(br), zlib.createBrotliDecompress(), fs.createWriteStream(tmp, {flags: 'wx'})))
 }
 
 /** A block of zeros this long is skipped, not written: the file stays sparse there. */
@@ -133,27 +129,24 @@ const SPARSE_BLOCK = 64 * 1024
 export async function sparseBrotliCorePath(br: string): Promise<string> {
   const name = path.relative(path.join(FIXTURES, '..'), br).replace(/[^A-Za-z0-9.-]+/g, '_')
   const out = path.join(fixtureCache(), `${name}-${contentHash(br)}.core`)
-  if (fs.existsSync(out)) return out
-  fs.mkdirSync(path.dirname(out), {recursive: true})
-  const tmp = `${out}.tmp-${process.pid}`
-  const fd = fs.openSync(tmp, 'wx')
-  try {
-    let at = 0
-    const zero = Buffer.alloc(SPARSE_BLOCK)
-    for await (const chunk of fs.createReadStream(br).pipe(zlib.createBrotliDecompress({chunkSize: 2 ** 20})) as AsyncIterable<Buffer>) {
-      for (let i = 0; i < chunk.length; i += SPARSE_BLOCK) {
-        const piece = chunk.subarray(i, Math.min(chunk.length, i + SPARSE_BLOCK))
-        // Any piece of zeros is left a hole (the last piece of a chunk may be short).
-        if (!piece.equals(zero.subarray(0, piece.length))) fs.writeSync(fd, piece, 0, piece.length, at)
-        at += piece.length
+  return buildOnce(out, async tmp => {
+    const fd = fs.openSync(tmp, 'wx')
+    try {
+      let at = 0
+      const zero = Buffer.alloc(SPARSE_BLOCK)
+      for await (const chunk of fs.createReadStream(br).pipe(zlib.createBrotliDecompress({chunkSize: 2 ** 20})) as AsyncIterable<Buffer>) {
+        for (let i = 0; i < chunk.length; i += SPARSE_BLOCK) {
+          const piece = chunk.subarray(i, Math.min(chunk.length, i + SPARSE_BLOCK))
+          // Any piece of zeros is left a hole (the last piece of a chunk may be short).
+          if (!piece.equals(zero.subarray(0, piece.length))) fs.writeSync(fd, piece, 0, piece.length, at)
+          at += piece.length
+        }
       }
+      fs.ftruncateSync(fd, at)
+    } finally {
+      fs.closeSync(fd)
     }
-    fs.ftruncateSync(fd, at)
-  } finally {
-    fs.closeSync(fd)
-  }
-  fs.renameSync(tmp, out)
-  return out
+  })
 }
 
 /** Decompresses a fixture's core.br once into the fixture cache (keyed by content hash) and returns its path. */
@@ -203,10 +196,8 @@ export async function sysrootOf(br: string, core: Core): Promise<string | undefi
       const where = byBuildId.get(ElfFile.load(file).buildId ?? '')
       if (!where) continue
       const target = path.join(root, where)
-      if (!fs.existsSync(target)) {
-        fs.mkdirSync(path.dirname(target), {recursive: true})
-        fs.copyFileSync(file, target)
-      }
+      fs.mkdirSync(path.dirname(target), {recursive: true})
+      await buildOnce(target, tmp => fs.copyFileSync(file, tmp, fs.constants.COPYFILE_EXCL))
       placed++
     }
   }

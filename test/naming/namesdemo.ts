@@ -7,7 +7,9 @@ import {Core} from '../../src/core/core.js'
 import {HeapIndex} from '../../src/index/heap-index.js'
 import {LIVE} from '../../src/heap/states.js'
 import {brotliCorePath, sysrootOf} from '../helpers/fixture-core.js'
-import {testTemp} from '../helpers/test-temp.js'
+import {buildOnce} from '../helpers/build-once.js'
+import {sharedAnalysis} from '../helpers/shared-analysis.js'
+import {testTemp, testTempRoot} from '../helpers/test-temp.js'
 
 /**
  * fixtures/namesdemo (fixtures/namesdemo/README.md): a core of programs/namesdemo.cpp and the
@@ -45,6 +47,21 @@ export interface Analysed {
 /** Which build: libstdc++ stripped (no debug file), libstdc++ with -g, or libc++ stripped. */
 export type Build = 'stripped' | 'symbols' | 'libcxx'
 
+/** The core and the module files of one build; the stripped executable is copied into `exeDir`. */
+async function namesdemoFiles(build: Build, exeDir: string): Promise<{corePath: string; exePath: string; sysroot?: string}> {
+  const dir = build === 'libcxx' ? LIBCXX_DIR : DIR
+  let exePath = path.join(dir, 'namesdemo')
+  if (build === 'stripped') {
+    exePath = path.join(exeDir, 'namesdemo.stripped')
+    await buildOnce(exePath, tmp => fs.copyFileSync(path.join(DIR, 'namesdemo.stripped'), tmp, fs.constants.COPYFILE_EXCL))
+  }
+  const corePath = await brotliCorePath(path.join(dir, 'core.br'))
+  // libc++'s own symbols name what leads to the pool and the shared_ptr's pointee: the build that
+  // ran (Debian bookworm's libc++1 of clang 14) is carried in fixtures/sysroots, by build-id.
+  const sysroot = build === 'libcxx' ? await carriedLibraries(path.join(dir, 'core.br'), corePath) : undefined
+  return {corePath, exePath, ...(sysroot ? {sysroot} : {})}
+}
+
 /**
  * Analyzes the core with the stripped executable alone (copied into a folder of its own, so that
  * its .gnu_debuglink finds no debug file: no DWARF, no .symtab), with the -g build (DWARF and
@@ -52,17 +69,8 @@ export type Build = 'stripped' | 'symbols' | 'libcxx'
  */
 export async function analyzeNamesdemo(build: Build, run?: RunOptions): Promise<Analysed> {
   const work = testTemp('toma-names-')
-  const dir = build === 'libcxx' ? LIBCXX_DIR : DIR
-  let exePath = path.join(dir, 'namesdemo')
-  if (build === 'stripped') {
-    exePath = path.join(work, 'namesdemo.stripped')
-    fs.copyFileSync(path.join(DIR, 'namesdemo.stripped'), exePath)
-  }
   const indexPath = path.join(work, 'core.toma-index')
-  const corePath = await brotliCorePath(path.join(dir, 'core.br'))
-  // libc++'s own symbols name what leads to the pool and the shared_ptr's pointee: the build that
-  // ran (Debian bookworm's libc++1 of clang 14) is carried in fixtures/sysroots, by build-id.
-  const sysroot = build === 'libcxx' ? await carriedLibraries(path.join(dir, 'core.br'), corePath) : undefined
+  const {corePath, exePath, sysroot} = await namesdemoFiles(build, work)
   analyzeCore(corePath, {exe: exePath, tcmalloc: TCMALLOC, ...(sysroot ? {sysroot} : {})}, undefined, indexPath, undefined, run)
   return {work, index: HeapIndex.open(indexPath)!}
 }
@@ -78,17 +86,22 @@ async function carriedLibraries(br: string, corePath: string): Promise<string> {
   }
 }
 
-/** Analyzes once for the calling describe block (and cleans up after it); the index once it is there. */
-export function useNamesdemo(exe: Build): () => HeapIndex {
-  let a: Analysed | undefined
+/**
+ * The index of one build's analysis for the calling describe block: the run's one analysis of it
+ * (helpers/shared-analysis.ts), which the naming tests only query. The stripped executable's copy
+ * sits alone in a folder of the run's, so that its debuglink finds no debug file.
+ */
+export function useNamesdemo(build: Build): () => HeapIndex {
+  let index: HeapIndex | undefined
   beforeAll(async () => {
-    a = await analyzeNamesdemo(exe)
+    const exeDir = path.join(testTempRoot(), 'shared-files', `namesdemo-${build}`)
+    fs.mkdirSync(exeDir, {recursive: true})
+    const {corePath, exePath, sysroot} = await namesdemoFiles(build, exeDir)
+    const shared = await sharedAnalysis(corePath, ['--exe', exePath, '--tcmalloc', TCMALLOC, ...(sysroot ? ['--sysroot', sysroot] : [])])
+    index = HeapIndex.open(shared.index)!
   })
-  afterAll(() => {
-    a?.index.file.close()
-    if (a) fs.rmSync(a.work, {recursive: true, force: true})
-  })
-  return () => a!.index
+  afterAll(() => index?.file.close())
+  return () => index!
 }
 
 /** The kinds the std-layout tier names (all of them are in both fixtures' truth). */
