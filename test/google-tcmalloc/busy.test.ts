@@ -258,6 +258,11 @@ describe('busy google/tcmalloc processes, stopped inside tcmalloc', () => {
         index.close()
       }
       expect(leaks.starts.map(s => s.address)).toContain('0x10fffcc8000')
+      // find-object and path on the proxy say whose it is, as leaks does.
+      const found = await runToma(['find-object', GDB_PROXIES[id]![0]!.proxy, '--index', indexPath, '--json'])
+      expect(JSON.parse(found.stdout).object.held).toMatchObject({reachable: false, allocatorOwn: true})
+      const pathText = await runToma(['path', GDB_PROXIES[id]![0]!.proxy, '--index', indexPath])
+      expect(pathText.stdout).toContain("TCMalloc's own: no root of the program reaches it")
     } finally {
       fs.rmSync(work, {recursive: true, force: true})
     }
