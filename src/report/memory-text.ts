@@ -12,6 +12,7 @@ export function memoryText(report: MemoryReport, rows: number): string {
   const out: string[] = []
   if (r.notYet) out.push(chalk.yellow(`note: ${r.notYet}`), '')
   out.push(heading(`Every byte of the writable mappings once: ${bytes(a.mapped.bytes)} in ${a.mapped.mappings} mappings (${bytes(a.mapped.inCore)} in the core file)`))
+  out.push(chalk.dim('mapped bytes: a core records no residency (Rss)'))
   const lineRows: Array<Array<string | number>> = a.lines.map(l => [l.part, l.bytes, pct(l.bytes, a.mapped.bytes), l.allocator ? l.allocator.bytes : '', l.allocator?.property ?? ''])
   lineRows.push(['remainder (no line explains it)', a.remainder, pct(a.remainder, a.mapped.bytes), '', ''])
   out.push(table(['part', '#bytes', '#share', '#allocator says', 'property'], lineRows))
