@@ -14,6 +14,8 @@ export const SPAN_IN_USE = 0
 export interface AccountLine {
   part: string
   bytes: number
+  /** Of them, the bytes the core file holds (the rest only mapped: a segment the core holds in part); absent on the heap's parts. */
+  inCore?: number
   /** The allocator's own figure for the same bytes (its property), where it has one. */
   allocator?: {property: string; bytes: number}
   note?: string
@@ -97,14 +99,14 @@ export function memoryAccounting(program: Program, index: HeapIndex) {
   ]
   const heapBytes = heap.spanBytes
   const lines: AccountLine[] = [
-    {part: 'heap (the allocator\'s spans)', bytes: heapInSegments, allocator: counter('generic.heap_size')},
+    {part: 'heap (the allocator\'s spans)', bytes: heapInSegments, inCore: inCore.heap, allocator: counter('generic.heap_size')},
     metadata
-      ? {part: 'allocator metadata (as toma located it)', bytes: metadataInSegments, note: 'the part of TCMalloc\'s metadata toma finds (span and thread-cache records, page map, current blocks); the rest is in other anonymous mappings'}
-      : {part: 'allocator metadata', bytes: 0, note: 'not in this index (made before toma memory): counted in other anonymous mappings; analyze again to split it out'},
-    {part: 'thread stacks', bytes: groups.stacks},
-    {part: 'modules\' data (writable segments and .bss)', bytes: groups.modules},
-    {part: 'other file-backed mappings', bytes: groups.files},
-    {part: 'other anonymous mappings', bytes: groups.anonymous},
+      ? {part: 'allocator metadata (as toma located it)', bytes: metadataInSegments, inCore: inCore.metadata, note: 'the part of TCMalloc\'s metadata toma finds (span and thread-cache records, page map, current blocks); the rest is in other anonymous mappings'}
+      : {part: 'allocator metadata', bytes: 0, inCore: 0, note: 'not in this index (made before toma memory): counted in other anonymous mappings; analyze again to split it out'},
+    {part: 'thread stacks', bytes: groups.stacks, inCore: inCore.stacks},
+    {part: 'modules\' data (writable segments and .bss)', bytes: groups.modules, inCore: inCore.modules},
+    {part: 'other file-backed mappings', bytes: groups.files, inCore: inCore.files},
+    {part: 'other anonymous mappings', bytes: groups.anonymous, inCore: inCore.anonymous},
   ]
   const explained = lines.reduce((a, l) => a + l.bytes, 0)
   return {
@@ -113,7 +115,6 @@ export function memoryAccounting(program: Program, index: HeapIndex) {
     lines,
     /** What no line explains (mapped − the lines' sum): 0 when everything is accounted for. */
     remainder: mapped - explained,
-    inCore,
     metadataIn,
     /** The heap's spans split by what their bytes hold; the parts add up to the spans' bytes. */
     heap: {

@@ -75,6 +75,9 @@ describe('toma memory (fragdemo)', () => {
     expect(a.lines.reduce((n: number, l: Line) => n + l.bytes, 0) + a.remainder).toBe(a.mapped.bytes)
     expect(a.remainder).toBe(0)
     expect(a.heap.outsideSegments).toBe(0)
+    // gcore dumps every writable mapping whole: every byte is in the core file, line by line.
+    expect(a.mapped.inCore).toBe(a.mapped.bytes)
+    for (const l of a.lines) expect(l.inCore, l.part).toBe(l.bytes)
     // The worker's stack is its mapping, as smaps has it; the part above its stack pointer is in use.
     const worker = a.stacks.find((s: {tid: number}) => s.tid === truth.workerTid)
     const [start, end] = worker.mapping.split('-').map((x: string) => Number(x))
@@ -157,6 +160,15 @@ describe('toma memory (fragdemo)', () => {
       expect(g.bytesReturned).toBe(c.pinned.bytes)
     })
   }
+
+  it('says it in text too: the lines with their bytes, the remainder, the pinning names', async () => {
+    const t = await runToma(['memory', path.join(work, 'core.toma-index')], {cwd: work})
+    expect(t.status, t.stderr).toBe(0)
+    const heapLine = t.stdout.split('\n').find(l => l.startsWith('heap (the allocator\'s spans)'))!
+    expect(heapLine.replace(/,/g, '')).toContain(String(truth.properties['generic.heap_size']))
+    expect(t.stdout).toMatch(/^remainder \(no line explains it\)\s+0\s/m)
+    for (const type of ['Tick', 'Order', 'Session']) expect(t.stdout).toMatch(new RegExp(`\\s${type}\\s*$`, 'm'))
+  })
 
   it('names the worker whose cache holds free objects of pinned spans, with the bytes its cache holds', () => {
     const w = report.fragmentation.cachePins.find((c: {tid: number}) => c.tid === truth.workerTid)
