@@ -5,6 +5,8 @@ import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {brotliCorePath} from '../helpers/fixture-core.js'
 import {runToma} from '../helpers/run-toma.js'
 import {testTemp} from '../helpers/test-temp.js'
+import {HeapIndex} from '../../src/index/heap-index.js'
+import {LIVE, THREAD_CACHE, TRANSFER_CACHE} from '../../src/heap/states.js'
 import {statsFreeObjects, statsFreeRuns, tomaFreeObjects, tomaFreeRuns} from '../helpers/get-stats.js'
 
 // Issue 53: `toma memory` on a process that fragmented its heap on purpose (fixtures/fragdemo/README.md).
@@ -160,6 +162,35 @@ describe('toma memory (fragdemo)', () => {
       expect(g.bytesReturned).toBe(c.pinned.bytes)
     })
   }
+
+  it('reads every span the process listed (Ranges) with its state, and each small span\'s objects handed out as its refcount', () => {
+    const index = HeapIndex.open(path.join(work, 'core.toma-index'))!
+    try {
+      const byStart = new Map<number, number>()
+      for (let s = 0; s < index.spanStart.length; s++) byStart.set(index.spanStart[s]!, s)
+      expect(index.spanStart.length).toBe(truth.ranges.length)
+      // Handed out by the span (TCMalloc's refcount): live, or in a thread or the transfer cache.
+      const handedOut = new Map<number, number>()
+      index.objects.forEachObject((id, _start, _size, span) => {
+        const st = index.objects.state[id]
+        if (st === LIVE || st === THREAD_CACHE || st === TRANSFER_CACHE) handedOut.set(span, (handedOut.get(span) ?? 0) + 1)
+      })
+      let small = 0
+      for (const r of truth.ranges) {
+        const s = byStart.get(Number(r.address))!
+        expect(s, r.address).toBeDefined()
+        expect(index.spanPages[s]! * PAGE).toBe(r.length)
+        expect(['INUSE', 'FREE', 'UNMAPPED'][index.spanLocation[s]!]).toBe(r.type)
+        if (r.type !== 'INUSE' || index.spanSizeClass[s] === 0) continue
+        // Ranges gives fraction = size × refcount / length (gperftools' tcmalloc.cc).
+        expect(handedOut.get(s) ?? 0, r.address).toBe(Math.round((r.fraction * r.length) / index.spanObjectSize[s]!))
+        small++
+      }
+      expect(small).toBeGreaterThan(800)
+    } finally {
+      index.close()
+    }
+  })
 
   it('says it in text too: the lines with their bytes, the remainder, the pinning names', async () => {
     const t = await runToma(['memory', path.join(work, 'core.toma-index')], {cwd: work})
