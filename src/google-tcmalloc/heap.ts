@@ -3,9 +3,9 @@ import type {AddressSpace, Segment} from '../core/address-space.js'
 import {PF_W} from '../core/core-header.js'
 import {describeAllocatorModule} from '../heap/allocator-module.js'
 import {DamageLog} from '../heap/damage.js'
-import type {CrossCheck, ModelledHeap, ModelOptions} from '../heap/heap-model.js'
+import type {CrossCheck, ModelledHeap, ModelOptions, StatePlace} from '../heap/heap-model.js'
 import {Warnings} from '../heap/warnings.js'
-import {PAGE_HEAP, RETURNED} from '../heap/states.js'
+import {PAGE_HEAP, RETURNED, THREAD_CACHE, TRANSFER_CACHE} from '../heap/states.js'
 import {readFreePages} from './back-end.js'
 import type {Program} from '../program/program.js'
 import {sharedUint8} from '../util/shared-arrays.js'
@@ -404,8 +404,12 @@ export function analyzeGoogleHeap(program: Program, options: ModelOptions = {}):
   options.progress?.('span free lists', 0, 3)
   markSpanFreeObjects(memory, marker, layout, pageShift)
   options.progress?.('transfer caches', 1, 3)
+  // Each place's objects and bytes are what the marker counts while that place is walked (places below).
+  const placed = new PlaceCounter(marker)
   markTransferCaches(memory, need('transferCache', 'transfer cache (Static::transfer_cache_)'), layout, shift.numClasses, marker)
+  placed.close(TRANSFER_CACHE, 'transfer caches', 'tcmalloc.transfer_cache_free')
   if (globals.at.shardedTransferCache !== null) markShardedTransferCaches(memory, globals.at.shardedTransferCache, layout, shift.numClasses, marker)
+  placed.close(TRANSFER_CACHE, 'sharded transfer caches', 'tcmalloc.sharded_transfer_cache_free')
   options.progress?.('front-end caches', 2, 3)
   // Without the flag's symbol, per-CPU mode is on when the slab has been set up.
   const perCpuActive =
@@ -414,9 +418,11 @@ export function analyzeGoogleHeap(program: Program, options: ModelOptions = {}):
       : globals.at.cpuCache !== null && (memory.readU64(globals.at.cpuCache + shift.slabInCpuCache + layout.slab.slabsAndShift) ?? 0) !== 0
   const frontCaches: FrontCache[] = []
   if (perCpuActive) frontCaches.push(...markPerCpuCaches(memory, need('cpuCache', 'per-CPU cache (Static::cpu_cache_)') + shift.slabInCpuCache, layout, shift.numClasses, classes.size, marker, frontCaches.length))
+  placed.close(THREAD_CACHE, 'per-CPU caches', 'tcmalloc.cpu_free')
   bySignature('threadHeaps', () => findThreadHeaps(memory, words(), spans, layout, shift, a => spanIndexAt(spans, pageSize, a)))
   if (globals.at.threadHeaps !== null) frontCaches.push(...markThreadCaches(memory, globals.at.threadHeaps, layout, shift, classes.size, marker, frontCaches.length))
   else if (!perCpuActive) warnings.add('thread-cache', "ThreadCache::thread_heaps_ found neither by symbol nor by signature: objects in per-thread caches are counted live")
+  placed.close(THREAD_CACHE, 'per-thread caches', 'tcmalloc.thread_cache_free')
   const objects = new Float64Array(6)
   const bytes = new Float64Array(6)
   let spanWaste = 0
@@ -453,7 +459,7 @@ export function analyzeGoogleHeap(program: Program, options: ModelOptions = {}):
     threadCaches: frontCaches,
     threadCacheObjects,
     threadCacheOwner,
-    totals: {objects, bytes, spanWaste},
+    totals: {objects, bytes, spanWaste, places: placed.places(bytes)},
     crossCheck,
     sampled,
     sampledProxy: proxySlot,
@@ -484,4 +490,35 @@ function cacheOwners(marker: FreeMarker): {threadCacheObjects: Float64Array; thr
   const slots = marker.ownedSlots
   const order = Uint32Array.from(slots.keys()).sort((a, b) => slots[a]! - slots[b]!)
   return {threadCacheObjects: Float64Array.from(order, i => slots[i]!), threadCacheOwner: Uint16Array.from(order, i => marker.ownedBy[i]!)}
+}
+
+/**
+ * The objects and bytes the marker counted of one state while one place was walked: the places a
+ * state's bytes are split into (StatePlace). Kept only where a state's places add up to its total
+ * (a later step that changes a slot's state would make them disagree): else none are given.
+ */
+class PlaceCounter {
+  private readonly list: StatePlace[] = []
+  private readonly objectsAt = new Float64Array(8)
+  private readonly bytesAt = new Float64Array(8)
+
+  constructor(private readonly marker: FreeMarker) {
+    this.objectsAt.set(marker.objects)
+    this.bytesAt.set(marker.bytes)
+  }
+
+  /** Closes a place of `state`: what was marked into it since the last close of that state. */
+  close(state: number, place: string, property: string): void {
+    const objects = this.marker.objects[state]! - this.objectsAt[state]!
+    const bytes = this.marker.bytes[state]! - this.bytesAt[state]!
+    this.objectsAt[state] = this.marker.objects[state]!
+    this.bytesAt[state] = this.marker.bytes[state]!
+    this.list.push({state, place, property, objects, bytes})
+  }
+
+  places(totalBytes: Float64Array): StatePlace[] {
+    const sums = new Float64Array(8)
+    for (const p of this.list) sums[p.state]! += p.bytes
+    return this.list.filter(p => sums[p.state] === totalBytes[p.state])
+  }
 }

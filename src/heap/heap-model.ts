@@ -127,6 +127,21 @@ export interface StateTotals {
   bytes: Float64Array
   /** Tail bytes of spans cut into objects that fit no object. */
   spanWaste: number
+  /**
+   * A state's bytes split by the allocator's places where it keeps more than one of that state
+   * (google/tcmalloc: per-CPU and per-thread caches; unsharded and sharded transfer caches), each
+   * with the allocator's property counting the same bytes; absent where each state is one place.
+   */
+  places?: StatePlace[]
+}
+
+/** One place of a state: its objects and bytes, and the allocator's property of the same. */
+export interface StatePlace {
+  state: number
+  place: string
+  property: string
+  objects: number
+  bytes: number
 }
 
 /** One figure as toma counted it from the objects, and as the allocator's own counters in the core give it. */

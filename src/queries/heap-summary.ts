@@ -57,6 +57,8 @@ export function heapSummary(program: Program, heap: HeapModel, withGraph: Summar
     sampled: {objects: heap.sampled.span.length, requestedBytes: heap.sampled.requestedSize.reduce((a, b) => a + b, 0), period: heap.sampled.period},
     states: STATE_NAMES.map((name, i) => ({state: name, objects: heap.totals.objects[i]!, bytes: heap.totals.bytes[i]!})),
     spanWasteBytes: heap.totals.spanWaste,
+    /** States split by the allocator's places, where it keeps several of one state (heap-model.ts StatePlace). */
+    statePlaces: heap.totals.places ?? [],
     topSizeClasses: classes.slice(0, topClasses),
     // The stored key of the allocator's figure is `tcmalloc` (the index's summary, read by the reports).
     crossCheck: heap.crossCheck.map(({allocator, notIndependent, ...c}) => ({...c, tcmalloc: allocator, ...(notIndependent === undefined ? {} : {notIndependent}), equal: c.toma === allocator, independent: notIndependent === undefined})),

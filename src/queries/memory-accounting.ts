@@ -6,6 +6,8 @@ import {STATE_NAMES} from '../heap/states.js'
 import type {Program} from '../program/program.js'
 import type {HeapSummary} from './heap-summary.js'
 import type {MetadataInSegment} from './metadata-extent.js'
+import {heapPartLines} from './memory-heap-parts.js'
+import type {StatePlace} from '../heap/heap-model.js'
 
 /** A span's location (the index's span.location): in use, free on the normal list, free and returned to the system. */
 export const SPAN_IN_USE = 0
@@ -16,8 +18,10 @@ export interface AccountLine {
   bytes: number
   /** Of them, the bytes the core file holds (the rest only mapped: a segment the core holds in part); absent on the heap's parts. */
   inCore?: number
-  /** The allocator's own figure for the same bytes (its property), where it has one. */
+  /** The allocator's own figure for the same bytes (its property), where the core holds it. */
   allocator?: {property: string; bytes: number}
+  /** The allocator's property of the same bytes where the core holds no counter of it (the process gives it when asked). */
+  property?: string
   note?: string
 }
 
@@ -88,20 +92,14 @@ export function memoryAccounting(program: Program, index: HeapIndex) {
     inCore[kind] += restPresent
     if (stack) stacks.push({tid: stack.tid, mapping: `${hex(seg.start)}-${hex(seg.end)}`, bytes: rest, aboveSp: Math.max(0, seg.end - stack.rsp)})
   }
-  const heapLines: AccountLine[] = [
-    {part: 'live (in use by the application)', bytes: heap.state[0]!, allocator: counter('generic.current_allocated_bytes')},
-    {part: 'free in thread caches', bytes: heap.state[1]!, allocator: counter('tcmalloc.thread_cache_free_bytes')},
-    {part: 'free in the transfer cache', bytes: heap.state[3]!, allocator: counter('tcmalloc.transfer_cache_free_bytes')},
-    {part: 'free in central lists (spans\' own free lists)', bytes: heap.state[2]!, note: 'TCMalloc counts these and the span tail waste below together as central_cache_free_bytes'},
-    {part: 'span tail waste (fits no object)', bytes: heap.tailWaste},
-    {part: 'page heap free (normal)', bytes: heap.state[4]!, allocator: counter('tcmalloc.pageheap_free_bytes')},
-    {part: 'page heap returned to the system (unmapped)', bytes: heap.state[5]!, allocator: counter('tcmalloc.pageheap_unmapped_bytes')},
-  ]
+  const allocator = index.meta.summary.allocator.kind ?? null
+  const places = (summary as {statePlaces?: StatePlace[]}).statePlaces ?? []
+  const heapLines = heapPartLines(allocator, {state: heap.state, tailWaste: heap.tailWaste, places, counter})
   const heapBytes = heap.spanBytes
   const lines: AccountLine[] = [
-    {part: 'heap (the allocator\'s spans)', bytes: heapInSegments, inCore: inCore.heap, allocator: counter('generic.heap_size')},
+    {part: 'heap (the allocator\'s spans)', bytes: heapInSegments, inCore: inCore.heap, ...(allocator === 'google/tcmalloc' ? {property: 'generic.heap_size + tcmalloc.page_heap_unmapped'} : {allocator: counter('generic.heap_size')})},
     metadata
-      ? {part: 'allocator metadata (as toma located it)', bytes: metadataInSegments, inCore: inCore.metadata, note: 'the part of TCMalloc\'s metadata toma finds (span and thread-cache records, page map, current blocks); the rest is in other anonymous mappings'}
+      ? {part: 'allocator metadata (as toma located it)', bytes: metadataInSegments, inCore: inCore.metadata, note: allocator === 'google/tcmalloc' ? 'tcmalloc\'s metadata arena (the mappings of its metadata tag), whole: tcmalloc.metadata_bytes counts the part of it in use' : 'the part of TCMalloc\'s metadata toma finds (span and thread-cache records, page map, current blocks); the rest is in other anonymous mappings'}
       : {part: 'allocator metadata', bytes: 0, inCore: 0, note: 'not in this index (made before toma memory): counted in other anonymous mappings; analyze again to split it out'},
     {part: 'thread stacks', bytes: groups.stacks, inCore: inCore.stacks},
     {part: 'modules\' data (writable segments and .bss)', bytes: groups.modules, inCore: inCore.modules},

@@ -15,7 +15,7 @@ export function memoryReport(program: Program, index: HeapIndex, options: {examp
   return {
     allocator,
     /** What this report does not tell yet for the allocator that ran (null: everything above is exact for it). */
-    notYet: allocator === 'gperftools' ? null : `${allocator ?? 'this allocator'}: its spans are read as gperftools' are; its huge-page filler and per-CPU figures are not split out yet`,
+    notYet: allocator === 'gperftools' ? null : allocator === 'google/tcmalloc' ? "google/tcmalloc: the huge-page filler's pages used per hugepage are not shown yet" : `${allocator ?? 'this allocator'}: its figures are not split out yet`,
     accounting: memoryAccounting(program, index),
     fragmentation: spanOccupancy(index, options.examples),
     pageHeap: pageHeapShape(index),

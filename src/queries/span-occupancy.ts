@@ -59,6 +59,8 @@ export interface PinningGroup {
 /** Free objects a thread's cache holds in spans that are pinned or hold no live object. */
 export interface CachePin {
   tid: number | null
+  /** The CPU whose cache it is, where caches are per CPU (google/tcmalloc); else null. */
+  cpu: number | null
   cache: string
   objects: number
   bytes: number
@@ -183,7 +185,7 @@ function cachePins(index: HeapIndex, caches: Map<number, CachePin & {seen: numbe
     const owner = index.threadOf(id)
     const key = owner?.cache ?? -1
     let c = caches.get(key)
-    if (!c) caches.set(key, (c = {tid: owner?.tid ?? null, cache: owner ? hex(owner.cache) : 'unattributed', objects: 0, bytes: 0, spansAlone: 0, bytesAlone: 0, seen: 0}))
+    if (!c) caches.set(key, (c = {tid: owner?.tid ?? null, cpu: owner?.cpu ?? null, cache: owner ? hex(owner.cache) : 'unattributed', objects: 0, bytes: 0, spansAlone: 0, bytesAlone: 0, seen: 0}))
     c.objects++
     c.bytes += size
     here.add(c)
