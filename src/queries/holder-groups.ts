@@ -3,7 +3,6 @@ import {ALLOCATOR_INTERNAL, UNREACHED} from '../graph/allocator-internal.js'
 import {regionOf, type RootRegion} from '../graph/root-regions.js'
 import {hex} from '../errors.js'
 import type {HeapIndex, RootRef} from '../index/heap-index.js'
-import {LIVE} from '../heap/states.js'
 import type {Program} from '../program/program.js'
 import {RED_ZONE} from '../program/dead-frames.js'
 import {unwindThread} from '../program/unwind.js'
@@ -108,10 +107,10 @@ export function storedHolders(program: Program, index: HeapIndex, have: Have = {
 
 /**
  * Bytes a slot storedHolders allocates with its columns whole, given the dominator tree, the
- * retained bytes and the type ids: idom, the retained objects and each slot's size (4 bytes
- * each), the reachable bits (1) and the two outputs (8).
+ * retained bytes and the type ids: idom and the retained objects (4 bytes each), the reachable
+ * bits (1) and the two outputs (8).
  */
-export const WHOLE_WALK_BYTES_PER_SLOT = 21
+export const WHOLE_WALK_BYTES_PER_SLOT = 17
 
 /** How the walk under a memory limit reads its columns: caches of `cacheBytes` each, of blocks of `blockWords` elements (tests make them small). */
 export interface ThroughBlocks {
@@ -146,16 +145,12 @@ interface WalkInputs {
 /** What every walk needs beside the columns. */
 const walkContext = (program: Program, index: HeapIndex) => ({groupCount: index.columns.threadGroupCount(), tids: Array.from(index.columns.threadTids()), names: new Names(program, index)})
 
-/** The walk's inputs whole in memory: the index's columns (but those given), each live slot's size. */
+/** The walk's inputs whole in memory: the index's columns (but those given); each slot's size from its span. */
 function walkInputs(program: Program, index: HeapIndex, have: Have = {}): WalkInputs {
   const c = index.columns
   const {childStart, child} = have.childStart && have.child ? {childStart: have.childStart, child: have.child} : c.dominatorTree()
   const idom = c.idom()
-  // Sizes by slot (a block of 4 GiB or more keeps 2^32 - 1 here and is asked for its size).
-  const size32 = new Uint32Array(idom.length)
-  index.objects.forEachObject((id, _start, size) => {
-    size32[id] = Math.min(size, 0xffff_ffff)
-  }, LIVE)
+  const objects = index.objects
   const types = have.types ?? (c.type() as ArrayLike<number>)
   const reachable = c.reachable()
   const retainedBytes = have.retainedBytes ?? c.retainedBytes()
@@ -169,7 +164,7 @@ function walkInputs(program: Program, index: HeapIndex, have: Have = {}): WalkIn
     reachableAt: i => reachable[i]!,
     retainedBytesAt: i => retainedBytes[i]!,
     retainedObjectsAt: i => retainedObjects[i]!,
-    sizeOf: id => (size32[id] === 0xffff_ffff ? index.object(id).size : size32[id]!),
+    sizeOf: id => objects.sizeOf(id),
     ...walkContext(program, index),
     close: () => {},
   }
@@ -177,9 +172,9 @@ function walkInputs(program: Program, index: HeapIndex, have: Have = {}): WalkIn
 
 /**
  * The walk's inputs under a memory limit: the type ids as given (the analysis holds them) or
- * whole, every other column through a cache of blocks of its own, each slot's
- * size from its span. The walk goes down the dominator tree, whose child lists the tree's
- * builder lists ascending: a heap's neighbours are met together, and a block read serves many.
+ * whole, every other column through a cache of blocks of its own. The walk goes down the
+ * dominator tree, whose child lists are ascending (but for each one's largest child, first): a
+ * heap's neighbours are met together, and a block read serves many.
  */
 function walkInputsThroughBlocks(program: Program, index: HeapIndex, have: Have, {cacheBytes, blockWords}: ThroughBlocks): WalkInputs {
   const b = index.columns.throughBlocks(cacheBytes, blockWords)
@@ -249,18 +244,16 @@ export function holderWalk(program: Program, index: HeapIndex, which: HolderScop
     return g
   }
 
-  // The walk: a stack of (node, next child, end of its children, its group or -1).
+  // The walk: a stack of (node, next child, its group or -1).
   let cap = 1024
   let node = new Uint32Array(cap)
   let next = new Uint32Array(cap)
-  let last = new Uint32Array(cap)
   let inGroup = new Int32Array(cap)
   let depth = 0
-  // A tree of n nodes is walked in n steps at most: past them, the index's tree met a node twice.
-  let pushed = 0
   const push = (id: number, holder: number, offset: number, leaked: boolean) => {
-    if (++pushed > n) throw new DamagedIndexError(index.path, 'the dominator tree meets an object twice')
     if (depth === cap) {
+      // A path down a tree of n nodes is n long at most: a longer one goes round a cycle (checked as the stack grows, not each step).
+      if (depth > n) throw new DamagedIndexError(index.path, 'the dominator tree has a cycle')
       cap *= 2
       const grow = <T extends Uint32Array | Int32Array>(a: T, make: (k: number) => T) => {
         const b = make(cap)
@@ -269,7 +262,6 @@ export function holderWalk(program: Program, index: HeapIndex, which: HolderScop
       }
       node = grow(node, k => new Uint32Array(k))
       next = grow(next, k => new Uint32Array(k))
-      last = grow(last, k => new Uint32Array(k))
       inGroup = grow(inGroup, k => new Int32Array(k))
     }
     holderOfObject[id] = holder
@@ -290,7 +282,6 @@ export function holderWalk(program: Program, index: HeapIndex, which: HolderScop
     }
     node[depth] = id
     next[depth] = childStartAt(id)
-    last[depth] = childStartAt(id + 1)
     inGroup[depth] = g
     depth++
   }
@@ -299,7 +290,7 @@ export function holderWalk(program: Program, index: HeapIndex, which: HolderScop
     while (depth > 0) {
       const at = depth - 1
       const id = node[at]!
-      if (next[at]! < last[at]!) {
+      if (next[at]! < childStartAt(id + 1)) {
         const c = childAt(next[at]!++)
         const t = typeAt(id)
         if (t === 0) push(c, holderOfObject[id]!, entryOffset[id]!, leaked)
