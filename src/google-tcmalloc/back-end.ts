@@ -5,14 +5,26 @@ import {u64le} from '../util/u64le.js'
 import {classBytesOf, type GoogleLayout, type ShiftLayout} from './layout.js'
 import {pageMapGeometry, type PageMapWalk} from './page-map.js'
 
-/** A run of free pages of the back end: backed (page-heap free) or given back to the system. */
+/** Where the back end keeps a run of free pages (HugePageAwareAllocator's parts, as its stats name them). */
+export type BackEndPart = 'filler' | 'region' | 'cache' | 'alloc'
+
+/** A run of free pages of the back end: backed (page-heap free) or given back to the system, and the part that keeps it. */
 export interface FreeRange {
   start: number
   bytes: number
   returned: boolean
+  part: BackEndPart
 }
 
-const HUGE_PAGE = 2 ** 21
+/** One hugepage of the filler, as its PageTracker says: pages in use, free pages given back to the system, the longest run of free pages. */
+export interface FillerHugePage {
+  start: number
+  used: number
+  released: number
+  longestFree: number
+}
+
+export const HUGE_PAGE = 2 ** 21
 /** HugeAddressMap is a treap: deeper than this, or more nodes, is a cycle or damage. */
 const MAX_NODES = 1 << 20
 
@@ -37,12 +49,13 @@ export function readFreePages(
   shift: ShiftLayout,
   pageAllocator: number | null,
   warnings: Warnings,
-): {ranges: FreeRange[]; hugeCache: {walked: number; counted: number} | null} | null {
+): {ranges: FreeRange[]; filler: FillerHugePage[]; hugeCache: {walked: number; counted: number} | null} | null {
   const B = shift.backEnd
   if (!B) return null
   const pageSize = 2 ** pageShift
   const pagesPerHuge = HUGE_PAGE / pageSize
   const out: FreeRange[] = []
+  const filler: FillerHugePage[] = []
   const g = pageMapGeometry(layout, pageShift, classBytesOf(shift))
   const hugepagesPerLeaf = Math.max(1, 2 ** (g.leafBits + pageShift - 21))
   const seen = new Set<number>()
@@ -64,12 +77,16 @@ export function readFreePages(
         continue
       }
       const bit = (at: number, p: number) => (rec[at + Math.floor(p / 8)]! >> (p % 8)) & 1
-      pushFreeRuns(out, start, pagesPerHuge, pageSize, p => bit(B.trackerUsed, p) === 0, p => bit(B.trackerReleased, p) === 1)
+      const free = (p: number) => bit(B.trackerUsed, p) === 0
+      const released = (p: number) => bit(B.trackerReleased, p) === 1
+      pushFreeRuns(out, start, pagesPerHuge, pageSize, free, released, 'filler')
+      filler.push(fillerHugePage(start, pagesPerHuge, free, released))
     }
   }
+  filler.sort((a, b) => a.start - b.start)
   if (pageAllocator === null) {
     warnings.add('back-end', 'Static::page_allocator_ not found: free hugepages in the huge cache and the huge allocator are not counted')
-    return {ranges: out, hugeCache: null}
+    return {ranges: out, filler, hugeCache: null}
   }
   // The huge cache's hugepages as walked, and as each cache's own size_ counts them.
   const hugeCache = {walked: 0, counted: 0}
@@ -85,20 +102,36 @@ export function readFreePages(
       [hpaa + B.allocatorFreeRoot, true],
     ] as const) {
       for (const r of addressMapRanges(memory, root, B, warnings)) {
-        out.push({start: r.first * HUGE_PAGE, bytes: r.count * HUGE_PAGE, returned})
+        out.push({start: r.first * HUGE_PAGE, bytes: r.count * HUGE_PAGE, returned, part: returned ? 'alloc' : 'cache'})
         if (!returned) hugeCache.walked += r.count * HUGE_PAGE
       }
     }
   }
-  return {ranges: out.sort((a, b) => a.start - b.start), hugeCache}
+  return {ranges: out.sort((a, b) => a.start - b.start), filler, hugeCache}
+}
+
+/** A filler hugepage's pages in use, free pages released, and its longest run of free pages. */
+function fillerHugePage(start: number, pages: number, free: (p: number) => boolean, released: (p: number) => boolean): FillerHugePage {
+  const page: FillerHugePage = {start, used: 0, released: 0, longestFree: 0}
+  let run = 0
+  for (let p = 0; p < pages; p++) {
+    if (!free(p)) {
+      page.used++
+      run = 0
+      continue
+    }
+    if (released(p)) page.released++
+    page.longestFree = Math.max(page.longestFree, ++run)
+  }
+  return page
 }
 
 /** The runs of free pages among `pages` pages from `start`, each backed or returned throughout. */
-function pushFreeRuns(out: FreeRange[], start: number, pages: number, pageSize: number, free: (p: number) => boolean, returned: (p: number) => boolean): void {
+function pushFreeRuns(out: FreeRange[], start: number, pages: number, pageSize: number, free: (p: number) => boolean, returned: (p: number) => boolean, part: BackEndPart): void {
   let run = -1
   let runReturned = false
   const close = (end: number) => {
-    if (run >= 0) out.push({start: start + run * pageSize, bytes: (end - run) * pageSize, returned: runReturned})
+    if (run >= 0) out.push({start: start + run * pageSize, bytes: (end - run) * pageSize, returned: runReturned, part})
     run = -1
   }
   for (let p = 0; p < pages; p++) {
@@ -147,7 +180,7 @@ function regionFreePages(
       warnings.addDamage('back-end', `huge region ${hex(region)} names hugepage ${hex(start)}: left out`, region)
       return out
     }
-    pushFreeRuns(out, start, R.pages, pageSize, p => ((bitmap[Math.floor(p / 8)]! >> (p % 8)) & 1) === 0, p => backed[Math.floor(p / pagesPerHuge)] === 0)
+    pushFreeRuns(out, start, R.pages, pageSize, p => ((bitmap[Math.floor(p / 8)]! >> (p % 8)) & 1) === 0, p => backed[Math.floor(p / pagesPerHuge)] === 0, 'region')
     region = memory.readU64(region) ?? head
   }
   if (region !== head || walked !== count) {

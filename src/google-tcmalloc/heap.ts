@@ -6,7 +6,7 @@ import {DamageLog} from '../heap/damage.js'
 import type {CrossCheck, ModelledHeap, ModelOptions, StatePlace} from '../heap/heap-model.js'
 import {Warnings} from '../heap/warnings.js'
 import {PAGE_HEAP, RETURNED, THREAD_CACHE, TRANSFER_CACHE} from '../heap/states.js'
-import {readFreePages} from './back-end.js'
+import {readFreePages, HUGE_PAGE, type BackEndPart, type FreeRange} from './back-end.js'
 import type {Program} from '../program/program.js'
 import {sharedUint8} from '../util/shared-arrays.js'
 import {u64le} from '../util/u64le.js'
@@ -423,6 +423,7 @@ export function analyzeGoogleHeap(program: Program, options: ModelOptions = {}):
   if (globals.at.threadHeaps !== null) frontCaches.push(...markThreadCaches(memory, globals.at.threadHeaps, layout, shift, classes.size, marker, frontCaches.length))
   else if (!perCpuActive) warnings.add('thread-cache', "ThreadCache::thread_heaps_ found neither by symbol nor by signature: objects in per-thread caches are counted live")
   placed.close(THREAD_CACHE, 'per-thread caches', 'tcmalloc.thread_cache_free')
+  if (free) for (const part of BACK_END_PARTS) placeBackEndPart(placed, free.ranges, part)
   const objects = new Float64Array(6)
   const bytes = new Float64Array(6)
   let spanWaste = 0
@@ -460,6 +461,7 @@ export function analyzeGoogleHeap(program: Program, options: ModelOptions = {}):
     threadCacheObjects,
     threadCacheOwner,
     totals: {objects, bytes, spanWaste, places: placed.places(bytes)},
+    ...(free && free.filler.length > 0 ? {hugePageFill: {pagesPerHugePage: HUGE_PAGE / pageSize, hugePages: free.filler}} : {}),
     crossCheck,
     sampled,
     sampledProxy: proxySlot,
@@ -507,6 +509,11 @@ class PlaceCounter {
     this.bytesAt.set(marker.bytes)
   }
 
+  /** A place whose objects and bytes were counted elsewhere (the back end's free runs). */
+  add(place: StatePlace): void {
+    this.list.push(place)
+  }
+
   /** Closes a place of `state`: what was marked into it since the last close of that state. */
   close(state: number, place: string, property: string): void {
     const objects = this.marker.objects[state]! - this.objectsAt[state]!
@@ -520,5 +527,25 @@ class PlaceCounter {
     const sums = new Float64Array(8)
     for (const p of this.list) sums[p.state]! += p.bytes
     return this.list.filter(p => sums[p.state] === totalBytes[p.state])
+  }
+}
+
+/**
+ * The page heap's places, as GetStats prints them for each huge-page-aware allocator (summed over
+ * them): each part's free runs, backed (page heap free) or given back to the system (returned).
+ */
+const BACK_END_PARTS: Array<{part: BackEndPart; backed: [string, string] | null; returned: [string, string] | null}> = [
+  {part: 'filler', backed: ['huge-page filler', 'HugePageFiller: <n> pages free'], returned: ['huge-page filler (released pages)', 'HugePageFiller: unmapped pages']},
+  {part: 'region', backed: ['huge regions', 'HugeRegion: <n> KiB free'], returned: ['huge regions (unbacked)', 'HugeRegion: <n> MiB unbacked']},
+  {part: 'cache', backed: ['huge cache (whole hugepages)', 'HugeCache: <n> hugepages cached'], returned: null},
+  {part: 'alloc', backed: null, returned: ['huge allocator (whole hugepages)', 'HugeAllocator: <n> hugepages free']},
+]
+
+/** Adds a back-end part's free runs to the places of the page heap's states: one run a slot. */
+function placeBackEndPart(placed: PlaceCounter, ranges: FreeRange[], {part, backed, returned}: (typeof BACK_END_PARTS)[number]): void {
+  for (const [state, names] of [[PAGE_HEAP, backed], [RETURNED, returned]] as const) {
+    if (!names) continue
+    const mine = ranges.filter(r => r.part === part && r.returned === (state === RETURNED))
+    placed.add({state, place: names[0], property: names[1], objects: mine.length, bytes: mine.reduce((n, r) => n + r.bytes, 0)})
   }
 }

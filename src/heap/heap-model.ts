@@ -69,6 +69,8 @@ export interface ModelledHeap {
   warnings: Warnings
   /** Broken links, entries and lists its walks found (damage.ts). */
   damage: DamageLog
+  /** The hugepages the allocator packs small spans into, one entry each (google/tcmalloc's huge-page filler); absent where it has none. */
+  hugePageFill?: HugePageFill
   /**
    * The first word of every slot of an in-use span, as the model read them for its list walks
    * (NaN: not read), for the model stage to take (first-words.ts); absent where the model read none.
@@ -129,13 +131,24 @@ export interface StateTotals {
   spanWaste: number
   /**
    * A state's bytes split by the allocator's places where it keeps more than one of that state
-   * (google/tcmalloc: per-CPU and per-thread caches; unsharded and sharded transfer caches), each
+   * (google/tcmalloc: per-CPU and per-thread caches; unsharded and sharded transfer caches; the
+   * page heap's filler, regions and huge cache, and for returned pages its huge allocator), each
    * with the allocator's property counting the same bytes; absent where each state is one place.
    */
   places?: StatePlace[]
 }
 
-/** One place of a state: its objects and bytes, and the allocator's property of the same. */
+/**
+ * The hugepages an allocator fills with spans of a few pages (google/tcmalloc's HugePageFiller, from
+ * its page trackers), in address order: per hugepage its pages in use, its free pages given back to
+ * the system, and its longest run of free pages (given back or not).
+ */
+export interface HugePageFill {
+  pagesPerHugePage: number
+  hugePages: Array<{start: number; used: number; released: number; longestFree: number}>
+}
+
+/** One place of a state: its objects and bytes, and the allocator's property of the same (for a place the allocator only prints, its stats line). */
 export interface StatePlace {
   state: number
   place: string

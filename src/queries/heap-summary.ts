@@ -17,6 +17,7 @@ import {namingSummary, namingWarnings} from './naming-summary.js'
 import {heapObjects} from '../heap/objects.js'
 import {metadataExtent} from './metadata-extent.js'
 import {spanIntervals} from '../graph/roots.js'
+import {hugePageFillSummary} from './huge-page-fill-summary.js'
 
 /** The graph stage's part of the summary: the graph with its reachability (null before that stage). */
 export interface SummaryGraph {
@@ -59,6 +60,8 @@ export function heapSummary(program: Program, heap: HeapModel, withGraph: Summar
     spanWasteBytes: heap.totals.spanWaste,
     /** States split by the allocator's places, where it keeps several of one state (heap-model.ts StatePlace). */
     statePlaces: heap.totals.places ?? [],
+    /** The hugepages the allocator fills with small spans, by pages used (google/tcmalloc's filler); null where it has none. */
+    hugePageFill: hugePageFillSummary(heap.hugePageFill),
     topSizeClasses: classes.slice(0, topClasses),
     // The stored key of the allocator's figure is `tcmalloc` (the index's summary, read by the reports).
     crossCheck: heap.crossCheck.map(({allocator, notIndependent, ...c}) => ({...c, tcmalloc: allocator, ...(notIndependent === undefined ? {} : {notIndependent}), equal: c.toma === allocator, independent: notIndependent === undefined})),

@@ -6,24 +6,14 @@ import {STATE_NAMES} from '../heap/states.js'
 import type {Program} from '../program/program.js'
 import type {HeapSummary} from './heap-summary.js'
 import type {MetadataInSegment} from './metadata-extent.js'
-import {heapPartLines} from './memory-heap-parts.js'
+import {heapPartLines, type AccountLine} from './memory-heap-parts.js'
+
+export type {AccountLine} from './memory-heap-parts.js'
 import type {StatePlace} from '../heap/heap-model.js'
 
 /** A span's location (the index's span.location): in use, free on the normal list, free and returned to the system. */
 export const SPAN_IN_USE = 0
 
-/** One line of the accounting: its bytes, and where the allocator keeps a counter of the same, that counter. */
-export interface AccountLine {
-  part: string
-  bytes: number
-  /** Of them, the bytes the core file holds (the rest only mapped: a segment the core holds in part); absent on the heap's parts. */
-  inCore?: number
-  /** The allocator's own figure for the same bytes (its property), where the core holds it. */
-  allocator?: {property: string; bytes: number}
-  /** The allocator's property of the same bytes where the core holds no counter of it (the process gives it when asked). */
-  property?: string
-  note?: string
-}
 
 /** One thread's stack: its mapping's bytes and the part above the stack pointer (in use, its TLS and descriptor included). */
 export interface StackLine {

@@ -1,6 +1,20 @@
 import type {StatePlace} from '../heap/heap-model.js'
 import {CENTRAL_CACHE, LIVE, PAGE_HEAP, RETURNED, THREAD_CACHE, TRANSFER_CACHE} from '../heap/states.js'
-import type {AccountLine} from './memory-accounting.js'
+
+/** One line of the accounting: its bytes, and where the allocator keeps a counter of the same, that counter. */
+export interface AccountLine {
+  part: string
+  bytes: number
+  /** Of them, the bytes the core file holds (the rest only mapped: a segment the core holds in part); absent on the heap's parts. */
+  inCore?: number
+  /** The allocator's own figure for the same bytes (its property), where the core holds it. */
+  allocator?: {property: string; bytes: number}
+  /** The allocator's property of the same bytes where the core holds no counter of it (the process gives it when asked). */
+  property?: string
+  note?: string
+  /** The same bytes split further by the allocator's places (google/tcmalloc's page heap: filler, regions, huge cache, huge allocator); they add up to the line. */
+  parts?: AccountLine[]
+}
 
 /** What the heap-part lines are made of: bytes per state, the spans' tail waste, the allocator's places and counters. */
 export interface HeapPartInputs {
@@ -31,9 +45,15 @@ export function heapPartLines(allocator: string | null, h: HeapPartInputs): Acco
     ]
   }
   // A state the model split by place is one line per place; else one line naming every property it covers.
+  const lines = (state: number, prefix: string) => h.places.filter(p => p.state === state).map(p => ({part: `${prefix}${p.place}`, bytes: p.bytes, property: p.property}))
   const placed = (state: number, whole: AccountLine): AccountLine[] => {
-    const mine = h.places.filter(p => p.state === state)
-    return mine.length > 0 ? mine.map(p => ({part: `free in ${p.place}`, bytes: p.bytes, property: p.property})) : [whole]
+    const mine = lines(state, 'free in ')
+    return mine.length > 0 ? mine : [whole]
+  }
+  // The page heap's lines keep the property that counts them whole, with the places under them.
+  const split = (state: number, whole: AccountLine): AccountLine => {
+    const mine = lines(state, '')
+    return mine.length > 0 ? {...whole, parts: mine} : whole
   }
   return [
     {part: 'live (in use by the application)', bytes: h.state[LIVE]!, property: 'generic.current_allocated_bytes'},
@@ -41,7 +61,7 @@ export function heapPartLines(allocator: string | null, h: HeapPartInputs): Acco
     ...placed(TRANSFER_CACHE, {part: 'free in transfer caches (sharded included)', bytes: h.state[TRANSFER_CACHE]!, property: 'tcmalloc.transfer_cache_free + tcmalloc.sharded_transfer_cache_free'}),
     {part: 'free in central lists (spans\' own free lists)', bytes: h.state[CENTRAL_CACHE]!, note: 'tcmalloc counts these and the span tail waste below together as tcmalloc.central_cache_free'},
     {part: 'span tail waste (fits no object)', bytes: h.tailWaste},
-    {part: 'page heap free (filler pages, huge cache, regions)', bytes: h.state[PAGE_HEAP]!, property: 'tcmalloc.page_heap_free'},
-    {part: 'page heap returned to the system (unmapped)', bytes: h.state[RETURNED]!, property: 'tcmalloc.page_heap_unmapped'},
+    split(PAGE_HEAP, {part: 'page heap free (filler pages, huge cache, regions)', bytes: h.state[PAGE_HEAP]!, property: 'tcmalloc.page_heap_free'}),
+    split(RETURNED, {part: 'page heap returned to the system (unmapped)', bytes: h.state[RETURNED]!, property: 'tcmalloc.page_heap_unmapped'}),
   ]
 }

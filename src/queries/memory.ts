@@ -2,6 +2,7 @@ import type {HeapIndex} from '../index/heap-index.js'
 import type {Program} from '../program/program.js'
 import {memoryAccounting} from './memory-accounting.js'
 import {pageHeapShape} from './page-heap-shape.js'
+import {hugePageFillReport} from './huge-page-fill.js'
 import {spanOccupancy} from './span-occupancy.js'
 
 /**
@@ -15,10 +16,12 @@ export function memoryReport(program: Program, index: HeapIndex, options: {examp
   return {
     allocator,
     /** What this report does not tell yet for the allocator that ran (null: everything above is exact for it). */
-    notYet: allocator === 'gperftools' ? null : allocator === 'google/tcmalloc' ? "google/tcmalloc: the huge-page filler's pages used per hugepage are not shown yet" : `${allocator ?? 'this allocator'}: its figures are not split out yet`,
+    notYet: allocator === 'gperftools' || allocator === 'google/tcmalloc' ? null : `${allocator ?? 'this allocator'}: its figures are not split out yet`,
     accounting: memoryAccounting(program, index),
     fragmentation: spanOccupancy(index, options.examples),
     pageHeap: pageHeapShape(index),
+    /** The huge-page filler's hugepages by pages used, and what holds those a few pages keep (null: no filler). */
+    hugePageFill: hugePageFillReport(index),
   }
 }
 

@@ -2,13 +2,9 @@ import {hex} from '../errors.js'
 import type {HeapIndex} from '../index/heap-index.js'
 import {CENTRAL_CACHE, LIVE, THREAD_CACHE, TRANSFER_CACHE} from '../heap/states.js'
 import {SPAN_IN_USE} from './memory-accounting.js'
+import {objectLabel} from './object-label.js'
+import {PINNED_SHARE} from './pinned-share.js'
 
-/**
- * A span is pinned when at least one of its slots is live and at most this share of them are: were
- * its few live objects freed, the whole span would go back to the page heap (once the caches give
- * back the free objects they hold of it).
- */
-export const PINNED_SHARE = 0.1
 /** Occupancy buckets: 0–10 %, 10–20 %, …, 90–100 % of a span's slots live (a full span is in the last). */
 export const BUCKETS = 10
 
@@ -156,10 +152,7 @@ function groupPinners(
   const here = new Set<PinningGroup>()
   for (let id = first; id < first + slots; id++) {
     if (state[id] !== LIVE) continue
-    const t = types[id]!
-    const h = t === 0 && holders && holders[id]! >= 0 ? index.holderTable().holders[holders[id]!] : undefined
-    const name = t > 0 ? index.typeName(t)! : `(unnamed, ${size} B)`
-    const holder = h ? `${h.kind} ${h.name}` : null
+    const {name, holder} = objectLabel(index, types, holders, id, size)
     const key = `${name}\u0000${holder ?? ''}`
     let g = groups.get(key)
     if (!g) groups.set(key, (g = {name, holder, size, objects: 0, bytes: 0, spans: 0, spansAlone: 0, bytesReturned: 0, addresses: []}))

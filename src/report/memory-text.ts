@@ -18,7 +18,9 @@ export function memoryText(report: MemoryReport, rows: number): string {
   lineRows.push(['remainder (no line explains it)', a.remainder, pct(a.remainder, a.mapped.bytes), '', '', ''])
   out.push(table(['part', '#bytes', '#share', '#in the core file', '#allocator says', 'property'], lineRows))
   out.push('', heading(`The heap's spans: ${bytes(a.heap.bytes)}`))
-  out.push(table(['part', '#bytes', '#share', '#allocator says', 'property'], a.heap.parts.map(l => [l.part, l.bytes, pct(l.bytes, a.heap.bytes), l.allocator ? l.allocator.bytes : '', l.allocator?.property ?? l.property ?? ''])))
+  // A line's places (google/tcmalloc's page heap) follow it, indented: they add up to it.
+  const heapRows = a.heap.parts.flatMap(l => [l, ...(l.parts ?? []).map(x => ({...x, part: `  of which ${x.part}`}))])
+  out.push(table(['part', '#bytes', '#share', '#allocator says', 'property'], heapRows.map(l => [l.part, l.bytes, pct(l.bytes, a.heap.bytes), l.allocator ? l.allocator.bytes : '', l.allocator?.property ?? l.property ?? ''])))
   for (const l of [...a.lines, ...a.heap.parts]) if (l.note) out.push(chalk.dim(`${l.part}: ${l.note}`))
   if (a.heap.outsideSegments > 0) out.push(chalk.yellow(`${a.heap.outsideSegments} bytes of spans lie in no writable segment of the core: in no line above`))
   if (a.stacks.length > 0) {
@@ -45,5 +47,29 @@ export function memoryText(report: MemoryReport, rows: number): string {
   const p = r.pageHeap
   out.push('', heading(`The page heap's free runs: ${bytes(p.normalBytes)} normal, ${bytes(p.returnedBytes)} returned; largest request served without growing: ${bytes(p.largestServableBytes)} (${p.largestRunPages} pages)`))
   out.push(table(['#pages', '#normal', '#returned', '#bytes'], p.runs.map(x => [x.pages, x.normal, x.returned, x.pages * p.pageSize * (x.normal + x.returned)])))
+  if (r.hugePageFill) out.push('', ...hugePageFillText(r.hugePageFill, rows))
   return out.join('\n')
+}
+
+/** The huge-page filler: its hugepages by share of pages used, and what holds those a few pages keep. */
+function hugePageFillText(h: NonNullable<MemoryReport['hugePageFill']>, rows: number): string[] {
+  const n = h.pagesPerHugePage
+  const byShare = new Array<number>(10).fill(0)
+  h.byUsedPages.forEach((count, used) => (byShare[Math.min(9, Math.floor((used * 10) / n))]! += count))
+  const out = [
+    heading(`The huge-page filler: ${grouped(h.hugePages)} hugepages of ${n} pages (${grouped(h.full)} full, ${grouped(h.partial)} partial, ${grouped(h.released)} with released pages)`),
+    `pages used ${grouped(h.usedPages)}, free ${grouped(h.freePages)}, released ${grouped(h.releasedPages)}`,
+    `hugepages by % of pages used (0-10 … 90-100): ${byShare.join(' ')}`,
+  ]
+  const share = `${Math.round(h.heldShare * 100)} %`
+  if (h.heldByFew.length === 0) return [...out, chalk.dim(`no hugepage is held by at most ${share} of its pages`)]
+  out.push('', heading(`Hugepages held by a few pages (at most ${share} used): what holds them`))
+  out.push(
+    table(
+      ['hugepage', '#pages used', '#spans', '#live objects', '#live bytes', 'names (most bytes first)'],
+      h.heldByFew.slice(0, rows).map(x => [x.start, x.usedPages, x.spans, x.liveObjects, x.liveBytes, x.names.map(g => `${g.name}${g.holder ? ` (${g.holder})` : ''} ×${grouped(g.objects)}`).join(', ')]),
+    ),
+  )
+  if (h.heldByFew.length > rows) out.push(chalk.dim(`… ${h.heldByFew.length - rows} more hugepages (--json lists them all)`))
+  return out
 }

@@ -50,30 +50,136 @@ function readStats(stats: string): Stats {
   return {bySize, utilization}
 }
 
+/** Rows where only the page heap's parts and the filler's shape are checked: 256 KiB pages (8 a hugepage), and older releases. */
+const BACK_END_ROWS = ['gtc-2026-08-256k-release-percpu', 'gtc-2024-07-15-release-percpu', 'gtc-2023-02-27-release-percpu']
+
+const sum = (text: string, re: RegExp, group = 1) => [...text.matchAll(re)].reduce((n, m) => n + Number(m[group]), 0)
+
+/**
+ * One of the filler's fullness histograms (its title ends `a<= <figure> <b`), summed over every
+ * kind of hugepage (regular, donated, released; sparse and dense) and every allocator instance:
+ * lower bound → hugepages. All of them must have the same buckets.
+ */
+function fillerHistogram(stats: string, figure: string): Map<number, number> {
+  const out = new Map<number, number>()
+  let bounds: string | null = null
+  // After a blank line: the same histograms split by allocated spans (2024) follow a line naming the split.
+  const title = new RegExp(`(?<=\\n\\n)HugePageFiller: # of [^\\n]*hps with a<= ${figure} <b\\n((?:HugePageFiller: <.*\\n)+)`, 'g')
+  for (const m of stats.matchAll(title)) {
+    const buckets = [...m[1]!.matchAll(/<\s*(\d+)<=\s*(\d+)/g)].map(x => [Number(x[1]), Number(x[2])] as const)
+    const these = buckets.map(b => b[0]).join(',')
+    expect(bounds ?? these).toBe(these)
+    bounds = these
+    for (const [lower, count] of buckets) out.set(lower, (out.get(lower) ?? 0) + count)
+  }
+  expect(out.size).toBeGreaterThan(0)
+  return out
+}
+
+/** toma's exact histogram (index: pages → hugepages) in tcmalloc's buckets: each counts a <= pages < the next bucket's a. */
+function inBuckets(exact: number[], buckets: Map<number, number>): Map<number, number> {
+  const lowers = [...buckets.keys()].sort((a, b) => a - b)
+  const out = new Map(lowers.map(l => [l, 0]))
+  exact.forEach((count, pages) => {
+    const lower = lowers.filter(l => l <= pages).at(-1)!
+    out.set(lower, out.get(lower)! + count)
+  })
+  return out
+}
+
+/**
+ * The page heap's parts and the filler's shape against GetStats' back-end lines, summed over the
+ * huge-page-aware allocator instances it prints (normal, sampled, cold): the filler's pages free,
+ * hugepages total / full / partial / released, its histograms of free pages and of the longest free
+ * run; the regions' KiB free and MiB unbacked; the huge cache's hugepages; the huge allocator's.
+ */
+function checkBackEnd(id: string, report: () => any) {
+  const truth = JSON.parse(fs.readFileSync(path.join(DIR, id, 'truth.json'), 'utf8')) as {pageShift: number; stats: string}
+  const stats = truth.stats
+  const pageSize = 2 ** truth.pageShift
+  const HUGE = 2 ** 21
+
+  it('splits the page heap into the filler, regions, huge cache and huge allocator, each as GetStats prints it', () => {
+    const parts = report().accounting.heap.parts as Array<Line & {parts?: Line[]}>
+    const of = (prefix: string) => {
+      const l = parts.find(x => x.part.startsWith(prefix))!
+      expect(l.parts, prefix).toBeDefined()
+      expect(l.parts!.reduce((n, x) => n + x.bytes, 0)).toBe(l.bytes)
+      return (name: string) => {
+        const x = l.parts!.find(y => y.part === name)
+        expect(x, name).toBeDefined()
+        return x!.bytes
+      }
+    }
+    const free = of('page heap free')
+    const returned = of('page heap returned')
+    expect(free('huge-page filler')).toBe(sum(stats, /^HugePageFiller: (\d+) pages free in/gm) * pageSize)
+    expect(free('huge regions')).toBe(sum(stats, /^HugeRegion: \d+ KiB used, (\d+) KiB free/gm) * 1024)
+    expect(free('huge cache (whole hugepages)')).toBe(sum(stats, /^HugeCache: (\d+) \/ \d+ hugepages cached/gm) * HUGE)
+    expect(returned('huge regions (unbacked)')).toBe(sum(stats, /^HugeRegion: .*? KiB contiguous space, (\d+) MiB unbacked/gm) * 2 ** 20)
+    expect(returned('huge allocator (whole hugepages)')).toBe(sum(stats, /^HugeAllocator: .* = (\d+) hugepages free/gm) * HUGE)
+    // No fixture's filler has released pages (its own figure of them is a rounded MiB): none is found.
+    expect(sum(stats, /^HugePageFiller: (?:Overall, )?\d+ total, \d+ full, \d+ partial, (\d+) released/gm)).toBe(0)
+    expect(returned('huge-page filler (released pages)')).toBe(0)
+  })
+
+  it("gives the filler's hugepages by fullness as GetStats counts them", () => {
+    const h = report().hugePageFill
+    expect(h.pagesPerHugePage).toBe(HUGE / pageSize)
+    const overall = /^HugePageFiller: (?:Overall, )?(\d+) total, (\d+) full, (\d+) partial, (\d+) released/gm
+    expect(h.hugePages).toBe(sum(stats, overall, 1))
+    expect(h.hugePages).toBeGreaterThan(10)
+    expect(h.full).toBe(sum(stats, overall, 2))
+    expect(h.partial).toBe(sum(stats, overall, 3))
+    expect(h.released).toBe(sum(stats, overall, 4))
+    expect(h.freePages).toBe(sum(stats, /^HugePageFiller: (\d+) pages free in/gm))
+    expect(h.freePages + h.usedPages + h.releasedPages).toBe(h.hugePages * h.pagesPerHugePage)
+    const free = fillerHistogram(stats, '# of free pages')
+    expect(inBuckets(h.byFreePages, free)).toEqual(free)
+    // The longest-free-run histograms leave out the donated hugepages (tails of large blocks), which
+    // toma does not tell apart: toma's have those and no other more, in some bucket or other.
+    const longest = fillerHistogram(stats, 'longest free range')
+    const donated = [...stats.matchAll(/(?<=\n\n)HugePageFiller: # of donated hps with a<= # of free pages <b\n((?:HugePageFiller: <.*\n)+)/g)].reduce((n, m) => n + sum(m[1]!, /<\s*\d+<=\s*(\d+)/g), 0)
+    const mine = inBuckets(h.byLongestFree, longest)
+    const extra = [...mine].map(([lower, n]) => n - longest.get(lower)!)
+    expect(extra.every(n => n >= 0)).toBe(true)
+    expect(extra.reduce((a, b) => a + b, 0)).toBe(donated)
+  })
+}
+
+/** Runs `toma memory --json` on a fixture before the describe's tests (its index in a folder of its own, removed after). */
+function memoryRun(id: string): {work: string; report: any} {
+  const run = {work: '', report: null as any}
+  beforeAll(async () => {
+    run.work = testTemp('toma-memory-gtc-')
+    const core = await sparseBrotliCorePath(path.join(DIR, id, 'core.br'))
+    const m = await runToma(['memory', core, '--exe', path.join(DIR, id, 'gtcdemo'), '--debug-file-directory', DEBUG_DIR, '--index', path.join(run.work, 'x.toma-index'), '--json', '--examples', '0'], {cwd: run.work})
+    expect(m.status, m.stderr).toBe(0)
+    run.report = JSON.parse(m.stdout)
+  }, 180_000)
+  afterAll(() => {
+    if (run.work) fs.rmSync(run.work, {recursive: true, force: true})
+  })
+  return run
+}
+
+describe.each(BACK_END_ROWS)("toma memory: the page heap's parts and the filler (%s)", id => {
+  const run = memoryRun(id)
+  checkBackEnd(id, () => run.report)
+})
+
 describe.each(ROWS)('toma memory (%s)', id => {
-  let work: string
-  let report: any
+  const run = memoryRun(id)
   const truth = JSON.parse(fs.readFileSync(path.join(DIR, id, 'truth.json'), 'utf8')) as {properties: Record<string, number>; stats: string}
   const p = truth.properties
   const part = (prefix: string) => {
-    const l = report.accounting.heap.parts.find((x: Line) => x.part.startsWith(prefix))
+    const l = run.report.accounting.heap.parts.find((x: Line) => x.part.startsWith(prefix))
     expect(l, prefix).toBeDefined()
     return l.bytes as number
   }
 
-  beforeAll(async () => {
-    work = testTemp('toma-memory-gtc-')
-    const core = await sparseBrotliCorePath(path.join(DIR, id, 'core.br'))
-    const m = await runToma(['memory', core, '--exe', path.join(DIR, id, 'gtcdemo'), '--debug-file-directory', DEBUG_DIR, '--index', path.join(work, 'x.toma-index'), '--json', '--examples', '0'], {cwd: work})
-    expect(m.status, m.stderr).toBe(0)
-    report = JSON.parse(m.stdout)
-  }, 180_000)
-  afterAll(() => {
-    if (work) fs.rmSync(work, {recursive: true, force: true})
-  })
-
   it('accounts for every byte of the writable mappings once, with no remainder', () => {
-    const a = report.accounting
+    const a = run.report.accounting
     expect(a.lines.reduce((n: number, l: Line) => n + l.bytes, 0) + a.remainder).toBe(a.mapped.bytes)
     expect(a.remainder).toBe(0)
     expect(a.heap.outsideSegments).toBe(0)
@@ -83,7 +189,7 @@ describe.each(ROWS)('toma memory (%s)', id => {
   })
 
   it('splits the heap into parts that add up to its spans, each the property the process gave for it', () => {
-    const h = report.accounting.heap
+    const h = run.report.accounting.heap
     expect(h.parts.reduce((n: number, l: Line) => n + l.bytes, 0)).toBe(h.bytes)
     // Every line naming one property is that property's value, as the process read it.
     const named = h.parts.filter((l: Line) => l.property && !l.property.includes(' '))
@@ -98,7 +204,7 @@ describe.each(ROWS)('toma memory (%s)', id => {
   it('counts each class\'s free objects and spans as GetStats lists them', () => {
     const stats = readStats(truth.stats)
     const toma = new Map<number, {free: number; spans: number}>()
-    for (const c of report.fragmentation.classes) {
+    for (const c of run.report.fragmentation.classes) {
       const e = toma.get(c.size) ?? {free: 0, spans: 0}
       e.free += c.spans * c.objectsPerSpan - c.liveObjects
       // A class of one object per span hands out and takes back whole spans: GetStats counts none of its spans.
@@ -110,17 +216,17 @@ describe.each(ROWS)('toma memory (%s)', id => {
     expect(kept(toma)).toEqual(kept(stats.bySize))
     expect([...kept(toma).values()].filter(e => e.spans > 0).length).toBeGreaterThan(25)
     // Where the free objects are adds up to the process's figures of each place.
-    const sum = (k: string) => report.fragmentation.classes.reduce((n: number, c: any) => n + c.freeBytes[k], 0)
-    expect(sum('threadCaches')).toBe(p['tcmalloc.cpu_free']! + p['tcmalloc.thread_cache_free']!)
-    expect(sum('transfer')).toBe(p['tcmalloc.transfer_cache_free']! + p['tcmalloc.sharded_transfer_cache_free']!)
-    expect(sum('central') + part('span tail waste')).toBe(p['tcmalloc.central_cache_free'])
+    const freeIn = (k: string) => run.report.fragmentation.classes.reduce((n: number, c: any) => n + c.freeBytes[k], 0)
+    expect(freeIn('threadCaches')).toBe(p['tcmalloc.cpu_free']! + p['tcmalloc.thread_cache_free']!)
+    expect(freeIn('transfer')).toBe(p['tcmalloc.transfer_cache_free']! + p['tcmalloc.sharded_transfer_cache_free']!)
+    expect(freeIn('central') + part('span tail waste')).toBe(p['tcmalloc.central_cache_free'])
   })
 
   it('holds each span\'s slots as the central free list does: its span utilization histogram, class by class', () => {
     // The histogram counts every span of a class by its objects handed out (live, or in a cache):
     // all but those on the span's own free list.
     const stats = readStats(truth.stats)
-    const index = HeapIndex.open(path.join(work, 'x.toma-index'))!
+    const index = HeapIndex.open(path.join(run.work, 'x.toma-index'))!
     try {
       const toma = new Map<number, number[]>()
       for (let s = 0; s < index.spanStart.length; s++) {
@@ -143,11 +249,13 @@ describe.each(ROWS)('toma memory (%s)', id => {
     }
   })
 
+  checkBackEnd(id, () => run.report)
+
   it('says in text which CPU\'s or thread\'s cache holds free objects of nearly empty spans', async () => {
-    const t = await runToma(['memory', path.join(work, 'x.toma-index')], {cwd: work})
+    const t = await runToma(['memory', path.join(run.work, 'x.toma-index')], {cwd: run.work})
     expect(t.status, t.stderr).toBe(0)
     expect(t.stdout).toMatch(/^remainder \(no line explains it\)\s+0\s/m)
-    const holders = report.fragmentation.cachePins.map((c: {cpu: number | null; tid: number | null}) => (c.cpu !== null ? `CPU ${c.cpu}` : c.tid === null ? '\\?' : String(c.tid)))
+    const holders = run.report.fragmentation.cachePins.map((c: {cpu: number | null; tid: number | null}) => (c.cpu !== null ? `CPU ${c.cpu}` : c.tid === null ? '\\?' : String(c.tid)))
     expect(holders.length).toBeGreaterThan(0)
     if (p['tcmalloc.per_cpu_caches_active']) expect(holders.every((h: string) => h.startsWith('CPU '))).toBe(true)
     for (const h of holders) expect(t.stdout).toMatch(new RegExp(`^\\s*${h}\\s+0x`, 'm'))
