@@ -8,6 +8,7 @@ import {suspectsOf} from './suspects.js'
 import {stackOf, threadsOf} from './threads.js'
 import {storedSightings} from '../index/sighting-index.js'
 import {topObjects, topTypes} from './top.js'
+import {memoryReport} from './memory.js'
 
 /** How much of each list a report carries: enough to read, small on a big core (the JSON commands give all). */
 export const REPORT_LIMITS = {
@@ -39,6 +40,8 @@ export function reportData(program: Program, index: HeapIndex, corePath: string)
     leaks: leaksWithPublicIds(index, REPORT_LIMITS.leaks, storedSightings(index), program),
     threads,
     stacks: threads.threads.slice(0, REPORT_LIMITS.stacks).map(t => stackOf(program, index, t.tid)),
+    /** Where the memory went (toma memory), without example addresses. */
+    memory: memoryReport(program, index, {examples: 0}),
   }
 }
 

@@ -1,6 +1,5 @@
 import fs from 'node:fs'
 import path from 'node:path'
-import {fileURLToPath} from 'node:url'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {brotliCorePath} from '../helpers/fixture-core.js'
 import {runToma} from '../helpers/run-toma.js'
@@ -8,47 +7,21 @@ import {testTemp} from '../helpers/test-temp.js'
 import {HeapIndex} from '../../src/index/heap-index.js'
 import {LIVE, THREAD_CACHE, TRANSFER_CACHE} from '../../src/heap/states.js'
 import {statsFreeObjects, statsFreeRuns, tomaFreeObjects, tomaFreeRuns} from '../helpers/get-stats.js'
+import {FRAGDEMO_DIR, FRAGDEMO_PAGE, FRAGDEMO_TCMALLOC, fragTruth, survivorSpans, writableMappings} from '../helpers/fragdemo-truth.js'
 
 // Issue 53: `toma memory` on a process that fragmented its heap on purpose (fixtures/fragdemo/README.md).
 // Every expected value is what the process recorded about itself once its heap was still:
 // MallocExtension's properties, GetStats' text, Ranges (every span) and /proc/self/smaps.
 
-const DIR = fileURLToPath(new URL('../../fixtures/fragdemo', import.meta.url))
-const TCMALLOC = fileURLToPath(new URL('../../fixtures/demo/libtcmalloc.so.4', import.meta.url))
-const PAGE = 8192
-
-interface FragTruth {
-  workerTid: number
-  workerCacheBytes: number
-  properties: Record<string, number>
-  survivors: Array<{address: string; type: string; size: number}>
-  ranges: Array<{address: string; length: number; type: 'INUSE' | 'FREE' | 'UNMAPPED' | 'UNKNOWN'; fraction: number}>
-  stats: string
-  smaps: string
-}
+const DIR = FRAGDEMO_DIR
+const TCMALLOC = FRAGDEMO_TCMALLOC
+const PAGE = FRAGDEMO_PAGE
+const truth = fragTruth
 
 interface Line {
   part: string
   bytes: number
   allocator?: {property: string; bytes: number}
-}
-
-const truth = JSON.parse(fs.readFileSync(path.join(DIR, 'truth.json'), 'utf8')) as FragTruth
-
-/** /proc/self/smaps' writable mappings: their bytes. */
-function writableMappings(smaps: string): Array<{start: number; end: number; name: string}> {
-  const out: Array<{start: number; end: number; name: string}> = []
-  for (const m of smaps.matchAll(/^([0-9a-f]+)-([0-9a-f]+) (\S{4}) \S+ \S+ \S+[ \t]*(.*)$/gm)) {
-    if (m[3]![1] === 'w') out.push({start: parseInt(m[1]!, 16), end: parseInt(m[2]!, 16), name: m[4]!})
-  }
-  return out
-}
-
-/** The INUSE range (a span, from Ranges) holding an address. */
-function spanOf(address: number) {
-  const r = truth.ranges.find(x => x.type === 'INUSE' && Number(x.address) <= address && address < Number(x.address) + x.length)
-  if (!r) throw new Error(`no INUSE range holds ${address.toString(16)}`)
-  return r
 }
 
 describe('toma memory (fragdemo)', () => {
@@ -131,24 +104,14 @@ describe('toma memory (fragdemo)', () => {
 
   for (const type of ['Tick', 'Order', 'Session']) {
     it(`${type}: its spans' occupancy, its pinned spans and its survivors are the process's`, () => {
-      const survivors = truth.survivors.filter(s => s.type === type)
-      const size = survivors[0]!.size
-      const c = report.fragmentation.classes.find((x: any) => x.size === size)
       // Survivors per span (the span from Ranges): every survivor's span is pinned, and no other live object is in it.
-      const perSpan = new Map<string, {n: number; length: number}>()
-      for (const s of survivors) {
-        const r = spanOf(Number(s.address))
-        const e = perSpan.get(r.address) ?? {n: 0, length: r.length}
-        e.n++
-        perSpan.set(r.address, e)
-      }
+      const {survivors, size, perSpan, histogram} = survivorSpans(type)
+      const c = report.fragmentation.classes.find((x: any) => x.size === size)
       expect(c.liveObjects).toBe(survivors.length)
       expect(c.spans - c.emptySpans).toBe(perSpan.size)
       const slots = Math.floor(PAGE / size)
       expect(c.objectsPerSpan).toBe(slots)
-      const histogram = new Array(10).fill(0)
-      for (const e of perSpan.values()) histogram[Math.min(9, Math.floor((e.n * 10) / Math.floor(e.length / size)))]++
-      histogram[0] += c.emptySpans
+      histogram[0]! += c.emptySpans
       expect(c.occupancy).toEqual(histogram)
       const pinned = [...perSpan.values()].filter(e => e.n <= 0.1 * Math.floor(e.length / size))
       expect(c.pinned.spans).toBe(pinned.length)

@@ -42,6 +42,10 @@ describe.skipIf(!entry)(`toma report on ${ID}`, () => {
     expect(text).toContain("default-src 'none'")
     expect(text).toContain('app::Box&lt;int&gt;')
     expect(text).not.toContain('app::Box<int>')
+    // The memory section names what pins spans: app::Box<int> among them, escaped there too.
+    const at = text.indexOf('<section id="section-memory"')
+    expect(at).toBeGreaterThan(0)
+    expect(text.slice(at, text.indexOf('</section>', at))).toContain('app::Box&lt;int&gt;')
   })
 
   it('refuses an output it cannot write with one line', async () => {

@@ -8,6 +8,7 @@ import type {ReportSection} from './section.js'
 import {threadsSection} from './threads.js'
 import {warningsSection} from './warnings.js'
 import {damageSection} from './damage.js'
+import {memorySection} from './memory.js'
 
 /**
  * `toma report`'s page: the same data the query commands print, one section each. `extra`
@@ -27,6 +28,7 @@ export function htmlReport(d: ReportData, toolVersion: string, extra: ReportSect
     crossCheckSection(s),
     ...damageSection(s.damage),
     ...extra,
+    memorySection(d.memory),
     classesSection(d.classes),
     dominatorSection(d.top, d.topTypes),
     suspectsSection(d.suspects),

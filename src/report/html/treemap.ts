@@ -37,11 +37,12 @@ function fitted(text: string, width: number): string {
 }
 
 /**
- * Retained bytes as a squarified treemap (d3-hierarchy computes the layout here, at report time;
+ * Bytes as a squarified treemap (`verb` says what a box's bytes are in its tooltip; the id names the
+ * picture, one per page). Retained bytes (d3-hierarchy computes the layout here, at report time;
  * the page gets plain SVG): one box per object at the top of the dominator tree, inside one box
  * per type, areas proportional to what each keeps alive. Leaked structures are drawn red.
  */
-export function treemapSvg(boxes: TreemapBox[], title: string): Html {
+export function treemapSvg(boxes: TreemapBox[], title: string, id = 'treemap', verb = 'retains'): Html {
   const groups = new Map<string, TreemapBox[]>()
   for (const b of boxes) if (b.bytes > 0) groups.set(b.group, [...(groups.get(b.group) ?? []), b])
   const root = hierarchy<Node>({name: 'heap', children: [...groups].map(([name, list]) => ({name, children: list.map(box => ({name: box.label, box}))}))})
@@ -50,7 +51,7 @@ export function treemapSvg(boxes: TreemapBox[], title: string): Html {
   const laid = treemap<Node>().tile(treemapSquarify).size([WIDTH, HEIGHT]).paddingOuter(2).paddingTop(d => (d.depth === 1 ? GROUP_LABEL : 2)).paddingInner(1).round(true)(root)
   const fillOf = new Map((laid.children ?? []).map((g, i) => [g.data.name, FILLS[Math.min(i, FILLS.length - 1)]!]))
   const rect = (n: HierarchyRectangularNode<Node>, fill: string, cls: string, tip: string) =>
-    html`<rect class="${cls}" x="${n.x0}" y="${n.y0}" width="${Math.max(0, n.x1 - n.x0)}" height="${Math.max(0, n.y1 - n.y0)}" fill="${fill}"><title>${tip}</title></rect>`
+    html`<rect class="${cls}" data-bytes="${n.value ?? 0}" x="${n.x0}" y="${n.y0}" width="${Math.max(0, n.x1 - n.x0)}" height="${Math.max(0, n.y1 - n.y0)}" fill="${fill}"><title>${tip}</title></rect>`
   const parts: Html[] = []
   for (const g of laid.children ?? []) {
     parts.push(rect(g, '#eef1f4', 'group', `${g.data.name}: ${bytes(g.value ?? 0)} (${num(g.value ?? 0)} bytes) in ${num(g.children?.length ?? 0)} boxes`))
@@ -60,8 +61,8 @@ export function treemapSvg(boxes: TreemapBox[], title: string): Html {
     const box = leaf.data.box
     if (!box) continue
     const fill = box.leaked ? LEAKED_FILL : fillOf.get(leaf.parent!.data.name)!
-    parts.push(rect(leaf, fill, box.leaked ? 'box leaked' : 'box', `${box.group} ${box.label}: retains ${bytes(box.bytes)} (${num(box.bytes)} bytes)\n${box.detail}`))
+    parts.push(rect(leaf, fill, box.leaked ? 'box leaked' : 'box', `${box.group} ${box.label}: ${verb} ${bytes(box.bytes)} (${num(box.bytes)} bytes)\n${box.detail}`))
     if (leaf.y1 - leaf.y0 >= 14) parts.push(html`<text x="${leaf.x0 + 3}" y="${leaf.y0 + 12}" fill="#fff">${fitted(`${box.label} ${bytes(box.bytes)}`, leaf.x1 - leaf.x0)}</text>`)
   }
-  return html`<svg id="treemap" viewBox="0 0 ${WIDTH} ${HEIGHT}" width="100%" role="img" aria-label="${title}" xmlns="http://www.w3.org/2000/svg">${parts}</svg>`
+  return html`<svg id="${id}" viewBox="0 0 ${WIDTH} ${HEIGHT}" width="100%" role="img" aria-label="${title}" xmlns="http://www.w3.org/2000/svg">${parts}</svg>`
 }

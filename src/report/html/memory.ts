@@ -1,0 +1,136 @@
+import type {AccountLine} from '../../queries/memory-heap-parts.js'
+import type {MemoryReport} from '../../queries/memory.js'
+import {bytes} from '../table.js'
+import {percent} from '../wording.js'
+import {dataTable} from './data-table.js'
+import {html, num, type Html} from './html.js'
+import {facts, type ReportSection} from './section.js'
+import {treemapSvg, type TreemapBox} from './treemap.js'
+
+const HEAP_GROUP = "heap (the allocator's spans)"
+const BAR_WIDTH = 12
+const BAR_GAP = 2
+const CHART_HEIGHT = 28
+
+/** A line's places (google/tcmalloc's page heap) in its stead: they add up to it. */
+const flattened = (lines: AccountLine[]) => lines.flatMap(l => (l.parts && l.parts.length > 0 ? l.parts.map(x => ({...x, part: `${l.part.replace(/ \(.*$/, '')}: ${x.part}`})) : [l]))
+
+/**
+ * The mapped memory by kind as a treemap: one box per line of the accounting, the heap's box cut
+ * into its parts (live, free by place, returned), the remainder a box of its own when there is one.
+ */
+function accountingTreemap(m: MemoryReport): Html {
+  const a = m.accounting
+  const boxes: TreemapBox[] = []
+  const box = (group: string, label: string, n: number) => boxes.push({group, label, bytes: n, detail: `${percent(n / a.mapped.bytes)} of the mapped bytes`, leaked: false})
+  for (const l of a.lines) {
+    if (l.part === a.lines[0]!.part) for (const p of flattened(a.heap.parts)) box(HEAP_GROUP, p.part, p.bytes)
+    else box(l.part, l.part, l.bytes)
+  }
+  if (a.remainder > 0) box('remainder', 'remainder (no line explains it)', a.remainder)
+  return treemapSvg(boxes, 'mapped bytes by kind', 'memory-treemap', 'maps')
+}
+
+/**
+ * A class's spans by share of slots live (0–10 %, …, 90–100 %) as ten bars, each bar's height its
+ * spans against the class's fullest bucket; each bar says its count in data-spans and its tooltip.
+ */
+function occupancySvg(sizeClass: number, occupancy: number[]): Html {
+  const most = Math.max(1, ...occupancy)
+  const bars = occupancy.map((n, i) => {
+    const h = n === 0 ? 0 : Math.max(1, Math.round((n / most) * CHART_HEIGHT))
+    return html`<rect class="bucket" data-bucket="${i}" data-spans="${n}" x="${i * (BAR_WIDTH + BAR_GAP)}" y="${CHART_HEIGHT - h}" width="${BAR_WIDTH}" height="${h}" fill="${i === 0 ? '#e15759' : '#4e79a7'}"><title>${i * 10}–${i * 10 + 10} % live: ${num(n)} spans</title></rect>`
+  })
+  const width = occupancy.length * (BAR_WIDTH + BAR_GAP)
+  return html`<svg class="occupancy" data-class="${sizeClass}" viewBox="0 0 ${width} ${CHART_HEIGHT + 1}" width="${width}" height="${CHART_HEIGHT + 1}" role="img" aria-label="spans of class ${sizeClass} by share live" xmlns="http://www.w3.org/2000/svg"><line x1="0" y1="${CHART_HEIGHT + 0.5}" x2="${width}" y2="${CHART_HEIGHT + 0.5}" stroke="#bbb" stroke-width="1"></line>${bars}</svg>`
+}
+
+function accountingTables(m: MemoryReport): Html {
+  const a = m.accounting
+  const share = (n: number, of: number) => ({value: n, text: of > 0 ? percent(n / of) : '-'})
+  const says = (l: AccountLine): [number | string, Html | string] => [l.allocator ? l.allocator.bytes : '', l.allocator ? html`<code>${l.allocator.property}</code>` : l.property ? html`<code>${l.property}</code>` : '']
+  const heapRows = a.heap.parts.flatMap(l => [l, ...(l.parts ?? []).map(x => ({...x, part: `  of which ${x.part}`}))])
+  return html`${dataTable({
+    id: 'memory-lines',
+    columns: [{title: 'part'}, {title: 'bytes', numeric: true}, {title: 'share', numeric: true}, {title: 'in the core file', numeric: true}, {title: 'allocator says', numeric: true}, {title: 'property'}],
+    rows: [...a.lines.map(l => [l.part, l.bytes, share(l.bytes, a.mapped.bytes), l.inCore ?? '', ...says(l)]), ['remainder (no line explains it)', a.remainder, share(a.remainder, a.mapped.bytes), '', '', '']],
+  })}
+<h3>The heap's spans: ${bytes(a.heap.bytes)}</h3>
+${dataTable({
+  id: 'memory-heap',
+  columns: [{title: 'part'}, {title: 'bytes', numeric: true}, {title: 'share', numeric: true}, {title: 'allocator says', numeric: true}, {title: 'property'}],
+  rows: heapRows.map(l => [l.part, l.bytes, share(l.bytes, a.heap.bytes), ...says(l)]),
+})}
+${[...a.lines, ...a.heap.parts].filter(l => l.note).map(l => html`<p class="dim">${l.part}: ${l.note}</p>`)}
+${a.heap.outsideSegments > 0 ? html`<p class="warn">${num(a.heap.outsideSegments)} bytes of spans lie in no writable segment of the core: in no line above</p>` : ''}`
+}
+
+function fragmentationTables(m: MemoryReport): Html {
+  const f = m.fragmentation
+  const share = `${Math.round(f.pinnedShare * 100)} %`
+  return html`<h3>Size classes: how full their spans are</h3>
+<p class="dim">Each class's spans by share of slots live, 0–10 % (red) to 90–100 %. Pinned: some live, at most ${share} of the slots; freeing those few objects would return the span.</p>
+${dataTable({
+  id: 'memory-classes',
+  whole: 'toma memory --json',
+  columns: [{title: 'class', numeric: true}, {title: 'size', numeric: true}, {title: 'spans', numeric: true}, {title: 'slots/span', numeric: true}, {title: 'live', numeric: true}, {title: 'spans by % live'}, {title: 'empty', numeric: true}, {title: 'free in partial spans: central', numeric: true}, {title: 'transfer', numeric: true}, {title: 'thread', numeric: true}, {title: 'pinned', numeric: true}, {title: 'pinned bytes', numeric: true}],
+  rows: f.classes.map(c => [c.sizeClass, c.size, c.spans, c.objectsPerSpan, c.liveObjects, occupancySvg(c.sizeClass, c.occupancy), c.emptySpans, c.partial.freeBytes.central, c.partial.freeBytes.transfer, c.partial.freeBytes.threadCaches, c.pinned.spans, c.pinned.bytes]),
+})}
+<h3>What pins them: live objects in pinned spans</h3>
+${dataTable({
+  id: 'memory-pinners',
+  filter: true,
+  whole: 'toma memory --json',
+  columns: [{title: 'objects', numeric: true}, {title: 'bytes', numeric: true}, {title: 'spans', numeric: true}, {title: 'pinned alone', numeric: true}, {title: 'freeing returns', numeric: true}, {title: 'name'}, {title: 'holder'}],
+  rows: f.pinners.map(g => [g.objects, g.bytes, g.spans, g.spansAlone, g.bytesReturned, g.name, g.holder ?? '']),
+})}
+${f.cachePins.length > 0 ? html`<h3>Free objects cached by threads in pinned or empty spans</h3>
+${dataTable({
+  id: 'memory-cache-pins',
+  columns: [{title: 'thread or CPU'}, {title: 'cache'}, {title: 'objects', numeric: true}, {title: 'bytes', numeric: true}, {title: 'empty spans it alone keeps', numeric: true}, {title: 'their bytes', numeric: true}],
+  rows: f.cachePins.map(c => [c.cpu !== null ? `CPU ${c.cpu}` : c.tid === null ? '?' : String(c.tid), html`<code>${c.cache}</code>`, c.objects, c.bytes, c.spansAlone, c.bytesAlone]),
+})}` : ''}`
+}
+
+function pageHeapTables(m: MemoryReport): Html {
+  const p = m.pageHeap
+  const h = m.hugePageFill
+  return html`<h3>The page heap's free runs</h3>
+${facts([
+  ['free', `${bytes(p.normalBytes)} normal, ${bytes(p.returnedBytes)} returned to the system`],
+  ['largest request served without growing', `${bytes(p.largestServableBytes)} (${num(p.largestRunPages)} pages)`],
+])}
+${dataTable({
+  id: 'memory-runs',
+  columns: [{title: 'pages', numeric: true}, {title: 'normal', numeric: true}, {title: 'returned', numeric: true}, {title: 'bytes', numeric: true}],
+  rows: p.runs.map(x => [x.pages, x.normal, x.returned, x.pages * p.pageSize * (x.normal + x.returned)]),
+})}
+${h ? html`<h3>The huge-page filler</h3>
+${facts([
+  ['hugepages', `${num(h.hugePages)} of ${num(h.pagesPerHugePage)} pages: ${num(h.full)} full, ${num(h.partial)} partial, ${num(h.released)} with released pages`],
+  ['pages', `${num(h.usedPages)} used, ${num(h.freePages)} free, ${num(h.releasedPages)} released`],
+])}
+${dataTable({
+  id: 'memory-held-hugepages',
+  columns: [{title: 'hugepage'}, {title: 'pages used', numeric: true}, {title: 'spans', numeric: true}, {title: 'live objects', numeric: true}, {title: 'live bytes', numeric: true}, {title: 'names (most bytes first)'}],
+  rows: h.heldByFew.map(x => [html`<code>${x.start}</code>`, x.usedPages, x.spans, x.liveObjects, x.liveBytes, x.names.map(g => `${g.name}${g.holder ? ` (${g.holder})` : ''} ×${num(g.objects)}`).join(', ')]),
+})}
+<p class="dim">Hugepages held by a few pages: at most ${Math.round(h.heldShare * 100)} % of their pages in use.</p>` : ''}`
+}
+
+/**
+ * Where the memory went (`toma memory`): every byte of the writable mappings once, as a table and
+ * a treemap; the heap's parts; each size class's occupancy with a histogram; what pins the nearly
+ * empty spans; the page heap's free runs and the huge-page filler. Every name from the core is
+ * escaped by `html`.
+ */
+export function memorySection(m: MemoryReport): ReportSection {
+  const a = m.accounting
+  const body = html`${m.notYet ? html`<p class="warn">note: ${m.notYet}</p>` : ''}
+<p>${bytes(a.mapped.bytes)} in ${num(a.mapped.mappings)} writable mappings (${bytes(a.mapped.inCore)} in the core file). <span class="dim">Mapped bytes: a core records no residency (Rss).</span></p>
+${accountingTreemap(m)}
+${accountingTables(m)}
+${fragmentationTables(m)}
+${pageHeapTables(m)}`
+  return {id: 'memory', title: 'Where the memory went', body}
+}
