@@ -33,16 +33,18 @@ function accountingTreemap(m: MemoryReport): Html {
 
 /**
  * A class's spans by share of slots live (0–10 %, …, 90–100 %) as ten bars, each bar's height its
- * spans against the class's fullest bucket; each bar says its count in data-spans and its tooltip.
+ * spans against the class's fullest bucket, the first (nearly empty) red; each bar's count is in
+ * its data-spans, all ten in the picture's tooltip. Kept small: one a row of the classes table.
  */
 function occupancySvg(sizeClass: number, occupancy: number[]): Html {
   const most = Math.max(1, ...occupancy)
   const bars = occupancy.map((n, i) => {
     const h = n === 0 ? 0 : Math.max(1, Math.round((n / most) * CHART_HEIGHT))
-    return html`<rect class="bucket" data-bucket="${i}" data-spans="${n}" x="${i * (BAR_WIDTH + BAR_GAP)}" y="${CHART_HEIGHT - h}" width="${BAR_WIDTH}" height="${h}" fill="${i === 0 ? '#e15759' : '#4e79a7'}"><title>${i * 10}–${i * 10 + 10} % live: ${num(n)} spans</title></rect>`
+    return html`<rect data-bucket="${i}" data-spans="${n}" x="${i * (BAR_WIDTH + BAR_GAP)}" y="${CHART_HEIGHT - h}" width="${BAR_WIDTH}" height="${h}"${i === 0 ? html` fill="#e15759"` : ''}/>`
   })
   const width = occupancy.length * (BAR_WIDTH + BAR_GAP)
-  return html`<svg class="occupancy" data-class="${sizeClass}" viewBox="0 0 ${width} ${CHART_HEIGHT + 1}" width="${width}" height="${CHART_HEIGHT + 1}" role="img" aria-label="spans of class ${sizeClass} by share live" xmlns="http://www.w3.org/2000/svg"><line x1="0" y1="${CHART_HEIGHT + 0.5}" x2="${width}" y2="${CHART_HEIGHT + 0.5}" stroke="#bbb" stroke-width="1"></line>${bars}</svg>`
+  const tip = `spans by % live (0-10 … 90-100): ${occupancy.map(n => num(n)).join(' ')}`
+  return html`<svg class="occupancy" data-class="${sizeClass}" viewBox="0 0 ${width} ${CHART_HEIGHT}" width="${width}" height="${CHART_HEIGHT}" role="img" aria-label="${tip}" xmlns="http://www.w3.org/2000/svg"><title>${tip}</title><g fill="#4e79a7">${bars}</g></svg>`
 }
 
 function accountingTables(m: MemoryReport): Html {
