@@ -259,5 +259,9 @@ describe.each(ROWS)('toma memory (%s)', id => {
     expect(holders.length).toBeGreaterThan(0)
     if (p['tcmalloc.per_cpu_caches_active']) expect(holders.every((h: string) => h.startsWith('CPU '))).toBe(true)
     for (const h of holders) expect(t.stdout).toMatch(new RegExp(`^\\s*${h}\\s+0x`, 'm'))
+    // The page heap's parts under their line, and the filler's hugepages, as the JSON gives them.
+    const filler = run.report.accounting.heap.parts.find((l: Line) => l.part.startsWith('page heap free')).parts.find((l: Line) => l.part === 'huge-page filler')
+    expect(t.stdout).toMatch(new RegExp(`^  of which huge-page filler\\s+${filler.bytes.toLocaleString('en-US')}\\s`, 'm'))
+    expect(t.stdout).toContain(`The huge-page filler: ${run.report.hugePageFill.hugePages} hugepages of ${run.report.hugePageFill.pagesPerHugePage} pages (${run.report.hugePageFill.full} full,`)
   })
 })
