@@ -89,7 +89,7 @@ function inBuckets(exact: number[], buckets: Map<number, number>): Map<number, n
 
 /**
  * The page heap's parts and the filler's shape against GetStats' back-end lines, summed over the
- * huge-page-aware allocator instances it prints (normal, sampled, cold): the filler's pages free,
+ * huge-page-aware allocator instances it prints (normal, sampled, cold): the free runs by length, the filler's pages free,
  * hugepages total / full / partial / released, its histograms of free pages and of the longest free
  * run; the regions' KiB free and MiB unbacked; the huge cache's hugepages; the huge allocator's.
  */
@@ -121,6 +121,23 @@ function checkBackEnd(id: string, report: () => any) {
     // No fixture's filler has released pages (its own figure of them is a rounded MiB): none is found.
     expect(sum(stats, /^HugePageFiller: (?:Overall, )?\d+ total, \d+ full, \d+ partial, (\d+) released/gm)).toBe(0)
     expect(returned('huge-page filler (released pages)')).toBe(0)
+  })
+
+  it("gives the page heap's free runs by length as GetStats lists them: each length below its large bound, the large ones counted together", () => {
+    const listed = new Map<number, number>()
+    for (const m of stats.matchAll(/^\s*(\d+) pages \*\s+(\d+) spans ~/gm)) listed.set(Number(m[1]), (listed.get(Number(m[1])) ?? 0) + Number(m[2]))
+    const bounds = [...stats.matchAll(/^\s*>=(\d+) large \*\s+\d+ spans ~/gm)].map(m => Number(m[1]))
+    expect(new Set(bounds).size).toBe(1)
+    const large = sum(stats, /^\s*>=\d+ large \*\s+(\d+) spans ~/gm)
+    const mine = new Map<number, number>()
+    let mineLarge = 0
+    for (const r of report().pageHeap.runs as Array<{pages: number; normal: number; returned: number}>) {
+      if (r.pages >= bounds[0]!) mineLarge += r.normal + r.returned
+      else mine.set(r.pages, r.normal + r.returned)
+    }
+    expect(mine).toEqual(listed)
+    expect(mineLarge).toBe(large)
+    expect([...listed.values()].reduce((a, b) => a + b, 0)).toBeGreaterThan(10)
   })
 
   it("gives the filler's hugepages by fullness as GetStats counts them", () => {
