@@ -122,6 +122,29 @@ function walkInputs(program: Program, index: HeapIndex, have: Partial<{childStar
     tids: Array.from(c.threadTids()),
     size32,
     names: new Names(program, index),
+    edges: new EdgesAsked(index),
+  }
+}
+
+/**
+ * index.edgeBetween, each pair read once for the walks that share these inputs: storedHolders'
+ * three walks ask the same pairs (the walk of all the objects asks again every pair the reachable
+ * and the leaked walks asked), and a read is several ranged reads of the index and a walk of the
+ * source's words in the core; a core of many multiply-held objects (an interpreter's) asked
+ * hundreds of thousands.
+ */
+class EdgesAsked {
+  private readonly found = new Map<number, ReturnType<HeapIndex['edgeBetween']>>()
+
+  constructor(private readonly index: HeapIndex) {}
+
+  between(from: number, to: number): ReturnType<HeapIndex['edgeBetween']> {
+    // Slots are below 2^32: the pair fits a double exactly.
+    const key = from * 2 ** 32 + to
+    if (this.found.has(key)) return this.found.get(key)
+    const e = this.index.edgeBetween(from, to)
+    this.found.set(key, e)
+    return e
   }
 }
 
@@ -132,7 +155,7 @@ function walkInputs(program: Program, index: HeapIndex, have: Partial<{childStar
  * (storedHolders); queries read what it found (holderGroups).
  */
 export function holderWalk(program: Program, index: HeapIndex, which: HolderScope = 'all', inputs: WalkInputs = walkInputs(program, index), perSlot?: Pick<ObjectHolders, 'holderOf' | 'entryOffset'>): {groups: HolderGroup[]} & ObjectHolders {
-  const {childStart, child, idom, types, reachable, retainedBytes, retainedObjects, groupCount, tids, size32, names} = inputs
+  const {childStart, child, idom, types, reachable, retainedBytes, retainedObjects, groupCount, tids, size32, names, edges} = inputs
   const n = idom.length
   const sizeOf = (id: number) => (size32[id] === 0xffff_ffff ? index.object(id).size : size32[id]!)
   // Per object walked: the holder it is under (-1: not walked yet) and the offset its chain starts at.
@@ -229,7 +252,7 @@ export function holderWalk(program: Program, index: HeapIndex, which: HolderScop
           const h = holderOfType(t)
           const sampled = types[c] === 0 && (groupIds[h]?.size ?? 0) < 64 && sampledOffsets(h, sizeOf(c)) < OFFSET_SAMPLES
           if (sampled) edgeReads++
-          push(c, h, sampled ? (index.edgeBetween(id, c)?.offset ?? NO_OFFSET) : NO_OFFSET, leaked)
+          push(c, h, sampled ? (edges.between(id, c)?.offset ?? NO_OFFSET) : NO_OFFSET, leaked)
         }
       } else {
         if (inGroup[at]! >= 0) active[inGroup[at]!]!--
@@ -273,7 +296,7 @@ export function holderWalk(program: Program, index: HeapIndex, which: HolderScop
     const starts: Array<{from: number; offset: number}> = []
     const others: number[] = []
     for (const r of index.referrerIds(x, REFERRERS)) {
-      const e = edgeReads < EDGE_READS ? index.edgeBetween(r, x) : undefined
+      const e = edgeReads < EDGE_READS ? edges.between(r, x) : undefined
       if (e) edgeReads++
       if (e?.toOffset === 0) starts.push({from: r, offset: e.offset})
       else others.push(r)
