@@ -8,6 +8,7 @@ import {googleActivity, googleTouchedFigures} from './activity.js'
 import {analyzeGoogleHeap, familyName, identifyGoogleTcmalloc, locateGoogleTcmalloc, type GoogleHeap} from './heap.js'
 import {classBytesOf} from './layout.js'
 import {pageMapNodeBytes} from './page-map.js'
+import {metadataTagSegments} from './metadata-tag.js'
 
 /** Classes of tcmalloc itself: its singletons are no leak. */
 const ALLOCATOR_CLASS = /^(tcmalloc::.*|MallocExtension.*)$/
@@ -72,7 +73,10 @@ function requestFit(classSize: Float64Array, pageSize: number): RequestFit {
  * - the free pages of its heap. Unlike gperftools' page heap, the huge-page-aware back end keeps
  *   no span for free pages, and they hold stale pointers to freed objects (and gigabytes of
  *   zeros in a reservation gcore writes out). tcmalloc maps its heap in regions of its own, so
- *   each part of a mapping that holds a span in use and lies under a page-map leaf is its heap.
+ *   each part of a mapping that holds a span in use and lies under a page-map leaf is its heap;
+ * - the rest of its metadata arena (metadata-tag.ts): dead sample records, the peak-heap
+ *   tracker's copies of old samples and freed span records keep the addresses of objects long
+ *   freed, or of live ones, and made those objects reachable from nothing the program holds.
  */
 function metadata(program: Program, heap: GoogleHeap): {intervals: Interval[]; how: string[]} {
   const list: Interval[] = []
@@ -100,10 +104,13 @@ function metadata(program: Program, heap: GoogleHeap): {intervals: Interval[]; h
     list.push(piece)
     heapBytes += piece.end - piece.start
   }
+  const arena = metadataTagSegments(program)
+  list.push(...arena.intervals)
   return {
     intervals: mergeIntervals(list),
     how: [
       `span records: ${spans.count}, from the page map`,
+      arena.how,
       `page-map leaves: ${heap.pageMapWalk.leaves.length}, nodes: ${heap.pageMapWalk.nodes.length}`,
       `heap regions: the parts of mappings holding spans under page-map leaves (about ${Math.round(heapBytes / 2 ** 20)} MiB, free pages included)`,
     ],

@@ -40,6 +40,8 @@ export interface RootExclusions {
 export interface RootSet {
   ranges: RootRange[]
   excluded: RootExclusions
+  /** The allocator's metadata as its model located it (sorted, merged): never roots, and a part of memory of its own (queries/memory-accounting.ts). */
+  metadata: Interval[]
   /** How the allocator's metadata and glibc's cached stacks were found (one line each). */
   how: string[]
 }
@@ -156,7 +158,7 @@ export function rootRanges(program: Program, heap: HeapModel, warnings: Warnings
   ranges.push(...present)
   ranges.sort((a, b) => a.start - b.start)
   const how = glibc.cachedStacks ? glibc.how : `no _dl_stack_cache (${glibc.how}); exited threads' TCBs searched by their self pointers: ${exited.length} found`
-  return {ranges, excluded, how: [...metadata.how, `cached stacks: ${how}`]}
+  return {ranges, excluded, metadata: metadata.intervals, how: [...metadata.how, `cached stacks: ${how}`]}
 }
 
 /** Writable memory no module file maps, less the heap and the allocator's metadata: where thread stacks come from. */
@@ -184,7 +186,7 @@ export function writableSegments(program: Program, mappings: ReadonlyArray<{star
 }
 
 /** The spans' memory as merged, sorted intervals. */
-function spanIntervals(heap: HeapModel): Interval[] {
+export function spanIntervals(heap: HeapModel): Interval[] {
   const {spans, pageSize} = heap
   const list: Interval[] = []
   for (let s = 0; s < spans.count; s++) {

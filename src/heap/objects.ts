@@ -58,6 +58,8 @@ export class ObjectCursor {
  */
 export class HeapObjects {
   private stateBytes?: Uint8Array
+  /** The span sizeOf found last. */
+  private lastSpan = 0
 
   constructor(
     readonly spans: SpanObjectArrays,
@@ -112,6 +114,17 @@ export class HeapObjects {
     const k = Math.floor((addr - s.start[span]!) / size)
     if (k >= s.objectCount[span]!) return undefined
     return {index: s.firstObject[span]! + k, start: s.start[span]! + k * size, size, span}
+  }
+
+  /**
+   * The size of slot `index` (its span's object size), without an ObjectRef: the span found last
+   * is tried first, as a walk over the dominator tree meets neighbouring slots together.
+   */
+  sizeOf(index: number): number {
+    const s = this.spans
+    let span = this.lastSpan
+    if (!(index >= s.firstObject[span]! && index < s.firstObject[span]! + s.objectCount[span]!)) span = this.lastSpan = lastAtOrBelow(s.firstObject, index)
+    return s.objectSize[span]!
   }
 
   /** The slot of an id. */

@@ -342,6 +342,15 @@ export class HeapIndex {
   }
 
   /** An untyped live object's holder (and where in it its chain starts), or null for any other slot. */
+  /**
+   * Whether a root of the program reaches the slot, no root does (a leak when live), or only the
+   * allocator keeps it (graph/allocator-internal.ts: a sampled object's proxy, its singleton).
+   */
+  reachability(index: number): 'reached' | 'leaked' | 'allocator' {
+    const r = this.file.slice('object.reachable', index, 1)[0]
+    return r === 2 ? 'allocator' : r === 1 ? 'reached' : 'leaked'
+  }
+
   holderOf(index: number): {holder: Holder; offset: number} | null {
     const k = this.file.slice('object.holder', index, 1)[0]!
     if (k < 0) return null

@@ -4,6 +4,7 @@ import {openRegularFile} from '../util/regular-file.js'
 import {TomaError} from '../errors.js'
 import {isShared} from '../util/shared-arrays.js'
 import type {FileArray, ReservedArray} from '../util/file-array.js'
+import {Blocks, type BlockElements} from '../util/block-cache.js'
 // A type only: the writer thread's module (and node:worker_threads) stays out of a query's start.
 import type {BackgroundWrites} from './background-writes.js'
 import {STAGE_NAMES, declaredTypes, type ArrayName, type ArrayNamesOf, type ArrayOf, type DeclaredArrays, type ElementType, type Stage} from './schema.js'
@@ -433,17 +434,30 @@ export class IndexFile {
   /** Elements [from, from+count) of an array, read with one ranged read. */
   slice<N extends ArrayName>(name: N, from: number, count: number): ArrayOf<N> {
     const e = this.entry(name)
+    const out = new CTORS[e.type](Math.max(0, Math.min(count, e.length - from))) as ArrayOf<N>
+    this.readInto(name, from, out)
+    return out
+  }
+
+  /** Elements [from, from + into.length) of an array into `into` (of the array's type, within its length). */
+  readInto<N extends ArrayName>(name: N, from: number, into: ArrayOf<N>): void {
+    const e = this.entry(name)
     const Ctor = CTORS[e.type]
-    const n = Math.max(0, Math.min(count, e.length - from))
-    const out = new Ctor(n)
-    const bytes = Buffer.from(out.buffer, out.byteOffset, out.byteLength)
+    if (!(into instanceof Ctor) || (into.length > 0 && !(from >= 0 && from + into.length <= e.length))) throw new RangeError(`index array ${name}: elements ${from} to ${from + into.length} of ${e.length}`)
+    const bytes = Buffer.from(into.buffer, into.byteOffset, into.byteLength)
     const CHUNK = 1 << 28
     const base = this.dataStart + e.offset + from * Ctor.BYTES_PER_ELEMENT
     for (let at = 0; at < bytes.length; at += CHUNK) {
       const want = Math.min(CHUNK, bytes.length - at)
       if (fs.readSync(this.fd, bytes, at, want, base + at) !== want) throw new TomaError(`${this.path}: truncated toma index`)
     }
-    return out as ArrayOf<N>
+  }
+
+  /** A reader of an array's elements at random through a cache of blocks of `cacheBytes` (block-cache.ts; `blockWords`: elements a block). */
+  blocks<N extends ArrayName>(name: N, cacheBytes: number, blockWords?: number): Blocks<ArrayOf<N> & BlockElements> {
+    const e = this.entry(name)
+    const Ctor = CTORS[e.type]
+    return new Blocks<ArrayOf<N> & BlockElements>({length: e.length, make: count => new Ctor(count) as ArrayOf<N> & BlockElements, read: (first, into) => this.readInto(name, first, into as unknown as ArrayOf<N>), close: () => {}}, cacheBytes, blockWords)
   }
 
   /**

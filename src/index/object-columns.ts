@@ -1,5 +1,6 @@
 import type {IndexFile} from './index-file.js'
 import type {ArrayOf} from './schema.js'
+import type {Blocks} from '../util/block-cache.js'
 
 /**
  * The index's per-object arrays (and the dominator tree, the forward edges and the thread list)
@@ -40,6 +41,23 @@ export class ObjectColumns {
   /** The dominator tree's child lists: where each node's start in `child`, the virtual root's last. */
   dominatorTree(): {childStart: Uint32Array; child: Uint32Array} {
     return {childStart: this.file.array('dom.childStart'), child: this.file.array('dom.child')}
+  }
+
+  /**
+   * The columns the holder walk reads (queries/holder-groups.ts), each read at random through a
+   * cache of blocks of `cacheBytes` of its own instead of whole: the walk under a memory limit
+   * (`blockWords`: elements a block; tests make it small).
+   */
+  throughBlocks(cacheBytes: number, blockWords?: number): {childStart: Blocks<Uint32Array>; child: Blocks<Uint32Array>; idom: Blocks<Uint32Array>; reachable: Blocks<Uint8Array>; retainedBytes: Blocks<Float64Array>; retainedObjects: Blocks<Uint32Array>} {
+    const f = this.file
+    return {
+      childStart: f.blocks('dom.childStart', cacheBytes, blockWords),
+      child: f.blocks('dom.child', cacheBytes, blockWords),
+      idom: f.blocks('object.idom', cacheBytes, blockWords),
+      reachable: f.blocks('object.reachable', cacheBytes, blockWords),
+      retainedBytes: f.blocks('object.retainedBytes', cacheBytes, blockWords),
+      retainedObjects: f.blocks('object.retainedObjects', cacheBytes, blockWords),
+    }
   }
 
   /** The core's threads by tid, in the order of the per-thread arrays and the idom thread groups. */

@@ -2,7 +2,7 @@ import os from 'node:os'
 import {BackgroundWrites} from '../index/background-writes.js'
 import {IndexWriter} from '../index/index-file.js'
 import {HeapIndex} from '../index/heap-index.js'
-import {storedHolders} from '../queries/holder-groups.js'
+import {storedHolders, WHOLE_WALK_BYTES_PER_SLOT, type Have, type ThroughBlocks} from '../queries/holder-groups.js'
 import {countNames} from '../queries/name-counts.js'
 import type {ArrayName} from '../index/schema.js'
 import {defaultIndexPath} from '../util/index-location.js'
@@ -22,7 +22,8 @@ import type {ObjectTypes} from '../graph/object-types.js'
 import {ArrayStore} from '../store/array-store.js'
 import {graphFacts, graphPhases, type GraphStoreArrays, type GraphStore} from './graph-phases.js'
 import {sharedFloat64} from '../util/shared-arrays.js'
-import {defaultMemoryLimit, readCacheBytes, type MemoryLimit} from '../store/memory-limit.js'
+import {defaultMemoryLimit, edgeCacheBytes, readCacheBytes, roomUnder, type MemoryLimit} from '../store/memory-limit.js'
+import {collectGarbage} from '../store/collect-garbage.js'
 import {inFrameOfItsOwn} from '../store/frame.js'
 import {ParkedArray} from '../util/parked-array.js'
 import {heapObjects} from '../heap/objects.js'
@@ -350,7 +351,7 @@ function graphStage(
         else writer.addBehind(retentionArrays[key as keyof RetentionArrays], a)
       }
     }
-    const retention = pending?.finish(narrow => ({shallowBytes: shallowBytes(heap, narrow), typeOf: types.typeOf, typeCount: types.names.length + 1}), progress, handOff)
+    let retention = pending?.finish(narrow => ({shallowBytes: shallowBytes(heap, narrow), typeOf: types.typeOf, typeCount: types.names.length + 1}), progress, handOff)
     progress?.('writing index', 0, 1)
     if (retention) writer.addAll({
       'dom.leakStarts': retention.leakStarts,
@@ -366,7 +367,15 @@ function graphStage(
       rootRegions: regions,
       accumulations: retention?.accumulations ?? [],
     }
-    if (retention) holdersOnce(program, writer, meta, {childStart: retention.childStart, child: retention.child, retainedBytes: retention.retainedBytes, types: types.typeOf}, progress)
+    if (retention) {
+      // Under a limit that does not hold the walk's columns whole beside what the analysis holds,
+      // the dominator tree and the retained bytes go (they are in the index), and the walk reads
+      // them and the rest through caches (holder-groups.ts), holding its outputs and little else.
+      const blocks = roomUnder(memory) < WHOLE_WALK_BYTES_PER_SLOT * n ? {cacheBytes: edgeCacheBytes(memory)} : undefined
+      const have = blocks === undefined ? {childStart: retention.childStart, child: retention.child, retainedBytes: retention.retainedBytes, types: types.typeOf} : {types: types.typeOf}
+      retention = undefined
+      holdersOnce(program, writer, meta, have, blocks, progress)
+    }
     writer.finish(meta, STAGE_NAMES)
     return {program, heap, types, summary, indexPath, threadsUsed: Math.max(scanThreads, reverseThreads, pending?.parallel && !dominatorsAfter ? 2 : 1) + (naming ? 1 : 0), scanThreads, reverseThreads, namingOnWorker: naming !== null, dominatorsOnWorker: pending?.parallel ?? false, stages: [...STAGE_NAMES], memory: {...memory, reversePasses, forwardInFile}}
   } catch (e) {
@@ -388,14 +397,16 @@ function graphStage(
  * have run it on the whole index: its results go into the index, and no query walks the dominator
  * tree again (issue 52: find-object on an untyped object took seconds).
  */
-function holdersOnce(program: Program, writer: IndexWriter, meta: IndexMeta, have: Parameters<typeof storedHolders>[2], progress?: Progress): void {
+function holdersOnce(program: Program, writer: IndexWriter, meta: IndexMeta, have: Have, blocks: ThroughBlocks | undefined, progress?: Progress): void {
   progress?.('holders', 0, 1)
   const index = new HeapIndex(writer.readSoFar(meta, STAGE_NAMES))
   let found: ReturnType<typeof storedHolders>
   try {
     index.useCore(program.core.memory, program.core.path)
+    // Through caches: what the analysis let go (the writer thread, drained by readSoFar, held some of it) is freed first.
+    if (blocks) collectGarbage()
     // The dominator tree, the retained bytes and the type ids this analysis holds are the index's: not read twice.
-    found = storedHolders(program, index, have)
+    found = storedHolders(program, index, have, blocks)
   } finally {
     index.close()
   }

@@ -15,6 +15,8 @@ import {ALLOCATOR_INTERNAL, UNREACHED} from '../graph/allocator-internal.js'
 import type {NamingResult} from '../naming/name-heap.js'
 import {namingSummary, namingWarnings} from './naming-summary.js'
 import {heapObjects} from '../heap/objects.js'
+import {metadataExtent} from './metadata-extent.js'
+import {spanIntervals} from '../graph/roots.js'
 
 /** The graph stage's part of the summary: the graph with its reachability (null before that stage). */
 export interface SummaryGraph {
@@ -79,6 +81,8 @@ function graphSummary(program: Program, heap: HeapModel, {facts: graph, reachabl
     roots: rootKindTotals(program, graph),
     rootsNotScanned: {allocatorBytes: graph.roots.excluded.allocator, deadStackBytes: graph.roots.excluded.deadStack},
     rootsHow: graph.roots.how,
+    /** The allocator's metadata as the model located it, per segment of the core (toma memory's accounting). */
+    allocatorMetadata: metadataExtent(program.core.memory, graph.roots.metadata, spanIntervals(heap)),
     typedObjects: types.typed,
     unreachable: unreachableTotals(heap, reachable, UNREACHED),
     /** Unreferenced allocations of the allocator itself (TCMalloc's MallocExtension singleton, a sampled object's proxy): not counted as leaked. */

@@ -3,7 +3,6 @@ import {ALLOCATOR_INTERNAL, UNREACHED} from '../graph/allocator-internal.js'
 import {regionOf, type RootRegion} from '../graph/root-regions.js'
 import {hex} from '../errors.js'
 import type {HeapIndex, RootRef} from '../index/heap-index.js'
-import {LIVE} from '../heap/states.js'
 import type {Program} from '../program/program.js'
 import {RED_ZONE} from '../program/dead-frames.js'
 import {unwindThread} from '../program/unwind.js'
@@ -12,6 +11,7 @@ import {codeLabel} from './code-label.js'
 import {rootRefLabel} from './root-label.js'
 import {objectBrief} from './object-brief.js'
 import {u64le} from '../util/u64le.js'
+import {DamagedIndexError} from '../index/index-file.js'
 import {encodeHolderTable, type Holder, type HolderGroup, type HolderScope} from '../index/holder-table.js'
 
 export type {Holder, HolderGroup, HolderScope}
@@ -88,42 +88,68 @@ function holderLabel(holder: Holder, at: number): string {
  * object's holder from the walk of all of them, and each scope's groups from a walk of its own
  * (what holderWalk would give a query of that scope). The walks share the columns read and one
  * pair of per-slot arrays (the last walk's, all, is kept); `have` are columns the analysis still
- * holds, the index's own arrays, not read again.
+ * holds, the index's own arrays, not read again. `blocks` (analyze under a memory limit): the
+ * columns not had are read through caches of blocks of `cacheBytes` each, not whole, so that the
+ * walk holds its two outputs (8 bytes a slot) and little else; the same walk, the same results.
  */
-export function storedHolders(program: Program, index: HeapIndex, have: Partial<Pick<WalkInputs, 'childStart' | 'child' | 'types' | 'retainedBytes'>> = {}): {holderOf: Int32Array; entryOffset: Uint32Array; table: Uint8Array} {
-  const inputs = walkInputs(program, index, have)
-  const perSlot = {holderOf: new Int32Array(inputs.idom.length), entryOffset: new Uint32Array(inputs.idom.length)}
-  const reachable = holderWalk(program, index, 'reachable', inputs, perSlot).groups
-  const leaked = holderWalk(program, index, 'leaked', inputs, perSlot).groups
-  const all = holderWalk(program, index, 'all', inputs, perSlot)
-  return {holderOf: all.holderOf, entryOffset: all.entryOffset, table: encodeHolderTable({holders: all.holders, groups: {all: all.groups, reachable, leaked}})}
+export function storedHolders(program: Program, index: HeapIndex, have: Have = {}, blocks?: ThroughBlocks): {holderOf: Int32Array; entryOffset: Uint32Array; table: Uint8Array} {
+  const inputs = blocks === undefined ? walkInputs(program, index, have) : walkInputsThroughBlocks(program, index, have, blocks)
+  try {
+    const perSlot = {holderOf: new Int32Array(inputs.n), entryOffset: new Uint32Array(inputs.n)}
+    const reachable = holderWalk(program, index, 'reachable', inputs, perSlot).groups
+    const leaked = holderWalk(program, index, 'leaked', inputs, perSlot).groups
+    const all = holderWalk(program, index, 'all', inputs, perSlot)
+    return {holderOf: all.holderOf, entryOffset: all.entryOffset, table: encodeHolderTable({holders: all.holders, groups: {all: all.groups, reachable, leaked}})}
+  } finally {
+    inputs.close()
+  }
 }
 
-type WalkInputs = ReturnType<typeof walkInputs>
+/**
+ * Bytes a slot storedHolders allocates with its columns whole, given the dominator tree, the
+ * retained bytes and the type ids: idom and the retained objects (4 bytes each), the reachable
+ * bits (1) and the two outputs (8).
+ */
+export const WHOLE_WALK_BYTES_PER_SLOT = 17
 
-/** What every walk reads: the index's columns whole (but those given), each live slot's size, the places roots lie in. */
-function walkInputs(program: Program, index: HeapIndex, have: Partial<{childStart: Uint32Array; child: Uint32Array; types: ArrayLike<number>; retainedBytes: ArrayLike<number>}> = {}) {
-  const c = index.columns
-  const tree = have.childStart && have.child ? {childStart: have.childStart, child: have.child} : c.dominatorTree()
-  const idom = c.idom()
-  // Sizes by slot (a block of 4 GiB or more keeps 2^32 - 1 here and is asked for its size).
-  const size32 = new Uint32Array(idom.length)
-  index.objects.forEachObject((id, _start, size) => {
-    size32[id] = Math.min(size, 0xffff_ffff)
-  }, LIVE)
-  return {
-    ...tree,
-    idom,
-    types: have.types ?? (c.type() as ArrayLike<number>),
-    reachable: c.reachable(),
-    retainedBytes: have.retainedBytes ?? c.retainedBytes(),
-    retainedObjects: c.retainedObjects(),
-    groupCount: c.threadGroupCount(),
-    tids: Array.from(c.threadTids()),
-    size32,
-    names: new Names(program, index),
-    edges: new EdgesAsked(index),
-  }
+/** How the walk under a memory limit reads its columns: caches of `cacheBytes` each, of blocks of `blockWords` elements (tests make them small). */
+export interface ThroughBlocks {
+  cacheBytes: number
+  blockWords?: number
+}
+
+/** Columns the analysis holds already (the index's own): not read again. */
+export type Have = Partial<{childStart: Uint32Array; child: Uint32Array; types: ArrayLike<number>; retainedBytes: ArrayLike<number>}>
+
+/**
+ * What every walk reads, by slot (`n` of them), each column through a function: the column's
+ * element at a slot (or a place in the child lists). Each function reads one array, whole in
+ * memory or through a cache, so that each call in the walk meets one function.
+ */
+interface WalkInputs {
+  n: number
+  childStartAt: (i: number) => number
+  childAt: (i: number) => number
+  idomAt: (i: number) => number
+  typeAt: (i: number) => number
+  reachableAt: (i: number) => number
+  retainedBytesAt: (i: number) => number
+  retainedObjectsAt: (i: number) => number
+  sizeOf: (i: number) => number
+  groupCount: number
+  tids: number[]
+  names: Names
+  edges: EdgesAsked
+  close: () => void
+}
+
+/** What every walk needs beside the columns. */
+const walkContext = (program: Program, index: HeapIndex) => ({groupCount: index.columns.threadGroupCount(), tids: Array.from(index.columns.threadTids()), names: new Names(program, index), edges: new EdgesAsked(index)})
+
+/** What the walks use of an edge index.edgeBetween found: its offset in the source, and whether it points at the target's start. */
+interface EdgeAsked {
+  offset: number
+  atStart: boolean
 }
 
 /**
@@ -131,20 +157,75 @@ function walkInputs(program: Program, index: HeapIndex, have: Partial<{childStar
  * three walks ask the same pairs (the walk of all the objects asks again every pair the reachable
  * and the leaked walks asked), and a read is several ranged reads of the index and a walk of the
  * source's words in the core; a core of many multiply-held objects (an interpreter's) asked
- * hundreds of thousands.
+ * hundreds of thousands. A walk reads at most about EDGE_READS pairs, so this holds a few hundred
+ * thousand numbers at most (a Map entry each, no object: it stays small under --memory-limit too).
  */
 class EdgesAsked {
-  private readonly found = new Map<number, ReturnType<HeapIndex['edgeBetween']>>()
+  /** By pair: -1 when there is no edge, else offset * 2 + 1 when it points at the target's start, offset * 2 when inside. */
+  private readonly found = new Map<number, number>()
 
   constructor(private readonly index: HeapIndex) {}
 
-  between(from: number, to: number): ReturnType<HeapIndex['edgeBetween']> {
+  between(from: number, to: number): EdgeAsked | undefined {
     // Slots are below 2^32: the pair fits a double exactly.
     const key = from * 2 ** 32 + to
-    if (this.found.has(key)) return this.found.get(key)
-    const e = this.index.edgeBetween(from, to)
-    this.found.set(key, e)
-    return e
+    let code = this.found.get(key)
+    if (code === undefined) {
+      const e = this.index.edgeBetween(from, to)
+      code = e === undefined ? -1 : e.offset * 2 + (e.toOffset === 0 ? 1 : 0)
+      this.found.set(key, code)
+    }
+    return code < 0 ? undefined : {offset: Math.floor(code / 2), atStart: code % 2 === 1}
+  }
+}
+
+/** The walk's inputs whole in memory: the index's columns (but those given); each slot's size from its span. */
+function walkInputs(program: Program, index: HeapIndex, have: Have = {}): WalkInputs {
+  const c = index.columns
+  const {childStart, child} = have.childStart && have.child ? {childStart: have.childStart, child: have.child} : c.dominatorTree()
+  const idom = c.idom()
+  const objects = index.objects
+  const types = have.types ?? (c.type() as ArrayLike<number>)
+  const reachable = c.reachable()
+  const retainedBytes = have.retainedBytes ?? c.retainedBytes()
+  const retainedObjects = c.retainedObjects()
+  return {
+    n: idom.length,
+    childStartAt: i => childStart[i]!,
+    childAt: i => child[i]!,
+    idomAt: i => idom[i]!,
+    typeAt: i => types[i]!,
+    reachableAt: i => reachable[i]!,
+    retainedBytesAt: i => retainedBytes[i]!,
+    retainedObjectsAt: i => retainedObjects[i]!,
+    sizeOf: id => objects.sizeOf(id),
+    ...walkContext(program, index),
+    close: () => {},
+  }
+}
+
+/**
+ * The walk's inputs under a memory limit: the type ids as given (the analysis holds them) or
+ * whole, every other column through a cache of blocks of its own. The walk goes down the
+ * dominator tree, whose child lists are ascending (but for each one's largest child, first): a
+ * heap's neighbours are met together, and a block read serves many.
+ */
+function walkInputsThroughBlocks(program: Program, index: HeapIndex, have: Have, {cacheBytes, blockWords}: ThroughBlocks): WalkInputs {
+  const b = index.columns.throughBlocks(cacheBytes, blockWords)
+  const objects = index.objects
+  const types = have.types ?? (index.columns.type() as ArrayLike<number>)
+  return {
+    n: b.idom.length,
+    childStartAt: i => b.childStart.at(i),
+    childAt: i => b.child.at(i),
+    idomAt: i => b.idom.at(i),
+    typeAt: i => types[i]!,
+    reachableAt: i => b.reachable.at(i),
+    retainedBytesAt: i => b.retainedBytes.at(i),
+    retainedObjectsAt: i => b.retainedObjects.at(i),
+    sizeOf: id => objects.sizeOf(id),
+    ...walkContext(program, index),
+    close: () => Object.values(b).forEach(x => x.close()),
   }
 }
 
@@ -155,9 +236,7 @@ class EdgesAsked {
  * (storedHolders); queries read what it found (holderGroups).
  */
 export function holderWalk(program: Program, index: HeapIndex, which: HolderScope = 'all', inputs: WalkInputs = walkInputs(program, index), perSlot?: Pick<ObjectHolders, 'holderOf' | 'entryOffset'>): {groups: HolderGroup[]} & ObjectHolders {
-  const {childStart, child, idom, types, reachable, retainedBytes, retainedObjects, groupCount, tids, size32, names, edges} = inputs
-  const n = idom.length
-  const sizeOf = (id: number) => (size32[id] === 0xffff_ffff ? index.object(id).size : size32[id]!)
+  const {n, childStartAt, childAt, idomAt, typeAt, reachableAt, retainedBytesAt, retainedObjectsAt, sizeOf, groupCount, tids, names, edges} = inputs
   // Per object walked: the holder it is under (-1: not walked yet) and the offset its chain starts at.
   const holderOfObject = (perSlot?.holderOf ?? new Int32Array(n)).fill(-1)
   const entryOffset = (perSlot?.entryOffset ?? new Uint32Array(n)).fill(NO_OFFSET)
@@ -207,6 +286,8 @@ export function holderWalk(program: Program, index: HeapIndex, which: HolderScop
   let depth = 0
   const push = (id: number, holder: number, offset: number, leaked: boolean) => {
     if (depth === cap) {
+      // A path down a tree of n nodes is n long at most: a longer one goes round a cycle (checked as the stack grows, not each step).
+      if (depth > n) throw new DamagedIndexError(index.path, 'the dominator tree has a cycle')
       cap *= 2
       const grow = <T extends Uint32Array | Int32Array>(a: T, make: (k: number) => T) => {
         const b = make(cap)
@@ -220,21 +301,21 @@ export function holderWalk(program: Program, index: HeapIndex, which: HolderScop
     holderOfObject[id] = holder
     entryOffset[id] = offset
     let g = -1
-    if (types[id] === 0) {
+    if (typeAt(id) === 0) {
       const size = sizeOf(id)
       g = groupFor(holder, size, id, leaked)
       const r = groups[g]!
       r.objects++
       r.bytes += size
       if (active[g] === 0) {
-        r.retainedBytes += retainedBytes[id]!
-        r.retainedObjects += retainedObjects[id]!
+        r.retainedBytes += retainedBytesAt(id)
+        r.retainedObjects += retainedObjectsAt(id)
       }
       active[g]!++
       if (offset !== NO_OFFSET && r.offsets.length < OFFSET_SAMPLES && !r.offsets.includes(offset)) r.offsets.push(offset)
     }
     node[depth] = id
-    next[depth] = childStart[id]!
+    next[depth] = childStartAt(id)
     inGroup[depth] = g
     depth++
   }
@@ -243,14 +324,14 @@ export function holderWalk(program: Program, index: HeapIndex, which: HolderScop
     while (depth > 0) {
       const at = depth - 1
       const id = node[at]!
-      if (next[at]! < childStart[id + 1]!) {
-        const c = child[next[at]!++]!
-        const t = types[id]!
+      if (next[at]! < childStartAt(id + 1)) {
+        const c = childAt(next[at]!++)
+        const t = typeAt(id)
         if (t === 0) push(c, holderOfObject[id]!, entryOffset[id]!, leaked)
         else {
           // Under a typed object: held by its type, at the offset of its pointer (read from the core for a sample only).
           const h = holderOfType(t)
-          const sampled = types[c] === 0 && (groupIds[h]?.size ?? 0) < 64 && sampledOffsets(h, sizeOf(c)) < OFFSET_SAMPLES
+          const sampled = typeAt(c) === 0 && (groupIds[h]?.size ?? 0) < 64 && sampledOffsets(h, sizeOf(c)) < OFFSET_SAMPLES
           if (sampled) edgeReads++
           push(c, h, sampled ? (edges.between(id, c)?.offset ?? NO_OFFSET) : NO_OFFSET, leaked)
         }
@@ -272,17 +353,19 @@ export function holderWalk(program: Program, index: HeapIndex, which: HolderScop
 
   // Top objects whose holder is a referrer not walked yet wait for it.
   let waiting: Array<{id: number; thread: number; starts: Array<{from: number; offset: number}>; others: number[]; root: RootRef | undefined}> = []
-  const top = child.subarray(childStart[n]!, childStart[n + 1]!)
-  for (const x of top) {
+  // The virtual root's children (read again at each: the walks between read the child lists too).
+  for (let k = childStartAt(n), end = childStartAt(n + 1); k < end; k++) {
+    const x = childAt(k)
     // TCMalloc's own unreferenced allocations are no group of the program's.
-    if (reachable[x] === ALLOCATOR_INTERNAL) continue
-    const leaked = reachable[x] === UNREACHED
+    const reached = reachableAt(x)
+    if (reached === ALLOCATOR_INTERNAL) continue
+    const leaked = reached === UNREACHED
     if (leaked ? which === 'reachable' : which === 'leaked') continue
     if (leaked) {
       walk(x, holderOf('leaked', () => ({kind: 'leaked', name: 'nothing (a leaked structure)'})), NO_OFFSET, true)
       continue
     }
-    const d = idom[x]!
+    const d = idomAt(x)
     const group = d === BY_VIRTUAL_ROOT ? -1 : groupOfIdom(d, n, groupCount)
     const thread = group >= 0 ? tids[group]! : -1
     const roots = index.rootsOf(x)
@@ -298,7 +381,7 @@ export function holderWalk(program: Program, index: HeapIndex, which: HolderScop
     for (const r of index.referrerIds(x, REFERRERS)) {
       const e = edgeReads < EDGE_READS ? edges.between(r, x) : undefined
       if (e) edgeReads++
-      if (e?.toOffset === 0) starts.push({from: r, offset: e.offset})
+      if (e?.atStart) starts.push({from: r, offset: e.offset})
       else others.push(r)
     }
     waiting.push({id: x, thread, starts, others, root: bestRoot(roots, thread)})
@@ -311,15 +394,15 @@ export function holderWalk(program: Program, index: HeapIndex, which: HolderScop
     for (const w of waiting) {
       const owner = w.starts.find(s => holderOfObject[s.from]! >= 0)
       if (owner) {
-        const t = types[owner.from]!
+        const t = typeAt(owner.from)
         walk(w.id, t === 0 ? holderOfObject[owner.from]! : holderOfType(t), t === 0 ? entryOffset[owner.from]! : owner.offset, false)
       } else if (w.starts.length === 0 && w.root) {
         const place = names.rootHolder(w.root)
         walk(w.id, holderOf(place.key, () => place.holder), place.offset ?? NO_OFFSET, false)
       } else if (last) {
         const other = w.others.find(r => holderOfObject[r]! >= 0)
-        if (other !== undefined && types[other] === 0) walk(w.id, holderOfObject[other]!, entryOffset[other]!, false)
-        else if (other !== undefined) walk(w.id, holderOfType(types[other]!), NO_OFFSET, false)
+        if (other !== undefined && typeAt(other) === 0) walk(w.id, holderOfObject[other]!, entryOffset[other]!, false)
+        else if (other !== undefined) walk(w.id, holderOfType(typeAt(other)), NO_OFFSET, false)
         else {
           const tid = w.thread
           const h = holderOf(`thread:${tid}`, () => ({kind: 'thread', name: tid >= 0 ? `thread ${tid} (registers, stack and TLS)` : 'the roots together'}))

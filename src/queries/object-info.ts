@@ -69,6 +69,8 @@ export function objectInfo(program: Program, index: HeapIndex, address: number, 
         state === 'live' && retention
           ? {
               reachable: retention.parent(obj.index) !== null,
+              /** No root of the program reaches it, and the allocator keeps it for itself: no leak. */
+              allocatorOwn: index.reachability(obj.index) === 'allocator',
               retained: retention.retained(obj.index),
               immediateDominator: typeof idom === 'number' ? objectBrief(index, idom) : null,
               onlyThread: typeof idom === 'object' && idom !== null ? idom.thread : null,

@@ -41,6 +41,8 @@ export function pathsTo(program: Program, index: HeapIndex, retention: Retention
     object: objectBrief(index, obj.index),
     offset: address - obj.start,
     reachable: parent !== null,
+    /** No root of the program reaches it, and the allocator keeps it for itself: no leak. */
+    allocatorOwn: state === 'live' && parent === null && index.reachability(obj.index) === 'allocator',
     paths: [] as RootPath[],
     /** The search stopped before finding as many paths as asked (at MAX_VISITED objects). */
     searchCut: false,

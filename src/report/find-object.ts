@@ -2,7 +2,7 @@ import chalk from 'chalk'
 import type {ObjectInfo} from '../queries/object-info.js'
 import type {Allocation} from '../queries/allocations.js'
 import {aboutCore} from './table.js'
-import {byteSize, count, offset, sightingText} from './wording.js'
+import {ALLOCATOR_OWN, byteSize, count, offset, sightingText} from './wording.js'
 import {grouped} from '../util/grouped.js'
 import {printable, printableData} from '../util/printable.js'
 
@@ -18,7 +18,7 @@ export function findObjectText(raw: ObjectInfo, core: string): string {
     nameLine(o),
     ...(o.held
       ? [
-          `  ${o.held.reachable ? 'reachable from a root' : chalk.yellow('leaked: no root reaches it')}; retains ${grouped(o.held.retained.bytes)} B in ${grouped(o.held.retained.objects)} object(s); immediate dominator ${o.held.immediateDominator ? `${o.held.immediateDominator.address} ${o.held.immediateDominator.type ?? '(untyped)'}` : o.held.onlyThread !== null ? `none: only thread ${o.held.onlyThread}'s registers, stack and TLS reach it` : o.held.reachable ? 'none (held directly by roots)' : 'none (it starts a leaked structure)'}`,
+          `  ${o.held.reachable ? 'reachable from a root' : o.held.allocatorOwn ? ALLOCATOR_OWN : chalk.yellow('leaked: no root reaches it')}; retains ${grouped(o.held.retained.bytes)} B in ${grouped(o.held.retained.objects)} object(s); immediate dominator ${o.held.immediateDominator ? `${o.held.immediateDominator.address} ${o.held.immediateDominator.type ?? '(untyped)'}` : o.held.onlyThread !== null ? `none: only thread ${o.held.onlyThread}'s registers, stack and TLS reach it` : o.held.reachable ? 'none (held directly by roots)' : o.held.allocatorOwn ? 'none' : 'none (it starts a leaked structure)'}`,
         ]
       : o.state === 'live' && !o.graph
         ? [chalk.dim('  who holds it, its retained size and names past the vtable: not known yet (the index holds the heap model; toma refs, path or analyze builds the graph)')]

@@ -6,7 +6,7 @@ import type {Suspects} from '../queries/suspects.js'
 import type {Leaks} from '../queries/leaks.js'
 import type {topObjects, topTypes} from '../queries/top.js'
 import {bytes, heading, table} from './table.js'
-import {byteSize, count, objectKind, offset, percent, untypedKind, withCut} from './wording.js'
+import {ALLOCATOR_OWN, byteSize, count, objectKind, offset, percent, untypedKind, withCut} from './wording.js'
 import {grouped} from '../util/grouped.js'
 import type {HolderGroup} from '../queries/holder-groups.js'
 import {hex} from '../errors.js'
@@ -82,6 +82,8 @@ export function pathsText(paths: Paths): string {
       if (r.paths.length > 1) out.push(chalk.bold(`#${i + 1}`))
       out.push(...rootPathText(p))
     })
+  } else if (r.allocatorOwn) {
+    out.push(ALLOCATOR_OWN)
   } else {
     out.push(chalk.yellow('leaked: no root reaches it'))
     if (r.leakStarts.length) {

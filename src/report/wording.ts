@@ -60,3 +60,6 @@ export function signalText(s: {signo: number; code: number; faultAddress: string
 
 /** What the allocator's own unreferenced allocations are, by example (the leaks' "not counted" line in every output). */
 export const ALLOCATOR_OWN_EXAMPLES = "e.g. its MallocExtension singleton, a sampled object's proxy"
+
+/** An object no root reaches that the allocator keeps for itself (a sampled object's proxy, its singleton). */
+export const ALLOCATOR_OWN = "TCMalloc's own: no root of the program reaches it, the allocator keeps it (not a leak)"

@@ -2,9 +2,8 @@ import fs from 'node:fs'
 import path from 'node:path'
 import {fileURLToPath} from 'node:url'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-import {analyzeCore} from '../../src/pipeline/analyze-core.js'
 import {HeapIndex} from '../../src/index/heap-index.js'
-import {brotliCorePath} from '../helpers/fixture-core.js'
+import {analyzeReleaseBuild} from '../helpers/release-build.js'
 import {testTemp} from '../helpers/test-temp.js'
 import {expectTier, type TruthBlock} from './namesdemo.js'
 
@@ -15,7 +14,6 @@ import {expectTier, type TruthBlock} from './namesdemo.js'
 // recorded about its own blocks (truth.json).
 
 const DIR = fileURLToPath(new URL('../../fixtures/buffersdemo', import.meta.url))
-const TCMALLOC = fileURLToPath(new URL('../../fixtures/demo/libtcmalloc.so.4', import.meta.url))
 const truth = JSON.parse(fs.readFileSync(path.join(DIR, 'truth.json'), 'utf8')) as {blocks: TruthBlock[]}
 const addr = (s: string) => Number(BigInt(s))
 
@@ -28,12 +26,7 @@ function useBuffersdemo(withDebugFile: boolean): () => HeapIndex {
   let index: HeapIndex | undefined
   beforeAll(async () => {
     work = testTemp('toma-buffers-')
-    const exe = path.join(work, 'buffersdemo')
-    fs.copyFileSync(path.join(DIR, 'buffersdemo'), exe)
-    if (withDebugFile) fs.copyFileSync(path.join(DIR, 'buffersdemo.debug'), path.join(work, 'buffersdemo.debug'))
-    const indexPath = path.join(work, 'core.toma-index')
-    analyzeCore(await brotliCorePath(path.join(DIR, 'core.br')), {exe, tcmalloc: TCMALLOC}, undefined, indexPath)
-    index = HeapIndex.open(indexPath)!
+    index = HeapIndex.open(await analyzeReleaseBuild(DIR, 'buffersdemo', work, withDebugFile))!
   }, 120_000)
   afterAll(() => {
     index?.file.close()

@@ -126,8 +126,8 @@ const accepted = (b: TruthBlock) => (GENERIC.has(b.kind) ? [b.name, b.kind] : [b
  * demangler the class it stands for (`std::__cxx11::basic_string<char, std::char_traits<char>,
  * std::allocator<char> >`), and closing brackets come as `> >` or `>>`.
  */
-const spelling = (name: string | null) => name?.replaceAll('std::__cxx11::basic_string<char, std::char_traits<char>, std::allocator<char> >', 'std::string').replaceAll('> >', '>>') ?? null
-const acceptedSpellings = (b: TruthBlock) => accepted(b).map(spelling)
+export const spelling = (name: string | null) => name?.replaceAll('std::__cxx11::basic_string<char, std::char_traits<char>, std::allocator<char> >', 'std::string').replaceAll('> >', '>>') ?? null
+export const acceptedSpellings = (b: TruthBlock) => accepted(b).map(spelling)
 
 /**
  * Recall and precision of one tier (or of tiers that run together): every block the truth lists

@@ -6,7 +6,7 @@ import {analyzeCore} from '../../src/pipeline/analyze-core.js'
 import {HeapIndex} from '../../src/index/heap-index.js'
 import {DamagedIndexError} from '../../src/index/index-file.js'
 import {decodeHolderTable, HOLDER_SCOPES} from '../../src/index/holder-table.js'
-import {holderGroups, holderName, holderWalk, objectHolders, storedHolderName} from '../../src/queries/holder-groups.js'
+import {holderGroups, holderName, holderWalk, objectHolders, storedHolderName, storedHolders} from '../../src/queries/holder-groups.js'
 import {Core} from '../../src/core/core.js'
 import {Program} from '../../src/program/program.js'
 import {brotliCorePath, fixtureCorePath, fixtureFlags, fixtureIndex} from '../helpers/fixture-core.js'
@@ -84,6 +84,20 @@ describe.each(CORES)('the holders analyze stored ($id) are the walk\'s', ({id, c
     }
     expect(wrong).toEqual([])
     expect(named).toBeGreaterThan(0)
+  })
+
+  it('under a memory limit, the walk through caches of a few small blocks: the same holders, offsets and table', () => {
+    // Three blocks of 16 elements a column: nearly every step of the walk leaves the block it read last.
+    const whole = storedHolders(program, index)
+    const cached = storedHolders(program, index, {}, {cacheBytes: 3 * 16 * 8, blockWords: 16})
+    expect(whole.holderOf.length).toBeGreaterThan(16 * 3 * 8)
+    expect(cached.holderOf).toEqual(whole.holderOf)
+    expect(cached.entryOffset).toEqual(whole.entryOffset)
+    expect(Buffer.from(cached.table).equals(Buffer.from(whole.table))).toBe(true)
+    // And what analyze stored (its own walk, on the columns it held).
+    const stored = objectHolders(index)
+    expect(cached.holderOf).toEqual(stored.holderOf)
+    expect(cached.entryOffset).toEqual(stored.entryOffset)
   })
 })
 

@@ -57,6 +57,16 @@ describe.each(chosen.map(f => [f.id, f] as const))('HeapObjects on %s', (id, ent
     expect(slots(model, ANY_STATE).ids).toEqual([...Array(analysis.heap.state.length).keys()])
   })
 
+  it('sizeOf gives every slot its size as the walk over the slots does, in address order and out of it', () => {
+    const {ids, sizes} = slots(index.objects, ANY_STATE)
+    const wrong = (order: number[]) => order.filter(k => index.objects.sizeOf(ids[k]!) !== sizes[k])
+    expect(wrong([...ids.keys()])).toEqual([])
+    // Backwards and strided: the span it found last is not the one asked for.
+    expect(wrong([...ids.keys()].reverse())).toEqual([])
+    expect(wrong([...ids.keys()].filter(k => k % 7 === 0).concat([...ids.keys()].filter(k => k % 7 !== 0)))).toEqual([])
+    expect(new Set(sizes).size).toBeGreaterThan(1)
+  })
+
   it('the live objects it visits are the process\'s own record, plus exactly the bytes allocated before its hooks', () => {
     const live = slots(heapObjects(analysis.heap), LIVE)
     const seen = new Map(live.starts.map((s, i) => [s, live.sizes[i]!]))

@@ -69,7 +69,16 @@ export class ScalarPointees {
   /** Names the blocks offered one name, unnamed still and not claimed by the flow. Returns how many. */
   settle(claims: DwarfClaims): number {
     let named = 0
-    for (const [slot, o] of this.offers) {
+    // In address order: the byte buffers' text test reads each block, and the flow offered them in
+    // the order pointers led to them; read in that order, a core of 400,000 buffers took one read
+    // of the file per buffer (4.9 s of 30 in the naming worker, workloaddemo's timing core).
+    const slots = Uint32Array.from(this.offers.keys())
+    const starts = new Float64Array(slots.length)
+    slots.forEach((slot, i) => (starts[i] = this.offers.get(slot)?.start ?? 0))
+    const order = Uint32Array.from(slots.keys()).sort((x, y) => starts[x]! - starts[y]!)
+    for (const i of order) {
+      const slot = slots[i]!
+      const o = this.offers.get(slot)!
       if (o === null || this.ctx.names.nameOf(slot) !== null || claims.has(slot)) continue
       if (o.bytes && this.readsAsCString(o.start, o.size)) continue
       if (claims.claim(slot, o.start, {name: o.name, kind: 'object', struct: null, element: null})) named++

@@ -1,14 +1,16 @@
 import type {NamingContext} from '../recogniser.js'
 import {forEachSlotBytes, SLOT_CHUNK} from '../slot-bytes.js'
 import type {Probe} from './probe.js'
+import type {RootRange} from '../../graph/roots.js'
 
 /**
- * Calls visit(address, word) for every aligned word of every live object and every root range
- * (stacks, globals, TLS, other mappings) whose value may start a heap block: 8-aligned and inside
- * the heap's span range. Before each call the probe knows the owner (the object or root range the
- * word is in) and the bytes read around it. The words themselves are untrusted.
+ * Calls visit(address, word, inObject) for every aligned word of every live object and every root
+ * range (stacks, globals, TLS, other mappings; only `roots` when given, and then no object) whose
+ * value may start a heap block: 8-aligned and inside the heap's span range. Before each call the
+ * probe knows the owner (the object or root range the word is in) and the bytes read around it.
+ * The words themselves are untrusted.
  */
-export function forEachOwnerWord(ctx: NamingContext, p: Probe, visit: (address: number, word: number) => void): void {
+export function forEachOwnerWord(ctx: NamingContext, p: Probe, visit: (address: number, word: number, inObject: boolean) => void, roots?: readonly RootRange[]): void {
   const {objects} = ctx
   const spans = objects.spans
   let lo = Infinity
@@ -23,6 +25,7 @@ export function forEachOwnerWord(ctx: NamingContext, p: Probe, visit: (address: 
   const memory = ctx.program.core.memory
   // The words of bytes[offset, offset + length), at `start`, whose owner is [ownerStart, ownerEnd).
   let viewOf: Buffer | null = null
+  let inObject = true
   const words = (bytes: Buffer, offset: number, length: number, start: number, ownerStart: number, ownerEnd: number): void => {
     p.ownerStart = ownerStart
     p.ownerEnd = ownerEnd
@@ -41,7 +44,7 @@ export function forEachOwnerWord(ctx: NamingContext, p: Probe, visit: (address: 
       const low = view[i]!
       if (low % 8 !== 0) continue
       const w = high * 0x1_0000_0000 + low
-      if (w >= lo && w < hi) visit(start + (i - first) * 4, w)
+      if (w >= lo && w < hi) visit(start + (i - first) * 4, w, inObject)
     }
   }
   const chunk = Buffer.alloc(SLOT_CHUNK)
@@ -54,8 +57,11 @@ export function forEachOwnerWord(ctx: NamingContext, p: Probe, visit: (address: 
       words(chunk.subarray(0, n), 0, n, at, start, end)
     }
   }
-  forEachSlotBytes(ctx, () => true, (_id, start, size, bytes, offset) => words(bytes, offset, size, start, start, start + size),
-    (_id, start, size) => range(start, start + size))
-  for (const r of ctx.roots) range(Math.ceil(r.start / 8) * 8, r.end)
+  if (!roots) {
+    forEachSlotBytes(ctx, () => true, (_id, start, size, bytes, offset) => words(bytes, offset, size, start, start, start + size),
+      (_id, start, size) => range(start, start + size))
+  }
+  inObject = false
+  for (const r of roots ?? ctx.roots) range(Math.ceil(r.start / 8) * 8, r.end)
   p.useNoBytes()
 }

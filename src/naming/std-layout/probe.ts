@@ -111,6 +111,15 @@ export class Probe {
    * else undefined.
    */
   block(addr: number | undefined, kind?: string): Block | undefined {
+    const slot = this.liveSlot(addr)
+    if (slot === undefined) return undefined
+    const names = this.ctx.names
+    if (names.typeOf[slot.index] !== 0 && (kind === undefined || names.kindOf(slot.index) !== kind)) return undefined
+    return slot
+  }
+
+  /** The live slot that starts exactly at addr, named or not, else undefined. */
+  liveSlot(addr: number | undefined): Block | undefined {
     if (addr === undefined || addr % 8 !== 0 || addr <= 0) return undefined
     // Every word of every owner is asked: the slot is worked out here without an object per word.
     let index: number
@@ -135,8 +144,6 @@ export class Probe {
       index = spans.firstObject[span]! + k
     }
     if (this.state[index] !== this.ctx.live) return undefined
-    const names = this.ctx.names
-    if (names.typeOf[index] !== 0 && (kind === undefined || names.kindOf(index) !== kind)) return undefined
     return {index, start: addr, size}
   }
 

@@ -13,6 +13,7 @@ import {libcxxStringAt, stringAt} from './string.js'
 import {vectorAt} from './vector.js'
 import {nameSharedPointees} from './shared-ptr.js'
 import {OwnerWords} from './owner-word-list.js'
+import {StackVectors} from './stack-vectors.js'
 import type {SpanObjectArrays} from '../../heap/slot-table.js'
 
 /** Words that may hold a string or a vector kept from the first read (24 bytes each, 24 MiB in all): past it, a second read. */
@@ -31,7 +32,8 @@ const STATIC_LIBSTDCXX = ['_ZSt17__throw_bad_allocv', '_ZSt20__throw_length_erro
  * containers whose proofs walk links (deque, unordered, map/set, list) and std::function; then
  * strings over the words left (a string's proof is one NUL and a size class); then vectors, the
  * weakest shape, over what is still unnamed. So a word that some list or tree node holds is never
- * taken for a string or a vector before the list or tree has been found.
+ * taken for a string or a vector before the list or tree has been found. A vector read from a
+ * stack is refused where a heap object points at its body (stack-vectors.ts: stale triples).
  */
 export const stdLayout: Recogniser = stdLayoutKeeping(CONTIGUOUS_KEPT)
 
@@ -79,10 +81,11 @@ export function stdLayoutKeeping(keptWords: number): Recogniser {
         void (dequeAt(p, a, b) || bucketsAt(p, a, b) || singleBucketAt(p, a, b) || rbTreeAt(p, a, b) || listAt(p, a, b) || functionTargetAt(p, a, b, handlers) ||
           (withLibcxx && (libcxxTreeAt(p, a, b) || libcxxDequeAt(p, a, b))))
       }
+      const stackVectors = new StackVectors(ctx, p)
       const contiguous = (a: number, w: number) => {
         if (!mayBeContiguous(a, w)) return
         const b = p.block(w)
-        if (b) void (stringAt(p, a, b) || (withLibcxx && libcxxStringAt(p, a, b)) || vectorAt(p, a, b))
+        if (b) void (stringAt(p, a, b) || (withLibcxx && libcxxStringAt(p, a, b)) || (!stackVectors.refuses(p.ownerStart, w) && vectorAt(p, a, b)))
       }
       // One read of every owner word: the linked containers are tested as each word comes, and the
       // words that may hold a string or a vector are kept, to be tested once every linked container
@@ -92,7 +95,8 @@ export function stdLayoutKeeping(keptWords: number): Recogniser {
       // The words met, counted: where the list filled, the second read takes over at the next one.
       let met = 0
       let fullAt = Infinity
-      forEachOwnerWord(ctx, p, (a, w) => {
+      forEachOwnerWord(ctx, p, (a, w, inObject) => {
+        stackVectors.see(w, inObject)
         linked(a, w)
         if (fullAt === Infinity && mayBeContiguous(a, w)) {
           kept.add(a, p.ownerStart, p.ownerEnd)

@@ -16,6 +16,12 @@ import type {Block, Probe} from './probe.js'
  * followed by its put area, and libc++'s `__split_buffer` {first, begin, end, end of capacity} (a
  * deque's map) have a fourth word pointing into the same block or at its end: a vector's next
  * field rarely does (a neighbouring vector's begin is another block), so such a triple is refused.
+ * Rarely is not never: two vectors side by side in a struct whose bodies TCMalloc carved one after
+ * the other from a span (a 1-element `std::vector<char*>` and its `std::vector<uint32_t>` of
+ * lengths, both 8 bytes) have the second's begin at the first's capacity end. That word is taken
+ * as a neighbour's begin when the next three words are themselves a vector over the block that
+ * starts there; a __split_buffer's end of capacity is followed by the deque's start and size
+ * (small integers, below it), a FILE's buffer end by its save pointers (null or in the buffer).
  */
 export function vectorAt(p: Probe, owner: number, body: Block): boolean {
   if (!p.holds(owner, owner + 24)) return false
@@ -25,7 +31,18 @@ export function vectorAt(p: Probe, owner: number, body: Block): boolean {
   if (!(body.start <= end && end <= capacityEnd && p.fits(capacityEnd - body.start, body))) return false
   const next = p.word(owner + 24)
   if (next !== undefined && next % 8 === 0 && next !== 0 && p.word(next) === body.start) return false
-  if (next !== undefined && next >= body.start && next <= capacityEnd) return false
+  if (next !== undefined && next >= body.start && next <= capacityEnd && !(next === capacityEnd && neighbourVectorAt(p, owner + 24))) return false
   p.name(body, 'std::vector body')
   return true
+}
+
+/** Whether {begin, end, capacity end} at `at` could be a vector whose body is the live block at begin. */
+function neighbourVectorAt(p: Probe, at: number): boolean {
+  if (!p.holds(at, at + 24)) return false
+  const begin = p.word(at)
+  const end = p.word(at + 8)
+  const capacityEnd = p.word(at + 16)
+  const body = p.liveSlot(begin)
+  if (body === undefined || end === undefined || capacityEnd === undefined) return false
+  return body.start <= end && end <= capacityEnd && p.fits(capacityEnd - body.start, body)
 }

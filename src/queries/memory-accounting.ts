@@ -1,0 +1,170 @@
+import {PF_W} from '../core/core-header.js'
+import type {Segment} from '../core/address-space.js'
+import {hex} from '../errors.js'
+import type {HeapIndex} from '../index/heap-index.js'
+import {STATE_NAMES} from '../heap/states.js'
+import type {Program} from '../program/program.js'
+import type {HeapSummary} from './heap-summary.js'
+import type {MetadataInSegment} from './metadata-extent.js'
+
+/** A span's location (the index's span.location): in use, free on the normal list, free and returned to the system. */
+export const SPAN_IN_USE = 0
+
+/** One line of the accounting: its bytes, and where the allocator keeps a counter of the same, that counter. */
+export interface AccountLine {
+  part: string
+  bytes: number
+  /** Of them, the bytes the core file holds (the rest only mapped: a segment the core holds in part); absent on the heap's parts. */
+  inCore?: number
+  /** The allocator's own figure for the same bytes (its property), where it has one. */
+  allocator?: {property: string; bytes: number}
+  note?: string
+}
+
+/** One thread's stack: its mapping's bytes and the part above the stack pointer (in use, its TLS and descriptor included). */
+export interface StackLine {
+  tid: number
+  mapping: string
+  bytes: number
+  aboveSp: number
+}
+
+/**
+ * Every byte of the process's writable mappings once (the core's writable PT_LOAD segments, one a
+ * mapping): the heap's spans split by what their bytes hold, the allocator's metadata, the
+ * threads' stacks, the modules' data, other file-backed and anonymous mappings. The lines add up
+ * to the mapped total exactly; what no line explains is a line of its own (remainder), never
+ * dropped. Bytes in the core file and bytes only mapped (a segment the core holds in part) are
+ * told apart per group.
+ */
+export function memoryAccounting(program: Program, index: HeapIndex) {
+  const summary = index.meta.summary as unknown as HeapSummary
+  const counter = (property: string) => {
+    const c = summary.crossCheck.find(x => x.property === property)
+    return c ? {property, bytes: c.tcmalloc} : undefined
+  }
+  const heap = heapParts(index)
+  const segments = program.core.memory.segments.filter(s => s.flags & PF_W)
+  const metadata = (summary.graph as {allocatorMetadata?: {bytes: number; bySegment: MetadataInSegment[]; outsideSegments: number}} | null)?.allocatorMetadata ?? null
+  const metadataBySegment = new Map((metadata?.bySegment ?? []).map(m => [m.segment, m.bytes]))
+  const spanIn = spanBytesBySegment(index, segments)
+  const stackOf = new Map<number, {tid: number; rsp: number}>()
+  for (const t of program.core.threads) {
+    const seg = program.core.memory.segmentAt(t.rsp)
+    if (seg && seg.flags & PF_W && !stackOf.has(seg.start)) stackOf.set(seg.start, {tid: t.tid, rsp: t.rsp})
+  }
+  const groups = {stacks: 0, modules: 0, files: 0, anonymous: 0}
+  /** The located metadata by the group of mapping it lies in (the lines above hold the rest of each group). */
+  const metadataIn = {stacks: 0, modules: 0, files: 0, anonymous: 0}
+  const inCore = {heap: 0, metadata: 0, stacks: 0, modules: 0, files: 0, anonymous: 0}
+  const stacks: StackLine[] = []
+  let mapped = 0
+  let present = 0
+  let heapInSegments = 0
+  let metadataInSegments = 0
+  let previousModuleEnd = -1
+  for (const seg of segments) {
+    const size = seg.end - seg.start
+    mapped += size
+    present += seg.presentSize
+    const spans = spanIn.get(seg.start) ?? {bytes: 0, present: 0}
+    const meta = metadataBySegment.get(seg.start) ?? 0
+    heapInSegments += spans.bytes
+    metadataInSegments += meta
+    inCore.heap += spans.present
+    // Metadata is taken as present where its segment is whole in the core (the usual case); else as absent.
+    const metaPresent = seg.presentSize === size ? meta : 0
+    inCore.metadata += metaPresent
+    const rest = size - spans.bytes - meta
+    const restPresent = Math.max(0, seg.presentSize - spans.present - metaPresent)
+    const stack = stackOf.get(seg.start)
+    // A module's .bss is the anonymous mapping right after its writable file mapping.
+    const file = program.core.fileAt(seg.start)
+    const moduleData = program.core.moduleAt(seg.start) !== undefined || (!file && previousModuleEnd === seg.start)
+    const kind = stack ? 'stacks' : moduleData ? 'modules' : file ? 'files' : 'anonymous'
+    previousModuleEnd = file && program.core.moduleAt(seg.start) ? seg.end : -1
+    groups[kind] += rest
+    metadataIn[kind] += meta
+    inCore[kind] += restPresent
+    if (stack) stacks.push({tid: stack.tid, mapping: `${hex(seg.start)}-${hex(seg.end)}`, bytes: rest, aboveSp: Math.max(0, seg.end - stack.rsp)})
+  }
+  const heapLines: AccountLine[] = [
+    {part: 'live (in use by the application)', bytes: heap.state[0]!, allocator: counter('generic.current_allocated_bytes')},
+    {part: 'free in thread caches', bytes: heap.state[1]!, allocator: counter('tcmalloc.thread_cache_free_bytes')},
+    {part: 'free in the transfer cache', bytes: heap.state[3]!, allocator: counter('tcmalloc.transfer_cache_free_bytes')},
+    {part: 'free in central lists (spans\' own free lists)', bytes: heap.state[2]!, note: 'TCMalloc counts these and the span tail waste below together as central_cache_free_bytes'},
+    {part: 'span tail waste (fits no object)', bytes: heap.tailWaste},
+    {part: 'page heap free (normal)', bytes: heap.state[4]!, allocator: counter('tcmalloc.pageheap_free_bytes')},
+    {part: 'page heap returned to the system (unmapped)', bytes: heap.state[5]!, allocator: counter('tcmalloc.pageheap_unmapped_bytes')},
+  ]
+  const heapBytes = heap.spanBytes
+  const lines: AccountLine[] = [
+    {part: 'heap (the allocator\'s spans)', bytes: heapInSegments, inCore: inCore.heap, allocator: counter('generic.heap_size')},
+    metadata
+      ? {part: 'allocator metadata (as toma located it)', bytes: metadataInSegments, inCore: inCore.metadata, note: 'the part of TCMalloc\'s metadata toma finds (span and thread-cache records, page map, current blocks); the rest is in other anonymous mappings'}
+      : {part: 'allocator metadata', bytes: 0, inCore: 0, note: 'not in this index (made before toma memory): counted in other anonymous mappings; analyze again to split it out'},
+    {part: 'thread stacks', bytes: groups.stacks, inCore: inCore.stacks},
+    {part: 'modules\' data (writable segments and .bss)', bytes: groups.modules, inCore: inCore.modules},
+    {part: 'other file-backed mappings', bytes: groups.files, inCore: inCore.files},
+    {part: 'other anonymous mappings', bytes: groups.anonymous, inCore: inCore.anonymous},
+  ]
+  const explained = lines.reduce((a, l) => a + l.bytes, 0)
+  return {
+    /** Writable mappings of the process: their bytes, and those the core file holds. */
+    mapped: {bytes: mapped, inCore: present, mappings: segments.length},
+    lines,
+    /** What no line explains (mapped − the lines' sum): 0 when everything is accounted for. */
+    remainder: mapped - explained,
+    metadataIn,
+    /** The heap's spans split by what their bytes hold; the parts add up to the spans' bytes. */
+    heap: {
+      bytes: heapBytes,
+      parts: heapLines,
+      /** Span bytes in no writable segment of the core (a core that misses part of the heap): counted in no line above. */
+      outsideSegments: heapBytes - heapInSegments,
+    },
+    metadataOutsideSegments: metadata?.outsideSegments ?? 0,
+    stacks,
+  }
+}
+
+/** Span bytes by state of the slots (states.ts order), tail waste of small-object spans, and all span bytes. */
+function heapParts(index: HeapIndex) {
+  const state = new Float64Array(STATE_NAMES.length)
+  const {spanPages, spanObjectCount, spanObjectSize, spanLocation} = index
+  let spanBytes = 0
+  let tailWaste = 0
+  for (let s = 0; s < spanPages.length; s++) {
+    const bytes = spanPages[s]! * index.pageSize
+    spanBytes += bytes
+    if (spanLocation[s] === SPAN_IN_USE) tailWaste += bytes - spanObjectCount[s]! * spanObjectSize[s]!
+  }
+  index.objects.forEachObject((id, _start, size) => {
+    state[index.objects.state[id]!]! += size
+  })
+  return {state, tailWaste, spanBytes}
+}
+
+/** Each writable segment's bytes of heap spans, and of those the bytes the core file holds (both walks sorted: one pass). */
+function spanBytesBySegment(index: HeapIndex, segments: Segment[]) {
+  const out = new Map<number, {bytes: number; present: number}>()
+  const {spanStart, spanPages} = index
+  let k = 0
+  for (let s = 0; s < spanStart.length; s++) {
+    const start = spanStart[s]!
+    const end = start + spanPages[s]! * index.pageSize
+    while (k < segments.length && segments[k]!.end <= start) k++
+    for (let j = k; j < segments.length && segments[j]!.start < end; j++) {
+      const seg = segments[j]!
+      const part = Math.min(end, seg.end) - Math.max(start, seg.start)
+      if (part <= 0) continue
+      const presentEnd = seg.start + seg.presentSize
+      const inFile = Math.max(0, Math.min(end, presentEnd) - Math.max(start, seg.start))
+      const e = out.get(seg.start) ?? {bytes: 0, present: 0}
+      e.bytes += part
+      e.present += inFile
+      out.set(seg.start, e)
+    }
+  }
+  return out
+}
