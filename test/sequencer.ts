@@ -4,7 +4,7 @@ import {BaseSequencer, type TestSpecification} from 'vitest/node'
 
 /**
  * Starts the test files longest first, by the seconds each took in a measured run
- * (test/file-weights.json, written by tools/test/file-weights.ts from vitest's JSON report). Two
+ * (test/file-weights.json, written by tools/test/file-weights.ts from a TOMA_TEST_CPU_LOG or vitest's JSON report). Two
  * forks take the files in this order as each frees up: with the long files first, the forks end
  * within a short file of each other, where a long file started last leaves the other CPU idle
  * while it runs. vitest's own order uses the durations of earlier runs on the machine, and on a
