@@ -1,5 +1,6 @@
 import os from 'node:os'
 import {defineConfig} from 'vitest/config'
+import {LongestFirst} from './test/sequencer.js'
 
 /**
  * One test file per CPU. vitest's own default in a run is one fewer than the CPUs (so that its main
@@ -13,11 +14,13 @@ export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
     globalSetup: ['test/global-setup.ts'],
-    setupFiles: ['test/yield-between-tests.ts'],
+    setupFiles: ['test/yield-between-tests.ts', 'test/cpu-per-file.ts'],
     testTimeout: 120_000,
     hookTimeout: 300_000,
     pool: 'forks',
     maxWorkers: FORKS,
     minWorkers: FORKS,
+    // Longest files first (test/sequencer.ts), so that the two forks end together.
+    sequence: {sequencer: LongestFirst},
   },
 })

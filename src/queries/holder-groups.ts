@@ -139,11 +139,45 @@ interface WalkInputs {
   groupCount: number
   tids: number[]
   names: Names
+  edges: EdgesAsked
   close: () => void
 }
 
 /** What every walk needs beside the columns. */
-const walkContext = (program: Program, index: HeapIndex) => ({groupCount: index.columns.threadGroupCount(), tids: Array.from(index.columns.threadTids()), names: new Names(program, index)})
+const walkContext = (program: Program, index: HeapIndex) => ({groupCount: index.columns.threadGroupCount(), tids: Array.from(index.columns.threadTids()), names: new Names(program, index), edges: new EdgesAsked(index)})
+
+/** What the walks use of an edge index.edgeBetween found: its offset in the source, and whether it points at the target's start. */
+interface EdgeAsked {
+  offset: number
+  atStart: boolean
+}
+
+/**
+ * index.edgeBetween, each pair read once for the walks that share these inputs: storedHolders'
+ * three walks ask the same pairs (the walk of all the objects asks again every pair the reachable
+ * and the leaked walks asked), and a read is several ranged reads of the index and a walk of the
+ * source's words in the core; a core of many multiply-held objects (an interpreter's) asked
+ * hundreds of thousands. A walk reads at most about EDGE_READS pairs, so this holds a few hundred
+ * thousand numbers at most (a Map entry each, no object: it stays small under --memory-limit too).
+ */
+class EdgesAsked {
+  /** By pair: -1 when there is no edge, else offset * 2 + 1 when it points at the target's start, offset * 2 when inside. */
+  private readonly found = new Map<number, number>()
+
+  constructor(private readonly index: HeapIndex) {}
+
+  between(from: number, to: number): EdgeAsked | undefined {
+    // Slots are below 2^32: the pair fits a double exactly.
+    const key = from * 2 ** 32 + to
+    let code = this.found.get(key)
+    if (code === undefined) {
+      const e = this.index.edgeBetween(from, to)
+      code = e === undefined ? -1 : e.offset * 2 + (e.toOffset === 0 ? 1 : 0)
+      this.found.set(key, code)
+    }
+    return code < 0 ? undefined : {offset: Math.floor(code / 2), atStart: code % 2 === 1}
+  }
+}
 
 /** The walk's inputs whole in memory: the index's columns (but those given); each slot's size from its span. */
 function walkInputs(program: Program, index: HeapIndex, have: Have = {}): WalkInputs {
@@ -202,7 +236,7 @@ function walkInputsThroughBlocks(program: Program, index: HeapIndex, have: Have,
  * (storedHolders); queries read what it found (holderGroups).
  */
 export function holderWalk(program: Program, index: HeapIndex, which: HolderScope = 'all', inputs: WalkInputs = walkInputs(program, index), perSlot?: Pick<ObjectHolders, 'holderOf' | 'entryOffset'>): {groups: HolderGroup[]} & ObjectHolders {
-  const {n, childStartAt, childAt, idomAt, typeAt, reachableAt, retainedBytesAt, retainedObjectsAt, sizeOf, groupCount, tids, names} = inputs
+  const {n, childStartAt, childAt, idomAt, typeAt, reachableAt, retainedBytesAt, retainedObjectsAt, sizeOf, groupCount, tids, names, edges} = inputs
   // Per object walked: the holder it is under (-1: not walked yet) and the offset its chain starts at.
   const holderOfObject = (perSlot?.holderOf ?? new Int32Array(n)).fill(-1)
   const entryOffset = (perSlot?.entryOffset ?? new Uint32Array(n)).fill(NO_OFFSET)
@@ -299,7 +333,7 @@ export function holderWalk(program: Program, index: HeapIndex, which: HolderScop
           const h = holderOfType(t)
           const sampled = typeAt(c) === 0 && (groupIds[h]?.size ?? 0) < 64 && sampledOffsets(h, sizeOf(c)) < OFFSET_SAMPLES
           if (sampled) edgeReads++
-          push(c, h, sampled ? (index.edgeBetween(id, c)?.offset ?? NO_OFFSET) : NO_OFFSET, leaked)
+          push(c, h, sampled ? (edges.between(id, c)?.offset ?? NO_OFFSET) : NO_OFFSET, leaked)
         }
       } else {
         if (inGroup[at]! >= 0) active[inGroup[at]!]!--
@@ -345,9 +379,9 @@ export function holderWalk(program: Program, index: HeapIndex, which: HolderScop
     const starts: Array<{from: number; offset: number}> = []
     const others: number[] = []
     for (const r of index.referrerIds(x, REFERRERS)) {
-      const e = edgeReads < EDGE_READS ? index.edgeBetween(r, x) : undefined
+      const e = edgeReads < EDGE_READS ? edges.between(r, x) : undefined
       if (e) edgeReads++
-      if (e?.toOffset === 0) starts.push({from: r, offset: e.offset})
+      if (e?.atStart) starts.push({from: r, offset: e.offset})
       else others.push(r)
     }
     waiting.push({id: x, thread, starts, others, root: bestRoot(roots, thread)})

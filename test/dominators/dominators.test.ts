@@ -12,6 +12,7 @@ import {scanHeapGraph} from '../../src/graph/scan.js'
 import {modelHeap} from '../../src/allocators.js'
 import {LIVE} from '../../src/heap/states.js'
 import {fixtureIndex, openFixture} from '../helpers/fixture-core.js'
+import {failing} from '../helpers/failing.js'
 import {testTemp} from '../helpers/test-temp.js'
 import type {FileArray} from '../../src/util/file-array.js'
 
@@ -76,7 +77,7 @@ describe.each(fixtureIndex().map(f => [f.id] as const))('dominators on %s', id =
 
     // Every live object is in the tree: reachable ones from the roots, leaked ones from the starts.
     const seen = bfs(succ, -1)
-    for (let o = 0; o < n; o++) expect(seen[V(o)] === 1, `object ${o}`).toBe(live[o] === 1)
+    expect(failing(n, o => (seen[V(o)] === 1) === (live[o] === 1)), 'objects in the tree but not live, or live but not in it').toEqual([])
 
     // Leak starts: one per source component of the leaked graph (nothing outside it reaches it).
     const leaked = [...live.keys()].filter(o => live[o] && !reachable[o])
@@ -91,12 +92,12 @@ describe.each(fixtureIndex().map(f => [f.id] as const))('dominators on %s', id =
 
     // Immediate dominators against the simple iterative algorithm.
     const chk = cooperHarveyKennedy(succ)
-    for (let o = 0; o < n; o++) {
+    const idomIsChk = (o: number) => {
       const want = chk[V(o)]
       const got = tree.idom[o]!
-      if (want === undefined) expect(got).toBe(NOT_IN_TREE)
-      else expect(got === BY_VIRTUAL_ROOT ? 0 : got < n ? V(got) : BY_GROUP - got + 1, `idom of ${o}`).toBe(want)
+      return want === undefined ? got === NOT_IN_TREE : (got === BY_VIRTUAL_ROOT ? 0 : got < n ? V(got) : BY_GROUP - got + 1) === want
     }
+    expect(failing(n, idomIsChk).map(o => ({o, idom: tree.idom[o], chk: chk[V(o)]})), 'idoms that are not the iterative algorithm\'s').toEqual([])
 
     // Retained sizes against the definition, for a few hundred objects chosen by a seed.
     const bytes = Float64Array.from(shallow)
@@ -164,11 +165,13 @@ describe.each(fixtureIndex().map(f => [f.id] as const))('dominators on %s', id =
         }
         expect(g.rootTo.includes(o)).toBe(true)
       }
-      for (const o of liveList) if (reachable[o]) {
+      const pathIsShortest = (o: number) => {
+        if (!reachable[o]) return true
         let steps = 1
         for (let x = o; parents[x] !== FROM_ROOT; x = parents[x]!) steps++
-        expect(steps, `path length of ${o}`).toBe(depth[V(o)])
+        return steps === depth[V(o)]
       }
+      expect(failing(liveList.length, k => pathIsShortest(liveList[k]!)).map(k => liveList[k]), 'objects whose path is not a shortest one').toEqual([])
     }
     program.core.close()
   })

@@ -9,7 +9,7 @@ import {analyzeGoogleHeap, type GoogleHeap} from '../../src/google-tcmalloc/heap
 import type {AllocatorActivity} from '../../src/heap/heap-model.js'
 import {LIVE} from '../../src/heap/states.js'
 import {Program} from '../../src/program/program.js'
-import {addr, sparseBrotliCorePath} from '../helpers/fixture-core.js'
+import {addr, sparseCorePath} from '../helpers/fixture-core.js'
 import {runToma} from '../helpers/run-toma.js'
 import {HeapIndex} from '../../src/index/heap-index.js'
 import {IndexFile} from '../../src/index/index-file.js'
@@ -22,7 +22,7 @@ import {testTemp} from '../helpers/test-temp.js'
  * marker, read from the core, and gdb's frames and lock words (through tcmalloc's DWARF).
  */
 const DIR = fileURLToPath(new URL('../../fixtures/google-tcmalloc-busy', import.meta.url))
-const IDS = fs.readdirSync(DIR).filter(d => fs.existsSync(path.join(DIR, d, 'core.br'))).sort()
+const IDS = fs.readdirSync(DIR).filter(d => fs.existsSync(path.join(DIR, d, 'core.sparse.br'))).sort()
 const exeOf = (id: string) => path.join(DIR, `gtcbusy-${id.replace(/-(pageheap|central|random-\d+)$/, '')}`)
 
 interface GdbFrame {
@@ -97,7 +97,7 @@ afterAll(() => {
 })
 
 async function open(id: string): Promise<{program: Program; heap: GoogleHeap; activity: AllocatorActivity; truth: BusyTruth}> {
-  const core = Core.open(await sparseBrotliCorePath(path.join(DIR, id, 'core.br')))
+  const core = Core.open(await sparseCorePath(path.join(DIR, id, 'core.sparse.br')))
   opened.push(core)
   const program = Program.load(core, {exe: exeOf(id)})
   const heap = analyzeGoogleHeap(program)
@@ -240,7 +240,7 @@ describe('busy google/tcmalloc processes, stopped inside tcmalloc', () => {
     const work = testTemp('toma-gtc-proxy-')
     try {
       const indexPath = path.join(work, 'core.toma-index')
-      const r = await runToma(['leaks', await sparseBrotliCorePath(path.join(DIR, id, 'core.br')), '--exe', exeOf(id), '--index', indexPath, '--json'])
+      const r = await runToma(['leaks', await sparseCorePath(path.join(DIR, id, 'core.sparse.br')), '--exe', exeOf(id), '--index', indexPath, '--json'])
       expect(r.status).toBe(0)
       const leaks = JSON.parse(r.stdout) as {starts: Array<{address: string}>; allocatorInternal: {objects: number; bytes: number}}
       expect(leaks.starts.map(s => s.address)).not.toContain(GDB_PROXIES[id]![0]!.proxy)
@@ -292,7 +292,7 @@ describe('busy google/tcmalloc processes, stopped inside tcmalloc', () => {
     const truth = truthOf(id)
     const work = testTemp('toma-gtc-busy-')
     try {
-      const r = await runToma(['damage', await sparseBrotliCorePath(path.join(DIR, id, 'core.br')), '--exe', exeOf(id), '--index', path.join(work, 'core.toma-index'), '--json'])
+      const r = await runToma(['damage', await sparseCorePath(path.join(DIR, id, 'core.sparse.br')), '--exe', exeOf(id), '--index', path.join(work, 'core.toma-index'), '--json'])
       expect(r.status).toBe(0)
       const locks = JSON.parse(r.stdout).locks as Array<{name: string; address: string; heldBy: number[]}>
       const holder = truth.threadsInTcmalloc.filter(t => !gdbWaiting(t)).map(t => t.tid)

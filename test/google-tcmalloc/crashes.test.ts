@@ -8,7 +8,7 @@ import {objectAt} from '../../src/heap/objects.js'
 import {CENTRAL_CACHE, LIVE, PAGE_HEAP, THREAD_CACHE, TRANSFER_CACHE} from '../../src/heap/states.js'
 import {Program} from '../../src/program/program.js'
 import type {HeapDamage} from '../../src/queries/heap-damage.js'
-import {addr, sparseBrotliCorePath} from '../helpers/fixture-core.js'
+import {addr, sparseCorePath} from '../helpers/fixture-core.js'
 import {runToma} from '../helpers/run-toma.js'
 import {testTemp} from '../helpers/test-temp.js'
 
@@ -64,8 +64,8 @@ const damages = new Map<string, Damage>()
 const index = (id: string) => path.join(temp, `${id}.toma-index`)
 
 beforeAll(async () => {
-  for (const id of fs.readdirSync(DIR).filter(d => fs.existsSync(path.join(DIR, d, 'core.br')))) {
-    const core = await sparseBrotliCorePath(path.join(DIR, id, 'core.br'))
+  for (const id of fs.readdirSync(DIR).filter(d => fs.existsSync(path.join(DIR, d, 'core.sparse.br')))) {
+    const core = await sparseCorePath(path.join(DIR, id, 'core.sparse.br'))
     cores.set(id, core)
     const r = await runToma(['damage', core, '--exe', EXE, '--index', index(id), '--json'])
     // No refusal, no internal error: every crashed heap is analysed.

@@ -8,7 +8,7 @@ import {TomaError} from '../../src/errors.js'
 import {analyzeGoogleHeap, type GoogleHeap} from '../../src/google-tcmalloc/heap.js'
 import {CENTRAL_CACHE, LIVE, THREAD_CACHE, TRANSFER_CACHE} from '../../src/heap/states.js'
 import {Program} from '../../src/program/program.js'
-import {sparseBrotliCorePath} from '../helpers/fixture-core.js'
+import {sparseCorePath} from '../helpers/fixture-core.js'
 
 // Damage to google/tcmalloc's own structures, read through a copy-on-write overlay of a fixture
 // core (nothing is copied or left behind). A bad entry is a damage finding naming the structure,
@@ -20,7 +20,7 @@ const ROUNDS = Number(process.env.TOMA_FUZZ_ROUNDS ?? 12)
 const POISON = 0x4141414141414141n
 
 async function fixture(id: string) {
-  const corePath = await sparseBrotliCorePath(path.join(DIR, id, 'core.br'))
+  const corePath = await sparseCorePath(path.join(DIR, id, 'core.sparse.br'))
   const exe = path.join(DIR, id, 'gtcdemo')
   const program = Program.load(Core.open(corePath), {exe})
   const heap = analyzeGoogleHeap(program)
@@ -217,6 +217,6 @@ describe.each(['gtc-2026-08-perthread', 'gtc-mongo-20240522-release-percpu'])('r
 
 describe('the fixtures this test damages', () => {
   it('are there', () => {
-    for (const id of ['gtc-2026-08-perthread', 'gtc-mongo-20240522-release-percpu', 'gtc-envoy-2024-12-27-release-percpu']) expect(fs.existsSync(path.join(DIR, id, 'core.br'))).toBe(true)
+    for (const id of ['gtc-2026-08-perthread', 'gtc-mongo-20240522-release-percpu', 'gtc-envoy-2024-12-27-release-percpu']) expect(fs.existsSync(path.join(DIR, id, 'core.sparse.br'))).toBe(true)
   })
 })

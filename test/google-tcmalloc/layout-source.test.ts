@@ -6,7 +6,7 @@ import {Core} from '../../src/core/core.js'
 import {ElfFile} from '../../src/elf/elf-file.js'
 import {analyzeGoogleHeap} from '../../src/google-tcmalloc/heap.js'
 import {Program} from '../../src/program/program.js'
-import {sparseBrotliCorePath} from '../helpers/fixture-core.js'
+import {sparseCorePath} from '../helpers/fixture-core.js'
 import {runToma} from '../helpers/run-toma.js'
 import {testTemp} from '../helpers/test-temp.js'
 
@@ -18,7 +18,7 @@ const DIR = fileURLToPath(new URL('../../fixtures/google-tcmalloc', import.meta.
 const ID = 'gtc-2026-08-release-percpu'
 const EXE = path.join(DIR, ID, 'gtcdemo')
 const DEBUG_DIR = path.join(DIR, 'debug')
-const present = fs.existsSync(path.join(DIR, ID, 'core.br'))
+const present = fs.existsSync(path.join(DIR, ID, 'core.sparse.br'))
 
 function heapOf(corePath: string, debugDirectories: string[]) {
   const program = Program.load(Core.open(corePath), {exe: EXE, debugDirectories})
@@ -31,7 +31,7 @@ function heapOf(corePath: string, debugDirectories: string[]) {
 
 describe.runIf(present)(`the layout of a release build (${ID})`, () => {
   it("comes from its debug file's DWARF, and without it from the table's release layout: the same heap", async () => {
-    const core = await sparseBrotliCorePath(path.join(DIR, ID, 'core.br'))
+    const core = await sparseCorePath(path.join(DIR, ID, 'core.sparse.br'))
     const withDwarf = heapOf(core, [DEBUG_DIR])
     const tableOnly = heapOf(core, [])
     expect(withDwarf.how).toMatch(/^layout from the DWARF of .*\/debug\/\.build-id\/[0-9a-f]{2}\/[0-9a-f]+\.debug, the same as the table's family 2026-08 \(release build\) /)
@@ -44,7 +44,7 @@ describe.runIf(present)(`the layout of a release build (${ID})`, () => {
 
   it('is refused in one line under the debug layout alone, naming the family that came closest and the field that failed', async () => {
     const work = testTemp('gtc-closest')
-    const core = await sparseBrotliCorePath(path.join(DIR, ID, 'core.br'))
+    const core = await sparseCorePath(path.join(DIR, ID, 'core.sparse.br'))
     const r = await runToma(['analyze', core, '--exe', EXE, '--tcmalloc-version', '2026-08-debug', '--index', path.join(work, 'x.idx')], {cwd: work})
     expect(r.status).not.toBe(0)
     expect(r.stdout).toBe('')
@@ -59,7 +59,7 @@ describe.runIf(present)(`the layout of a release build (${ID})`, () => {
 
   it('is read from a --debug-file-directory given relative to the current folder, and analyze says so', async () => {
     const work = testTemp('gtc-debugdir')
-    const core = await sparseBrotliCorePath(path.join(DIR, ID, 'core.br'))
+    const core = await sparseCorePath(path.join(DIR, ID, 'core.sparse.br'))
     const r = await runToma(['analyze', core, '--exe', EXE, '--debug-file-directory', 'debug', '--index', path.join(work, 'x.idx'), '--json'], {cwd: DIR})
     expect(r.stderr).toBe('')
     expect(r.status).toBe(0)
@@ -70,7 +70,7 @@ describe.runIf(present)(`the layout of a release build (${ID})`, () => {
   }, 120_000)
 
   it('is read from the table, with a warning naming the file, when the debug file is damaged', async () => {
-    const core = await sparseBrotliCorePath(path.join(DIR, ID, 'core.br'))
+    const core = await sparseCorePath(path.join(DIR, ID, 'core.sparse.br'))
     const buildId = ElfFile.load(EXE).buildId!
     const good = path.join(DEBUG_DIR, '.build-id', buildId.slice(0, 2), `${buildId.slice(2)}.debug`)
     const work = testTemp('gtc-bad-debug')

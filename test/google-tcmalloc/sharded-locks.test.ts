@@ -6,7 +6,7 @@ import {hex} from '../../src/errors.js'
 import {googleLocksRead} from '../../src/google-tcmalloc/activity.js'
 import {analyzeGoogleHeap} from '../../src/google-tcmalloc/heap.js'
 import {Program} from '../../src/program/program.js'
-import {sparseBrotliCorePath} from '../helpers/fixture-core.js'
+import {sparseCorePath} from '../helpers/fixture-core.js'
 
 // The sharded transfer caches' locks (Static::sharded_transfer_cache_: per shard, one
 // TransferCache<BackingTransferCache, ShardedStaticForwarder> per class, its lock_ at 0), read on
@@ -23,7 +23,7 @@ const GDB = {transferCaches: 0xea73ff81cc0, cacheStride: 128, classes: 257, firs
 
 describe(`the sharded transfer caches' locks (${ID})`, () => {
   it("are read at gdb's addresses, one per class of the one initialized shard, none held", {timeout: 120_000}, async () => {
-    const core = Core.open(await sparseBrotliCorePath(path.join(DIR, 'core.br')))
+    const core = Core.open(await sparseCorePath(path.join(DIR, 'core.sparse.br')))
     try {
       const program = Program.load(core, {exe: path.join(DIR, 'gtcdemo')})
       const heap = analyzeGoogleHeap(program)

@@ -8,7 +8,7 @@ import {DWARF_FAMILY} from '../../src/google-tcmalloc/layout-from-dwarf.js'
 import {objectAt} from '../../src/heap/objects.js'
 import {CENTRAL_CACHE, LIVE, PAGE_HEAP, RETURNED, THREAD_CACHE, TRANSFER_CACHE} from '../../src/heap/states.js'
 import {Program} from '../../src/program/program.js'
-import {sparseBrotliCorePath} from '../helpers/fixture-core.js'
+import {sparseCorePath} from '../helpers/fixture-core.js'
 import {runToma} from '../helpers/run-toma.js'
 import {testTemp} from '../helpers/test-temp.js'
 
@@ -63,7 +63,7 @@ const FAMILY_OF_SNAPSHOT: Record<string, string> = {
 const rows: Row[] = fs.existsSync(path.join(DIR, 'index.json')) ? JSON.parse(fs.readFileSync(path.join(DIR, 'index.json'), 'utf8')) : []
 
 async function open(row: Row) {
-  const corePath = await sparseBrotliCorePath(path.join(DIR, row.id, 'core.br'))
+  const corePath = await sparseCorePath(path.join(DIR, row.id, 'core.sparse.br'))
   const core = Core.open(corePath)
   const program = Program.load(core, {exe: path.join(DIR, row.id, row.exe), debugDirectories: [DEBUG_DIR]})
   const truth = JSON.parse(fs.readFileSync(path.join(DIR, row.id, 'truth.json'), 'utf8')) as GoogleTruth
@@ -200,7 +200,7 @@ describe('toma on a google/tcmalloc core', () => {
   const row = rows.find(r => r.perCpu)
   it.runIf(row)('analyzes it, names its vtable objects, and exports its graph as any other', async () => {
     const work = testTemp('gtc-cli')
-    const core = await sparseBrotliCorePath(path.join(DIR, row!.id, 'core.br'))
+    const core = await sparseCorePath(path.join(DIR, row!.id, 'core.sparse.br'))
     const exe = path.join(DIR, row!.id, row!.exe)
     const index = path.join(work, 'core.idx')
     const truth = JSON.parse(fs.readFileSync(path.join(DIR, row!.id, 'truth.json'), 'utf8')) as GoogleTruth
@@ -267,7 +267,7 @@ describe('a google/tcmalloc core of a layout toma does not know', () => {
     const work = testTemp('gtc-unknown')
     const own = FAMILY_OF_SNAPSHOT[row!.snapshot]
     const other = own === '2026-08' ? 'mongo-20240522' : '2026-08'
-    const core = await sparseBrotliCorePath(path.join(DIR, row!.id, 'core.br'))
+    const core = await sparseCorePath(path.join(DIR, row!.id, 'core.sparse.br'))
     const r = await runToma(['analyze', core, '--exe', path.join(DIR, row!.id, row!.exe), '--tcmalloc-version', other, '--index', path.join(work, 'x.idx')], {cwd: work})
     expect(r.status).not.toBe(0)
     expect(r.stdout).toBe('')
@@ -288,7 +288,7 @@ describe('a google/tcmalloc core of a layout toma does not know', () => {
     .filter((p): p is readonly [Row, string] => p[0] !== undefined)
   it.each(alike.map(([r, other]) => [r.id, other, r] as const))('%s read as family %s: one line naming the globals that do not fit', async (_id, other, r) => {
     const work = testTemp('gtc-alike')
-    const core = await sparseBrotliCorePath(path.join(DIR, r.id, 'core.br'))
+    const core = await sparseCorePath(path.join(DIR, r.id, 'core.sparse.br'))
     const run = await runToma(['analyze', core, '--exe', path.join(DIR, r.id, r.exe), '--tcmalloc-version', other, '--index', path.join(work, 'x.idx')], {cwd: work})
     expect(run.status).not.toBe(0)
     expect(run.stdout).toBe('')

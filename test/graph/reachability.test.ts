@@ -6,7 +6,7 @@ import {LIVE} from '../../src/heap/states.js'
 import {addr, fixtureIndex, openFixture} from '../helpers/fixture-core.js'
 import {runToma} from '../helpers/run-toma.js'
 import {fixtureCorePath, fixtureFlags} from '../helpers/fixture-core.js'
-import {testTempFile} from '../helpers/test-temp.js'
+import {sharedAnalysis} from '../helpers/shared-analysis.js'
 
 describe.each(fixtureIndex().map(f => [f.id] as const))('reachability on %s', id => {
   it('finds exactly the deliberate leaks among what the program allocated', async () => {
@@ -36,7 +36,9 @@ it('toma leaks lists the leaked objects, largest first, with the cycle members p
   const entry = fixtureIndex().find(f => f.id === 'v2.10-shared')!
   const {truth} = await openFixture(entry.id)
   const flags = fixtureFlags(entry)
-  const r = await runToma(['leaks', await fixtureCorePath(entry.id), '--exe', flags.exe, '--tcmalloc', flags.tcmalloc!, '--index', testTempFile(`toma-leaks-${process.pid}.idx`), '--json'])
+  // The run's one analysis of this core with these flags (cli/retention queries it too).
+  const {index} = await sharedAnalysis(await fixtureCorePath(entry.id), ['--exe', flags.exe, '--tcmalloc', flags.tcmalloc!])
+  const r = await runToma(['leaks', index, '--json'])
   expect(r.status, r.stderr).toBe(0)
   const leaks = JSON.parse(r.stdout)
   const listed = new Map(leaks.largest.map((o: {address: string}) => [o.address, o]))

@@ -15,6 +15,7 @@ import {LIVE} from '../../src/heap/states.js'
 import {SPAN} from '../../src/tcmalloc/layout.js'
 import {addr, fixtureCorePath, fixtureFlags, fixtureIndex, openFixture, type HeldBy, type Truth} from '../helpers/fixture-core.js'
 import {runToma} from '../helpers/run-toma.js'
+import {failing} from '../helpers/failing.js'
 import {testTempFile} from '../helpers/test-temp.js'
 
 const fixtures = fixtureIndex()
@@ -89,11 +90,10 @@ describe.each(fixtures.map(f => [f.id] as const))('root set on %s', id => {
     expect(metadata.some(([, , what]) => what === 'page-map leaf')).toBe(true)
     const s = heap.spans
     for (const r of graph.roots.ranges) {
-      for (let i = 0; i < s.count; i++) {
-        const end = s.start[i]! + s.pages[i]! * heap.pageSize
-        expect(r.start < end && r.end > s.start[i]!, `${r.label} overlaps span ${i}`).toBe(false)
-      }
-      for (const [lo, hi, what] of metadata) expect(r.start < hi && r.end > lo, `${r.label} ${r.start.toString(16)} overlaps a ${what} at ${lo.toString(16)}`).toBe(false)
+      const spans = failing(s.count, i => !(r.start < s.start[i]! + s.pages[i]! * heap.pageSize && r.end > s.start[i]!))
+      expect(spans, `${r.label}: spans it overlaps`).toEqual([])
+      const places = failing(metadata.length, k => !(r.start < metadata[k]![1] && r.end > metadata[k]![0])).map(k => `a ${metadata[k]![2]} at ${metadata[k]![0].toString(16)}`)
+      expect(places, `${r.label} ${r.start.toString(16)}: metadata it overlaps`).toEqual([])
     }
   })
 
@@ -124,11 +124,12 @@ describe.each(fixtures.map(f => [f.id] as const))('root set on %s', id => {
   })
 
   it('with --roots registers,stacks,globals scans only those, and leaks a superset of the default', () => {
-    for (let r = 0; r < strict.rootCount; r++) expect([ROOT_REGISTER, ROOT_STACK, ROOT_GLOBAL]).toContain(strict.rootKind[r])
+    const kinds = [ROOT_REGISTER, ROOT_STACK, ROOT_GLOBAL]
+    expect(failing(strict.rootCount, r => kinds.includes(strict.rootKind[r]!)).map(r => strict.rootKind[r]), 'roots of another kind').toEqual([])
     expect(graph.rootCount).toBeGreaterThan(strict.rootCount)
     const all = unreachedAddresses(heap, reachableFromRoots(graph.objectCount, graph.outStart, graph.outTo, graph.rootTo))
     const few = unreachedAddresses(heap, reachableFromRoots(strict.objectCount, strict.outStart, strict.outTo, strict.rootTo))
-    for (const a of all) expect(few.has(a)).toBe(true)
+    expect([...all].filter(a => !few.has(a)), 'leaked by default, reached with fewer roots').toEqual([])
   })
 
   it('reaches the objects whose only pointers are in an mmap pool, from mapping roots at the slots the program wrote', () => {
@@ -197,10 +198,9 @@ describe.each(fixtures.map(f => [f.id] as const))('root set on %s', id => {
     // Exactly the unreached allocations the program did not make (made before its hooks: TCMalloc's own).
     expect(internal.sort()).toEqual([...before].filter(a => !recorded.has(a)).sort())
     expect([...after].sort()).toEqual(truth.objects.filter(o => o.leaked).map(o => addr(o.address)).sort())
-    for (let o = 0; o < reached.length; o++) {
-      if (reached[o] === ALLOCATOR_INTERNAL) expect(types.names[types.typeOf[o]! - 1] ?? 'its subgraph').toMatch(/MallocExtension|its subgraph/)
-      else expect([UNREACHED, REACHED]).toContain(reached[o])
-    }
+    const stateIsKnown = (o: number) =>
+      reached[o] === ALLOCATOR_INTERNAL ? /MallocExtension|its subgraph/.test(types.names[types.typeOf[o]! - 1] ?? 'its subgraph') : reached[o] === UNREACHED || reached[o] === REACHED
+    expect(failing(reached.length, stateIsKnown).map(o => [o, reached[o], types.names[types.typeOf[o]! - 1]]), "TCMalloc's own not MallocExtension's, or another state").toEqual([])
     // gperftools before 2.16 leaks the default instance it replaces; the fixtures of 2.16 and later have none.
     if (/^2\.(8|10)\./.test(`${truth.gperftools}.`)) expect(internal.length).toBe(1)
   })

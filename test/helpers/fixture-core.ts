@@ -119,34 +119,19 @@ function unpackOnce(br: string, out: string): Promise<string> {
   return buildOnce(out, tmp => pipeline(fs.createReadStream(br), zlib.createBrotliDecompress(), fs.createWriteStream(tmp, {flags: 'wx'})))
 }
 
-/** A block of zeros this long is skipped, not written: the file stays sparse there. */
-const SPARSE_BLOCK = 64 * 1024
+/** fixtures/tools/sparse-core.mjs: the format of a core stored as its data pages (core.sparse.br). */
+const SPARSE_CORE_TOOL = new URL('../../fixtures/tools/sparse-core.mjs', import.meta.url).href
 
 /**
- * Decompresses a .br core once into the fixture cache, leaving its zero blocks as holes: cores of
- * google/tcmalloc programs are gigabytes of zero-filled reservations around a few MiB of data.
+ * Unpacks a core.sparse.br (fixtures/tools/sparse-core.mjs) once into the fixture cache, its zero
+ * pages left as holes: cores of google/tcmalloc programs are gigabytes of zero-filled reservations
+ * around tens of MB of data, and only the data is stored and decompressed.
  */
-export async function sparseBrotliCorePath(br: string): Promise<string> {
-  const name = path.relative(path.join(FIXTURES, '..'), br).replace(/[^A-Za-z0-9.-]+/g, '_')
-  const out = path.join(fixtureCache(), `${name}-${contentHash(br)}.core`)
-  return buildOnce(out, async tmp => {
-    const fd = fs.openSync(tmp, 'wx')
-    try {
-      let at = 0
-      const zero = Buffer.alloc(SPARSE_BLOCK)
-      for await (const chunk of fs.createReadStream(br).pipe(zlib.createBrotliDecompress({chunkSize: 2 ** 20})) as AsyncIterable<Buffer>) {
-        for (let i = 0; i < chunk.length; i += SPARSE_BLOCK) {
-          const piece = chunk.subarray(i, Math.min(chunk.length, i + SPARSE_BLOCK))
-          // Any piece of zeros is left a hole (the last piece of a chunk may be short).
-          if (!piece.equals(zero.subarray(0, piece.length))) fs.writeSync(fd, piece, 0, piece.length, at)
-          at += piece.length
-        }
-      }
-      fs.ftruncateSync(fd, at)
-    } finally {
-      fs.closeSync(fd)
-    }
-  })
+export async function sparseCorePath(file: string): Promise<string> {
+  const name = path.relative(path.join(FIXTURES, '..'), file).replace(/[^A-Za-z0-9.-]+/g, '_')
+  const out = path.join(fixtureCache(), `${name}-${contentHash(file)}.core`)
+  const {unpackSparseCore} = (await import(SPARSE_CORE_TOOL)) as {unpackSparseCore: (input: string, output: string) => Promise<number>}
+  return buildOnce(out, tmp => unpackSparseCore(file, tmp).then(() => undefined))
 }
 
 /** Decompresses a fixture's core.br once into the fixture cache (keyed by content hash) and returns its path. */

@@ -9,6 +9,7 @@ import {THREAD_CACHE} from '../../src/heap/states.js'
 import {heapObjects} from '../../src/heap/objects.js'
 import {addr, brotliCorePath, FIXTURES} from '../helpers/fixture-core.js'
 import {runToma} from '../helpers/run-toma.js'
+import {IndexFile} from '../../src/index/index-file.js'
 import {testTemp} from '../helpers/test-temp.js'
 
 /**
@@ -217,16 +218,21 @@ describe('crashed and corrupted heaps', () => {
   })
 
   it('every other figure stays exact: the cross-check figures the damage does not touch equal the process\'s counters', async () => {
+    let checked = 0
     for (const id of cores.keys()) {
       const t = truthOf(id)
       if (id === 'pageheap-crash' || id === 'double-free') continue // counters recorded before the last steps
-      const r = await runToma(['analyze', cores.get(id)!, '--exe', EXE, '--tcmalloc', TCMALLOC, '--index', path.join(temp, `${id}.toma-index`), '--json'])
-      const s = JSON.parse(r.stdout)
+      // What analyze --json prints is this summary, stored in the index beforeAll's damage made: read, not made again.
+      const index = IndexFile.open(path.join(temp, `${id}.toma-index`))!
+      const s = (index.meta as {summary: {damage: {touchedFigures: unknown}; crossCheck: unknown}}).summary
+      index.close()
       const touched = new Set((s.damage.touchedFigures as Array<{property: string}>).map(x => x.property))
       for (const c of s.crossCheck as Array<{property: string; toma: number; tcmalloc: number}>) {
         if (touched.has(c.property) || !(c.property in t.counters)) continue
         expect({id, property: c.property, toma: c.toma}).toEqual({id, property: c.property, toma: c.tcmalloc})
+        checked++
       }
     }
+    expect(checked).toBeGreaterThan(10)
   })
 })
