@@ -4,7 +4,7 @@ import {fileURLToPath} from 'node:url'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {CENTRAL_CACHE} from '../../src/heap/states.js'
 import {HeapIndex} from '../../src/index/heap-index.js'
-import {sparseBrotliCorePath} from '../helpers/fixture-core.js'
+import {sparseCorePath} from '../helpers/fixture-core.js'
 import {runToma} from '../helpers/run-toma.js'
 import {testTemp} from '../helpers/test-temp.js'
 
@@ -169,7 +169,7 @@ function memoryRun(id: string): {work: string; report: any} {
   const run = {work: '', report: null as any}
   beforeAll(async () => {
     run.work = testTemp('toma-memory-gtc-')
-    const core = await sparseBrotliCorePath(path.join(DIR, id, 'core.br'))
+    const core = await sparseCorePath(path.join(DIR, id, 'core.sparse.br'))
     const m = await runToma(['memory', core, '--exe', path.join(DIR, id, 'gtcdemo'), '--debug-file-directory', DEBUG_DIR, '--index', path.join(run.work, 'x.toma-index'), '--json', '--examples', '0'], {cwd: run.work})
     expect(m.status, m.stderr).toBe(0)
     run.report = JSON.parse(m.stdout)
