@@ -16,10 +16,18 @@ it('small reads through an evicting cache of blocks cut from a slab give the fil
   const reader = new FileReader(core, undefined, 20)
   let seed = 7
   const rnd = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31)
+  // A peek (peekInto) gives the same bytes, from a cached block or read alone.
+  const peeked = (offset: number, length: number) => {
+    const got = Buffer.alloc(length)
+    reader.peekInto(offset, length, got)
+    return got.equals(bytes.subarray(offset, offset + length))
+  }
   const check = (offset: number, length: number) => {
     const got = Buffer.alloc(length)
+    expect(peeked(offset, length), `${length} bytes at ${offset}, peeked before`).toBe(true)
     reader.readInto(offset, length, got)
     expect(got.equals(bytes.subarray(offset, offset + length)), `${length} bytes at ${offset}`).toBe(true)
+    expect(peeked(offset, length), `${length} bytes at ${offset}, peeked after`).toBe(true)
     const word = reader.word(offset)
     if (word !== undefined && offset + 8 <= bytes.length) expect(word).toBe(bytes.readUInt32LE(offset) + bytes.readUInt32LE(offset + 4) * 2 ** 32)
   }
