@@ -1,10 +1,9 @@
 import {stripAliases, type DwarfType} from '../../elf/dwarf/types.js'
 import {readsAsCString} from '../c-string.js'
+import {BYTE_TYPES} from '../byte-blocks.js'
 import type {NamingContext} from '../recogniser.js'
 import type {DwarfClaims} from './claims.js'
 
-/** Pointee types whose blocks are byte buffers of any length: `char*` names a `char[]`. */
-const BYTE_TYPES = new Set(['char', 'signed char', 'unsigned char', 'char8_t', 'std::byte'])
 /** Largest byte buffer read to see whether it is a C string (c-string.ts tests no larger block). */
 const MAX_TEXT_READ = 1 << 16
 
