@@ -6,6 +6,17 @@ import type {DwarfClaims} from './claims.js'
 
 /** Largest byte buffer read to see whether it is a C string (c-string.ts tests no larger block). */
 const MAX_TEXT_READ = 1 << 16
+/** Bytes of a block read first for its text test. */
+const TEXT_HEAD = 256
+
+/** Whether buf[0, n) holds a byte textLength stops at: a NUL, or a byte that is no text. */
+function stopsTextWithin(buf: Uint8Array, n: number): boolean {
+  for (let i = 0; i < n; i++) {
+    const c = buf[i]!
+    if (c === 0 || !((c >= 0x20 && c < 0x7f) || c === 0x09 || c === 0x0a || c === 0x0d)) return true
+  }
+  return false
+}
 
 /**
  * The count of `size`-byte elements an array filling a block of `blockSize` holds, when exactly one
@@ -101,9 +112,18 @@ export class ScalarPointees {
     return named
   }
 
+  /** Where the blocks are read: one buffer for all (a Buffer per block was 400,000 of them, up to 64 KiB each). */
+  private readonly scratch = Buffer.allocUnsafe(MAX_TEXT_READ)
+
   private readsAsCString(start: number, size: number): boolean {
     if (size > MAX_TEXT_READ) return false
-    const bytes = this.ctx.program.core.memory.readBytes(start, size)
-    return bytes !== undefined && readsAsCString(this.ctx, bytes, 0, size)
+    const memory = this.ctx.program.core.memory
+    if (!memory.isReadable(start, size)) return false
+    // The first bytes decide for most blocks (textLength stops at the NUL or at a byte that is no
+    // text): the rest is read only when they do not.
+    const head = Math.min(size, TEXT_HEAD)
+    if (!memory.readInto(start, head, this.scratch)) return false
+    if (!stopsTextWithin(this.scratch, head) && !memory.readInto(start, size, this.scratch)) return false
+    return readsAsCString(this.ctx, this.scratch, 0, size)
   }
 }
