@@ -242,6 +242,20 @@ export class AddressSpace {
     return this.scratch[0]
   }
 
+  /**
+   * readU8 for a lone byte, far from what the reader goes on to read: from the read cache when its
+   * block is there, else read alone, nothing cached (FileReader.peekInto).
+   */
+  peekU8(addr: number): number | undefined {
+    const i = this.segmentIndex(addr)
+    if (i < 0) return undefined
+    const s = this.segments[i]!
+    const off = addr - s.start
+    if (s.fileSize === 0 || off + 1 > s.presentSize) return undefined
+    this.file.peekInto(s.fileOffset + off, 1, this.scratch)
+    return this.scratch[0]
+  }
+
   /** A NUL-terminated string of at most `max` bytes (undefined if unreadable or unterminated). */
   readCString(addr: number, max = 4096): string | undefined {
     const chunk = 256

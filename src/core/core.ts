@@ -67,8 +67,12 @@ export class Core {
     if (this.threads.length === 0) throw new TomaError(`${path}: damaged core: no thread (NT_PRSTATUS) notes`)
   }
 
-  /** Opens a core file; `overlay` reads it with some bytes replaced or cut short (damaged copies, without copying). */
-  static open(path: string, overlay?: FileOverlay): Core {
+  /**
+   * Opens a core file; `overlay` reads it with some bytes replaced or cut short (damaged copies,
+   * without copying); `readBlockBytes`: what each miss of the read cache reads (FileReader's
+   * default, 64 KiB, unless given).
+   */
+  static open(path: string, overlay?: FileOverlay, readBlockBytes?: number): Core {
     let stat: fs.Stats
     try {
       stat = fs.statSync(path)
@@ -78,7 +82,7 @@ export class Core {
     if (!stat.isFile()) throw new TomaError(`${path}: not a regular file`)
     let file: FileReader
     try {
-      file = new FileReader(path, overlay)
+      file = new FileReader(path, overlay, undefined, readBlockBytes)
     } catch (e) {
       throw new TomaError(`${path}: cannot open: ${(e as NodeJS.ErrnoException).code ?? String(e)}`)
     }

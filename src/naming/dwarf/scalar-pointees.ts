@@ -1,12 +1,22 @@
 import {stripAliases, type DwarfType} from '../../elf/dwarf/types.js'
 import {readsAsCString} from '../c-string.js'
+import {BYTE_TYPES} from '../byte-blocks.js'
 import type {NamingContext} from '../recogniser.js'
 import type {DwarfClaims} from './claims.js'
 
-/** Pointee types whose blocks are byte buffers of any length: `char*` names a `char[]`. */
-const BYTE_TYPES = new Set(['char', 'signed char', 'unsigned char', 'char8_t', 'std::byte'])
 /** Largest byte buffer read to see whether it is a C string (c-string.ts tests no larger block). */
 const MAX_TEXT_READ = 1 << 16
+/** Bytes of a block read first for its text test. */
+const TEXT_HEAD = 256
+
+/** Whether buf[0, n) holds a byte textLength stops at: a NUL, or a byte that is no text. */
+function stopsTextWithin(buf: Uint8Array, n: number): boolean {
+  for (let i = 0; i < n; i++) {
+    const c = buf[i]!
+    if (c === 0 || !((c >= 0x20 && c < 0x7f) || c === 0x09 || c === 0x0a || c === 0x0d)) return true
+  }
+  return false
+}
 
 /**
  * The count of `size`-byte elements an array filling a block of `blockSize` holds, when exactly one
@@ -46,10 +56,16 @@ export function scalarPointee(target: DwarfType): {name: string; size: number; b
  * says more.
  */
 export class ScalarPointees {
-  /** Per slot: the block and the one name offered, or null once two names were. */
-  private readonly offers = new Map<number, {start: number; size: number; name: string; bytes: boolean} | null>()
+  /** Per slot: 1 + the index in `offered` of the block's offer (0: none). */
+  private readonly offerOf: Uint32Array
+  /** The blocks offered names, in the order first offered: each one's start, size and name (1 + its index in `offerNames`; 0 once two names were offered). */
+  private readonly offered: {slot: number[]; start: number[]; size: number[]; name: number[]} = {slot: [], start: [], size: [], name: []}
+  private readonly offerNames: Array<{name: string; bytes: boolean}> = []
+  private readonly offerNameIds = new Map<string, number>()
 
-  constructor(private readonly ctx: NamingContext) {}
+  constructor(private readonly ctx: NamingContext) {
+    this.offerOf = new Uint32Array(ctx.names.slots)
+  }
 
   /** A pointer to `target` holding the start of the live block `ref`. */
   offer(ref: {index: number; start: number; size: number}, target: DwarfType): void {
@@ -61,9 +77,20 @@ export class ScalarPointees {
       if (n === undefined) return
       name = n === 1 ? scalar.name : `${scalar.name}[${n}]`
     }
-    const had = this.offers.get(ref.index)
-    if (had === undefined) this.offers.set(ref.index, {start: ref.start, size: ref.size, name, bytes: scalar.bytes})
-    else if (had !== null && had.name !== name) this.offers.set(ref.index, null)
+    let id = this.offerNameIds.get(name)
+    if (id === undefined) {
+      this.offerNames.push({name, bytes: scalar.bytes})
+      this.offerNameIds.set(name, (id = this.offerNames.length))
+    }
+    const o = this.offered
+    const at = this.offerOf[ref.index]!
+    if (at === 0) {
+      o.slot.push(ref.index)
+      o.start.push(ref.start)
+      o.size.push(ref.size)
+      o.name.push(id)
+      this.offerOf[ref.index] = o.slot.length
+    } else if (o.name[at - 1] !== id) o.name[at - 1] = 0
   }
 
   /** Names the blocks offered one name, unnamed still and not claimed by the flow. Returns how many. */
@@ -72,23 +99,31 @@ export class ScalarPointees {
     // In address order: the byte buffers' text test reads each block, and the flow offered them in
     // the order pointers led to them; read in that order, a core of 400,000 buffers took one read
     // of the file per buffer (4.9 s of 30 in the naming worker, workloaddemo's timing core).
-    const slots = Uint32Array.from(this.offers.keys())
-    const starts = new Float64Array(slots.length)
-    slots.forEach((slot, i) => (starts[i] = this.offers.get(slot)?.start ?? 0))
+    const {slot: slots, start: starts, size: sizes, name: nameIds} = this.offered
     const order = Uint32Array.from(slots.keys()).sort((x, y) => starts[x]! - starts[y]!)
     for (const i of order) {
       const slot = slots[i]!
-      const o = this.offers.get(slot)!
-      if (o === null || this.ctx.names.nameOf(slot) !== null || claims.has(slot)) continue
-      if (o.bytes && this.readsAsCString(o.start, o.size)) continue
-      if (claims.claim(slot, o.start, {name: o.name, kind: 'object', struct: null, element: null})) named++
+      const id = nameIds[i]!
+      if (id === 0 || this.ctx.names.nameOf(slot) !== null || claims.has(slot)) continue
+      const {name, bytes} = this.offerNames[id - 1]!
+      if (bytes && this.readsAsCString(starts[i]!, sizes[i]!)) continue
+      if (claims.claim(slot, starts[i]!, {name, kind: 'object', struct: null, element: null})) named++
     }
     return named
   }
 
+  /** Where the blocks are read: one buffer for all (a Buffer per block was 400,000 of them, up to 64 KiB each). */
+  private readonly scratch = Buffer.allocUnsafe(MAX_TEXT_READ)
+
   private readsAsCString(start: number, size: number): boolean {
     if (size > MAX_TEXT_READ) return false
-    const bytes = this.ctx.program.core.memory.readBytes(start, size)
-    return bytes !== undefined && readsAsCString(this.ctx, bytes, 0, size)
+    const memory = this.ctx.program.core.memory
+    if (!memory.isReadable(start, size)) return false
+    // The first bytes decide for most blocks (textLength stops at the NUL or at a byte that is no
+    // text): the rest is read only when they do not.
+    const head = Math.min(size, TEXT_HEAD)
+    if (!memory.readInto(start, head, this.scratch)) return false
+    if (!stopsTextWithin(this.scratch, head) && !memory.readInto(start, size, this.scratch)) return false
+    return readsAsCString(this.ctx, this.scratch, 0, size)
   }
 }

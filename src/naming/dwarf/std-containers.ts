@@ -93,7 +93,8 @@ const string: Container = (flow, addr, t) => {
   const capacity = word(flow, addr + cap.offset)
   const ref = flow.liveBlock(buf)
   if (!ref || ref.start !== buf || capacity === undefined || length > capacity || capacity + 1 > ref.size) return
-  if (flow.ctx.program.core.memory.readU8(buf + length) !== 0) return
+  // The buffer's own byte, one in a block the flow reads nothing else of: peeked, not cached.
+  if (flow.ctx.program.core.memory.peekU8(buf + length) !== 0) return
   flow.claims.claim(ref.index, ref.start, {name: 'std::string buffer', kind: 'std::string buffer', struct: null, element: null})
 }
 

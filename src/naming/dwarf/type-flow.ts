@@ -28,7 +28,17 @@ const MAX_TYPE_DEPTH = 1000
 export class TypeFlow implements ContainerFlow {
   readonly claims: DwarfClaims
   readonly scalars: ScalarPointees
-  private readonly work: Array<{addr: number; type: StructType}> = []
+  /** The work list: addresses, and the type each is scanned as. */
+  private readonly workAddr: number[] = []
+  private readonly workType: StructType[] = []
+  /**
+   * The types each block was scanned as at its start: the first one's id (1 + its index in
+   * `typeNames`) by slot, any more in `seen`, as are the types met inside a block (by address).
+   * A Set per block scanned (two million on workloaddemo's timing core) cost seconds of garbage
+   * collection.
+   */
+  private readonly firstAtStart: Uint32Array
+  private readonly typeIds = new Map<string, number>()
   private readonly seen = new Map<number, Set<string>>()
   private readonly pointerful = new WeakMap<DwarfType, boolean>()
   steps = 0
@@ -42,6 +52,7 @@ export class TypeFlow implements ContainerFlow {
   ) {
     this.claims = new DwarfClaims(ctx.names, structNamed)
     this.scalars = new ScalarPointees(ctx)
+    this.firstAtStart = new Uint32Array(ctx.names.slots)
   }
 
   /** A typed value outside the heap (a root): scanned now. */
@@ -51,13 +62,13 @@ export class TypeFlow implements ContainerFlow {
 
   /** Scans what the roots reached, block by block. */
   run(): void {
-    while (this.work.length > 0) {
+    while (this.workAddr.length > 0) {
       if (++this.steps > MAX_STEPS) {
         this.cut = true
         return
       }
-      const {addr, type} = this.work.pop()!
-      this.scan(addr, type, 0)
+      const addr = this.workAddr.pop()!
+      this.scan(addr, this.workType.pop()!, 0)
     }
   }
 
@@ -101,7 +112,7 @@ export class TypeFlow implements ContainerFlow {
     if (ptr !== ref.start) {
       if (ptr + size > ref.start + ref.size) return
       this.interior++
-      this.enqueue(ptr, t)
+      this.enqueue(ptr, t, -1)
       return
     }
     if (size > ref.size) {
@@ -114,9 +125,9 @@ export class TypeFlow implements ContainerFlow {
     const array = n !== undefined && n > 1 ? n : 1
     const offer = array > 1 ? {name: `${t.name}[${array}]`, kind: 'object', struct: t, element: t.name} : {name: t.name, kind: 'object', struct: t, element: null}
     if (!isStdInternal(t.name) && !this.claims.claim(ref.index, ref.start, offer)) return
-    for (let i = 1; i < Math.min(array, MAX_ELEMENTS); i++) this.enqueue(ptr + i * size, t)
+    for (let i = 1; i < Math.min(array, MAX_ELEMENTS); i++) this.enqueue(ptr + i * size, t, -1)
     const dynamic = t.polymorphic ? this.claims.dynamicType(ref.index) : undefined
-    this.enqueue(ptr, dynamic && dynamic.size <= ref.size ? dynamic : t)
+    this.enqueue(ptr, dynamic && dynamic.size <= ref.size ? dynamic : t, ref.index)
   }
 
   /** The live heap block holding `addr`, or undefined. */
@@ -125,14 +136,27 @@ export class TypeFlow implements ContainerFlow {
     return ref && this.ctx.objects.state[ref.index] === this.ctx.live ? ref : undefined
   }
 
-  /** Scans a heap value later, once per address and type. */
-  enqueue(addr: number, t: StructType): void {
+  /** Scans a heap value later, once per address and type; `slot`: the block `addr` starts, or −1 (inside one). */
+  enqueue(addr: number, t: StructType, slot: number): void {
     if (!this.hasPointers(t)) return
+    if (slot >= 0) {
+      let id = this.typeIds.get(t.name)
+      if (id === undefined) this.typeIds.set(t.name, (id = this.typeIds.size + 1))
+      const first = this.firstAtStart[slot]!
+      if (first === 0) {
+        this.firstAtStart[slot] = id
+        this.workAddr.push(addr)
+        this.workType.push(t)
+        return
+      }
+      if (first === id) return
+    }
     let types = this.seen.get(addr)
     if (!types) this.seen.set(addr, (types = new Set()))
     if (types.has(t.name)) return
     types.add(t.name)
-    this.work.push({addr, type: t})
+    this.workAddr.push(addr)
+    this.workType.push(t)
   }
 
   /** Whether a value of this type can hold a pointer this flow follows. */

@@ -24,8 +24,9 @@ export const luaRecogniser: Recogniser = {
   run(ctx: NamingContext): void {
     const heap = new LuaHeap(ctx)
     const found = new Set<number>()
-    const states = LUA_LAYOUTS.flatMap(layout =>
-      findLuaStates(ctx, heap, layout).filter(s => !found.has(s.slot) && found.add(s.slot)).map(state => ({layout, state})))
+    const byLayout = findLuaStates(ctx, heap, LUA_LAYOUTS)
+    const states = LUA_LAYOUTS.flatMap((layout, i) =>
+      byLayout[i]!.filter(s => !found.has(s.slot) && found.add(s.slot)).map(state => ({layout, state})))
     if (states.length === 0) return
     const claimed = new Uint8Array(ctx.names.slots)
     let stepLimit = 0

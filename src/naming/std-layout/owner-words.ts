@@ -1,11 +1,12 @@
 import type {NamingContext} from '../recogniser.js'
 import {forEachSlotBytes, SLOT_CHUNK} from '../slot-bytes.js'
+import {provenByteBlocks} from '../byte-blocks.js'
 import type {Probe} from './probe.js'
 import type {RootRange} from '../../graph/roots.js'
 
 /**
- * Calls visit(address, word, inObject) for every aligned word of every live object and every root
- * range (stacks, globals, TLS, other mappings; only `roots` when given, and then no object) whose
+ * Calls visit(address, word, inObject) for every aligned word of every live object (but the blocks
+ * the DWARF tier proved bytes: byte-blocks.ts) and every root range (stacks, globals, TLS, other mappings; only `roots` when given, and then no object) whose
  * value may start a heap block: 8-aligned and inside the heap's span range. Before each call the
  * probe knows the owner (the object or root range the word is in) and the bytes read around it.
  * The words themselves are untrusted.
@@ -58,7 +59,8 @@ export function forEachOwnerWord(ctx: NamingContext, p: Probe, visit: (address: 
     }
   }
   if (!roots) {
-    forEachSlotBytes(ctx, () => true, (_id, start, size, bytes, offset) => words(bytes, offset, size, start, start, start + size),
+    const bytesOnly = provenByteBlocks(ctx.names)
+    forEachSlotBytes(ctx, slot => !bytesOnly(slot), (_id, start, size, bytes, offset) => words(bytes, offset, size, start, start, start + size),
       (_id, start, size) => range(start, start + size))
   }
   inObject = false
