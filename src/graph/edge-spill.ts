@@ -29,12 +29,17 @@ export class EdgeSpill {
 
   constructor(private readonly limit: ScanRoom) {}
 
+  /** Whether the room left, less `bytesToCome`, is short of the margin. */
+  short(bytesToCome = 0): boolean {
+    return this.limit.room() - bytesToCome < this.limit.margin
+  }
+
   /**
    * Where the room left, less `bytesToCome`, is short: every finished range still in memory goes
    * to the scratch file, then a collection frees it.
    */
   relieve(ranges: ReadonlyArray<{edges: EdgeBlockList} | undefined>, bytesToCome = 0): void {
-    if (this.limit.room() - bytesToCome >= this.limit.margin) return
+    if (!this.short(bytesToCome)) return
     let any = false
     for (const range of ranges) {
       if (!range || range.edges.parked || range.edges.count === 0) continue

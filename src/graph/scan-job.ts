@@ -99,8 +99,9 @@ export function scanForward(
         // comparable with reading the file.
         progress?.('scan objects', ranges[r]!.liveBytesBefore, liveBytes, 'bytes')
         results[r] = scanSpanRange(memory, tables, ranges[r]!, outStart, firstWords, buf)
-        if (spill) {
-          // The workers' ranges done meanwhile, so that theirs can be spilled too.
+        if (spill?.short()) {
+          // The workers' ranges done meanwhile, so that theirs can be spilled too. Only then:
+          // where the room is ample the scan takes them at its end, as it always did.
           for (const worker of workers) receiveRanges(worker, results)
           spill.relieve(results)
         }
