@@ -81,6 +81,6 @@ export default class Analyze extends TomaCommand {
 }
 
 /** The memory limit, what the run held at most (the kernel's peak resident set: the limit bounds it), and what it kept in the index instead. */
-function memoryFacts(m: MemoryLimit & {reversePasses: number; forwardInFile: boolean}) {
-  return {limitBytes: m.bytes, limitFrom: m.from, availableBytes: m.available, peakBytes: process.resourceUsage().maxRSS * 1024, reversePasses: m.reversePasses, forwardEdgesInIndex: m.forwardInFile}
+function memoryFacts(m: MemoryLimit & {reversePasses: number; forwardInFile: boolean; scanRangesSpilled: number}) {
+  return {limitBytes: m.bytes, limitFrom: m.from, availableBytes: m.available, peakBytes: process.resourceUsage().maxRSS * 1024, reversePasses: m.reversePasses, forwardEdgesInIndex: m.forwardInFile, scanRangesSpilled: m.scanRangesSpilled}
 }

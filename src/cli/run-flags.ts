@@ -37,5 +37,5 @@ export function runFlagValues(flags: Record<string, unknown>): {workers: number 
 export function limitPassed(m: MemoryLimit): string | null {
   const peak = process.resourceUsage().maxRSS * 1024
   if (peak <= m.bytes) return null
-  return `held ${memorySize(peak)} at most, above its ${memorySize(m.bytes)} memory limit: the heap model, the object scan's edges and the retained sizes take what they need whatever the limit`
+  return `held ${memorySize(peak)} at most, above its ${memorySize(m.bytes)} memory limit: the heap model, the object scan's edges, the dominator pass's forest and the retained sizes take what they need whatever the limit`
 }

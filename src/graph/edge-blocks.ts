@@ -2,6 +2,7 @@ import {checkIdWidth} from './csr.js'
 import {newUint32} from '../util/shared-arrays.js'
 import {GrowableF64, GrowableU32} from '../util/growable.js'
 import type {CheckpointRule} from './edge-words.js'
+import {readFileArray, type FileArray} from '../util/file-array.js'
 
 /**
  * Edges per block: 256 KiB. Small enough that a range's last, partly filled block wastes little;
@@ -12,7 +13,10 @@ export const EDGE_BLOCK = 1 << 16
 /** One range's forward edges: full blocks of EDGE_BLOCK targets and a last one holding the rest. */
 export interface EdgeBlockList {
   count: number
+  /** Empty once the blocks are parked. */
   to: Uint32Array[]
+  /** Where the range's targets wait out of memory, in order, when the scan spilled them (edge-spill.ts). */
+  parked?: FileArray
   /** The range's checkpoints (edge-words.ts): edge ids counted from the range's first edge, ascending. */
   checkpointEdge: Uint32Array
   /** Each checkpoint's pointer offset in its source object. */
@@ -94,16 +98,22 @@ export class EdgeBlocks {
 
 /**
  * Copies lists of blocks, in order, into one exact array (shared when asked: a worker reads it),
- * emptying each list as it goes so that a copied block can be freed before the next is copied.
+ * emptying each list as it goes so that a copied block can be freed before the next is copied; a
+ * list parked in a file (edge-spill.ts) is read straight into its place.
  * A dropped block's memory goes only at a garbage collection, which copying alone does not bring
  * about: `release(bytesLeft)`, where given, is called after every RELEASE_BLOCKS blocks with what
  * is left to copy, to collect where the memory limit asks (else the copy peaks at twice the edges).
  */
-export function concatBlocks(lists: Uint32Array[][], total: number, shared: boolean, release?: (bytesLeft: number) => void): Uint32Array {
+export function concatBlocks(lists: Array<Uint32Array[] | FileArray>, total: number, shared: boolean, release?: (bytesLeft: number) => void): Uint32Array {
   const out = newUint32(total, shared)
   let at = 0
   let copied = 0
   for (const blocks of lists) {
+    if (!Array.isArray(blocks)) {
+      readFileArray(blocks, out.subarray(at, at + blocks.length))
+      at += blocks.length
+      continue
+    }
     for (let i = 0; i < blocks.length; i++) {
       out.set(blocks[i]!, at)
       at += blocks[i]!.length

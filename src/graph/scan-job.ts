@@ -3,6 +3,7 @@ import type {MemorySource} from '../core/memory-source.js'
 import type {Warnings} from '../heap/warnings.js'
 import {checkIdWidth} from './csr.js'
 import {concatBlocks} from './edge-blocks.js'
+import {EdgeSpill, type ScanRoom} from './edge-spill.js'
 import {joinFreePointers, type FreePointers} from './free-pointers.js'
 import {scanBuffer} from '../core/read-chunk.js'
 import {rangeSlots, scanSpanRange, type RangeScan, type ScanTables, type SpanRange} from './object-scan.js'
@@ -49,6 +50,8 @@ export interface ForwardScan {
   freePointers: FreePointers
   /** Threads that scanned (this one and the workers). */
   threads: number
+  /** Ranges whose targets waited in a scratch file under the memory limit (edge-spill.ts). */
+  spilledRanges: number
 }
 
 /**
@@ -68,6 +71,7 @@ export function scanForward(
   progress?: ProgressUpdate,
   keepFirstWords = true,
   release?: (bytesLeft: number) => void,
+  limit?: ScanRoom,
 ): ForwardScan {
   const total = tables.totalObjects
   checkIdWidth(total, 'objects')
@@ -81,28 +85,49 @@ export function scanForward(
   // (set before any worker starts, so none can take a range already given).
   counters[0] = helpers + 1
   const workers: WorkerJob[] = []
+  // Under a memory limit, finished ranges' targets go to a scratch file where the room runs short.
+  const spill = limit ? new EdgeSpill(limit) : null
   try {
-    for (let i = 0; i < helpers; i++) {
-      const data: ScanWorkerData = {source, tables, ranges, first: i + 1, counters, outStart, firstWords}
-      workers.push(WorkerJob.start('scan worker', SCRIPT, data))
+    try {
+      for (let i = 0; i < helpers; i++) {
+        const data: ScanWorkerData = {source, tables, ranges, first: i + 1, counters, outStart, firstWords}
+        workers.push(WorkerJob.start('scan worker', SCRIPT, data))
+      }
+      const buf = scanBuffer()
+      for (let r = 0; r < ranges.length; r = Atomics.add(counters, 0, 1)) {
+        // In live bytes handed out so far (each thread has at most one range in hand): a rate
+        // comparable with reading the file.
+        progress?.('scan objects', ranges[r]!.liveBytesBefore, liveBytes, 'bytes')
+        results[r] = scanSpanRange(memory, tables, ranges[r]!, outStart, firstWords, buf)
+        if (spill?.short()) {
+          // The workers' ranges done meanwhile, so that theirs can be spilled too. Only then:
+          // where the room is ample the scan takes them at its end, as it always did.
+          for (const worker of workers) receiveRanges(worker, results)
+          spill.relieve(results)
+        }
+      }
+      // This thread has nothing else to do: sleep until every worker has finished.
+      for (const worker of workers) {
+        worker.awaitDone()
+        receiveRanges(worker, results)
+      }
+    } finally {
+      for (const w of workers) w.end()
     }
-    const buf = scanBuffer()
-    for (let r = 0; r < ranges.length; r = Atomics.add(counters, 0, 1)) {
-      // In live bytes handed out so far (each thread has at most one range in hand): a rate
-      // comparable with reading the file.
-      progress?.('scan objects', ranges[r]!.liveBytesBefore, liveBytes, 'bytes')
-      results[r] = scanSpanRange(memory, tables, ranges[r]!, outStart, firstWords, buf)
-    }
-    // This thread has nothing else to do: sleep until every worker has finished.
-    for (const worker of workers) {
-      worker.awaitDone()
-      for (let m; (m = worker.check(worker.next<ScanWorkerMessage>())); ) results[m.range] = m.result
-    }
+    // The join allocates every target at once: where the room left does not hold them, the
+    // ranges still in memory wait in the scratch file too (else each stays until its copy, beside
+    // the whole join).
+    spill?.relieve(results, 4 * results.reduce((sum, r) => sum + (r?.edges.count ?? 0), 0))
+    progress?.('scan objects', liveBytes, liveBytes, 'bytes')
+    return {...mergeRanges(tables, ranges, results, outStart, firstWords, warnings, release), threads: helpers + 1, spilledRanges: spill?.spilled ?? 0}
   } finally {
-    for (const w of workers) w.end()
+    spill?.remove()
   }
-  progress?.('scan objects', liveBytes, liveBytes, 'bytes')
-  return {...mergeRanges(tables, ranges, results, outStart, firstWords, warnings, release), threads: helpers + 1}
+}
+
+/** The ranges a worker has posted so far (a failure it posted is thrown). */
+function receiveRanges(worker: WorkerJob, results: Array<RangeScan | undefined>): void {
+  for (let m; (m = worker.check(worker.next<ScanWorkerMessage>())); ) results[m.range] = m.result
 }
 
 const SCRIPT = new URL('./scan-worker.js', import.meta.url)
@@ -151,7 +176,7 @@ function mergeRanges(
   firstWords: Float64Array,
   warnings: Warnings,
   release?: (bytesLeft: number) => void,
-): Omit<ForwardScan, 'threads'> {
+): Omit<ForwardScan, 'threads' | 'spilledRanges'> {
   let base = 0
   let unreadable = 0
   let scannedObjects = 0
@@ -182,7 +207,7 @@ function mergeRanges(
     at += done[r]!.edges.checkpointEdge.length
   }
   const outTo = concatBlocks(
-    done.map(r => r.edges.to),
+    done.map(r => r.edges.parked ?? r.edges.to),
     base,
     true,
     release,

@@ -12,6 +12,7 @@ import {CHECKPOINTS, type CheckpointRule} from './edge-words.js'
 import {buildReverse, type ReverseEdges} from './reverse-job.js'
 import {rootRanges, type RootRange, type RootSet} from './roots.js'
 import {scanForward, type ForwardScan} from './scan-job.js'
+import type {ScanRoom} from './edge-spill.js'
 import type {FileArray} from '../util/file-array.js'
 import type {ProgressUpdate} from '../util/terminal-progress.js'
 
@@ -28,6 +29,8 @@ export interface ScanOptions {
   firstWords?: boolean
   /** Called while the edges are joined into one array (edge-blocks.ts: concatBlocks), with the bytes left to copy. */
   releaseBlocks?: (bytesLeft: number) => void
+  /** Under a memory limit: what the scan may hold, so that finished ranges' targets wait in a scratch file where it runs short (edge-spill.ts). */
+  room?: ScanRoom
 }
 
 /** The graph with the warnings met while building it (unreadable ranges, stacks not found). */
@@ -85,7 +88,7 @@ export function scanObjects(program: Program, heap: HeapModel, options: ScanOpti
     checkpoints: options.checkpoints ?? CHECKPOINTS,
     watchSlots: damagedSlots(heap),
   }
-  const {threads: scanThreads, ...edges} = scanForward(program.core.memory, program.core.memorySource(), tables, warnings, options.threads ?? 1, options.progress, options.firstWords !== false, options.releaseBlocks)
+  const {threads: scanThreads, ...edges} = scanForward(program.core.memory, program.core.memorySource(), tables, warnings, options.threads ?? 1, options.progress, options.firstWords !== false, options.releaseBlocks, options.room)
   return {...edges, lookup, warnings, scanThreads}
 }
 

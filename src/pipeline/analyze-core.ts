@@ -69,7 +69,7 @@ export interface Analysis {
    * The memory limit it ran under, the passes the reverse edges took under it (1: all at once), and
    * whether the forward edges stayed in the index through the paths and the DFS.
    */
-  memory: MemoryLimit & {reversePasses: number; forwardInFile: boolean}
+  memory: MemoryLimit & {reversePasses: number; forwardInFile: boolean; scanRangesSpilled: number}
 }
 
 type Progress = ProgressUpdate
@@ -197,7 +197,7 @@ function modelStageIndexed(program: Program, heap: HeapModel, namer: TypeNamer, 
   }
   run.modelWritten?.()
   if (!graph) {
-    return {analysis: {program, heap, types: model.types, summary: model.summary, indexPath, threadsUsed: 1, scanThreads: 0, reverseThreads: 0, namingOnWorker: false, dominatorsOnWorker: false, stages: ['model'], memory: {...memory, reversePasses: 0, forwardInFile: false}}}
+    return {analysis: {program, heap, types: model.types, summary: model.summary, indexPath, threadsUsed: 1, scanThreads: 0, reverseThreads: 0, namingOnWorker: false, dominatorsOnWorker: false, stages: ['model'], memory: {...memory, reversePasses: 0, forwardInFile: false, scanRangesSpilled: 0}}}
   }
   return {model: {vtableTypes: model.vtableTypes, ownObjects: model.ownObjects, sightings: model.sightings}, graph}
 }
@@ -296,6 +296,7 @@ function graphStage(
     const pending = store.has('retention') ? store.get('retention') : null
     const reversePasses = store.get('reversePasses')
     const forwardInFile = store.get('forwardInFile')
+    const scanRangesSpilled = store.get('scanFacts').spilledRanges
     const graph = graphFacts(store, heap.spans.totalObjects)
     // The edges are garbage on this thread now (the dominator worker drops its references once its
     // pass is done): freed before the dominator pass's predecessor copy grows.
@@ -377,7 +378,7 @@ function graphStage(
       holdersOnce(program, writer, meta, have, blocks, progress)
     }
     writer.finish(meta, STAGE_NAMES)
-    return {program, heap, types, summary, indexPath, threadsUsed: Math.max(scanThreads, reverseThreads, pending?.parallel && !dominatorsAfter ? 2 : 1) + (naming ? 1 : 0), scanThreads, reverseThreads, namingOnWorker: naming !== null, dominatorsOnWorker: pending?.parallel ?? false, stages: [...STAGE_NAMES], memory: {...memory, reversePasses, forwardInFile}}
+    return {program, heap, types, summary, indexPath, threadsUsed: Math.max(scanThreads, reverseThreads, pending?.parallel && !dominatorsAfter ? 2 : 1) + (naming ? 1 : 0), scanThreads, reverseThreads, namingOnWorker: naming !== null, dominatorsOnWorker: pending?.parallel ?? false, stages: [...STAGE_NAMES], memory: {...memory, reversePasses, forwardInFile, scanRangesSpilled}}
   } catch (e) {
     writer.abandon()
     // A failed index write (a full disk) comes first: a phase that read the index back failed for it.

@@ -156,7 +156,12 @@ export function graphPhases(c: GraphContext): Phase<GraphStoreArrays>[] {
         const releaseBlocks = (bytesLeft: number) => {
           if (roomUnder(c.memory) < bytesLeft) s.collect()
         }
-        const {outStart, outTo, checkpointEdge, checkpointOffset, firstWords: _none, lookup, ...facts} = scanObjects(program, heap, {...c.scan, releaseBlocks})
+        // Finished ranges' targets wait in a scratch file beside the index where the room left
+        // falls below a sixteenth of the limit, and the rest where it does not hold the join:
+        // then the join reads them back once the workers, their read buffers and the scan's
+        // garbage are gone (edge-spill.ts).
+        const room = {room: () => roomUnder(c.memory), collect: () => s.collect(), margin: c.memory.bytes / 16, beside: c.indexPath}
+        const {outStart, outTo, checkpointEdge, checkpointOffset, firstWords: _none, lookup, ...facts} = scanObjects(program, heap, {...c.scan, releaseBlocks, room})
         return {'edge.outStart': outStart, 'edge.to': outTo, 'edge.checkpoint': checkpointEdge, 'edge.checkpointOffset': checkpointOffset, liveLookup: lookup, scanFacts: facts}
       },
       // The forward edges go to the index at once, on the writer thread, while this thread scans

@@ -32,11 +32,14 @@ describe.skipIf(!entry)('analyze --memory-limit on v2.18.1-shared', () => {
     expect(freeRun.limitFrom).toBe('default')
     expect(freeRun.reversePasses).toBe(1)
     expect(freeRun.forwardEdgesInIndex).toBe(false)
+    expect(freeRun.scanRangesSpilled).toBe(0)
     // 1M is a mebibyte (as docker and systemd read it), and the run held far more.
     expect(tightRun).toMatchObject({limitBytes: 2 ** 20, limitFrom: 'option'})
     expect(tightRun.reversePasses).toBeGreaterThanOrEqual(1)
     // The shortest paths and the DFS read the forward edges in the index, through block caches.
     expect(tightRun.forwardEdgesInIndex).toBe(true)
+    // The object scan's finished ranges waited in a scratch file (edge-spill.ts), read back for the join.
+    expect(tightRun.scanRangesSpilled).toBeGreaterThan(0)
     expect(tightRun.peakBytes).toBeGreaterThan(2 ** 20)
     const lines = b.stderr.trim().split('\n')
     expect(lines).toHaveLength(1)
@@ -52,8 +55,10 @@ describe.skipIf(!entry)('analyze --memory-limit on v2.18.1-shared', () => {
     expect(twoRun.namingOnWorker).toBe(false)
     expect(twoRun.dominatorsOnWorker).toBe(false)
     expect(twoRun.memory).toMatchObject({limitBytes: 1024, limitFrom: 'option', forwardEdgesInIndex: true})
+    // With a worker scanning beside this thread, its ranges spilled too.
+    expect(twoRun.memory.scanRangesSpilled).toBeGreaterThan(0)
     expect(fs.readFileSync(two).equals(fs.readFileSync(free))).toBe(true)
-    // The dominator pass's scratch file (its predecessor lists under the limit) went with it.
+    // The dominator pass's and the scan's scratch files went with them.
     expect(fs.readdirSync(work).sort()).toEqual(['free.toma-index', 'tight.toma-index', 'two.toma-index'])
     // A query that finds no index analyses the core itself, under the run flags it was given:
     // the same index again, and the same line when the limit was passed.
