@@ -7,7 +7,7 @@ import {analysisFlags, queryRunFlags} from '../src/cli/query-flags.js'
 import {diffText} from '../src/report/diff-text.js'
 
 export default class Diff extends TomaCommand {
-  static override description = 'What changed between two cores of one process: objects born, died and kept per type, the holders that grew, TCMalloc\'s states'
+  static override description = 'What changed between two cores of one process: objects born, died and kept per type, the holders that grew, TCMalloc\'s states, how fragmentation changed per size class'
   static override examples = ['<%= config.bin %> diff core.old core.new', '<%= config.bin %> diff core.old core.new --exe ./server --json']
   static override args = {
     old: Args.string({description: 'the earlier core (or its .toma-index)', required: true, ignoreStdin: true}),

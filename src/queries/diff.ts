@@ -4,6 +4,7 @@ import {STATE_NAMES} from '../heap/states.js'
 import {matchObjects} from './diff-objects.js'
 import {retainedGrowth} from './diff-growth.js'
 import {programMismatch} from './diff-program.js'
+import {fragmentationChange} from './diff-fragmentation.js'
 import type {HeapSummary} from './heap-summary.js'
 import {TomaError} from '../errors.js'
 
@@ -16,7 +17,8 @@ export interface DiffSide {
 
 /**
  * What changed between two cores of one process: per type, the objects born, died and kept; the
- * kept objects whose retained size grew most, each under its holder; bytes per TCMalloc state.
+ * kept objects whose retained size grew most, each under its holder; bytes per TCMalloc state;
+ * how fragmentation changed (per size class, the page heap's free bytes, the heap's accounting).
  * Plain JSON-able data (`toma diff --json`, and the HTML report's baseline section).
  * Throws a TomaError when the cores are of different programs.
  */
@@ -36,6 +38,7 @@ export function diffCores(before: DiffSide, after: DiffSide, options: {growthLim
     growth: growth.holders,
     keptGrown: growth.keptGrown,
     states: stateChanges(before.index, after.index),
+    fragmentation: fragmentationChange(before, after),
     warnings: [...(identity.unchecked ? [identity.unchecked] : []), ...sizeClassWarning(before.index, after.index)],
   }
 }

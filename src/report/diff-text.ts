@@ -1,5 +1,6 @@
 import chalk from 'chalk'
 import type {CoreDiff} from '../queries/diff.js'
+import type {FragmentationChange} from '../queries/diff-fragmentation.js'
 import type {ObjectBrief} from '../queries/object-brief.js'
 import {bytes, heading, table} from './table.js'
 import {grouped} from '../util/grouped.js'
@@ -51,6 +52,29 @@ export function diffText(diff: CoreDiff, rows: number): string {
   }
   out.push('', heading('TCMalloc: bytes per state'))
   out.push(table(['state', '#before', '#after', '#change'], d.states.map(s => [s.state, s.before.bytes, s.after.bytes, signed(s.change.bytes)])))
+  out.push('', ...fragmentationText(d.fragmentation, rows))
   for (const w of d.warnings) out.push(chalk.yellow(`warning: ${w}`))
   return out.join('\n')
+}
+
+/** How fragmentation changed: the size classes that changed (in the query's order), the page heap's free bytes, the heap's lines. */
+function fragmentationText(f: FragmentationChange, rows: number): string[] {
+  const out = [heading(`Fragmentation: size classes whose spans grew beyond their live bytes first (${f.order})`)]
+  const changed = f.classes.filter(c => c.spans.change || c.liveObjects.change || c.partialFreeBytes.change)
+  const arrow = (c: {before: number; after: number}) => `${grouped(c.before)} → ${grouped(c.after)}`
+  out.push(
+    table(
+      ['#class', '#size', '#spans', '#span bytes', '#live objects', '#live bytes', '#free in partial spans', '#span − live bytes'],
+      changed.slice(0, rows).map(c => [c.sizeClass, c.size, `${arrow(c.spans)} (${signed(c.spans.change)})`, signed(c.spanBytes.change), `${arrow(c.liveObjects)} (${signed(c.liveObjects.change)})`,
+        signed(c.liveBytes.change), `${arrow(c.partialFreeBytes)} (${signed(c.partialFreeBytes.change)})`, signed(c.spanBytes.change - c.liveBytes.change)]),
+    ),
+  )
+  if (changed.length > rows) out.push(chalk.dim(`… ${changed.length - rows} more classes changed (--limit, or --json for all)`))
+  if (changed.length === 0) out.push('no size class changed')
+  const p = f.pageHeapFree
+  out.push(`page heap free: normal ${bytes(p.normal.before)} → ${bytes(p.normal.after)} (${signedBytes(p.normal.change)}), returned ${bytes(p.returned.before)} → ${bytes(p.returned.after)} (${signedBytes(p.returned.change)})`)
+  const a = f.accounting
+  const lines = [{part: 'heap (the allocator\'s spans)', ...a.heap}, ...a.parts.map(l => ({...l, part: `  ${l.part}`}))]
+  out.push(table(['heap bytes', '#before', '#after', '#change'], lines.map(l => [l.part, l.before, l.after, signed(l.change)])))
+  return out
 }

@@ -89,6 +89,83 @@ describe('toma diff on the pair of diffdemo cores', () => {
     expect(r.stdout).toContain(`under app::Cache at ${truth.holder.address}, via +0x${truth.holder.fieldOffset.toString(16)} → ${truth.holder.entriesBuffer}`)
   })
 
+  it('tells how fragmentation changed: each core\'s figures are its own toma memory\'s, the change their difference', async () => {
+    const r = await runToma(['diff', before, after, ...flags, '--json'], {cwd: work})
+    expect(r.status, r.stderr).toBe(0)
+    const f = JSON.parse(r.stdout).fragmentation
+    const memory = async (core: string) => {
+      const m = await runToma(['memory', core, ...flags, '--json'], {cwd: work})
+      expect(m.status, m.stderr).toBe(0)
+      return JSON.parse(m.stdout)
+    }
+    const mem = {before: await memory(before), after: await memory(after)}
+    type MemoryClass = {sizeClass: number; size: number; spans: number; spanBytes: number; liveObjects: number; partial: {freeBytes: {central: number; transfer: number; threadCaches: number}}}
+    const figures = (c: MemoryClass | undefined) =>
+      c
+        ? {spans: c.spans, spanBytes: c.spanBytes, liveObjects: c.liveObjects, liveBytes: c.liveObjects * c.size, partialFreeBytes: c.partial.freeBytes.central + c.partial.freeBytes.transfer + c.partial.freeBytes.threadCaches}
+        : {spans: 0, spanBytes: 0, liveObjects: 0, liveBytes: 0, partialFreeBytes: 0}
+    const key = (c: {sizeClass: number; size: number}) => `${c.sizeClass}:${c.size}`
+    const classes = (phase: 'before' | 'after') => new Map((mem[phase].fragmentation.classes as MemoryClass[]).map(c => [key(c), c]))
+    const mb = classes('before')
+    const ma = classes('after')
+    // Every class either core has, once.
+    expect(f.classes.map(key).sort()).toEqual([...new Set([...mb.keys(), ...ma.keys()])].sort())
+    for (const c of f.classes) {
+      const x = figures(mb.get(key(c)))
+      const y = figures(ma.get(key(c)))
+      for (const k of ['spans', 'spanBytes', 'liveObjects', 'liveBytes', 'partialFreeBytes'] as const) {
+        expect(c[k], `class ${c.sizeClass} ${k}`).toEqual({before: x[k], after: y[k], change: y[k] - x[k]})
+      }
+    }
+    // The order: span bytes grown minus live bytes grown, largest first.
+    const beyond = f.classes.map((c: {spanBytes: {change: number}; liveBytes: {change: number}}) => c.spanBytes.change - c.liveBytes.change)
+    expect(beyond).toEqual([...beyond].sort((p: number, q: number) => q - p))
+    // What the process counted: its 96-byte Entry and Stale objects are the live slots of their
+    // class, its 224-byte Others those of theirs.
+    const ofSize = (size: number) => f.classes.find((c: {size: number}) => c.size === size)
+    const sameSize = (phase: 'before' | 'after', size: number) => Object.entries(truth.sizes).filter(([, s]) => s === size).reduce((n, [t]) => n + truth[phase][t]!, 0)
+    for (const size of new Set(Object.values(truth.sizes))) {
+      expect(ofSize(size).liveObjects.before, `size ${size}`).toBe(sameSize('before', size))
+      expect(ofSize(size).liveObjects.after, `size ${size}`).toBe(sameSize('after', size))
+    }
+
+    // The page heap's free bytes and the heap's lines: toma memory's, and TCMalloc's own counters.
+    const counter = (phase: 'before' | 'after', name: string) => truth[phase].phase.counters[name]!
+    for (const phase of ['before', 'after'] as const) {
+      expect(f.pageHeapFree.normal[phase]).toBe(mem[phase].pageHeap.normalBytes)
+      expect(f.pageHeapFree.returned[phase]).toBe(mem[phase].pageHeap.returnedBytes)
+      expect(f.pageHeapFree.normal[phase]).toBe(counter(phase, 'tcmalloc.pageheap_free_bytes'))
+      expect(f.pageHeapFree.returned[phase]).toBe(counter(phase, 'tcmalloc.pageheap_unmapped_bytes'))
+      expect(f.accounting.heap[phase]).toBe(mem[phase].accounting.heap.bytes)
+      expect(f.accounting.heap[phase]).toBe(counter(phase, 'generic.heap_size'))
+      const parts = mem[phase].accounting.heap.parts as Array<{part: string; bytes: number; allocator?: {property: string; bytes: number}}>
+      expect(f.accounting.parts.map((l: {part: string}) => l.part)).toEqual(parts.map(l => l.part))
+      for (const l of parts) {
+        const line = f.accounting.parts.find((x: {part: string}) => x.part === l.part)
+        expect(line[phase], l.part).toBe(l.bytes)
+        if (l.allocator) expect(line[phase], l.part).toBe(counter(phase, l.allocator.property))
+      }
+    }
+    expect(f.pageHeapFree.normal.change).toBe(counter('after', 'tcmalloc.pageheap_free_bytes') - counter('before', 'tcmalloc.pageheap_free_bytes'))
+    const live = f.accounting.parts.find((l: {part: string}) => l.part.startsWith('live'))
+    expect(live.change).toBe(counter('after', 'generic.current_allocated_bytes') - counter('before', 'generic.current_allocated_bytes'))
+    for (const l of f.accounting.parts) expect(l.change, l.part).toBe(l.after - l.before)
+
+    // As text: the section and the row of the class that grew most beyond its live bytes.
+    const t = await runToma(['diff', before, after, ...flags], {cwd: work})
+    expect(t.status, t.stderr).toBe(0)
+    expect(t.stdout).toContain('Fragmentation: size classes whose spans grew beyond their live bytes first')
+    const n = (v: number) => v.toLocaleString('en-US')
+    const s = (v: number) => (v > 0 ? `\\+${n(v)}` : n(v))
+    const top = f.classes.find((c: {spans: {change: number}}) => c.spans.change !== 0)
+    const cells = [n(top.sizeClass), n(top.size), `${n(top.spans.before)} → ${n(top.spans.after)} \\(${s(top.spans.change)}\\)`, s(top.spanBytes.change)]
+    expect(t.stdout).toMatch(new RegExp(`^\\s*${cells.join('\\s+')}\\s`, 'm'))
+    // TCMalloc's free page-heap bytes, in KiB as the text gives them (whole KiB on this pair).
+    const kib = (v: number) => `${(v / 1024).toFixed(1)} KiB`
+    const [was, is] = [counter('before', 'tcmalloc.pageheap_free_bytes'), counter('after', 'tcmalloc.pageheap_free_bytes')]
+    expect(t.stdout).toContain(`page heap free: normal ${kib(was)} → ${kib(is)} (${is < was ? '-' : '+'}${kib(Math.abs(is - was))})`)
+  })
+
   it('finds nothing changed between a core and itself', async () => {
     const r = await runToma(['diff', after, after, ...flags, '--json'], {cwd: work})
     expect(r.status, r.stderr).toBe(0)
@@ -98,6 +175,11 @@ describe('toma diff on the pair of diffdemo cores', () => {
     expect(d.totals.kept.bytes).toBe(truth.after.phase.counters['generic.current_allocated_bytes'])
     expect(d.growth).toEqual([])
     expect(d.states.every((s: {change: {bytes: number}}) => s.change.bytes === 0)).toBe(true)
+    type Figure = {change: number}
+    const still = (c: Record<string, Figure | number | string>) => Object.values(c).every(v => typeof v !== 'object' || v.change === 0)
+    expect(d.fragmentation.classes.length).toBeGreaterThan(0)
+    expect(d.fragmentation.classes.every(still)).toBe(true)
+    expect(d.fragmentation.accounting.parts.every((l: Figure) => l.change === 0)).toBe(true)
   })
 
   it('refuses two cores of different programs with one line', async () => {
