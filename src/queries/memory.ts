@@ -2,6 +2,7 @@ import type {HeapIndex} from '../index/heap-index.js'
 import type {Program} from '../program/program.js'
 import {memoryAccounting} from './memory-accounting.js'
 import {pageHeapShape} from './page-heap-shape.js'
+import {pageHeapSplitters} from './page-heap-splitters.js'
 import {hugePageFillReport} from './huge-page-fill.js'
 import {spanOccupancy} from './span-occupancy.js'
 
@@ -11,7 +12,7 @@ import {spanOccupancy} from './span-occupancy.js'
  * index (spans, states, names, holders, thread caches, the allocator's counters and metadata in
  * the summary) and the core's segments and threads: nothing is modelled again.
  */
-export function memoryReport(program: Program, index: HeapIndex, options: {examples: number}) {
+export function memoryReport(program: Program, index: HeapIndex, options: {examples: number; splitters: number}) {
   const allocator = index.meta.summary.allocator.kind ?? null
   return {
     allocator,
@@ -20,6 +21,8 @@ export function memoryReport(program: Program, index: HeapIndex, options: {examp
     accounting: memoryAccounting(program, index),
     fragmentation: spanOccupancy(index, options.examples),
     pageHeap: pageHeapShape(index),
+    /** Live spans between two free runs, largest run their freeing makes first, at most `splitters` (null: not for this allocator). */
+    splitters: pageHeapSplitters(index, options.splitters),
     /** The huge-page filler's hugepages by pages used, and what holds those a few pages keep (null: no filler). */
     hugePageFill: hugePageFillReport(index),
   }

@@ -1,8 +1,8 @@
 import type {HeapIndex} from '../index/heap-index.js'
 
 /** The index's span.location of a free span: on the normal free list, or returned to the system. */
-const FREE_NORMAL = 1
-const FREE_RETURNED = 2
+export const FREE_NORMAL = 1
+export const FREE_RETURNED = 2
 
 export interface FreeRunLength {
   pages: number

@@ -21,6 +21,8 @@ export const REPORT_LIMITS = {
   stacks: 50,
   /** Share of the live heap a suspect retains (suspects' default). */
   suspectThreshold: 0.1,
+  /** Live blocks splitting the page heap's free runs (toma memory's --rows). */
+  splitters: 20,
 } as const
 
 /**
@@ -41,7 +43,7 @@ export function reportData(program: Program, index: HeapIndex, corePath: string)
     threads,
     stacks: threads.threads.slice(0, REPORT_LIMITS.stacks).map(t => stackOf(program, index, t.tid)),
     /** Where the memory went (toma memory), without example addresses. */
-    memory: memoryReport(program, index, {examples: 0}),
+    memory: memoryReport(program, index, {examples: 0, splitters: REPORT_LIMITS.splitters}),
   }
 }
 

@@ -47,8 +47,21 @@ export function memoryText(report: MemoryReport, rows: number): string {
   const p = r.pageHeap
   out.push('', heading(`The page heap's free runs: ${bytes(p.normalBytes)} normal, ${bytes(p.returnedBytes)} returned; largest request served without growing: ${bytes(p.largestServableBytes)} (${p.largestRunPages} pages)`))
   out.push(table(['#pages', '#normal', '#returned', '#bytes'], p.runs.map(x => [x.pages, x.normal, x.returned, x.pages * p.pageSize * (x.normal + x.returned)])))
+  if (r.splitters) out.push('', ...splittersText(r.splitters, rows))
+  else out.push(chalk.dim(`live blocks between free runs: not told for ${r.allocator ?? 'this allocator'} (its free pages are not all spans of the index)`))
   if (r.hugePageFill) out.push('', ...hugePageFillText(r.hugePageFill, rows))
   return out.join('\n')
+}
+
+/** Live spans between two free runs: what freeing each would join (pages), largest first. */
+function splittersText(x: NonNullable<MemoryReport['splitters']>, rows: number): string[] {
+  const side = (n: {pages: number; list: string}) => `${n.pages} ${n.list}`
+  const out = [heading(`Live blocks between two free runs: ${grouped(x.count)}; freeing one joins its normal neighbours (every neighbour when decommit is aggressive)`)]
+  if (x.count === 0) return out
+  out.push(table(['address', '#pages', '#free before', '#free after', '#joined run', '#whole stretch', 'name', 'holder'],
+    x.spans.slice(0, rows).map(s => [s.address, s.pages, side(s.before), side(s.after), s.joinedPages, s.stretchPages, s.name, s.holder ?? ''])))
+  if (x.count > x.spans.length) out.push(chalk.dim(`… ${x.count - x.spans.length} more (--rows)`))
+  return out
 }
 
 /** The huge-page filler: its hugepages by share of pages used, and what holds those a few pages keep. */

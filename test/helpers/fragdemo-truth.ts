@@ -15,6 +15,8 @@ export interface FragTruth {
   workerCacheBytes: number
   properties: Record<string, number>
   survivors: Array<{address: string; type: string; size: number}>
+  /** The live large blocks (the odd ones of 40 + 2i pages). */
+  large: Array<{address: string; size: number}>
   ranges: Array<{address: string; length: number; type: 'INUSE' | 'FREE' | 'UNMAPPED' | 'UNKNOWN'; fraction: number}>
   stats: string
   smaps: string

@@ -34,7 +34,7 @@ describe('toma memory (fragdemo)', () => {
     const core = await brotliCorePath(path.join(DIR, 'core.br'))
     const a = await runToma(['analyze', core, '--exe', path.join(DIR, 'fragdemo'), '--tcmalloc', TCMALLOC, '--index', index], {cwd: work})
     expect(a.status, a.stderr).toBe(0)
-    const m = await runToma(['memory', index, '--json', '--examples', '100000'], {cwd: work})
+    const m = await runToma(['memory', index, '--json', '--examples', '100000', '--rows', '100000'], {cwd: work})
     expect(m.status, m.stderr).toBe(0)
     report = JSON.parse(m.stdout)
   })
@@ -184,5 +184,45 @@ describe('toma memory (fragdemo)', () => {
     expect(p.normalBytes).toBe(truth.properties['tcmalloc.pageheap_free_bytes'])
     expect(p.returnedBytes).toBe(truth.properties['tcmalloc.pageheap_unmapped_bytes'])
     expect(p.largestServableBytes).toBe(Math.max(...truth.ranges.filter(r => r.type === 'FREE' || r.type === 'UNMAPPED').map(r => r.length)))
+  })
+
+  it('lists the live blocks that split free runs, with the run freeing each would make: the odd large blocks and every in-use span Ranges puts between two free runs', () => {
+    // Ranges lists every span in address order: an in-use one with free spans right before and after splits them.
+    type Range = (typeof truth.ranges)[number]
+    const ranges = [...truth.ranges].sort((a, b) => Number(a.address) - Number(b.address))
+    const isFree = (r: Range) => r.type === 'FREE' || r.type === 'UNMAPPED'
+    const adjacent = (a: Range, b: Range) => Number(a.address) + a.length === Number(b.address)
+    const expected = new Map<number, {pages: number; before: Range; after: Range}>()
+    for (let k = 1; k + 1 < ranges.length; k++) {
+      const [before, r, after] = [ranges[k - 1]!, ranges[k]!, ranges[k + 1]!]
+      if (r.type === 'INUSE' && isFree(before) && isFree(after) && adjacent(before, r) && adjacent(r, after)) expected.set(Number(r.address), {pages: r.length / PAGE, before, after})
+    }
+    const s = report.splitters
+    expect(s.count).toBe(expected.size)
+    expect(new Set(s.spans.map((x: any) => Number(x.address)))).toEqual(new Set(expected.keys()))
+    const list = (r: Range) => (r.type === 'FREE' ? 'normal' : 'returned')
+    for (const x of s.spans) {
+      const e = expected.get(Number(x.address))!
+      expect(x.pages).toBe(e.pages)
+      expect(x.before).toEqual({pages: e.before.length / PAGE, list: list(e.before)})
+      expect(x.after).toEqual({pages: e.after.length / PAGE, list: list(e.after)})
+      // gperftools 2.10: the freed span goes on the normal list and joins normal neighbours only.
+      expect(x.joinedPages).toBe(e.pages + [e.before, e.after].reduce((n, r) => n + (r.type === 'FREE' ? r.length / PAGE : 0), 0))
+      expect(x.stretchPages).toBe((e.before.length + e.pages * PAGE + e.after.length) / PAGE)
+    }
+    for (let k = 1; k < s.spans.length; k++) expect(s.spans[k - 1].joinedPages).toBeGreaterThanOrEqual(s.spans[k].joinedPages)
+    // The program's 16 blocks of 40 + 2i pages, the even ones freed: every live (odd) one splits free runs,
+    // and between two live ones lies the freed even block of 40 + 2i pages.
+    const large = truth.large.map(b => ({address: Number(b.address), pages: b.size / PAGE})).sort((a, b) => a.address - b.address)
+    expect(large.map(b => b.pages)).toEqual(large.map((_, k) => 40 + 2 * (2 * k + 1)))
+    for (const [k, b] of large.entries()) {
+      const x = s.spans.find((y: any) => Number(y.address) === b.address)
+      expect(x, `large block ${k}`).toBeDefined()
+      expect(x.pages).toBe(b.pages)
+      if (k > 0) expect(x.before.pages).toBe((b.address - large[k - 1]!.address) / PAGE - large[k - 1]!.pages)
+      if (k > 0) expect(x.before.pages).toBe(40 + 2 * (2 * k))
+      if (k + 1 < large.length) expect(x.after.pages).toBe(40 + 2 * (2 * k + 2))
+      expect(x.stretchPages).toBe(b.pages + x.before.pages + x.after.pages)
+    }
   })
 })

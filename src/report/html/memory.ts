@@ -107,6 +107,12 @@ ${dataTable({
   columns: [{title: 'pages', numeric: true}, {title: 'normal', numeric: true}, {title: 'returned', numeric: true}, {title: 'bytes', numeric: true}],
   rows: p.runs.map(x => [x.pages, x.normal, x.returned, x.pages * p.pageSize * (x.normal + x.returned)]),
 })}
+${m.splitters && m.splitters.count > 0 ? html`<h3>Live blocks between two free runs (${num(m.splitters.count)})</h3>
+${dataTable({
+  id: 'memory-splitters',
+  columns: [{title: 'address'}, {title: 'pages', numeric: true}, {title: 'free before'}, {title: 'free after'}, {title: 'joined run', numeric: true}, {title: 'whole stretch', numeric: true}, {title: 'name'}, {title: 'holder'}],
+  rows: m.splitters.spans.map(s => [html`<code>${s.address}</code>`, s.pages, `${s.before.pages} ${s.before.list}`, `${s.after.pages} ${s.after.list}`, s.joinedPages, s.stretchPages, s.name, s.holder ?? '']),
+})}` : ''}
 ${h ? html`<h3>The huge-page filler</h3>
 ${facts([
   ['hugepages', `${num(h.hugePages)} of ${num(h.pagesPerHugePage)} pages: ${num(h.full)} full, ${num(h.partial)} partial, ${num(h.released)} with released pages`],
