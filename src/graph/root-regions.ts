@@ -22,8 +22,8 @@ export function rootRegions(graph: Pick<GraphFacts, 'roots'>): RootRegion[] {
     .sort((a, b) => a.start - b.start)
 }
 
-/** The region holding a root's address, or undefined (a register, or an index made before regions were kept). */
-export function regionOf(regions: readonly RootRegion[] | undefined, address: number): RootRegion | undefined {
+/** The region (sorted by start, not overlapping) holding a root's address, or undefined (a register, or an index made before regions were kept). */
+export function regionOf<R extends {start: number; end: number}>(regions: readonly R[] | undefined, address: number): R | undefined {
   if (!regions) return undefined
   let lo = 0
   let hi = regions.length

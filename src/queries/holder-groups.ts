@@ -1,7 +1,6 @@
 import {BY_VIRTUAL_ROOT, groupOfIdom} from '../dominators/dominator-ids.js'
 import {ALLOCATOR_INTERNAL, UNREACHED} from '../graph/allocator-internal.js'
 import {regionOf, type RootRegion} from '../graph/root-regions.js'
-import {hex} from '../errors.js'
 import type {HeapIndex, RootRef} from '../index/heap-index.js'
 import type {Program} from '../program/program.js'
 import {RED_ZONE} from '../program/dead-frames.js'
@@ -9,8 +8,8 @@ import {unwindThread} from '../program/unwind.js'
 import {demangle} from '../elf/demangle.js'
 import {codeLabel} from './code-label.js'
 import {rootRefLabel} from './root-label.js'
+import {anchorText, mappingAnchors} from './mapping-anchors.js'
 import {objectBrief} from './object-brief.js'
-import {u64le} from '../util/u64le.js'
 import {DamagedIndexError} from '../index/index-file.js'
 import {encodeHolderTable, type Holder, type HolderGroup, type HolderScope} from '../index/holder-table.js'
 
@@ -498,22 +497,8 @@ class Names {
   anchorsOf(h: Holder): string[] {
     const mine = this.regions.filter(x => x.kind === 'mapping' && x.label === h.name)
     if (!mine.length) return []
-    const lo = Math.min(...mine.map(x => x.base))
-    const hi = Math.max(...mine.map(x => x.end))
-    const found: string[] = []
-    const memory = this.program.core.memory
-    for (const region of this.regions) {
-      if (region.kind !== 'global' && region.kind !== 'stack') continue
-      const bytes = memory.readBytes(region.start, region.end - region.start)
-      if (!bytes) continue
-      for (let at = 0; at + 8 <= bytes.length && found.length < ANCHORS; at += 8) {
-        const v = u64le(bytes, at)
-        if (v < lo || v >= hi) continue
-        const address = region.start + at
-        found.push(`${rootRefLabel(this.program, this.index, {kind: region.kind, thread: region.thread, address, to: -1, toOffset: 0})}, pointing at +${hex(v - lo)}`)
-      }
-    }
-    return found
+    const range = {start: Math.min(...mine.map(x => x.base)), end: Math.max(...mine.map(x => x.end))}
+    return mappingAnchors(this.program, this.index, [range], ANCHORS)[0]!.map(anchorText)
   }
 }
 

@@ -7,6 +7,7 @@ import type {Program} from '../program/program.js'
 import type {HeapSummary} from './heap-summary.js'
 import type {MetadataInSegment} from './metadata-extent.js'
 import {heapPartLines, type AccountLine} from './memory-heap-parts.js'
+import {mappingAnchors, type MappingAnchor} from './mapping-anchors.js'
 
 export type {AccountLine} from './memory-heap-parts.js'
 import type {StatePlace} from '../heap/heap-model.js'
@@ -22,6 +23,19 @@ export interface StackLine {
   bytes: number
   aboveSp: number
 }
+
+/** One anonymous mapping of the "other anonymous mappings" line, with what points into it. */
+export interface AnonymousMappingLine {
+  mapping: string
+  /** Its bytes in the line (the mapping less any spans and located metadata in it), and of those the bytes in the core file. */
+  bytes: number
+  inCore: number
+  /** Globals and stack slots whose words, read in the core, point into it outside the heap's object slots (empty: no anchor found). */
+  anchors: MappingAnchor[]
+}
+
+/** Anchors named per anonymous mapping (the first ones found, in root-region order). */
+const ANCHORS_PER_MAPPING = 4
 
 /**
  * Every byte of the process's writable mappings once (the core's writable PT_LOAD segments, one a
@@ -52,6 +66,7 @@ export function memoryAccounting(program: Program, index: HeapIndex) {
   const metadataIn = {stacks: 0, modules: 0, files: 0, anonymous: 0}
   const inCore = {heap: 0, metadata: 0, stacks: 0, modules: 0, files: 0, anonymous: 0}
   const stacks: StackLine[] = []
+  const anonymous: Array<{start: number; end: number; bytes: number; inCore: number}> = []
   let mapped = 0
   let present = 0
   let heapInSegments = 0
@@ -80,6 +95,7 @@ export function memoryAccounting(program: Program, index: HeapIndex) {
     groups[kind] += rest
     metadataIn[kind] += meta
     inCore[kind] += restPresent
+    if (kind === 'anonymous' && rest > 0) anonymous.push({start: seg.start, end: seg.end, bytes: rest, inCore: restPresent})
     if (stack) stacks.push({tid: stack.tid, mapping: `${hex(seg.start)}-${hex(seg.end)}`, bytes: rest, aboveSp: Math.max(0, seg.end - stack.rsp)})
   }
   const allocator = index.meta.summary.allocator.kind ?? null
@@ -96,6 +112,9 @@ export function memoryAccounting(program: Program, index: HeapIndex) {
     {part: 'other file-backed mappings', bytes: groups.files, inCore: inCore.files},
     {part: 'other anonymous mappings', bytes: groups.anonymous, inCore: inCore.anonymous},
   ]
+  // A word pointing at a heap object's slot holds that object, not the mapping the span lies in.
+  const anchors = mappingAnchors(program, index, anonymous, ANCHORS_PER_MAPPING, target => index.objectAt(target) !== undefined)
+  const anonymousMappings: AnonymousMappingLine[] = anonymous.map((m, i) => ({mapping: `${hex(m.start)}-${hex(m.end)}`, bytes: m.bytes, inCore: m.inCore, anchors: anchors[i]!}))
   const explained = lines.reduce((a, l) => a + l.bytes, 0)
   return {
     /** Writable mappings of the process: their bytes, and those the core file holds. */
@@ -113,6 +132,8 @@ export function memoryAccounting(program: Program, index: HeapIndex) {
     },
     metadataOutsideSegments: metadata?.outsideSegments ?? 0,
     stacks,
+    /** The "other anonymous mappings" line split per mapping (largest first): they add up to it. */
+    anonymousMappings: anonymousMappings.sort((a, b) => b.bytes - a.bytes),
   }
 }
 

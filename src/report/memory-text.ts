@@ -3,6 +3,7 @@ import type {MemoryReport} from '../queries/memory.js'
 import {grouped} from '../util/grouped.js'
 import {printableData} from '../util/printable.js'
 import {bytes, heading, table} from './table.js'
+import {anchorText} from '../queries/mapping-anchors.js'
 
 const pct = (part: number, whole: number) => (whole > 0 ? `${((100 * part) / whole).toFixed(1)} %` : '-')
 
@@ -26,6 +27,12 @@ export function memoryText(report: MemoryReport, rows: number): string {
   if (a.stacks.length > 0) {
     out.push('', heading('Thread stacks'))
     out.push(table(['#tid', 'mapping', '#bytes', '#above sp'], a.stacks.map(s => [String(s.tid), s.mapping, s.bytes, s.aboveSp])))
+  }
+  if (a.anonymousMappings.length > 0) {
+    out.push('', heading('Other anonymous mappings, with what points into them'))
+    const anchors = (m: (typeof a.anonymousMappings)[number]) => (m.anchors.length ? m.anchors.map(anchorText).join('; ') : 'no anchor found')
+    out.push(table(['mapping', '#bytes', '#in the core file', 'anchored by (a global or stack word in the core pointing into it)'], a.anonymousMappings.slice(0, rows).map(m => [m.mapping, m.bytes, m.inCore, anchors(m)])))
+    if (a.anonymousMappings.length > rows) out.push(chalk.dim(`… ${a.anonymousMappings.length - rows} more mappings (--json lists them all)`))
   }
   const f = r.fragmentation
   const share = `${Math.round(f.pinnedShare * 100)} %`

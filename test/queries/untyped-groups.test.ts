@@ -16,7 +16,7 @@ const TCMALLOC = fileURLToPath(new URL('../../fixtures/cores/v2.10-minimal/libtc
 
 interface SlabTruth {
   counters: Record<string, number>
-  symbols: {slabclassEntryBytes: number; slabListOffset: number}
+  symbols: {slabclassEntryBytes: number; slabListOffset: number; conn_arena: string}
   slabClasses: Array<{slabList: string; slabListBytes: number; pages: string[]}>
   slabPages: {count: number; bytesEach: number; bytes: number}
   hashtable: {address: string; bytes: number}
@@ -122,6 +122,21 @@ describe('untyped blocks grouped by size and holder (slabcache)', () => {
     expect(text.split('\n')[3]).toMatch(/^59 × 1 MiB blocks \(untyped\) held by slabclass\[i\]\+0x18 \(global in slabcache, entries of 0x30 bytes\) +61,865,984 +59 +98\.\d% +holder$/)
     expect(text).toContain(`20,000 × 32 B blocks (untyped) held by anonymous mapping ${truth.arena.start}-${truth.arena.end} (at +0x40, +0x48, `)
     expect(text).toContain('; anchored by conn_arena+0x0 (slabcache), pointing at +0x0')
+  })
+
+  it('memory: splits the other anonymous mappings per mapping and names the global the process keeps the arena in', async () => {
+    // Issue 53 item 1. The arena is the process's mmap at truth.arena; its address is kept in conn_arena (truth.symbols, the process's own &conn_arena).
+    const a = (await json(['memory'])).accounting
+    const mappings: Array<{mapping: string; bytes: number; inCore: number; anchors: Array<{address: number; label: string; pointsAt: number}>}> = a.anonymousMappings
+    const line = a.lines.find((l: {part: string}) => l.part === 'other anonymous mappings')
+    expect(mappings.reduce((n, m) => n + m.bytes, 0)).toBe(line.bytes)
+    expect(mappings.reduce((n, m) => n + m.inCore, 0)).toBe(line.inCore)
+    const arena = mappings.find(m => m.mapping === `${truth.arena.start}-${truth.arena.end}`)!
+    expect(arena.bytes).toBe(Number(truth.arena.end) - Number(truth.arena.start))
+    expect(arena.anchors).toEqual([{address: Number(truth.symbols.conn_arena), label: 'conn_arena+0x0 (slabcache)', pointsAt: 0}])
+    expect(await toma(['memory', '--rows', '100'])).toMatch(new RegExp(`^${truth.arena.start}-${truth.arena.end} +262,144 +262,144 +conn_arena\\+0x0 \\(slabcache\\), pointing at \\+0x0$`, 'm'))
+    expect(mappings.length).toBeGreaterThan(1)
+    expect(await toma(['memory', '--rows', '1'])).toContain(`… ${mappings.length - 1} more mappings (--json lists them all)`)
   })
 
   it('leaks: the 40 buffers once, grouped by size and holder, not repeated as the largest', async () => {
