@@ -2,6 +2,8 @@ import type {HeapModel, ModelOptions} from './heap/heap-model.js'
 import type {Program} from './program/program.js'
 import {TomaError} from './errors.js'
 import {googleTcmallocModel} from './google-tcmalloc/model.js'
+import {glibcMainArenaHeap} from './glibc-malloc/main-arena-heap.js'
+import type {OtherAllocatorHeap, OtherAllocatorInputs} from './heap/other-allocator.js'
 import {tcmallocModel} from './tcmalloc/model.js'
 
 /** An allocator model: whether the process may run its allocator, and the heap it reads from the core. */
@@ -51,4 +53,14 @@ export function identifyAllocator(program: Program): string {
 function chooseModel(program: Program): AllocatorModel | undefined {
   const bySymbols = ALLOCATOR_MODELS.find(m => m.present(program) === 'symbols')
   return bySymbols ?? ALLOCATOR_MODELS.find(m => m.present(program) === 'structure')
+}
+
+/**
+ * Memory of the other allocators toma recognises in the process beside the one the heap model
+ * reads (glibc malloc's main arena, when something bypassed TCMalloc): each found, proven or with
+ * notes saying what was not.
+ */
+export function otherAllocatorHeaps(program: Program, inputs: OtherAllocatorInputs): OtherAllocatorHeap[] {
+  const glibc = glibcMainArenaHeap(program, inputs)
+  return glibc ? [glibc] : []
 }

@@ -8,6 +8,8 @@ import type {HeapSummary} from './heap-summary.js'
 import type {MetadataInSegment} from './metadata-extent.js'
 import {heapPartLines, type AccountLine} from './memory-heap-parts.js'
 import {mappingAnchors, type MappingAnchor} from './mapping-anchors.js'
+import {otherAllocatorHeaps} from '../allocators.js'
+import type {OtherAllocatorHeap, OtherAllocatorInputs} from '../heap/other-allocator.js'
 
 export type {AccountLine} from './memory-heap-parts.js'
 import type {StatePlace} from '../heap/heap-model.js'
@@ -55,7 +57,13 @@ export function memoryAccounting(program: Program, index: HeapIndex) {
   const segments = program.core.memory.segments.filter(s => s.flags & PF_W)
   const metadata = (summary.graph as {allocatorMetadata?: {bytes: number; bySegment: MetadataInSegment[]; outsideSegments: number}} | null)?.allocatorMetadata ?? null
   const metadataBySegment = new Map((metadata?.bySegment ?? []).map(m => [m.segment, m.bytes]))
-  const spanIn = spanBytesBySegment(index, segments)
+  const spans = spanRanges(index)
+  const spanIn = rangeBytesBySegment(spans, segments)
+  // Other allocators' memory (glibc's heap, when something bypassed the model's allocator) is carved out as the spans are.
+  const tls = (index.meta.rootRegions ?? []).filter(r => r.kind === 'tls')
+  const others = otherAllocatorHeaps(program, {spans, tls})
+  const otherRanges = others.flatMap(o => o.ranges).sort((a, b) => a.start - b.start)
+  const otherIn = rangeBytesBySegment({count: otherRanges.length, start: i => otherRanges[i]!.start, end: i => otherRanges[i]!.end}, segments)
   const stackOf = new Map<number, {tid: number; rsp: number}>()
   for (const t of program.core.threads) {
     const seg = program.core.memory.segmentAt(t.rsp)
@@ -84,8 +92,9 @@ export function memoryAccounting(program: Program, index: HeapIndex) {
     // Metadata is taken as present where its segment is whole in the core (the usual case); else as absent.
     const metaPresent = seg.presentSize === size ? meta : 0
     inCore.metadata += metaPresent
-    const rest = size - spans.bytes - meta
-    const restPresent = Math.max(0, seg.presentSize - spans.present - metaPresent)
+    const other = otherIn.get(seg.start) ?? {bytes: 0, present: 0}
+    const rest = size - spans.bytes - meta - other.bytes
+    const restPresent = Math.max(0, seg.presentSize - spans.present - metaPresent - other.present)
     const stack = stackOf.get(seg.start)
     // A module's .bss is the anonymous mapping right after its writable file mapping.
     const file = program.core.fileAt(seg.start)
@@ -107,6 +116,7 @@ export function memoryAccounting(program: Program, index: HeapIndex) {
     metadata
       ? {part: 'allocator metadata (as toma located it)', bytes: metadataInSegments, inCore: inCore.metadata, note: allocator === 'google/tcmalloc' ? 'tcmalloc\'s metadata arena (the mappings of its metadata tag), whole: tcmalloc.metadata_bytes counts the part of it in use' : 'the part of TCMalloc\'s metadata toma finds (span and thread-cache records, page map, current blocks); the rest is in other anonymous mappings'}
       : {part: 'allocator metadata', bytes: 0, inCore: 0, note: 'not in this index (made before toma memory): counted in other anonymous mappings; analyze again to split it out'},
+    ...others.map(o => otherAllocatorLine(o, segments)),
     {part: 'thread stacks', bytes: groups.stacks, inCore: inCore.stacks},
     {part: 'modules\' data (writable segments and .bss)', bytes: groups.modules, inCore: inCore.modules},
     {part: 'other file-backed mappings', bytes: groups.files, inCore: inCore.files},
@@ -131,6 +141,8 @@ export function memoryAccounting(program: Program, index: HeapIndex) {
       outsideSegments: heapBytes - heapInSegments,
     },
     metadataOutsideSegments: metadata?.outsideSegments ?? 0,
+    /** Other allocators found in the process (glibc malloc's main arena): their parts, counters and what was not proven. */
+    otherAllocators: others,
     stacks,
     /** The "other anonymous mappings" line split per mapping (largest first): they add up to it. */
     anonymousMappings: anonymousMappings.sort((a, b) => b.bytes - a.bytes),
@@ -154,14 +166,35 @@ function heapParts(index: HeapIndex) {
   return {state, tailWaste, spanBytes}
 }
 
-/** Each writable segment's bytes of heap spans, and of those the bytes the core file holds (both walks sorted: one pass). */
-function spanBytesBySegment(index: HeapIndex, segments: Segment[]) {
+/** The heap model's spans as sorted ranges. */
+function spanRanges(index: HeapIndex): OtherAllocatorInputs['spans'] {
+  const {spanStart, spanPages, pageSize} = index
+  return {count: spanStart.length, start: i => spanStart[i]!, end: i => spanStart[i]! + spanPages[i]! * pageSize}
+}
+
+/** One other allocator's line: its bytes in the writable segments, of those in the core file, its counters and parts. */
+function otherAllocatorLine(o: OtherAllocatorHeap, segments: Segment[]): AccountLine {
+  const mine = rangeBytesBySegment({count: o.ranges.length, start: i => o.ranges[i]!.start, end: i => o.ranges[i]!.end}, segments)
+  let bytes = 0
+  let inCore = 0
+  for (const m of mine.values()) (bytes += m.bytes), (inCore += m.present)
+  return {
+    part: `${o.allocator} (memory that bypassed the heap's allocator)`,
+    bytes,
+    inCore,
+    ...(o.counters.length ? {allocator: {property: o.counters.map(c => c.property).join(' + '), bytes: o.counters.reduce((n, c) => n + c.bytes, 0)}} : {}),
+    note: `${o.foundAt}${o.notes.length ? `; ${o.notes.join('; ')}` : ''}`,
+    parts: o.parts.map(p => ({part: p.part, bytes: p.bytes, note: `${p.blocks} chunks${p.note ? `, ${p.note}` : ''}`})),
+  }
+}
+
+/** Each writable segment's bytes of the ranges (sorted, apart), and of those the bytes the core file holds (both walks sorted: one pass). */
+function rangeBytesBySegment(ranges: OtherAllocatorInputs['spans'], segments: Segment[]) {
   const out = new Map<number, {bytes: number; present: number}>()
-  const {spanStart, spanPages} = index
   let k = 0
-  for (let s = 0; s < spanStart.length; s++) {
-    const start = spanStart[s]!
-    const end = start + spanPages[s]! * index.pageSize
+  for (let s = 0; s < ranges.count; s++) {
+    const start = ranges.start(s)
+    const end = ranges.end(s)
     while (k < segments.length && segments[k]!.end <= start) k++
     for (let j = k; j < segments.length && segments[j]!.start < end; j++) {
       const seg = segments[j]!

@@ -23,6 +23,12 @@ export function memoryText(report: MemoryReport, rows: number): string {
   const heapRows = a.heap.parts.flatMap(l => [l, ...(l.parts ?? []).map(x => ({...x, part: `  of which ${x.part}`}))])
   out.push(table(['part', '#bytes', '#share', '#allocator says', 'property'], heapRows.map(l => [l.part, l.bytes, pct(l.bytes, a.heap.bytes), l.allocator ? l.allocator.bytes : '', l.allocator?.property ?? l.property ?? ''])))
   for (const l of [...a.lines, ...a.heap.parts]) if (l.note) out.push(chalk.dim(`${l.part}: ${l.note}`))
+  for (const o of a.otherAllocators) {
+    const line = a.lines.find(l => l.part.startsWith(o.allocator))!
+    out.push('', heading(`${o.allocator}: ${bytes(line.bytes)} (${o.foundAt})`))
+    if (o.parts.length) out.push(table(['part', '#bytes', '#share', '#chunks', 'note'], o.parts.map(p => [p.part, p.bytes, pct(p.bytes, line.bytes), p.blocks, p.note ?? ''])))
+    for (const n of o.notes) out.push(chalk.yellow(`note: ${n}`))
+  }
   if (a.heap.outsideSegments > 0) out.push(chalk.yellow(`${a.heap.outsideSegments} bytes of spans lie in no writable segment of the core: in no line above`))
   if (a.stacks.length > 0) {
     out.push('', heading('Thread stacks'))

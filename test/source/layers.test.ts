@@ -21,6 +21,7 @@ const LAYERS: Array<{layer: string; paths: string[]; models?: true; registry?: t
   {layer: 'heap', paths: ['src/heap']},
   {layer: 'allocator models', paths: ['src/tcmalloc'], models: true},
   {layer: 'google/tcmalloc model', paths: ['src/google-tcmalloc'], models: true},
+  {layer: 'glibc malloc model (another allocator in the process, for toma memory)', paths: ['src/glibc-malloc'], models: true},
   {layer: 'registry', paths: ['src/allocators.ts'], registry: true},
   {layer: 'graph', paths: ['src/graph']},
   {layer: 'dominators', paths: ['src/dominators']},
