@@ -230,6 +230,11 @@ export class ElfFile {
     return this.symbols().at(vaddr)
   }
 
+  /** The thread-local variable at `offset` of the module's TLS block (PT_TLS), with the offset into it. */
+  tlsSymbolAt(offset: number): {symbol: ElfSymbol; offset: number} | undefined {
+    return this.symbols().tlsAt(offset)
+  }
+
   /**
    * The allocated, non-TLS section holding a link-time address, with the offset into it (from the
    * debug file's section headers when this file has none left, as after `sstrip`).

@@ -1,6 +1,6 @@
 import {
   ELF64_SYM_SIZE, SHN_UNDEF, STB_GLOBAL, STB_LOCAL, STB_WEAK, STT_FUNC, STT_GNU_IFUNC, STT_OBJECT,
-  STT_SECTION, STT_FILE, SHT_NOBITS,
+  STT_SECTION, STT_FILE, STT_TLS, SHT_NOBITS,
 } from './constants.js'
 import {cString, type ElfSection} from './headers.js'
 import {u64le} from '../util/u64le.js'
@@ -150,6 +150,16 @@ export class SymbolIndex {
       if (syms[i].size === 0) return {symbol: syms[i], offset: 0}
     }
     return undefined
+  }
+
+  /** The thread-local variable (STT_TLS) holding `offset` of the module's TLS block, with the offset into it (a linear search: few lookups, few such symbols). */
+  tlsAt(offset: number): {symbol: ElfSymbol; offset: number} | undefined {
+    let best: Entry | undefined
+    for (const e of this.entries) {
+      const s = e.sym
+      if (s.type === STT_TLS && offset >= s.value && offset < s.value + Math.max(1, s.size) && (!best || e.rank < best.rank)) best = e
+    }
+    return best ? {symbol: best.sym, offset: offset - best.sym.value} : undefined
   }
 
   private addressIndex(): {syms: ElfSymbol[]; maxEnd: Float64Array} {

@@ -17,7 +17,7 @@ export interface Holder {
   name: string
   /** A global's module file name. */
   module?: string
-  /** A mapping's anchors: the globals and stack slots that point into it. */
+  /** A mapping's anchors: the globals, stack slots and TLS words that point into it. */
   anchors?: string[]
 }
 

@@ -491,14 +491,16 @@ class Names {
   }
 
   /**
-   * The globals and stack slots that point into a mapping (every root region of those kinds is
-   * read word by word): what keeps the mapping's pointers meaningful to the program.
+   * The globals, stack slots and TLS words that point into a mapping (every root region of those
+   * kinds is read word by word): what keeps the mapping's pointers meaningful to the program. Not
+   * the heap's blocks: the holder walk runs once per mapping holder inside the analysis, and a
+   * scan of every live block each time would cost more than the walk; `toma memory` reads them.
    */
   anchorsOf(h: Holder): string[] {
     const mine = this.regions.filter(x => x.kind === 'mapping' && x.label === h.name)
     if (!mine.length) return []
     const range = {start: Math.min(...mine.map(x => x.base)), end: Math.max(...mine.map(x => x.end))}
-    return mappingAnchors(this.program, this.index, [range], ANCHORS)[0]!.map(anchorText)
+    return mappingAnchors(this.program, this.index, [range], ANCHORS, {heapBlocks: false})[0]!.map(anchorText)
   }
 }
 

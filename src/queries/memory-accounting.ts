@@ -1,6 +1,7 @@
 import {PF_W} from '../core/core-header.js'
 import type {Segment} from '../core/address-space.js'
 import {hex} from '../errors.js'
+import {regionOf} from '../graph/root-regions.js'
 import type {HeapIndex} from '../index/heap-index.js'
 import {STATE_NAMES} from '../heap/states.js'
 import type {Program} from '../program/program.js'
@@ -123,7 +124,8 @@ export function memoryAccounting(program: Program, index: HeapIndex) {
     {part: 'other anonymous mappings', bytes: groups.anonymous, inCore: inCore.anonymous},
   ]
   // A word pointing at a heap object's slot holds that object, not the mapping the span lies in.
-  const anchors = mappingAnchors(program, index, anonymous, ANCHORS_PER_MAPPING, target => index.objectAt(target) !== undefined)
+  // Nor does a word pointing into another allocator's memory carved out of the mapping.
+  const anchors = mappingAnchors(program, index, anonymous, ANCHORS_PER_MAPPING, {skip: target => index.objectAt(target) !== undefined || regionOf(otherRanges, target) !== undefined, heapBlocks: true})
   const anonymousMappings: AnonymousMappingLine[] = anonymous.map((m, i) => ({mapping: `${hex(m.start)}-${hex(m.end)}`, bytes: m.bytes, inCore: m.inCore, anchors: anchors[i]!}))
   const explained = lines.reduce((a, l) => a + l.bytes, 0)
   return {

@@ -37,7 +37,7 @@ export function memoryText(report: MemoryReport, rows: number): string {
   if (a.anonymousMappings.length > 0) {
     out.push('', heading('Other anonymous mappings, with what points into them'))
     const anchors = (m: (typeof a.anonymousMappings)[number]) => (m.anchors.length ? m.anchors.map(anchorText).join('; ') : 'no anchor found')
-    out.push(table(['mapping', '#bytes', '#in the core file', 'anchored by (a global or stack word in the core pointing into it)'], a.anonymousMappings.slice(0, rows).map(m => [m.mapping, m.bytes, m.inCore, anchors(m)])))
+    out.push(table(['mapping', '#bytes', '#in the core file', 'anchored by (a word of a global, a stack, a TLS block or a live heap block, in the core, pointing into it)'], a.anonymousMappings.slice(0, rows).map(m => [m.mapping, m.bytes, m.inCore, anchors(m)])))
     if (a.anonymousMappings.length > rows) out.push(chalk.dim(`… ${a.anonymousMappings.length - rows} more mappings (--json lists them all)`))
   }
   const f = r.fragmentation

@@ -136,6 +136,8 @@ describe('untyped blocks grouped by size and holder (slabcache)', () => {
     expect(arena.anchors).toEqual([{address: Number(truth.symbols.conn_arena), label: 'conn_arena+0x0 (slabcache)', pointsAt: 0}])
     expect(await toma(['memory', '--rows', '100'])).toMatch(new RegExp(`^${truth.arena.start}-${truth.arena.end} +262,144 +262,144 +conn_arena\\+0x0 \\(slabcache\\), pointing at \\+0x0$`, 'm'))
     expect(mappings.length).toBeGreaterThan(1)
+    // Everything went through TCMalloc: glibc's main arena was never initialised, so no other allocator is said to be there.
+    expect(a.otherAllocators).toEqual([])
     expect(await toma(['memory', '--rows', '1'])).toContain(`… ${mappings.length - 1} more mappings (--json lists them all)`)
   })
 

@@ -1,4 +1,5 @@
 import type {AccountLine} from '../../queries/memory-heap-parts.js'
+import {anchorText} from '../../queries/mapping-anchors.js'
 import type {MemoryReport} from '../../queries/memory.js'
 import {bytes} from '../table.js'
 import {percent} from '../wording.js'
@@ -17,7 +18,8 @@ const flattened = (lines: AccountLine[]) => lines.flatMap(l => (l.parts && l.par
 
 /**
  * The mapped memory by kind as a treemap: one box per line of the accounting, the heap's box cut
- * into its parts (live, free by place, returned), the remainder a box of its own when there is one.
+ * into its parts (live, free by place, returned) and so another allocator's, the remainder a box
+ * of its own when there is one.
  */
 function accountingTreemap(m: MemoryReport): Html {
   const a = m.accounting
@@ -25,7 +27,8 @@ function accountingTreemap(m: MemoryReport): Html {
   const box = (group: string, label: string, n: number) => boxes.push({group, label, bytes: n, detail: `${percent(n / a.mapped.bytes)} of the mapped bytes`, leaked: false})
   for (const l of a.lines) {
     if (l.part === a.lines[0]!.part) for (const p of flattened(a.heap.parts)) box(HEAP_GROUP, p.part, p.bytes)
-    else box(l.part, l.part, l.bytes)
+    // Another allocator's line (glibc's heap) cut into its parts as the heap's is.
+    else for (const p of flattened([l])) box(l.part, p.part, p.bytes)
   }
   if (a.remainder > 0) box('remainder', 'remainder (no line explains it)', a.remainder)
   return treemapSvg(boxes, 'mapped bytes by kind', 'memory-treemap', 'maps')
@@ -64,7 +67,24 @@ ${dataTable({
   rows: heapRows.map(l => [l.part, l.bytes, share(l.bytes, a.heap.bytes), ...says(l)]),
 })}
 ${[...a.lines, ...a.heap.parts].filter(l => l.note).map(l => html`<p class="dim">${l.part}: ${l.note}</p>`)}
-${a.heap.outsideSegments > 0 ? html`<p class="warn">${num(a.heap.outsideSegments)} bytes of spans lie in no writable segment of the core: in no line above</p>` : ''}`
+${a.heap.outsideSegments > 0 ? html`<p class="warn">${num(a.heap.outsideSegments)} bytes of spans lie in no writable segment of the core: in no line above</p>` : ''}
+${a.otherAllocators.map((o, i) => {
+  const total = o.parts.reduce((n, p) => n + p.bytes, 0)
+  return html`<h3>${o.allocator}: ${bytes(total)}</h3>
+<p class="dim">${o.foundAt}</p>
+${o.parts.length ? dataTable({
+  id: `memory-other-${i}`,
+  columns: [{title: 'part'}, {title: 'bytes', numeric: true}, {title: 'share', numeric: true}, {title: 'chunks', numeric: true}, {title: 'note'}],
+  rows: o.parts.map(p => [p.part, p.bytes, share(p.bytes, total), p.blocks, p.note ?? '']),
+}) : ''}
+${o.notes.map(n => html`<p class="warn">note: ${n}</p>`)}`
+})}
+${a.anonymousMappings.length ? html`<h3>Other anonymous mappings, with what points into them</h3>
+${dataTable({
+  id: 'memory-anonymous',
+  columns: [{title: 'mapping'}, {title: 'bytes', numeric: true}, {title: 'in the core file', numeric: true}, {title: 'anchored by (a word of a global, a stack, a TLS block or a live heap block pointing into it)'}],
+  rows: a.anonymousMappings.map(x => [html`<code>${x.mapping}</code>`, x.bytes, x.inCore, x.anchors.length ? x.anchors.map(anchorText).join('; ') : 'no anchor found']),
+})}` : ''}`
 }
 
 function fragmentationTables(m: MemoryReport): Html {
