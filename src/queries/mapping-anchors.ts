@@ -4,7 +4,7 @@ import type {HeapIndex} from '../index/heap-index.js'
 import type {Program} from '../program/program.js'
 import {u64le} from '../util/u64le.js'
 import {rootRefLabel} from './root-label.js'
-import {LIVE} from '../heap/states.js'
+import {liveBlockWordsIn} from './live-block-words.js'
 import {executableTlsVariable} from '../program/tls-variable.js'
 
 /** A word in a global, a thread's stack or TLS, or a live heap block that points into a mapping: what keeps the mapping meaningful to the program. */
@@ -22,9 +22,6 @@ export const anchorText = (a: MappingAnchor) => `${a.label}, pointing at +${hex(
 
 /** Root regions whose words may anchor a mapping: what the program keeps in its globals, stacks and threads' TLS. */
 const ANCHOR_REGIONS: ReadonlySet<string> = new Set(['global', 'stack', 'tls'])
-
-/** Bytes of live heap blocks read at once (whole spans where they fit). */
-const HEAP_READ = 4 << 20
 
 /**
  * The globals, stack slots, TLS words and live heap blocks' words that point into each range
@@ -62,31 +59,12 @@ export function mappingAnchors(program: Program, index: HeapIndex, ranges: Reado
       take(u64le(bytes, at), address, label)
     }
   }
-  // Live heap blocks, span by span in address order, until every range has its anchors.
-  const {spanStart, spanObjectSize, spanObjectCount, spanFirstObject} = index
-  const state = index.objects.state
-  for (let s = 0; options.heapBlocks && s < spanStart.length && full < ranges.length; s++) {
-    const size = spanObjectSize[s]!
-    const count = spanObjectCount[s]!
-    const first = spanFirstObject[s]!
-    const perRead = Math.max(1, Math.floor(HEAP_READ / size))
-    for (let k = 0; k < count; k += perRead) {
-      const n = Math.min(perRead, count - k)
-      let live = false
-      for (let j = 0; j < n && !live; j++) live = state[first + k + j] === LIVE
-      if (!live) continue
-      const base = spanStart[s]! + k * size
-      const bytes = memory.readBytes(base, n * size)
-      if (!bytes) continue
-      for (let j = 0; j < n; j++) {
-        if (state[first + k + j] !== LIVE) continue
-        const id = first + k + j
-        const block = base + j * size
-        for (let at = j * size; at + 8 <= (j + 1) * size; at += 8) {
-          take(u64le(bytes, at), base + at, () => `block ${hex(block)}+${hex(base + at - block)} (${index.type(id) ?? `${size} B, unnamed`})`)
-        }
-      }
-    }
+  // Live heap blocks in address order, until every range has its anchors.
+  if (options.heapBlocks && full < ranges.length) {
+    liveBlockWordsIn(index, memory, lo, hi, (v, address, id, block, size) => {
+      take(v, address, () => `block ${hex(block)}+${hex(address - block)} (${index.type(id) ?? `${size} B, unnamed`})`)
+      return full === ranges.length
+    })
   }
   return found
 }
