@@ -4,8 +4,8 @@ import type {Program} from '../program/program.js'
 import {fastbinChunks, tcacheChunks} from './cached-chunks.js'
 import {walkChunkChain} from './chunk-chain.js'
 import {MALLOC_ALIGNMENT, NONCONTIGUOUS_BIT} from './layout.js'
-import {findMainArena} from './main-arena.js'
-import {findMallocPar} from './malloc-par.js'
+import {findMainArena, type MainArena} from './main-arena.js'
+import {findMallocPar, type MallocPar} from './malloc-par.js'
 import {mmappedChunkCandidates} from './mmapped-chunks.js'
 
 const ALLOCATOR = 'glibc malloc, main arena'
@@ -22,7 +22,6 @@ const ALLOCATOR = 'glibc malloc, main arena'
 export function glibcMainArenaHeap(program: Program, inputs: OtherAllocatorInputs): OtherAllocatorHeap | undefined {
   const arena = findMainArena(program)
   if (!arena) return undefined
-  const memory = program.core.memory
   const notes: string[] = []
   const heap: OtherAllocatorHeap = {allocator: ALLOCATOR, foundAt: `main_arena at ${hex(arena.address)} (${arena.module}'s data, by its structure)`, ranges: [], parts: [], counters: [], notes}
   if (arena.next !== arena.address) notes.push('threads\' own arenas exist (main_arena\'s ring has more than one): their heaps are not walked, and stay in other anonymous mappings')
@@ -31,22 +30,49 @@ export function glibcMainArenaHeap(program: Program, inputs: OtherAllocatorInput
     return heap
   }
   const topEnd = arena.top + arena.topSize
+  // glibc adds every byte it takes from the break to system_mem, so its heap began that far below top's end.
   const sbrkBase = topEnd - arena.systemMem
+  const par = findMallocPar(program, arena.module, sbrkBase)
+  const parts = sbrkHeapParts(program, inputs, arena, sbrkBase, par, heap)
+  if (!par) notes.push('mp_ (malloc_par) is not found by its sbrk_base: chunks glibc mapped on its own are not looked for')
+  else if (par.nMmaps > 0) {
+    const mapped = mmappedChunkCandidates(program, inputs, {start: sbrkBase, end: topEnd})
+    const bytes = mapped.reduce((n, m) => n + m.end - m.start, 0)
+    heap.counters.push({property: 'mp_.mmapped_mem', bytes: par.mmappedMem})
+    if (mapped.length === par.nMmaps && bytes === par.mmappedMem) {
+      heap.ranges.push(...mapped)
+      parts.push({part: 'mmapped chunks (each its own mapping, in use)', bytes, blocks: mapped.length})
+    } else notes.push(`glibc counts ${par.nMmaps} chunks it mapped on its own, ${par.mmappedMem} bytes (mp_); toma finds ${mapped.length}, ${bytes} bytes: not split out, they stay in other anonymous mappings`)
+  }
+  heap.ranges.sort((a, b) => a.start - b.start)
+  heap.parts = parts
+  return heap
+}
+
+/**
+ * The sbrk heap's chunks split by what glibc keeps them for, its range added to `heap`; none, with
+ * a note, when the heap is not proven (a span of the heap model inside it, a chain of chunks that
+ * does not land on the top chunk).
+ */
+function sbrkHeapParts(program: Program, inputs: OtherAllocatorInputs, arena: MainArena, sbrkBase: number, par: MallocPar | undefined, heap: OtherAllocatorHeap): OtherAllocatorPart[] {
+  const memory = program.core.memory
+  const notes = heap.notes
+  const topEnd = arena.top + arena.topSize
   const first = Math.ceil(sbrkBase / MALLOC_ALIGNMENT) * MALLOC_ALIGNMENT
   for (let s = 0; s < inputs.spans.count; s++) {
     if (inputs.spans.start(s) < topEnd && inputs.spans.end(s) > sbrkBase) {
-      notes.push(`the heap model's span at ${hex(inputs.spans.start(s))} lies in ${hex(sbrkBase)}-${hex(topEnd)}, where main_arena's heap would be: not walked`)
-      return heap
+      // glibc counts in system_mem what another allocator took from the break between its own sbrk calls.
+      notes.push(`its heap ${hex(sbrkBase)}-${hex(topEnd)} (sbrk_base to the top chunk's end) holds the heap model's span at ${hex(inputs.spans.start(s))}: something else moved the break between glibc's calls, its heap is in pieces, and it is not walked`)
+      return []
     }
   }
   const chain = walkChunkChain(memory, first, arena.top)
   if ('failure' in chain) {
     notes.push(`its heap ${hex(sbrkBase)}-${hex(topEnd)} is not walked: ${chain.failure}`)
-    return heap
+    return []
   }
   heap.ranges.push({start: sbrkBase, end: topEnd})
   heap.counters.push({property: 'main_arena.system_mem', bytes: arena.systemMem})
-  const par = findMallocPar(program, arena.module, sbrkBase)
 
   const kind = new Uint8Array(chain.starts.length) // 0 in use, 1 tcache, 2 fastbin, 3 tcache struct, 4 free
   chain.inUse.forEach((u, k) => (kind[k] = u ? 0 : 4))
@@ -89,17 +115,5 @@ export function glibcMainArenaHeap(program: Program, inputs: OtherAllocatorInput
   ]
   if (first > sbrkBase) parts.push({part: 'alignment before the first chunk', bytes: first - sbrkBase, blocks: 0})
 
-  if (!par) notes.push('mp_ (malloc_par) is not found by its sbrk_base: chunks glibc mapped on its own are not looked for')
-  else if (par.nMmaps > 0) {
-    const mapped = mmappedChunkCandidates(program, inputs, {start: sbrkBase, end: topEnd})
-    const bytes = mapped.reduce((n, m) => n + m.end - m.start, 0)
-    heap.counters.push({property: 'mp_.mmapped_mem', bytes: par.mmappedMem})
-    if (mapped.length === par.nMmaps && bytes === par.mmappedMem) {
-      heap.ranges.push(...mapped)
-      parts.push({part: 'mmapped chunks (each its own mapping, in use)', bytes, blocks: mapped.length})
-    } else notes.push(`glibc counts ${par.nMmaps} chunks it mapped on its own, ${par.mmappedMem} bytes (mp_); toma finds ${mapped.length}, ${bytes} bytes: not split out, they stay in other anonymous mappings`)
-  }
-  heap.ranges.sort((a, b) => a.start - b.start)
-  heap.parts = parts
-  return heap
+  return parts
 }

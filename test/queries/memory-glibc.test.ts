@@ -16,6 +16,7 @@ const DIR = fileURLToPath(new URL('../../fixtures/glibcheap', import.meta.url))
 const TCMALLOC = fileURLToPath(new URL('../../fixtures/cores/v2.10-minimal/libtcmalloc_minimal.so.4', import.meta.url))
 
 interface Truth {
+  pieces: boolean
   sbrk0: string
   mallinfo2: {arena: number; ordblks: number; smblks: number; hblks: number; hblkhd: number; fsmblks: number; uordblks: number; fordblks: number; keepcost: number}
   blocks: Array<{address: string; request: number; usable: number; state: 'live' | 'freed'}>
@@ -112,5 +113,35 @@ describe('toma memory: glibc malloc beside TCMalloc, and mappings anchored by TL
     expect(anonymous.length).toBeLessThan(section.length)
     expect(anonymous).toContain('tls_region+0x0 (TLS of glibcheap), pointing at +0x0')
     expect(anonymous).toContain(`block ${truth.heldRegion.holder}+0x${truth.heldRegion.offset.toString(16)} (`)
+  })
+})
+
+describe('toma memory: glibc\'s heap in pieces is refused, not guessed (glibcheap, pieces)', () => {
+  let work: string
+  const truth = JSON.parse(fs.readFileSync(path.join(DIR, 'pieces.truth.json'), 'utf8')) as Truth
+
+  beforeAll(() => {
+    work = testTemp('toma-glibcheap-pieces-')
+  })
+  afterAll(() => {
+    if (work) fs.rmSync(work, {recursive: true, force: true})
+  })
+
+  it('says why the arena is not walked, still splits out the chunk glibc mapped on its own, and the lines add up', async () => {
+    // TCMalloc took 2 MiB from the break between glibc's two sbrk calls: system_mem counts them (mallinfo2's arena).
+    expect(truth.pieces).toBe(true)
+    const core = await brotliCorePath(path.join(DIR, 'pieces.core.br'))
+    const r = await runToma(['memory', core, '--exe', path.join(DIR, 'glibcheap'), '--tcmalloc', TCMALLOC, '--index', path.join(work, 'core.toma-index'), '--json'], {cwd: work})
+    expect(r.status, r.stderr).toBe(0)
+    const a = JSON.parse(r.stdout).accounting
+    const glibc = a.otherAllocators[0]
+    const mapped = truth.blocks.filter(b => b.state === 'live' && b.usable + 16 === truth.mallinfo2.hblkhd)
+    expect(mapped).toHaveLength(1)
+    expect(glibc.ranges).toEqual([{start: Number(mapped[0]!.address) - 16, end: Number(mapped[0]!.address) - 16 + truth.mallinfo2.hblkhd}])
+    expect(glibc.parts).toEqual([{part: 'mmapped chunks (each its own mapping, in use)', bytes: truth.mallinfo2.hblkhd, blocks: truth.mallinfo2.hblks}])
+    expect(glibc.notes).toHaveLength(1)
+    expect(glibc.notes[0]).toMatch(new RegExp(`^its heap ${truth.gdb.sbrkBase}-${truth.sbrk0} \\(sbrk_base to the top chunk's end\\) holds the heap model's span at 0x[0-9a-f]+: something else moved the break between glibc's calls, its heap is in pieces, and it is not walked$`))
+    expect(a.remainder).toBe(0)
+    expect(a.lines.reduce((n: number, l: {bytes: number}) => n + l.bytes, 0)).toBe(a.mapped.bytes)
   })
 })
