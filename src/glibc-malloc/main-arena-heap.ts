@@ -95,7 +95,8 @@ function sbrkHeapParts(program: Program, inputs: OtherAllocatorInputs, arena: Ma
       for (const k of t.chunks) kind[k] = 1
     }
   }
-  if (tcaches === 0) notes.push('no thread\'s tcache was found from its TLS: chunks in tcaches are counted in use, as glibc marks them')
+  // A thread that never called glibc's malloc has no tcache; one that did and is not found keeps its chunks in use.
+  if (tcaches < inputs.tls.length) notes.push(`${tcaches} tcache${tcaches === 1 ? '' : 's'} found from the TLS of ${inputs.tls.length} threads: chunks in any other thread's tcache are counted in use, as glibc marks them`)
 
   const sum = (want: number) => {
     let bytes = 0
