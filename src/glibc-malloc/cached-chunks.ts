@@ -1,7 +1,7 @@
 import {hex} from '../errors.js'
 import type {AddressSpace} from '../core/address-space.js'
 import type {ChunkChain} from './chunk-chain.js'
-import {binChunkSize, CHUNK_HEADER, TCACHE} from './layout.js'
+import {ARENA, binChunkSize, CHUNK_HEADER, TCACHE} from './layout.js'
 
 /**
  * A singly linked list's next pointer as glibc stores it: since 2.32 mangled with the address it
@@ -87,4 +87,27 @@ export function tcacheChunks(memory: AddressSpace, chain: ChunkChain, at: number
     if (ok && keys.size <= 1 && !keys.has(-1)) return {structChunk, chunks}
   }
   return undefined
+}
+
+/**
+ * The free chunks main_arena's bins hold (the unsorted, small and large bins: doubly linked rings
+ * from each bin's own pair, `arena + 112 + 16 i`, taken as a chunk 16 bytes lower as glibc's bin_at
+ * does, fd at +16), each one of the chain's chunks that glibc marks free, each bin's ring bounded
+ * by the chain's chunks; or why not.
+ */
+export function binnedChunks(memory: AddressSpace, chain: ChunkChain, arena: number): Set<number> | {failure: string} {
+  const out = new Set<number>()
+  for (let i = 0; i < ARENA.binPairs; i++) {
+    const bin = arena + ARENA.bins + 16 * i - CHUNK_HEADER
+    let p = memory.readU64(bin + CHUNK_HEADER)
+    for (let steps = 0; p !== bin; steps++) {
+      if (p === undefined) return {failure: `bin ${i}'s list leaves the core`}
+      if (steps > chain.starts.length) return {failure: `bin ${i}'s list does not come back to its bin`}
+      const k = chain.at.get(p)
+      if (k === undefined || chain.inUse[k] || out.has(k)) return {failure: `bin ${i} holds ${hex(p)}, ${k === undefined ? 'no chunk of the main arena' : chain.inUse[k] ? 'a chunk in use by its neighbour\'s bit' : 'twice'}`}
+      out.add(k)
+      p = memory.readU64(p + CHUNK_HEADER)
+    }
+  }
+  return out
 }

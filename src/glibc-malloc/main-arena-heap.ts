@@ -1,7 +1,7 @@
 import {hex} from '../errors.js'
 import type {OtherAllocatorHeap, OtherAllocatorInputs, OtherAllocatorPart} from '../heap/other-allocator.js'
 import type {Program} from '../program/program.js'
-import {fastbinChunks, tcacheChunks} from './cached-chunks.js'
+import {binnedChunks, fastbinChunks, tcacheChunks} from './cached-chunks.js'
 import {walkChunkChain} from './chunk-chain.js'
 import {MALLOC_ALIGNMENT, NONCONTIGUOUS_BIT} from './layout.js'
 import {findMainArena, type MainArena} from './main-arena.js'
@@ -15,7 +15,8 @@ const ALLOCATOR = 'glibc malloc, main arena'
  * heap walked chunk by chunk from sbrk_base to the top chunk, the chunks split by what glibc keeps
  * them for (in use, in a thread's tcache, in a fastbin, free in the bins, the top chunk, the
  * tcaches' own structs), and the chunks it mapped on its own. Every figure is proven or left out
- * with a note: the heap only when the chain lands on the top chunk exactly, a tcache only from a
+ * with a note: the heap only when the chain lands on the top chunk exactly (its free chunks the
+ * ones the bins hold, or a note says they are not), a tcache only from a
  * thread's TLS word and its content, mmapped chunks only when they are as many and as large as
  * mp_ counts. Undefined when no main_arena is found (glibc's malloc never used, or another libc).
  */
@@ -76,6 +77,11 @@ function sbrkHeapParts(program: Program, inputs: OtherAllocatorInputs, arena: Ma
 
   const kind = new Uint8Array(chain.starts.length) // 0 in use, 1 tcache, 2 fastbin, 3 tcache struct, 4 free
   chain.inUse.forEach((u, k) => (kind[k] = u ? 0 : 4))
+  // The free chunks by their neighbours' bits must be the ones the bins hold.
+  const binned = binnedChunks(memory, chain, arena.address)
+  const free = chain.inUse.filter(u => !u).length
+  if ('failure' in binned) notes.push(`main_arena's bins are not followed (${binned.failure}): the free chunks are those glibc's in-use bits say`)
+  else if (binned.size !== free) notes.push(`main_arena's bins hold ${binned.size} chunks, the in-use bits say ${free} are free: the free chunks are those the bits say`)
   const fast = fastbinChunks(memory, chain, arena.fastbins)
   if ('failure' in fast) notes.push(`main_arena's fastbins are not followed (${fast.failure}): their chunks are counted in use, as glibc marks them`)
   else for (const k of fast) kind[k] = 2
