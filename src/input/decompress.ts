@@ -1,9 +1,9 @@
 import fs from 'node:fs'
 import {Readable, type Transform} from 'node:stream'
-import {pipeline} from 'node:stream/promises'
 import zlib from 'node:zlib'
 import type {CompressionFormat} from './compression-format.js'
 import {decodeLz4Frames} from './lz4-frames.js'
+import {ZstdFrameWalk} from './zstd-frames.js'
 import {decodeWithZstdTool, zstdTool} from './zstd-tool.js'
 
 /** Each piece of output, in order; called synchronously, so the piece may be reused after it returns. */
@@ -21,7 +21,7 @@ export async function decompressFile(input: string, format: CompressionFormat, s
       return pump(Readable.from(chunks).pipe(zlib.createGunzip({chunkSize: 1 << 20})), sink)
     case 'zstd': {
       const decoder = zstdDecoder()
-      if (decoder.kind === 'node-zlib') return pipeline(Readable.from(chunks), decoder.create({chunkSize: 1 << 20}), async (out: AsyncIterable<Buffer>) => pump(out, sink))
+      if (decoder.kind === 'node-zlib') return nodeZstd(decoder.create, chunks, sink)
       if (decoder.kind === 'zstd-tool') return decodeWithZstdTool(decoder.path, chunks, sink)
       return fzstd(chunks, sink)
     }
@@ -66,6 +66,61 @@ export function zstdDecoder(): {kind: 'node-zlib'; create: ZstdDecompressor} | {
   if (tool) return {kind: 'zstd-tool', path: tool}
   if (wanted && wanted !== 'fzstd') throw new Error(`TOMA_ZSTD_DECODER=${wanted}: not available here`)
   return {kind: 'fzstd'}
+}
+
+/**
+ * Node's zstd decoder (libzstd). It ends quietly on input cut inside a frame, and drops what
+ * follows a frame's end in the same write (Node 22.23.5: a file of two frames, written whole, came
+ * out as its first), so the frames' headers are walked beside it (zstd-frames.ts): each frame gets
+ * a decoder of its own, and a stream that stops inside a frame is an error.
+ */
+async function nodeZstd(create: ZstdDecompressor, chunks: AsyncIterable<Buffer>, sink: Sink): Promise<void> {
+  const walk = new ZstdFrameWalk()
+  const input = chunks[Symbol.asyncIterator]()
+  /** Bytes read past the end of the frame being decoded. */
+  let next: Buffer | undefined
+  /** The bytes of one frame, the first of them in `next`. */
+  async function* frame(): AsyncGenerator<Buffer> {
+    while (next) {
+      const chunk = next
+      const used = walk.take(chunk)
+      next = used < chunk.length ? chunk.subarray(used) : undefined
+      yield chunk.subarray(0, used)
+      if (walk.betweenFrames) return
+      if (!next) next = await nextChunk()
+    }
+  }
+  const nextChunk = async (): Promise<Buffer | undefined> => {
+    const read = await input.next()
+    return read.done ? undefined : read.value
+  }
+  try {
+    next = await nextChunk()
+    while (next) {
+      await decodeFrame(create, frame(), sink)
+      if (!next) next = await nextChunk()
+    }
+  } finally {
+    await input.return?.()
+  }
+  walk.end()
+}
+
+/**
+ * One frame through a decoder of Node's. Its output is read here rather than through a pipeline,
+ * which reports the sink's own error (ExtentReached: the core ended; a consumer that stops) as an
+ * abort.
+ */
+async function decodeFrame(create: ZstdDecompressor, bytes: AsyncIterable<Buffer>, sink: Sink): Promise<void> {
+  const source = Readable.from(bytes)
+  const decoder = create({chunkSize: 1 << 20})
+  // pipe() does not pass the source's errors on (a read failing, a header that is not zstd's).
+  source.on('error', e => decoder.destroy(e))
+  try {
+    await pump(source.pipe(decoder), sink)
+  } finally {
+    source.destroy()
+  }
 }
 
 /** fzstd's streaming decoder (pure JS): it throws when the last push leaves a frame unfinished. */

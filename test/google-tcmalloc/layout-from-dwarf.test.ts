@@ -1,5 +1,6 @@
 import fs from 'node:fs'
 import path from 'node:path'
+import zlib from 'node:zlib'
 import {fileURLToPath} from 'node:url'
 import {describe, expect, it} from 'vitest'
 import {ElfFile} from '../../src/elf/elf-file.js'
@@ -10,22 +11,24 @@ import {googleLayoutFromDwarf, TCMALLOC_SOURCE, type DwarfLayout} from '../../sr
 import {layoutDifferences} from '../../src/google-tcmalloc/layout-differences.js'
 import type {GoogleLayout} from '../../src/google-tcmalloc/layout.js'
 import {GOOGLE_TCMALLOC_LAYOUTS} from '../../src/google-tcmalloc/layouts.js'
-import {have} from '../elf/tools.js'
-import {relocatedDebugObject} from '../helpers/relocated-debug-object.js'
 
 // google/tcmalloc's layout read from a build's own DWARF (src/google-tcmalloc/layout-from-dwarf.ts).
-// The release build of fce3f55 (2026-08) is scratch (fixtures/build, git-ignored, made by
-// fixtures/build-google-tcmalloc.sh): where it is absent its tests skip. The committed fixtures'
-// executables have their DWARF stripped, and give null.
+// The committed fixtures' executables have their DWARF stripped, and give null; what they lost is
+// committed as separate debug files (google-tcmalloc/debug, by build-id: tcmalloc's first units),
+// and the release build of fce3f55 (2026-08) as a cut of its whole DWARF with units of every kind
+// (google-tcmalloc/dwarf, `generate-google-tcmalloc.sh --dwarf`): no test here needs a build.
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url))
-const RELEASE = path.join(ROOT, 'fixtures/build/gtc/gtc-2026-08-release-percpu/gtcdemo')
-const haveRelease = fs.existsSync(RELEASE)
+/** fce3f55's release gtcdemo, its DWARF cut to 22 units of every kind (fixtures/README.md), sections uncompressed, the file brotli'd. */
+const RELEASE = path.join(ROOT, 'fixtures/google-tcmalloc/dwarf/gtc-2026-08-release.debug.br')
 const STRIPPED = path.join(ROOT, 'fixtures/google-tcmalloc/gtc-2026-08-percpu/gtcdemo')
 const TYPESDEMO = path.join(ROOT, 'fixtures/typesdemo/typesdemo')
-/** Envoy's pin (5da4a88, 2024-12) built for release: its objects, the executable not linked (scratch, as RELEASE). */
-const ENVOY_OBJECTS = ['static_vars', 'page_allocator'].map(u => path.join(ROOT, `fixtures/build/gtc/b-2024-12-27-release/obj/tcmalloc_${u}.o`))
-const haveEnvoyObjects = ENVOY_OBJECTS.every(o => fs.existsSync(o)) && have('ld')
+
+/** The committed debug file of a google-tcmalloc fixture's stripped executable, by its build-id. */
+function committedDebugFile(id: string): string {
+  const buildId = ElfFile.load(path.join(ROOT, 'fixtures/google-tcmalloc', id, 'gtcdemo')).buildId!
+  return path.join(ROOT, 'fixtures/google-tcmalloc/debug/.build-id', buildId.slice(0, 2), `${buildId.slice(2)}.debug`)
+}
 
 /**
  * The release build's layout as gdb measured it, not as this reader reads it:
@@ -99,11 +102,9 @@ describe('layout from DWARF: files it does not apply to', () => {
   })
 })
 
-describe("layout from DWARF: the committed debug file of fce3f55's release build (its three first units)", () => {
-  // The DWARF gtc-2026-08-release-percpu's executable lost, by its build-id: what CI always has.
-  const exe = path.join(ROOT, 'fixtures/google-tcmalloc/gtc-2026-08-release-percpu/gtcdemo')
-  const id = ElfFile.load(exe).buildId!
-  const debug = path.join(ROOT, 'fixtures/google-tcmalloc/debug/.build-id', id.slice(0, 2), `${id.slice(2)}.debug`)
+describe("layout from DWARF: the committed debug file of fce3f55's release build (its first units)", () => {
+  // The DWARF gtc-2026-08-release-percpu's executable lost, by its build-id: what a user's debug-file directory holds.
+  const debug = committedDebugFile('gtc-2026-08-release-percpu')
 
   it('equals what gdb measured on the whole build, and the table\'s release layout', {timeout: 60_000}, () => {
     const read = googleLayoutFromDwarf(ElfFile.load(debug), debug)
@@ -117,8 +118,29 @@ describe("layout from DWARF: the committed debug file of fce3f55's release build
   })
 })
 
-describe.skipIf(!haveRelease)(`layout from DWARF: the release build of fce3f55 (${haveRelease ? 'present' : `skipped: ${RELEASE} is absent; fixtures/build-google-tcmalloc.sh makes it`})`, () => {
-  const file = haveRelease ? ElfFile.load(RELEASE) : (null as unknown as ElfFile)
+describe("the table's 2026-08 layouts against what gdb measured on fce3f55's release build", () => {
+  it('the release layout is what gdb measured, field for field', () => {
+    const table = GOOGLE_TCMALLOC_LAYOUTS.find(l => l.family === '2026-08' && l.build === 'release')!
+    expect(layoutDifferences(table, RELEASE_TRUTH, 13)).toEqual([])
+    expect(layoutDifferences(RELEASE_TRUTH, table, 13)).toEqual([])
+  })
+
+  it('the debug build\'s layout differs from the release build where gdb says it does', () => {
+    const table = GOOGLE_TCMALLOC_LAYOUTS.find(l => l.family === '2026-08' && l.build === 'debug')!
+    const differences = layoutDifferences(RELEASE_TRUTH, table, 13)
+    expect(differences).toContain('span.size: 64 vs 128')
+    expect(differences).toContain('shifts.13.backEnd.trackerUsed: 56 vs 64')
+    expect(differences).toContain('transferCache.owner: 1552 vs 1616')
+    expect(differences.some(d => d.startsWith('family') || d.startsWith('covers'))).toBe(false)
+    expect(layoutDifferences(table, table, 13)).toEqual([])
+    expect(layoutDifferences(table, table, 18)).toEqual([])
+  })
+})
+
+describe("layout from DWARF: fce3f55's release build, its DWARF cut to units of every kind (tcmalloc's first, others of tcmalloc's, abseil's, the program's)", () => {
+  /** The debug file's bytes: each test that damages them takes a copy. */
+  const original = zlib.brotliDecompressSync(fs.readFileSync(RELEASE))
+  const file = ElfFile.fromBuffer(original, RELEASE)
 
   it('equals what gdb measured, kPageShift 13 included', {timeout: 60_000}, () => {
     const read = googleLayoutFromDwarf(file, RELEASE)
@@ -138,6 +160,7 @@ describe.skipIf(!haveRelease)(`layout from DWARF: the release build of fce3f55 (
     expect(all.units).toEqual([])
     expect(all.dies.size).toBe(0)
     expect(tcmalloc.units.length).toBeGreaterThan(10)
+    expect(all.skipped - tcmalloc.units.length).toBeGreaterThan(0)
     expect(tcmalloc.skipped).toBe(all.skipped - tcmalloc.units.length)
     expect(tcmalloc.parsedBytes).toBeLessThan(sections.info.length)
     // A budget smaller than the first wanted unit ends the reading there, and says so.
@@ -145,39 +168,18 @@ describe.skipIf(!haveRelease)(`layout from DWARF: the release build of fce3f55 (
     expect(starved).toMatchObject({units: [], exhausted: true, parsedBytes: 0})
   })
 
-  it('the table\'s 2026-08 release layout is what gdb measured, field for field', () => {
-    const table = GOOGLE_TCMALLOC_LAYOUTS.find(l => l.family === '2026-08' && l.build === 'release')!
-    expect(layoutDifferences(table, RELEASE_TRUTH, 13)).toEqual([])
-    expect(layoutDifferences(RELEASE_TRUTH, table, 13)).toEqual([])
-  })
-
-  it('the table\'s 2026-08 family (a debug build) differs from the release build where gdb says it does', () => {
-    const table = GOOGLE_TCMALLOC_LAYOUTS.find(l => l.family === '2026-08' && l.build === 'debug')!
-    const differences = layoutDifferences(RELEASE_TRUTH, table, 13)
-    expect(differences).toContain('span.size: 64 vs 128')
-    expect(differences).toContain('shifts.13.backEnd.trackerUsed: 56 vs 64')
-    expect(differences).toContain('transferCache.owner: 1552 vs 1616')
-    expect(differences.some(d => d.startsWith('family') || d.startsWith('covers'))).toBe(false)
-    expect(layoutDifferences(table, table, 13)).toEqual([])
-    expect(layoutDifferences(table, table, 18)).toEqual([])
-  })
-
   it('a truncated .debug_info is a DwarfError, not a hang', {timeout: 60_000}, () => {
-    const original = fs.readFileSync(RELEASE)
-    const elf = ElfFile.fromBuffer(original, RELEASE)
-    const index = elf.sections.findIndex(s => s.name === '.debug_info')
+    const index = file.sections.findIndex(s => s.name === '.debug_info')
     const buf = Buffer.from(original)
     // Elf64_Shdr.sh_size (at 0x20 of the section's header) cut to half: the unit there runs past the section's end.
     const header = Number(buf.readBigUInt64LE(0x28)) + index * buf.readUInt16LE(0x3a)
-    buf.writeBigUInt64LE(BigInt(Math.floor(elf.sections[index]!.size / 2)), header + 0x20)
+    buf.writeBigUInt64LE(BigInt(Math.floor(file.sections[index]!.size / 2)), header + 0x20)
     expect(outcome(ElfFile.fromBuffer(buf, 'truncated'))).toBe('DwarfError')
   })
 
   it('random bytes in tcmalloc\'s units give a reading, `missing` or a DwarfError (8 copies)', {timeout: 120_000}, () => {
-    const original = fs.readFileSync(RELEASE)
-    const elf = ElfFile.fromBuffer(original, RELEASE)
-    const info = elf.sections.find(s => s.name === '.debug_info')!
-    const first = parseUnits(dwarfSections(elf)!, {named: name => /tcmalloc\/static_vars\.cc$/.test(name)}).units[0]!
+    const info = file.sections.find(s => s.name === '.debug_info')!
+    const first = parseUnits(dwarfSections(file)!, {named: name => /tcmalloc\/static_vars\.cc$/.test(name)}).units[0]!
     let seed = 4242
     const next = () => (seed = (seed * 1103515245 + 12345) % 2147483648)
     const seen = new Set<string>()
@@ -192,10 +194,12 @@ describe.skipIf(!haveRelease)(`layout from DWARF: the release build of fce3f55 (
   })
 })
 
-describe.skipIf(!haveEnvoyObjects)(`layout from DWARF: the objects of 5da4a88 (2024-12) (${haveEnvoyObjects ? 'present' : 'skipped: the release objects of fixtures/build-google-tcmalloc.sh 5da4a88, or ld, are absent'})`, () => {
-  // static_vars.cc and page_allocator.cc, combined by ld -r and relocated: the units the reader's first pass reads.
-  it('equal the table\'s 2024-12 family (gdb\'s ptype /o of a build of the same commit): cache[0] and kLargeCacheSize, SmallSpanState, selsan_impl_, PageMap2', {timeout: 60_000}, () => {
-    const read = googleLayoutFromDwarf(relocatedDebugObject(ENVOY_OBJECTS), 'envoy objects')
+describe("layout from DWARF: the committed debug file of 5da4a88's release build (2024-12, Envoy's pin)", () => {
+  // The DWARF gtc-envoy-2024-12-27-release-percpu's executable lost: static_vars.cc, page_allocator.cc and global_stats.cc among its units, the units the reader's first pass reads.
+  const debug = committedDebugFile('gtc-envoy-2024-12-27-release-percpu')
+
+  it('equals the table\'s 2024-12 family (gdb\'s ptype /o of a build of the same commit): cache[0] and kLargeCacheSize, SmallSpanState, selsan_impl_, PageMap2', {timeout: 60_000}, () => {
+    const read = googleLayoutFromDwarf(ElfFile.load(debug), debug)
     expect(read && 'missing' in read ? read.missing : []).toEqual([])
     const got = read as DwarfLayout
     expect(got.pageShift).toBe(13)

@@ -80,6 +80,15 @@ describe.each(ZSTD_DECODERS)('the %s decoder', decoder => {
     expect(await decode(decoder, ZST)).toEqual({bytes: entry.coreBytes, sha256: truth})
   })
 
+  it.skipIf(!available[decoder])('decodes every frame of a stream of several (the file twice and an empty skippable frame: the core twice)', async () => {
+    const whole = fs.readFileSync(ZST)
+    const skippable = Buffer.alloc(8)
+    skippable.writeUInt32LE(0x184d2a50, 0)
+    const twice = writeVariant(`${decoder}-twice.zst`, Buffer.concat([whole, skippable, whole]))
+    const core = fs.readFileSync(await fixtureCorePath(entry.id))
+    expect(await decode(decoder, twice)).toEqual({bytes: 2 * entry.coreBytes, sha256: crypto.createHash('sha256').update(core).update(core).digest('hex')})
+  })
+
   it.skipIf(!available[decoder])('rejects a cut stream and a damaged one', async () => {
     const whole = fs.readFileSync(ZST)
     const cut = writeVariant(`${decoder}-cut.zst`, whole.subarray(0, whole.length >> 1))
