@@ -4,13 +4,11 @@ import {PF_W} from '../core/core-header.js'
 import type {Segment} from '../core/address-space.js'
 import {findExitedTcbs, glibcThreads, MIN_PTHREAD_SIZE} from '../program/glibc-threads.js'
 import type {Program} from '../program/program.js'
+import {pthreadAddress, pthreadUnknownWhy} from '../program/thread-pointer.js'
 import type {HeapModel} from '../heap/heap-model.js'
 import {mergeIntervals, type Interval} from '../heap/interval.js'
 import type {Warnings} from '../heap/warnings.js'
 import {ROOT_CACHED_STACK, ROOT_GLOBAL, ROOT_MAPPING, ROOT_STACK, ROOT_TLS} from './csr.js'
-
-/** Bytes below rsp a leaf function may use without moving rsp (the x86-64 SysV red zone). */
-export const RED_ZONE = 128
 
 /**
  * A range of memory whose aligned words are roots: a thread's live stack or TLS, a module's data,
@@ -87,33 +85,38 @@ export function rootRanges(program: Program, heap: HeapModel, warnings: Warnings
   const exitedLabel = (tcb: number) =>
     glibc.unjoinedStacks.includes(tcb) ? 'stack of exited thread, not joined yet' : glibc.cachedStacks ? 'cached stack of exited thread' : 'stack of exited thread'
   const blockTops: number[] = []
-  for (const t of core.threads) if (t.fsBase) blockTops.push(alignUpTo(t.fsBase + pthreadBytes(), 4096))
+  for (const t of core.threads) {
+    const tcb = pthreadAddress(core, t)
+    if (tcb) blockTops.push(alignUpTo(tcb + pthreadBytes(), 4096))
+  }
+  const noTcb = pthreadUnknownWhy(core)
+  if (noTcb) warnings.add('roots', `${noTcb}; the threads' stacks are scanned whole and no TLS block is`)
   for (const tcb of exited) blockTops.push(alignUpTo(tcb + pthreadBytes(), 4096))
   const bottomOf = (seg: Segment, below: number) => blockTops.reduce((b, top) => (top <= below && top > b ? top : b), seg.start)
 
   for (const t of core.threads) {
     const seg = core.stackSegment(t)
     if (!seg) {
-      warnings.add('roots', `thread ${t.tid}: rsp ${hex(t.rsp)} is in no mapping of the core; its stack is not scanned`, t.rsp)
+      warnings.add('roots', `thread ${t.tid}: ${core.arch.sp} ${hex(t.sp)} is in no mapping of the core; its stack is not scanned`, t.sp)
       continue
     }
-    const live = Math.max(seg.start, t.rsp - RED_ZONE)
-    const dead = {start: bottomOf(seg, t.rsp), end: live}
+    const live = Math.max(seg.start, t.sp - core.arch.redZone)
+    const dead = {start: bottomOf(seg, t.sp), end: live}
     if (dead.end > dead.start) {
       claimed.push(dead)
       excluded.deadStack += dead.end - dead.start
     }
-    const tlsSeg = t.fsBase ? memory.segmentAt(t.fsBase) : undefined
-    const tcbEnd = t.fsBase + pthreadBytes()
-    if (tlsSeg === seg && t.fsBase > t.rsp) {
+    const tcb = pthreadAddress(core, t)
+    const tlsSeg = tcb ? memory.segmentAt(tcb) : undefined
+    if (tcb && tlsSeg === seg && tcb > t.sp) {
       // A thread created by pthread_create: stack, then static TLS, then the TCB, in one block.
-      const tlsStart = Math.max(live, t.fsBase - glibc.staticTlsSize)
+      const tlsStart = Math.max(live, tcb - glibc.staticTlsSize)
       add(ROOT_STACK, t.tid, live, tlsStart, `stack of ${t.tid}`)
-      add(ROOT_TLS, t.tid, tlsStart, Math.min(seg.end, tcbEnd), `TLS of ${t.tid} at fs_base`, allocatorCut, t.fsBase)
+      add(ROOT_TLS, t.tid, tlsStart, Math.min(seg.end, tcb + pthreadBytes()), `TLS of ${t.tid} at fs_base`, allocatorCut, tcb)
     } else {
       add(ROOT_STACK, t.tid, live, seg.end, `stack of ${t.tid}`)
       // The main thread's TLS and TCB: memory ld.so allocated at start-up, apart from its stack.
-      if (tlsSeg && tlsSeg.flags & PF_W) add(ROOT_TLS, t.tid, Math.max(tlsSeg.start, t.fsBase - glibc.staticTlsSize), Math.min(tlsSeg.end, tcbEnd), `TLS of ${t.tid} at fs_base`, allocatorCut, t.fsBase)
+      if (tcb && tlsSeg && tlsSeg.flags & PF_W) add(ROOT_TLS, t.tid, Math.max(tlsSeg.start, tcb - glibc.staticTlsSize), Math.min(tlsSeg.end, tcb + pthreadBytes()), `TLS of ${t.tid} at fs_base`, allocatorCut, tcb)
     }
   }
 

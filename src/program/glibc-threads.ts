@@ -1,6 +1,7 @@
 import path from 'node:path'
 import {PT_TLS} from '../elf/constants.js'
 import type {LoadedModule, Program} from './program.js'
+import {pthreadAddress} from './thread-pointer.js'
 import {threadDb} from './thread-db.js'
 import {u64le} from '../util/u64le.js'
 
@@ -59,7 +60,7 @@ export function glibcThreads(program: Program): GlibcThreads {
   }
   const cache = walk(rtld.address + user[2] + 16)
   // Threads that exited but were not joined yet keep their stacks on _dl_stack_used.
-  const live = new Set(program.core.threads.map(t => t.fsBase))
+  const live = new Set(program.core.threads.map(t => pthreadAddress(program.core, t)))
   const inUse = used ? walk(rtld.address + used[2]) : {tcbs: [], broken: null}
   const unjoined = inUse.tcbs.filter(t => !live.has(t))
   const stacks = (n: number) => `${n} stack${n === 1 ? '' : 's'}`
@@ -77,7 +78,7 @@ export const MIN_PTHREAD_SIZE = 2048
  */
 export function findExitedTcbs(program: Program, ranges: ReadonlyArray<{start: number; end: number}>): number[] {
   const memory = program.core.memory
-  const live = new Set(program.core.threads.map(t => t.fsBase))
+  const live = new Set(program.core.threads.map(t => pthreadAddress(program.core, t)))
   const found: number[] = []
   const CHUNK = 4 * 1024 * 1024
   const buf = Buffer.allocUnsafe(CHUNK + 24)

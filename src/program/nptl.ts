@@ -1,5 +1,6 @@
 import type {Thread} from '../core/thread-registers.js'
 import type {Program} from './program.js'
+import {pthreadAddress, pthreadUnknownWhy} from './thread-pointer.js'
 import {threadDb} from './thread-db.js'
 import {u64le} from '../util/u64le.js'
 
@@ -58,6 +59,8 @@ export function nptlThreads(program: Program): NptlView {
 
 function readNptl(program: Program): NptlView {
   const notes: string[] = []
+  const unknown = pthreadUnknownWhy(program.core)
+  if (unknown) return {threads: [], how: 'none', notes: [unknown]}
   let offsets = descriptorOffsets(program)
   let how: NptlView['how'] = 'thread_db descriptors'
   if (!offsets) {
@@ -78,7 +81,7 @@ function readNptl(program: Program): NptlView {
 
 function readThread(program: Program, t: Thread, o: Offsets, stackOffset: number | null): NptlThread {
   const m = program.core.memory
-  const tcb = t.fsBase
+  const tcb = pthreadAddress(program.core, t) ?? 0
   const tidWord = m.readU64(tcb + o.tid)
   const tid = tidWord === undefined ? null : tidWord % 0x1_0000_0000
   const startRoutine = o.startRoutine === null ? null : (m.readU64(tcb + o.startRoutine) ?? null)
@@ -150,7 +153,8 @@ function searchedOffsets(program: Program): Offsets | null {
   const m = program.core.memory
   const threads = program.core.threads
   const SEARCH = 4096
-  const blocks = threads.map(t => (m.readU64(t.fsBase + SELF_OFFSET) === t.fsBase ? m.readBytes(t.fsBase, SEARCH) : undefined))
+  const tcbs = threads.map(t => pthreadAddress(program.core, t) ?? 0)
+  const blocks = tcbs.map(tcb => (m.readU64(tcb + SELF_OFFSET) === tcb ? m.readBytes(tcb, SEARCH) : undefined))
   if (blocks.some(b => !b)) return null
   for (let at = 0; at + 4 <= SEARCH; at += 4) {
     if (threads.every((t, i) => blocks[i]!.readUInt32LE(at) === t.tid)) {
@@ -169,7 +173,8 @@ function stackBlockOffset(program: Program, sizeofPthread: number): number | nul
   const m = program.core.memory
   const limit = Math.min(sizeofPthread, 4096)
   const candidates = program.core.threads
-    .map(t => ({tcb: t.fsBase, bytes: m.readBytes(t.fsBase, limit)}))
+    .map(t => pthreadAddress(program.core, t) ?? 0)
+    .map(tcb => ({tcb, bytes: m.readBytes(tcb, limit)}))
     .filter((c): c is {tcb: number; bytes: Buffer} => c.bytes !== undefined)
   let found: number | null = null
   for (let at = 0; at + 24 <= limit; at += 8) {
