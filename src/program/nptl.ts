@@ -59,8 +59,10 @@ export function nptlThreads(program: Program): NptlView {
 
 function readNptl(program: Program): NptlView {
   const notes: string[] = []
-  const unknown = pthreadUnknownWhy(program.core)
-  if (unknown) return {threads: [], how: 'none', notes: [unknown]}
+  const unknown = pthreadUnknownWhy(program)
+  if (unknown) notes.push(unknown)
+  const known = program.core.threads.filter(t => pthreadAddress(program, t) !== null)
+  if (!known.length) return {threads: [], how: 'none', notes}
   let offsets = descriptorOffsets(program)
   let how: NptlView['how'] = 'thread_db descriptors'
   if (!offsets) {
@@ -73,7 +75,7 @@ function readNptl(program: Program): NptlView {
     return {threads: [], how, notes}
   }
   const stackOffset = stackBlockOffset(program, offsets.sizeofPthread)
-  const threads = program.core.threads.map(t => readThread(program, t, offsets!, stackOffset))
+  const threads = known.map(t => readThread(program, t, offsets!, stackOffset))
   if (threads.some(t => !t.tidChecked)) notes.push(`tid in struct pthread differs from the core's note for thread(s) ${threads.filter(t => !t.tidChecked).map(t => t.tid).join(', ')}`)
   if (stackOffset === null) notes.push('stack block fields of struct pthread not found (no thread with a glibc-allocated stack)')
   return {threads, how, notes}
@@ -81,7 +83,7 @@ function readNptl(program: Program): NptlView {
 
 function readThread(program: Program, t: Thread, o: Offsets, stackOffset: number | null): NptlThread {
   const m = program.core.memory
-  const tcb = pthreadAddress(program.core, t) ?? 0
+  const tcb = pthreadAddress(program, t)!
   const tidWord = m.readU64(tcb + o.tid)
   const tid = tidWord === undefined ? null : tidWord % 0x1_0000_0000
   const startRoutine = o.startRoutine === null ? null : (m.readU64(tcb + o.startRoutine) ?? null)
@@ -153,7 +155,8 @@ function searchedOffsets(program: Program): Offsets | null {
   const m = program.core.memory
   const threads = program.core.threads
   const SEARCH = 4096
-  const tcbs = threads.map(t => pthreadAddress(program.core, t) ?? 0)
+  const tcbs = threads.flatMap(t => pthreadAddress(program, t) ?? [])
+  if (tcbs.length < threads.length) return null
   const blocks = tcbs.map(tcb => (m.readU64(tcb + SELF_OFFSET) === tcb ? m.readBytes(tcb, SEARCH) : undefined))
   if (blocks.some(b => !b)) return null
   for (let at = 0; at + 4 <= SEARCH; at += 4) {
@@ -173,7 +176,7 @@ function stackBlockOffset(program: Program, sizeofPthread: number): number | nul
   const m = program.core.memory
   const limit = Math.min(sizeofPthread, 4096)
   const candidates = program.core.threads
-    .map(t => pthreadAddress(program.core, t) ?? 0)
+    .flatMap(t => pthreadAddress(program, t) ?? [])
     .map(tcb => ({tcb, bytes: m.readBytes(tcb, limit)}))
     .filter((c): c is {tcb: number; bytes: Buffer} => c.bytes !== undefined)
   let found: number | null = null

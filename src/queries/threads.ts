@@ -50,7 +50,7 @@ export function threadsOf(program: Program, index: HeapIndex) {
       const unwound = unwindThread(program, t)
       const seg = program.core.memory.segmentAt(t.sp)
       const stackTop = n?.stackBlock ? n.stackBlock.start + n.stackBlock.size : seg?.end ?? t.sp
-      const tcb = pthreadAddress(program.core, t)
+      const tcb = pthreadAddress(program, t)
       const caches = (index.meta.summary as unknown as HeapSummary).threadCaches.filter(c => c.tid === t.tid)
       return {
         tid: t.tid,

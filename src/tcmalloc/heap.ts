@@ -89,7 +89,7 @@ export function analyzeHeap(program: Program, options: ModelOptions = {}): Tcmal
           globals.threadHeaps,
           layout,
           sizes,
-          program.core.threads.map(t => ({tid: t.tid, pthread: pthreadAddress(program.core, t)})),
+          program.core.threads.map(t => ({tid: t.tid, pthread: pthreadAddress(program, t)})),
           marker,
           warnings,
           damage,

@@ -1,7 +1,10 @@
 import {afterAll, expect, it} from 'vitest'
+import {nptlThreads} from '../../src/program/nptl.js'
+import {pthreadAddress} from '../../src/program/thread-pointer.js'
 import {unwindThread} from '../../src/program/unwind.js'
+import {codeLabel} from '../../src/queries/code-label.js'
 import {addr} from '../helpers/fixture-core.js'
-import {openArm64Fixture} from '../helpers/arm64-fixture.js'
+import {arm64GdbView, openArm64Fixture} from '../helpers/arm64-fixture.js'
 
 let opened: ReturnType<typeof openArm64Fixture> | undefined
 const fixture = () => (opened ??= openArm64Fixture())
@@ -26,5 +29,25 @@ it('aarch64: every thread unwinds to gdb-multiarch\'s frames, pc and CFA', async
     } else {
       expect(outermost.function).toBe('main')
     }
+  }
+})
+
+// No NT_ARM_TLS: each thread's struct pthread is found on glibc's lists by its tid, as gdb's
+// libthread_db finds it ("Thread 0x… (LWP …)"), and is the pthread_self() the process recorded.
+it('aarch64 without NT_ARM_TLS: every thread\'s struct pthread is gdb\'s and the process\'s own; its start routine read from it', async () => {
+  const {program, truth} = await fixture()
+  const gdb = arm64GdbView()
+  for (const t of program.core.threads) {
+    const mine = pthreadAddress(program, t)
+    expect(mine, `${t.tid}`).toBe(addr(truth.threads.find(x => x.tid === t.tid)!.pthread))
+    expect(mine, `${t.tid}`).toBe(addr(gdb.threads.find(x => x.tid === t.tid)!.pthread))
+  }
+  const nptl = nptlThreads(program)
+  expect(nptl.how).toBe('thread_db descriptors')
+  for (const t of truth.threads) {
+    const n = nptl.threads.find(x => x.tid === t.tid)!
+    expect(n.tidChecked).toBe(true)
+    expect(n.startRoutine === null ? null : codeLabel(program, n.startRoutine).function, `${t.tid}`).toBe(t.startRoutine)
+    expect(n.startArg === null ? null : `0x${n.startArg.toString(16)}`, `${t.tid}`).toBe(t.startArg)
   }
 })
