@@ -26,10 +26,11 @@ export function describeAddress(program: Program, addr: number): AddressPlace {
   return {kind: 'unmapped'}
 }
 
-export function placeLabel(p: AddressPlace): string {
+/** `sp`: the stack pointer's name on the core's processor (Architecture.sp: rsp, sp). */
+export function placeLabel(p: AddressPlace, sp: string): string {
   switch (p.kind) {
     case 'stack':
-      return `stack of thread ${p.tid}, rsp${p.offsetFromRsp >= 0 ? '+' : '-'}0x${Math.abs(p.offsetFromRsp).toString(16)}`
+      return `stack of thread ${p.tid}, ${sp}${p.offsetFromRsp >= 0 ? '+' : '-'}0x${Math.abs(p.offsetFromRsp).toString(16)}`
     case 'module':
       return p.label
     case 'anonymous':
@@ -42,5 +43,5 @@ export function placeLabel(p: AddressPlace): string {
 /** People's label for a root: a register, a stack slot, or a global with its symbol. */
 export function rootLabel(program: Program, r: {kind: string; thread: number | null; address: number}): string {
   if (r.kind === 'register') return `thread ${r.thread} register ${program.core.arch.registerNames[r.address] ?? r.address}`
-  return placeLabel(describeAddress(program, r.address))
+  return placeLabel(describeAddress(program, r.address), program.core.arch.sp)
 }

@@ -2,6 +2,7 @@ import path from 'node:path'
 import {afterAll, describe, expect, it} from 'vitest'
 import {addr} from '../helpers/fixture-core.js'
 import {arm64GdbView, openArm64Fixture} from '../helpers/arm64-fixture.js'
+import {runToma} from '../helpers/run-toma.js'
 
 // The aarch64 fixture is a QEMU-user core (fixtures/arm64/README.md): its registers and modules are
 // compared with what gdb-multiarch printed for it when it was made (gdb.txt), its threads with the
@@ -57,4 +58,22 @@ describe('an aarch64 core (QEMU user mode, no NT_FILE, no NT_ARM_TLS)', () => {
     // The threads' pcs lie in the modules gdb names for them (libc.so.6).
     for (const t of core.threads) expect(path.basename(core.moduleAt(t.pc)!.path)).toBe('libc.so.6')
   })
+})
+
+it('toma info on the aarch64 core: the architecture, each thread\'s pc, sp and unknown thread pointer, the modules and where they came from', async () => {
+  const {corePath, sysroot, exe, core} = await openArm64Fixture()
+  core.close()
+  const gdb = arm64GdbView()
+  const json = await runToma(['info', corePath, '--exe', exe, '--sysroot', sysroot, '--json'])
+  expect(json.status, json.stderr).toBe(0)
+  const data = JSON.parse(json.stdout) as {arch: {name: string}; threads: Array<{tid: number; pc: string; sp: string; threadPointer: string | null}>; modulesFrom: string; modules: Array<{path: string; found: boolean}>}
+  expect(data.arch.name).toBe('aarch64')
+  expect(data.threads.map(t => ({tid: t.tid, pc: t.pc, sp: t.sp})).sort((a, b) => a.tid - b.tid)).toEqual(gdb.threads.map(({tid, pc, sp}) => ({tid, pc, sp})).sort((a, b) => a.tid - b.tid))
+  expect(data.threads.every(t => t.threadPointer === null)).toBe(true)
+  expect(data.modulesFrom).toMatch(/^link_map/)
+  expect(data.modules.filter(m => m.found).map(m => m.path).sort()).toEqual(['./heapdemo', ...gdb.libraries.map(l => l.path)].sort())
+  const text = await runToma(['info', corePath, '--exe', exe, '--sysroot', sysroot])
+  expect(text.stdout).toContain('architecture aarch64')
+  expect(text.stdout).toContain('unknown: no NT_ARM_TLS')
+  expect(text.stdout).toMatch(/Modules \(8, from link_map \(no NT_FILE\)/)
 })
