@@ -46,12 +46,14 @@ function linkMapModules(core: Core, search: LinkMapSearch): {modules: Module[]; 
   if (Number(entry) - exe.entry !== bias) {
     return none(`${exe.path} is not the core's executable: its entry point and program headers give load biases ${hex(Number(entry) - exe.entry)} and ${hex(bias)}`)
   }
-  const dynamic = exe.segments.find(s => s.type === PT_DYNAMIC)
-  if (!dynamic) return none(`${exe.path} has no dynamic section (a static executable: its only module is itself)`)
-  const list = readLinkMap(core.memory, bias + dynamic.vaddr)
-  if (list.entries.length === 0) return none(list.problem ?? 'the link_map list is empty')
-  if (list.entries[0]!.bias !== bias) return none(`the link_map list's first object has l_addr ${hex(list.entries[0]!.bias)}, not the executable's load bias ${hex(bias)}`)
   const pageSize = Number(auxv.get(AT_PAGESZ) ?? 4096n)
+  // Where the list cannot be read, the executable is still known: its file at its load bias.
+  const alone = (why: string) => ({modules: [moduleOf(execPath ?? exePath, bias, exe, pageSize)], from: `the executable alone (no NT_FILE, and ${why})`})
+  const dynamic = exe.segments.find(s => s.type === PT_DYNAMIC)
+  if (!dynamic) return alone(`${exe.path} has no dynamic section: a static executable`)
+  const list = readLinkMap(core.memory, bias + dynamic.vaddr)
+  if (list.entries.length === 0) return alone(list.problem ?? 'the link_map list is empty')
+  if (list.entries[0]!.bias !== bias) return alone(`the link_map list's first object has l_addr ${hex(list.entries[0]!.bias)}, not the executable's load bias ${hex(bias)}`)
   const vdso = auxv.get(AT_SYSINFO_EHDR)
   // A name the core lacks is read from the executable's file where it points there (ld.so's l_name is PT_INTERP's string).
   const named = list.entries.map((e, i) => ({

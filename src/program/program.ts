@@ -81,7 +81,8 @@ export class Program {
 
   static load(core: Core, options: ProgramOptions = {}): Program {
     const open = (file: string) => ElfFile.loadKnown(file, options.knownFiles)
-    if (core.modulesFrom !== 'NT_FILE' && !core.modulesFrom.startsWith('link_map')) {
+    // A core without NT_FILE: its modules through the loader's link_map, once found (Core.useLinkMapModules).
+    if (core.modulesFrom.startsWith('nowhere')) {
       useLinkMapModules(core, {exe: options.exe, tcmalloc: options.tcmalloc, sysroot: options.sysroot, solibSearchPath: options.solibSearchPath, open})
     }
     const explicit = explicitFiles(core, options, open)
