@@ -27,13 +27,16 @@ export function arm64GdbView(): GdbView {
   return {threads, libraries}
 }
 
-/** The fixture's core, its sysroot of arm64 libraries and the program opened as a user would: --exe and --sysroot. */
-export async function openArm64Fixture() {
-  const corePath = await brotliCorePath(path.join(ARM64_FIXTURE, 'core.br'))
+/** The same program built as a PIE (its libraries are ARM64_FIXTURE's sysroot). */
+export const ARM64_PIE_FIXTURE = `${ARM64_FIXTURE}-pie`
+
+/** A fixture's core, the sysroot of arm64 libraries and the program opened as a user would: --exe and --sysroot. */
+export async function openArm64Fixture(dir = ARM64_FIXTURE) {
+  const corePath = await brotliCorePath(path.join(dir, 'core.br'))
   const sysroot = await brotliTreePath(path.join(ARM64_FIXTURE, 'sysroot'))
-  const exe = path.join(ARM64_FIXTURE, 'heapdemo')
+  const exe = path.join(dir, 'heapdemo')
   const core = Core.open(corePath)
   const program = Program.load(core, {exe, sysroot})
-  const truth = JSON.parse(fs.readFileSync(path.join(ARM64_FIXTURE, 'truth.json'), 'utf8')) as Truth
+  const truth = JSON.parse(fs.readFileSync(path.join(dir, 'truth.json'), 'utf8')) as Truth
   return {corePath, sysroot, exe, core, program, truth}
 }

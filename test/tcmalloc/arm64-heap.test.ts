@@ -1,6 +1,9 @@
+import path from 'node:path'
 import {afterAll, expect, it} from 'vitest'
+import {pthreadAddress} from '../../src/program/thread-pointer.js'
+import {addr} from '../helpers/fixture-core.js'
 import {analyzeHeap} from '../../src/tcmalloc/heap.js'
-import {openArm64Fixture} from '../helpers/arm64-fixture.js'
+import {ARM64_PIE_FIXTURE, openArm64Fixture} from '../helpers/arm64-fixture.js'
 import {checkAgainstTruth} from './live-set.js'
 
 // Debian 12's arm64 gperftools 2.10 in a QEMU-user core (fixtures/arm64/README.md): the heap model
@@ -22,4 +25,20 @@ it('aarch64 gperftools 2.10: every live object, and bytes per state equal to TCM
   const tids = new Set(truth.threads.map(t => t.tid))
   expect(heap.threadCaches.length).toBe(5)
   for (const c of heap.threadCaches) expect(tids.has(c.tid!), `cache ${c.address.toString(16)} tid ${c.tid}`).toBe(true)
+})
+
+// The PIE build: no gdb view (gdb-multiarch does not relocate it without the code pages); its load
+// bias is AT_PHDR − PT_PHDR, checked against AT_ENTRY − e_entry, and the model is as exact.
+it('aarch64 PIE: the executable at QEMU\'s load bias, its libraries through link_map, the heap exact', async () => {
+  const {core, program, truth} = await openArm64Fixture(ARM64_PIE_FIXTURE)
+  try {
+    expect(program.executable?.module.loadBias).toBe(0x5500000000)
+    expect(core.modulesFrom).toBe('link_map (no NT_FILE): r_debug through heapdemo\'s DT_DEBUG, load bias 0x5500000000')
+    expect(program.modules.map(m => path.basename(m.module.path)).sort()).toEqual(['heapdemo', 'ld-linux-aarch64.so.1', 'libc.so.6', 'libgcc_s.so.1', 'libm.so.6', 'libpthread.so.0', 'libstdc++.so.6', 'libtcmalloc.so.4'])
+    for (const t of core.threads) expect(pthreadAddress(program, t)).toBe(addr(truth.threads.find(x => x.tid === t.tid)!.pthread))
+    const heap = analyzeHeap(program)
+    checkAgainstTruth(heap, truth)
+  } finally {
+    core.close()
+  }
 })
