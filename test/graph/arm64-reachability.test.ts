@@ -1,6 +1,7 @@
 import {afterAll, expect, it} from 'vitest'
 import {heapObjects} from '../../src/heap/objects.js'
 import {ROOT_KIND_NAMES} from '../../src/graph/csr.js'
+import {findRoots} from '../../src/graph/scan.js'
 import {addr} from '../helpers/fixture-core.js'
 import {openArm64Fixture} from '../helpers/arm64-fixture.js'
 import {unreachableObjects} from '../helpers/unreachable.js'
@@ -33,4 +34,13 @@ it('aarch64: exactly the deliberate leaks are unreachable among what the program
     if (h.kind === 'stack') expect(from.filter(f => f.kind === 'stack' && f.thread !== h.tid), o.name).toEqual([])
   }
   expect([...kinds].sort()).toEqual(['cachedStack', 'global', 'mapping', 'stack'])
+  // Finding the roots said nothing: every thread's struct pthread was found, and TCMalloc's
+  // span_allocator_ and stacktrace_allocator_ at their Debian arm64 positions (metadata.ts) are
+  // PageHeapAllocators whose in-use counts are the x86-64 build's for the same program.
+  const found = findRoots(program, heap)
+  expect(found.warnings.list).toEqual([])
+  expect(found.set.how.filter(h => /^(span|stacktrace)_allocator_/.test(h))).toEqual([
+    expect.stringMatching(/^span_allocator_ at 0x[0-9a-f]+ \(position before pageheap_ \(Debian arm64\)\): 412 in use, /),
+    expect.stringMatching(/^stacktrace_allocator_ at 0x[0-9a-f]+ \(position before pageheap_ \(Debian arm64\)\): 11 in use, /),
+  ])
 })
