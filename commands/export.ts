@@ -68,7 +68,7 @@ export default class Export extends TomaCommand {
       await sink.write(dot)
     } else {
       const program = openProgramOfIndex()
-      await exportJson(index, corePath, flags.all, sink, r => ({label: rootRefLabel(program, index, r), frame: rootFrame(program, r)}), sampledAllocations(program, index), objectHolders(index))
+      await exportJson(index, corePath, flags.all, sink, program.core.arch.registerNames, r => ({label: rootRefLabel(program, index, r), frame: rootFrame(program, r)}), sampledAllocations(program, index), objectHolders(index))
     }
     await sink.close()
   }

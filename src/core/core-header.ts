@@ -2,6 +2,7 @@ import elfy from 'elfy'
 import {TomaError} from '../errors.js'
 import type {FileReader} from './file-reader.js'
 import {u64le} from '../util/u64le.js'
+import {ARCHITECTURES, architectureOf, type Architecture} from './arch.js'
 
 // elfy's Parser names the machine of an ELF header (for the message of a foreign core). Program
 // headers are read here: elfy wants them at their file offset in one buffer, and knows nothing
@@ -28,13 +29,15 @@ const SHDR_SIZE = 64
 /** e_phnum's escape: the real program header count is in section header 0's sh_info (big cores). */
 export const PN_XNUM = 0xffff
 
-/** Reads and checks the ELF header and program headers of a core: ELF64, little-endian, x86-64, ET_CORE. */
-export function readCoreHeader(file: FileReader, name: string): ProgramHeader[] {
+const READ = ARCHITECTURES.map(a => a.name).join(' and ')
+
+/** Reads and checks the ELF header and program headers of a core: ELF64, little-endian, x86-64 or aarch64, ET_CORE. */
+export function readCoreHeader(file: FileReader, name: string): {arch: Architecture; programs: ProgramHeader[]} {
   if (file.size < EHDR_SIZE) throw new TomaError(`${name}: not an ELF file (${file.size} bytes, too short for an ELF header)`)
   const ident = file.read(0, EHDR_SIZE)
   if (ident.readUInt32BE(0) !== 0x7f454c46) throw new TomaError(`${name}: not an ELF file (bad magic)`)
-  if (ident[4] !== 2) throw new TomaError(`${name}: a 32-bit ELF file; toma reads 64-bit x86-64 cores only`)
-  if (ident[5] !== 1) throw new TomaError(`${name}: a big-endian ELF file; toma reads little-endian x86-64 cores only`)
+  if (ident[4] !== 2) throw new TomaError(`${name}: a 32-bit ELF file; toma reads 64-bit ${READ} cores only`)
+  if (ident[5] !== 1) throw new TomaError(`${name}: a big-endian ELF file; toma reads little-endian ${READ} cores only`)
   const parser = new elfy.Parser()
   const header = parser.parseHeader(ident)
   const machine = ident.readUInt16LE(18)
@@ -43,7 +46,8 @@ export function readCoreHeader(file: FileReader, name: string): ProgramHeader[] 
     const kind = type === 2 ? 'an executable' : type === 3 ? 'a shared object or PIE executable' : type === 1 ? 'a relocatable object' : `type ${type}`
     throw new TomaError(`${name}: an ELF file but not a core dump (it is ${kind})`)
   }
-  if (machine !== 62) throw new TomaError(`${name}: a core of machine ${header.machine ?? machine}; toma reads x86-64 cores only`)
+  const arch = architectureOf(machine)
+  if (!arch) throw new TomaError(`${name}: a core of machine ${header.machine ?? machine}; toma reads ${READ} cores only`)
   if (ident.readUInt16LE(54) !== PHDR_SIZE) throw new TomaError(`${name}: damaged ELF header (program header size ${ident.readUInt16LE(54)}, expected ${PHDR_SIZE})`)
   const phoff = u64le(ident, 32)
   const phnum = programHeaderCount(file, ident, name)
@@ -64,7 +68,7 @@ export function readCoreHeader(file: FileReader, name: string): ProgramHeader[] 
       memsz: u64le(table, at + 40),
     })
   }
-  return programs
+  return {arch, programs}
 }
 
 /** e_phnum, or through PN_XNUM the count in section header 0's sh_info. */

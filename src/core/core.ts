@@ -7,6 +7,7 @@ import {findModules, parseMappedFiles, type MappedFile, type Module} from './mod
 import {readNotes} from './notes.js'
 import {parseAuxv, parseProcessInfo, parseSignalInfo, type ProcessInfo, type SignalInfo} from './process-info.js'
 import {parseThreads, type Thread} from './thread-registers.js'
+import type {Architecture} from './arch.js'
 import {lastAtOrBelow} from '../util/search.js'
 import type {MemorySource} from './memory-source.js'
 
@@ -25,10 +26,18 @@ export interface MappingInfo {
  */
 export class Core {
   readonly memory: AddressSpace
+  /** The processor the core is of: its registers' layout and names. */
+  readonly arch: Architecture
   readonly threads: Thread[]
-  readonly files: MappedFile[]
-  readonly modules: Module[]
-  private readonly fileStarts: number[]
+  files: MappedFile[]
+  modules: Module[]
+  /**
+   * Where the modules were found: the kernel's NT_FILE note, or (a core without it, as QEMU-user
+   * writes them) the dynamic loader's link_map list, read by the program layer (useLinkMapModules);
+   * else why there are none.
+   */
+  modulesFrom: string
+  private fileStarts: number[]
   readonly process: ProcessInfo
   readonly signal: SignalInfo | null
   readonly auxv: Map<number, bigint>
@@ -42,15 +51,17 @@ export class Core {
   readonly partlyDumped: Segment[]
 
   private constructor(readonly path: string, private readonly file: FileReader) {
-    const programs = readCoreHeader(file, path)
+    const {arch, programs} = readCoreHeader(file, path)
+    this.arch = arch
     const notes = readNotes(file, programs, path)
     this.memory = new AddressSpace(file, loadSegments(programs, file.size))
     this.overlapping = overlappingSegments(programs)
     this.partlyDumped = this.memory.segments.filter(s => s.flags & PF_W && s.fileSize > 0 && s.fileSize < s.end - s.start)
-    this.threads = parseThreads(notes)
+    this.threads = parseThreads(notes, arch)
     this.files = parseMappedFiles(notes).sort((a, b) => a.start - b.start)
     this.fileStarts = this.files.map(f => f.start)
     this.modules = findModules(this.files, this.memory)
+    this.modulesFrom = this.files.length ? 'NT_FILE' : 'nowhere: the core has no NT_FILE note'
     this.process = parseProcessInfo(notes)
     this.signal = parseSignalInfo(notes)
     this.auxv = parseAuxv(notes)
@@ -112,6 +123,18 @@ export class Core {
     return {path: this.file.path, overlay: this.file.overlay, segments: this.memory.segments}
   }
 
+  /**
+   * The modules of a core without NT_FILE, as the dynamic loader's link_map list gives them
+   * (program/link-map-modules.ts builds them with the module files at hand); `from` says how.
+   */
+  useLinkMapModules(modules: Module[], from: string): void {
+    if (this.modulesFrom === 'NT_FILE') throw new Error('a core with NT_FILE keeps its own modules')
+    this.modules = [...modules].sort((a, b) => a.base - b.base)
+    this.files = modules.flatMap(m => m.mappings).sort((a, b) => a.start - b.start)
+    this.fileStarts = this.files.map(f => f.start)
+    this.modulesFrom = from
+  }
+
   /** The module whose mappings contain addr (or whose anonymous .bss directly follows them). */
   moduleAt(addr: number): Module | undefined {
     for (const m of this.modules) {
@@ -133,12 +156,12 @@ export class Core {
       segment,
       file,
       module: file ? (this.modules.find(m => m.path === file.path) ?? null) : null,
-      stackOf: this.threads.filter(t => t.rsp >= segment.start && t.rsp < segment.end),
+      stackOf: this.threads.filter(t => t.sp >= segment.start && t.sp < segment.end),
     }
   }
 
-  /** The mapping holding a thread's stack (the PT_LOAD segment containing its rsp). */
+  /** The mapping holding a thread's stack (the PT_LOAD segment containing its stack pointer). */
   stackSegment(thread: Thread): Segment | undefined {
-    return this.memory.segmentAt(thread.rsp)
+    return this.memory.segmentAt(thread.sp)
   }
 }

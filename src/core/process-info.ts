@@ -29,6 +29,14 @@ export function parseProcessInfo(notes: Note[]): ProcessInfo {
   return {pid: note.desc.readInt32LE(24), command: cstr(note.desc, 40, 16), args: cstr(note.desc, 56, 80).trimEnd()}
 }
 
+/** Auxiliary vector keys (NT_AUXV; include/uapi/linux/auxvec.h). */
+export const AT_PHDR = 3
+export const AT_PAGESZ = 6
+export const AT_BASE = 7
+export const AT_ENTRY = 9
+export const AT_EXECFN = 31
+export const AT_SYSINFO_EHDR = 33
+
 export function parseAuxv(notes: Note[]): Map<number, bigint> {
   const aux = new Map<number, bigint>()
   const note = notes.find(n => n.type === NT_AUXV)

@@ -10,12 +10,13 @@ import {ByteReader} from './byte-reader.js'
  * link-time address and bounds-checked: a damaged table ends in `undefined`, never a throw.
  */
 
-/** x86-64 DWARF register numbers (System V ABI): rax rdx rcx rbx rsi rdi rbp rsp r8–r15, then the return address. */
-export const DWARF_REGISTER_NAMES = ['rax', 'rdx', 'rcx', 'rbx', 'rsi', 'rdi', 'rbp', 'rsp', 'r8', 'r9', 'r10', 'r11', 'r12', 'r13', 'r14', 'r15', 'rip'] as const
-export const DW_RSP = 7
-export const DW_RBP = 6
-export const DW_RA = 16
-const REGISTERS = 17
+/** x86-64's DWARF stack pointer: the CFA rule before a CIE's instructions (which set their own). */
+const DW_RSP = 7
+/**
+ * Rules are kept for DWARF registers below this: the general registers of every architecture
+ * toma reads (core/arch.ts: x86-64's 0–16, aarch64's x0–x30, sp and pc, 0–32).
+ */
+const REGISTERS = 33
 
 export type RegisterRule =
   | {kind: 'undefined'}
@@ -31,7 +32,7 @@ export type CfaRule = {kind: 'register'; register: number; offset: number} | {ki
 /** The unwind row for one code address. */
 export interface FrameRow {
   cfa: CfaRule
-  /** Rule per DWARF register 0..16; missing means "same value" for callee-saved, "undefined" otherwise. */
+  /** Rule per DWARF register 0..32 (cfi.ts REGISTERS); missing means "same value" for callee-saved, "undefined" otherwise. */
   registers: Array<RegisterRule | undefined>
   returnAddressRegister: number
   /** The frame is a signal trampoline (CIE augmentation 'S'): its caller's pc is exact, not a return address. */
@@ -386,6 +387,10 @@ class CfaMachine {
           set(reg, {kind: 'val-expression', expr: r.bytes(r.uleb())})
           break
         }
+        case 0x2d:
+          // AArch64's negate_ra_state: the return address is signed from here (pointer authentication);
+          // its signature is taken off where the unwinder reads it (core/thread-registers.ts codeAddress).
+          break
         case 0x2e:
           r.uleb() // GNU_args_size: the callee pops arguments; nothing for the unwind rules
           break

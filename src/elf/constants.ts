@@ -5,11 +5,11 @@ export const ET_EXEC = 2
 export const ET_DYN = 3
 export const ET_CORE = 4
 
-export const EM_X86_64 = 62
-
 export const PT_LOAD = 1
 export const PT_DYNAMIC = 2
+export const PT_INTERP = 3
 export const PT_NOTE = 4
+export const PT_PHDR = 6
 export const PT_TLS = 7
 
 export const PF_X = 1

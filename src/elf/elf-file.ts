@@ -83,6 +83,11 @@ export class ElfFile {
     return this.headers.entry
   }
 
+  /** e_machine (EM_X86_64, EM_AARCH64): a module file serves only a core of its own machine. */
+  get machine(): number {
+    return this.headers.machine
+  }
+
   get segments(): ElfSegment[] {
     return this.headers.segments
   }
@@ -376,6 +381,7 @@ export class ElfFile {
 /** What the headers of a module file say, parsed once. */
 interface ParsedHeaders {
   type: number
+  machine: number
   entry: number
   segments: ElfSegment[]
   sections: ElfSection[]

@@ -2,9 +2,10 @@ import elfy from 'elfy'
 import {TomaError} from '../errors.js'
 import {hex} from '../errors.js'
 import {
-  ELF64_EHDR_SIZE, ELF64_PHDR_SIZE, ELF64_SHDR_SIZE, EM_X86_64, SHT_NOBITS,
+  ELF64_EHDR_SIZE, ELF64_PHDR_SIZE, ELF64_SHDR_SIZE, SHT_NOBITS,
 } from './constants.js'
 import {u64le} from '../util/u64le.js'
+import {ARCHITECTURES, architectureOf} from '../core/arch.js'
 
 /** A program header, with numeric type and flags (PT_*, PF_*). */
 export interface ElfSegment { type: number; flags: number; offset: number; vaddr: number; filesz: number; memsz: number; align: number }
@@ -17,6 +18,8 @@ export interface ElfSection { name: string; type: number; flags: number; addr: n
 
 export interface ElfHeaders {
   type: number
+  /** e_machine: one of core/arch.ts's architectures. */
+  machine: number
   entry: number
   segments: ElfSegment[]
   sections: ElfSection[]
@@ -45,10 +48,10 @@ export function parseHeaders(buf: Buffer, path: string): ElfHeaders {
     throw new TomaError(`${path} is truncated: ${buf.length} bytes, shorter than an ELF header`)
   }
   const klass = buf[4], data = buf[5], machine = buf.readUInt16LE(18)
-  if (klass !== 2 || data !== 1 || machine !== EM_X86_64) {
+  if (klass !== 2 || data !== 1 || !architectureOf(machine)) {
     const what = `${klass === 1 ? '32-bit' : klass === 2 ? '64-bit' : 'unknown-class'} ` +
       `${data === 1 ? 'little-endian' : data === 2 ? 'big-endian' : 'unknown-endian'} machine ${machine}`
-    throw new TomaError(`${path} is a ${what} ELF file; toma reads only ELF64 little-endian x86-64`)
+    throw new TomaError(`${path} is a ${what} ELF file; toma reads only ELF64 little-endian ${ARCHITECTURES.map(a => a.name).join(' and ')}`)
   }
   const type = buf.readUInt16LE(16)
   const phoff = u64le(buf, 32), shoff = u64le(buf, 40)
@@ -103,7 +106,7 @@ export function parseHeaders(buf: Buffer, path: string): ElfHeaders {
       throw new TomaError(`${path} is truncated: section ${sec.name || '?'} ends at ${hex(sec.offset + sec.size)}, file has ${buf.length} bytes`)
     }
   }
-  return {type, entry: header.entry, segments, sections}
+  return {type, machine, entry: header.entry, segments, sections}
 }
 
 /** Signed 64-bit little-endian read as a JS number. */

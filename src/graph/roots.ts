@@ -4,13 +4,14 @@ import {PF_W} from '../core/core-header.js'
 import type {Segment} from '../core/address-space.js'
 import {findExitedTcbs, glibcThreads, MIN_PTHREAD_SIZE} from '../program/glibc-threads.js'
 import type {Program} from '../program/program.js'
+import {pthreadAddress, pthreadUnknownWhy} from '../program/thread-pointer.js'
 import type {HeapModel} from '../heap/heap-model.js'
 import {mergeIntervals, type Interval} from '../heap/interval.js'
 import type {Warnings} from '../heap/warnings.js'
 import {ROOT_CACHED_STACK, ROOT_GLOBAL, ROOT_MAPPING, ROOT_STACK, ROOT_TLS} from './csr.js'
 
-/** Bytes below rsp a leaf function may use without moving rsp (the x86-64 SysV red zone). */
-export const RED_ZONE = 128
+/** aarch64's tcbhead_t (dtv, private) at the thread pointer, between struct pthread and the static TLS (glibc's TLS_TCB_SIZE). */
+const TLS_TCB_SIZE = 16
 
 /**
  * A range of memory whose aligned words are roots: a thread's live stack or TLS, a module's data,
@@ -86,41 +87,55 @@ export function rootRanges(program: Program, heap: HeapModel, warnings: Warnings
   const exited = [...found, ...glibc.unjoinedStacks]
   const exitedLabel = (tcb: number) =>
     glibc.unjoinedStacks.includes(tcb) ? 'stack of exited thread, not joined yet' : glibc.cachedStacks ? 'cached stack of exited thread' : 'stack of exited thread'
+  // A thread's TLS and TCB around its struct pthread: on x86-64 (TLS variant II) the static TLS
+  // below it; on aarch64 (variant I) struct pthread, then the 16-byte TCB at the thread pointer,
+  // then the static TLS.
+  const variantI = core.arch.name === 'aarch64'
+  const tlsBelow = () => (variantI ? 0 : glibc.staticTlsSize)
+  const tlsAbove = () => (variantI ? pthreadBytes() + TLS_TCB_SIZE + glibc.staticTlsSize : pthreadBytes())
+  const tlsLabel = (tid: number) => `TLS of ${tid} at ${variantI ? 'its struct pthread' : 'fs_base'}`
   const blockTops: number[] = []
-  for (const t of core.threads) if (t.fsBase) blockTops.push(alignUpTo(t.fsBase + pthreadBytes(), 4096))
-  for (const tcb of exited) blockTops.push(alignUpTo(tcb + pthreadBytes(), 4096))
+  for (const t of core.threads) {
+    const tcb = pthreadAddress(program, t)
+    if (tcb) blockTops.push(alignUpTo(tcb + tlsAbove(), 4096))
+  }
+  const noTcb = pthreadUnknownWhy(program)
+  if (noTcb) warnings.add('roots', `${noTcb}; those threads' stacks are scanned up to the next thread's stack pointer and no TLS block of theirs is`)
+  for (const tcb of exited) blockTops.push(alignUpTo(tcb + tlsAbove(), 4096))
+  // Without its struct pthread, a thread's stack ends where the next thread's in the same mapping begins.
+  const nextStack = (seg: Segment, sp: number) => core.threads.reduce((end, u) => (u.sp > sp && u.sp < end ? Math.max(sp, u.sp - core.arch.redZone) : end), seg.end)
   const bottomOf = (seg: Segment, below: number) => blockTops.reduce((b, top) => (top <= below && top > b ? top : b), seg.start)
 
   for (const t of core.threads) {
     const seg = core.stackSegment(t)
     if (!seg) {
-      warnings.add('roots', `thread ${t.tid}: rsp ${hex(t.rsp)} is in no mapping of the core; its stack is not scanned`, t.rsp)
+      warnings.add('roots', `thread ${t.tid}: ${core.arch.sp} ${hex(t.sp)} is in no mapping of the core; its stack is not scanned`, t.sp)
       continue
     }
-    const live = Math.max(seg.start, t.rsp - RED_ZONE)
-    const dead = {start: bottomOf(seg, t.rsp), end: live}
+    const live = Math.max(seg.start, t.sp - core.arch.redZone)
+    const dead = {start: bottomOf(seg, t.sp), end: live}
     if (dead.end > dead.start) {
       claimed.push(dead)
       excluded.deadStack += dead.end - dead.start
     }
-    const tlsSeg = t.fsBase ? memory.segmentAt(t.fsBase) : undefined
-    const tcbEnd = t.fsBase + pthreadBytes()
-    if (tlsSeg === seg && t.fsBase > t.rsp) {
-      // A thread created by pthread_create: stack, then static TLS, then the TCB, in one block.
-      const tlsStart = Math.max(live, t.fsBase - glibc.staticTlsSize)
+    const tcb = pthreadAddress(program, t)
+    const tlsSeg = tcb ? memory.segmentAt(tcb) : undefined
+    if (tcb && tlsSeg === seg && tcb > t.sp) {
+      // A thread created by pthread_create: stack, then its TLS and TCB, in one block.
+      const tlsStart = Math.max(live, tcb - tlsBelow())
       add(ROOT_STACK, t.tid, live, tlsStart, `stack of ${t.tid}`)
-      add(ROOT_TLS, t.tid, tlsStart, Math.min(seg.end, tcbEnd), `TLS of ${t.tid} at fs_base`, allocatorCut, t.fsBase)
+      add(ROOT_TLS, t.tid, tlsStart, Math.min(seg.end, tcb + tlsAbove()), tlsLabel(t.tid), allocatorCut, tcb)
     } else {
-      add(ROOT_STACK, t.tid, live, seg.end, `stack of ${t.tid}`)
+      add(ROOT_STACK, t.tid, live, tcb ? seg.end : nextStack(seg, t.sp), `stack of ${t.tid}`)
       // The main thread's TLS and TCB: memory ld.so allocated at start-up, apart from its stack.
-      if (tlsSeg && tlsSeg.flags & PF_W) add(ROOT_TLS, t.tid, Math.max(tlsSeg.start, t.fsBase - glibc.staticTlsSize), Math.min(tlsSeg.end, tcbEnd), `TLS of ${t.tid} at fs_base`, allocatorCut, t.fsBase)
+      if (tcb && tlsSeg && tlsSeg.flags & PF_W) add(ROOT_TLS, t.tid, Math.max(tlsSeg.start, tcb - tlsBelow()), Math.min(tlsSeg.end, tcb + tlsAbove()), tlsLabel(t.tid), allocatorCut, tcb)
     }
   }
 
   for (const tcb of exited) {
     const seg = memory.segmentAt(tcb)
     if (!seg || !(seg.flags & PF_W)) continue
-    const top = Math.min(seg.end, alignUpTo(tcb + pthreadBytes(), 4096))
+    const top = Math.min(seg.end, alignUpTo(tcb + tlsAbove(), 4096))
     add(ROOT_CACHED_STACK, -1, bottomOf(seg, tcb), top, `${exitedLabel(tcb)} (TCB ${hex(tcb)})`, mergeIntervals([...allocatorCut, ...claimed]))
   }
 

@@ -1,5 +1,4 @@
 import {hex} from '../errors.js'
-import {REGISTER_NAMES} from '../core/thread-registers.js'
 import type {Program} from '../program/program.js'
 import type {HeapModel} from '../heap/heap-model.js'
 import {heapObjects} from '../heap/objects.js'
@@ -140,7 +139,7 @@ function scanRoots(program: Program, t: LiveLookup, warnings: Warnings, ranges: 
   const resolver = new LiveResolver(t)
   const memory = program.core.memory
   for (const thread of kinds.has(ROOT_REGISTER) ? program.core.threads : []) {
-    for (let r = 0; r < REGISTER_NAMES.length; r++) {
+    for (let r = 0; r < thread.registers.length; r++) {
       const value = Number(thread.registers[r]!)
       const slot = resolver.slotOf(value)
       if (slot >= 0) roots.add(ROOT_REGISTER, thread.tid, r, slot, value - resolver.liveStart)

@@ -1,8 +1,6 @@
 import type {Program} from './program.js'
 import {u64le} from '../util/u64le.js'
 
-/** Below the stack pointer, the ABI's red zone still belongs to the live frame. */
-export const RED_ZONE = 128
 /** How far below the stack pointer to look for frames of returned calls. */
 const MAX_DEAD_BYTES = 1 << 20
 
@@ -26,7 +24,8 @@ export function deadFrames(program: Program, rsp: number, lowest: number): DeadF
   const memory = program.core.memory
   const seg = memory.segmentAt(rsp)
   if (!seg) return []
-  const top = rsp - RED_ZONE
+  // Below the stack pointer, the ABI's red zone still belongs to the live frame.
+  const top = rsp - program.core.arch.redZone
   const bottom = Math.max(seg.start, lowest, top - MAX_DEAD_BYTES)
   if (top <= bottom) return []
   const bytes = memory.readBytes(bottom, top - bottom)
@@ -48,7 +47,10 @@ export function deadFrames(program: Program, rsp: number, lowest: number): DeadF
 
 const codeCache = new WeakMap<object, Map<number, boolean>>()
 
-/** The word points just after a call instruction (call rel32, or call r/m64 by register or memory) in a module's code. */
+/**
+ * The word points just after a call instruction in a module's code: on x86-64 call rel32, or call
+ * r/m64 by register or memory; on aarch64 BL, BLR or their pointer-authenticating forms.
+ */
 export function isReturnAddress(program: Program, addr: number): boolean {
   const loaded = program.moduleAt(addr)
   const file = loaded?.file
@@ -58,7 +60,7 @@ export function isReturnAddress(program: Program, addr: number): boolean {
   const vaddr = addr - loaded.module.loadBias
   const hit = cache.get(vaddr)
   if (hit !== undefined) return hit
-  const answer = followsCall(file.readVirtual(vaddr - 7, 7)) && isExecutable(file, vaddr)
+  const answer = (program.core.arch.name === 'aarch64' ? followsAarch64Call(file.readVirtual(vaddr - 4, 4)) : followsCall(file.readVirtual(vaddr - 7, 7))) && isExecutable(file, vaddr)
   cache.set(vaddr, answer)
   return answer
 }
@@ -67,6 +69,16 @@ function isExecutable(file: {segments: Array<{type: number; flags: number; vaddr
   const PT_LOAD = 1
   const PF_X = 1
   return file.segments.some(s => s.type === PT_LOAD && (s.flags & PF_X) !== 0 && vaddr > s.vaddr && vaddr <= s.vaddr + s.memsz)
+}
+
+/**
+ * `before` holds the instruction just before the candidate address (aarch64's are 4 bytes, aligned):
+ * BL imm26; BLR Xn; BLRAA, BLRAB, BLRAAZ, BLRABZ. Masks on an instruction word, not an address.
+ */
+function followsAarch64Call(before: Buffer | undefined): boolean {
+  if (!before || before.length < 4) return false
+  const insn = before.readUInt32LE(0)
+  return insn >>> 26 === 0b100101 || ((insn & 0xfffffc1f) >>> 0) === 0xd63f0000 || ((insn & 0xfefff800) >>> 0) === 0xd63f0800
 }
 
 /** `before` holds the 7 bytes ending just before the candidate address. */

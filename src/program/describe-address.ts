@@ -1,5 +1,4 @@
 import {hex} from '../errors.js'
-import {REGISTER_NAMES} from '../core/thread-registers.js'
 import {demangle} from '../elf/demangle.js'
 import {describeSymbolic, type Program} from './program.js'
 
@@ -14,8 +13,8 @@ export type AddressPlace =
 export function describeAddress(program: Program, addr: number): AddressPlace {
   const core = program.core
   const seg = core.memory.segmentAt(addr)
-  const thread = seg ? core.threads.find(t => t.rsp >= seg.start && t.rsp < seg.end) : undefined
-  if (seg && thread) return {kind: 'stack', tid: thread.tid, offsetFromRsp: addr - thread.rsp, mapping: [seg.start, seg.end]}
+  const thread = seg ? core.threads.find(t => t.sp >= seg.start && t.sp < seg.end) : undefined
+  if (seg && thread) return {kind: 'stack', tid: thread.tid, offsetFromRsp: addr - thread.sp, mapping: [seg.start, seg.end]}
   const sym = program.symbolize(addr)
   if (sym) {
     return {
@@ -27,10 +26,11 @@ export function describeAddress(program: Program, addr: number): AddressPlace {
   return {kind: 'unmapped'}
 }
 
-export function placeLabel(p: AddressPlace): string {
+/** `sp`: the stack pointer's name on the core's processor (Architecture.sp: rsp, sp). */
+export function placeLabel(p: AddressPlace, sp: string): string {
   switch (p.kind) {
     case 'stack':
-      return `stack of thread ${p.tid}, rsp${p.offsetFromRsp >= 0 ? '+' : '-'}0x${Math.abs(p.offsetFromRsp).toString(16)}`
+      return `stack of thread ${p.tid}, ${sp}${p.offsetFromRsp >= 0 ? '+' : '-'}0x${Math.abs(p.offsetFromRsp).toString(16)}`
     case 'module':
       return p.label
     case 'anonymous':
@@ -42,6 +42,6 @@ export function placeLabel(p: AddressPlace): string {
 
 /** People's label for a root: a register, a stack slot, or a global with its symbol. */
 export function rootLabel(program: Program, r: {kind: string; thread: number | null; address: number}): string {
-  if (r.kind === 'register') return `thread ${r.thread} register ${REGISTER_NAMES[r.address] ?? r.address}`
-  return placeLabel(describeAddress(program, r.address))
+  if (r.kind === 'register') return `thread ${r.thread} register ${program.core.arch.registerNames[r.address] ?? r.address}`
+  return placeLabel(describeAddress(program, r.address), program.core.arch.sp)
 }

@@ -1,7 +1,9 @@
 import path from 'node:path'
 import {PT_TLS} from '../elf/constants.js'
 import type {LoadedModule, Program} from './program.js'
+import {pthreadAddress} from './thread-pointer.js'
 import {threadDb} from './thread-db.js'
+import {MAX_LISTED_THREADS, rtldThreadLists, walkPthreadList} from './rtld-thread-lists.js'
 import {u64le} from '../util/u64le.js'
 
 /** What glibc's thread bookkeeping says about the process (glibc-nptl.md), as far as it can be read. */
@@ -18,9 +20,6 @@ export interface GlibcThreads {
   how: string
 }
 
-/** More cached stacks than this is not a list glibc keeps (its cache holds 40 MiB of stacks). */
-const MAX_CACHED_STACKS = 4096
-
 /**
  * Reads the libthread_db descriptors glibc exports (`_thread_db_*`, GLIBC_PRIVATE, in libc.so.6
  * since 2.34) from the libc file, and follows `_rtld_global._dl_stack_cache` in ld.so's data:
@@ -31,39 +30,20 @@ const MAX_CACHED_STACKS = 4096
 export function glibcThreads(program: Program): GlibcThreads {
   const memory = program.core.memory
   const db = threadDb(program)
-  const libc = db?.libc
-  const descriptor = (name: string) => db?.field(name) ?? undefined
   const sizeof = db?.sizeOf('pthread') ?? null
   const pthreadSize = sizeof && sizeof > 0 && sizeof < 1 << 16 ? sizeof : null
   const staticTlsSize = staticTls(program.modules)
   const result = (cachedStacks: number[] | null, how: string): GlibcThreads => ({pthreadSize, staticTlsSize, cachedStacks, unjoinedStacks: [], how})
 
-  if (!libc) return result(null, 'libc file not found')
-  const user = descriptor('rtld_global__dl_stack_user')
-  const used = descriptor('rtld_global__dl_stack_used')
-  const list = descriptor('pthread_list')
-  if (!user || !list) return result(null, `${path.basename(libc.module.path)} has no _thread_db_rtld_global__dl_stack_user (glibc before 2.34)`)
-  const rtld = program.symbolAddress('_rtld_global')
-  if (!rtld) return result(null, 'ld.so file not found (no _rtld_global)')
-  // A list_t of struct pthread, linked through `list`; bounded, and every node must be in the core.
-  const walk = (head: number): {tcbs: number[]; broken: string | null} => {
-    const tcbs: number[] = []
-    let p = memory.readU64(head)
-    while (p !== head) {
-      if (p === undefined) return {tcbs, broken: `list at 0x${head.toString(16)} is not in the core`}
-      if (p === 0 || tcbs.length >= MAX_CACHED_STACKS || memory.readU64(p + 8) === undefined) return {tcbs, broken: `list at 0x${head.toString(16)} is broken after ${tcbs.length} entries`}
-      tcbs.push(p - list[2])
-      p = memory.readU64(p)
-    }
-    return {tcbs, broken: null}
-  }
-  const cache = walk(rtld.address + user[2] + 16)
+  const lists = rtldThreadLists(program)
+  if (lists.why !== null) return result(null, lists.why)
+  const cache = walkPthreadList(memory, lists.stackCache, lists.listOffset)
   // Threads that exited but were not joined yet keep their stacks on _dl_stack_used.
-  const live = new Set(program.core.threads.map(t => t.fsBase))
-  const inUse = used ? walk(rtld.address + used[2]) : {tcbs: [], broken: null}
+  const live = new Set(program.core.threads.map(t => pthreadAddress(program, t)))
+  const inUse = lists.stackUsed !== null ? walkPthreadList(memory, lists.stackUsed, lists.listOffset) : {tcbs: [], broken: null}
   const unjoined = inUse.tcbs.filter(t => !live.has(t))
   const stacks = (n: number) => `${n} stack${n === 1 ? '' : 's'}`
-  const how = `_rtld_global._dl_stack_cache (${stacks(cache.tcbs.length)})${used ? `, _dl_stack_used (${stacks(unjoined.length)} of exited threads not joined yet)` : ''}${cache.broken ? `; ${cache.broken}` : ''}`
+  const how = `_rtld_global._dl_stack_cache (${stacks(cache.tcbs.length)})${lists.stackUsed !== null ? `, _dl_stack_used (${stacks(unjoined.length)} of exited threads not joined yet)` : ''}${cache.broken ? `; ${cache.broken}` : ''}`
   return {...result(cache.tcbs, how), unjoinedStacks: unjoined}
 }
 
@@ -77,13 +57,13 @@ export const MIN_PTHREAD_SIZE = 2048
  */
 export function findExitedTcbs(program: Program, ranges: ReadonlyArray<{start: number; end: number}>): number[] {
   const memory = program.core.memory
-  const live = new Set(program.core.threads.map(t => t.fsBase))
+  const live = new Set(program.core.threads.map(t => pthreadAddress(program, t)))
   const found: number[] = []
   const CHUNK = 4 * 1024 * 1024
   const buf = Buffer.allocUnsafe(CHUNK + 24)
   for (const r of ranges) {
     const start = Math.ceil(r.start / 64) * 64
-    for (let pos = start; pos + 24 <= r.end && found.length < MAX_CACHED_STACKS; pos += CHUNK) {
+    for (let pos = start; pos + 24 <= r.end && found.length < MAX_LISTED_THREADS; pos += CHUNK) {
       const n = Math.min(CHUNK + 24, r.end - pos)
       if (!memory.readInto(pos, n, buf)) continue
       for (let off = 0; off < CHUNK && off + 24 <= n; off += 64) {

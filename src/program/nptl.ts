@@ -1,5 +1,6 @@
 import type {Thread} from '../core/thread-registers.js'
 import type {Program} from './program.js'
+import {pthreadAddress, pthreadUnknownWhy} from './thread-pointer.js'
 import {threadDb} from './thread-db.js'
 import {u64le} from '../util/u64le.js'
 
@@ -58,6 +59,10 @@ export function nptlThreads(program: Program): NptlView {
 
 function readNptl(program: Program): NptlView {
   const notes: string[] = []
+  const unknown = pthreadUnknownWhy(program)
+  if (unknown) notes.push(unknown)
+  const known = program.core.threads.filter(t => pthreadAddress(program, t) !== null)
+  if (!known.length) return {threads: [], how: 'none', notes}
   let offsets = descriptorOffsets(program)
   let how: NptlView['how'] = 'thread_db descriptors'
   if (!offsets) {
@@ -70,7 +75,7 @@ function readNptl(program: Program): NptlView {
     return {threads: [], how, notes}
   }
   const stackOffset = stackBlockOffset(program, offsets.sizeofPthread)
-  const threads = program.core.threads.map(t => readThread(program, t, offsets!, stackOffset))
+  const threads = known.map(t => readThread(program, t, offsets!, stackOffset))
   if (threads.some(t => !t.tidChecked)) notes.push(`tid in struct pthread differs from the core's note for thread(s) ${threads.filter(t => !t.tidChecked).map(t => t.tid).join(', ')}`)
   if (stackOffset === null) notes.push('stack block fields of struct pthread not found (no thread with a glibc-allocated stack)')
   return {threads, how, notes}
@@ -78,7 +83,7 @@ function readNptl(program: Program): NptlView {
 
 function readThread(program: Program, t: Thread, o: Offsets, stackOffset: number | null): NptlThread {
   const m = program.core.memory
-  const tcb = t.fsBase
+  const tcb = pthreadAddress(program, t)!
   const tidWord = m.readU64(tcb + o.tid)
   const tid = tidWord === undefined ? null : tidWord % 0x1_0000_0000
   const startRoutine = o.startRoutine === null ? null : (m.readU64(tcb + o.startRoutine) ?? null)
@@ -150,7 +155,9 @@ function searchedOffsets(program: Program): Offsets | null {
   const m = program.core.memory
   const threads = program.core.threads
   const SEARCH = 4096
-  const blocks = threads.map(t => (m.readU64(t.fsBase + SELF_OFFSET) === t.fsBase ? m.readBytes(t.fsBase, SEARCH) : undefined))
+  const tcbs = threads.flatMap(t => pthreadAddress(program, t) ?? [])
+  if (tcbs.length < threads.length) return null
+  const blocks = tcbs.map(tcb => (m.readU64(tcb + SELF_OFFSET) === tcb ? m.readBytes(tcb, SEARCH) : undefined))
   if (blocks.some(b => !b)) return null
   for (let at = 0; at + 4 <= SEARCH; at += 4) {
     if (threads.every((t, i) => blocks[i]!.readUInt32LE(at) === t.tid)) {
@@ -169,7 +176,8 @@ function stackBlockOffset(program: Program, sizeofPthread: number): number | nul
   const m = program.core.memory
   const limit = Math.min(sizeofPthread, 4096)
   const candidates = program.core.threads
-    .map(t => ({tcb: t.fsBase, bytes: m.readBytes(t.fsBase, limit)}))
+    .flatMap(t => pthreadAddress(program, t) ?? [])
+    .map(tcb => ({tcb, bytes: m.readBytes(tcb, limit)}))
     .filter((c): c is {tcb: number; bytes: Buffer} => c.bytes !== undefined)
   let found: number | null = null
   for (let at = 0; at + 24 <= limit; at += 8) {

@@ -2,6 +2,7 @@ import path from 'node:path'
 import {TomaError} from '../errors.js'
 import type {Core} from '../core/core.js'
 import type {Module} from '../core/modules.js'
+import {AT_ENTRY} from '../core/process-info.js'
 import {SHF_EXECINSTR} from '../elf/constants.js'
 import {demangle} from '../elf/demangle.js'
 import {ElfFile, type ElfSymbol} from '../elf/elf-file.js'
@@ -9,9 +10,9 @@ import type {KnownFiles} from '../elf/file-identity.js'
 import {findDebugFile} from '../elf/find-debug-file.js'
 import {findModuleFile} from '../elf/find-module-file.js'
 import {resolveModuleName} from '../elf/resolve-module-name.js'
+import {useLinkMapModules} from './link-map-modules.js'
 import type {CompressedCore} from '../input/uncompressed-core.js'
 
-const AT_ENTRY = 9
 
 export interface ProgramOptions {
   exe?: string
@@ -80,6 +81,10 @@ export class Program {
 
   static load(core: Core, options: ProgramOptions = {}): Program {
     const open = (file: string) => ElfFile.loadKnown(file, options.knownFiles)
+    // A core without NT_FILE: its modules through the loader's link_map, once found (Core.useLinkMapModules).
+    if (core.modulesFrom.startsWith('nowhere')) {
+      useLinkMapModules(core, {exe: options.exe, tcmalloc: options.tcmalloc, sysroot: options.sysroot, solibSearchPath: options.solibSearchPath, open})
+    }
     const explicit = explicitFiles(core, options, open)
     const modules: LoadedModule[] = core.modules.map(module => {
       const found = findModuleFile(
@@ -94,6 +99,10 @@ export class Program {
         },
       )
       if (!found.file) return {module, file: null, how: found.reason, verified: false, debug: null}
+      // A file an index was made with passed this check then (its headers are not read again).
+      if (!found.file.checkedBefore && found.file.machine !== core.arch.machine) {
+        return {module, file: null, how: `${found.path} is not for ${core.arch.name} (e_machine ${found.file.machine})`, verified: false, debug: null}
+      }
       const debug = debugFileOnce(found.file, module.path, options)
       found.file.useDebugFileWhenNeeded(() => debug()?.file ?? null)
       return {

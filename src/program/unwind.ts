@@ -1,13 +1,27 @@
-import {DW_RA, DW_RBP, DW_RSP, ModuleCfi, evaluateExpression, type FrameRow} from '../elf/cfi.js'
+import {ModuleCfi, evaluateExpression, type FrameRow} from '../elf/cfi.js'
 import type {ElfFile} from '../elf/elf-file.js'
-import {REGISTER_NAMES, type Thread} from '../core/thread-registers.js'
+import {codeAddress, type Thread} from '../core/thread-registers.js'
+import {registerIndex, type Architecture} from '../core/arch.js'
 import type {Program} from './program.js'
 
-/** DWARF register n is user_regs_struct's REGISTER_NAMES index DWARF_TO_PRSTATUS[n]. */
-const DWARF_TO_PRSTATUS = ['rax', 'rdx', 'rcx', 'rbx', 'rsi', 'rdi', 'rbp', 'rsp', 'r8', 'r9', 'r10', 'r11', 'r12', 'r13', 'r14', 'r15', 'rip'].map(n =>
-  REGISTER_NAMES.indexOf(n as (typeof REGISTER_NAMES)[number]),
-)
 const MAX_FRAMES = 1024
+
+/**
+ * An architecture's registers as the unwinder numbers them (DWARF's): the slot holding each
+ * frame's pc (x86-64's return address column rip, aarch64's pc), the stack and frame pointers, and
+ * where pr_reg holds each DWARF register.
+ */
+interface DwarfRegisters {
+  pc: number
+  sp: number
+  fp: number
+  toPrstatus: number[]
+}
+
+function dwarfRegisters(arch: Architecture): DwarfRegisters {
+  const n = (name: string) => arch.dwarfRegisters.indexOf(name)
+  return {pc: n(arch.pc), sp: n(arch.sp), fp: n(arch.framePointer), toPrstatus: arch.dwarfRegisters.map(r => registerIndex(arch, r))}
+}
 
 export type FrameHow = 'registers' | 'cfi' | 'frame-pointer'
 
@@ -57,15 +71,16 @@ export function unwindThread(program: Program, thread: Thread): Unwound {
 
 function unwind(program: Program, thread: Thread): Unwound {
   const memory = program.core.memory
-  const stack = program.core.memory.segmentAt(thread.rsp)
+  const stack = program.core.memory.segmentAt(thread.sp)
   const inStack = (a: number) => stack !== undefined && a >= stack.start && a < stack.end
-  let regs: Array<bigint | undefined> = DWARF_TO_PRSTATUS.map(i => thread.registers[i])
+  const {pc: DW_PC, sp: DW_SP, fp: DW_FP, toPrstatus} = dwarfRegisters(program.core.arch)
+  let regs: Array<bigint | undefined> = toPrstatus.map(i => thread.registers[i])
   const frames: Frame[] = []
   let how: FrameHow = 'registers'
   let exactPc = true
   for (let level = 0; level < MAX_FRAMES; level++) {
-    const pc = Number(regs[DW_RA]!)
-    const sp = Number(regs[DW_RSP]!)
+    const pc = Number(regs[DW_PC]!)
+    const sp = Number(regs[DW_SP]!)
     // A return address points after the call: look up the call itself, unless this frame was interrupted.
     const lookup = exactPc ? pc : pc - 1
     const row = rowAt(program, lookup)
@@ -74,18 +89,19 @@ function unwind(program: Program, thread: Thread): Unwound {
     let signalFrame = false
     if (row) {
       cfa = cfaOf(row, regs, memory.readU64.bind(memory))
-      if (cfa !== undefined) caller = callerRegisters(row, regs, cfa, memory.readU64.bind(memory))
+      if (cfa !== undefined) caller = callerRegisters(row, regs, cfa, memory.readU64.bind(memory), DW_PC)
       signalFrame = row.signalFrame
-    } else if (regs[DW_RBP] !== undefined && inStack(Number(regs[DW_RBP])) && Number(regs[DW_RBP]) >= sp) {
-      // No CFI here: trust the frame-pointer chain (saved rbp at rbp, return address above it).
-      const rbp = Number(regs[DW_RBP])
+    } else if (regs[DW_FP] !== undefined && inStack(Number(regs[DW_FP])) && Number(regs[DW_FP]) >= sp) {
+      // No CFI here: trust the frame-pointer chain (saved rbp at rbp, return address above it; the
+      // same on aarch64, whose frame record is x29 then x30).
+      const rbp = Number(regs[DW_FP])
       const savedRbp = memory.readU64(rbp)
       const ra = memory.readU64(rbp + 8)
       if (savedRbp !== undefined && ra !== undefined) {
         cfa = rbp + 16
         caller = [...regs]
-        caller[DW_RBP] = BigInt(savedRbp)
-        caller[DW_RA] = BigInt(ra)
+        caller[DW_FP] = BigInt(savedRbp)
+        caller[DW_PC] = BigInt(ra)
       }
     }
     if (cfa === undefined) {
@@ -94,10 +110,12 @@ function unwind(program: Program, thread: Thread): Unwound {
     }
     frames.push({level, pc, cfa, sp, how, signalFrame})
     if (!caller) return {frames, stop: 'the caller\'s registers could not be read'}
-    const ra = caller[DW_RA]
-    if (ra === undefined) return {frames, stop: 'outermost frame (its return address is undefined)'}
+    const signed = caller[DW_PC]
+    if (signed === undefined) return {frames, stop: 'outermost frame (its return address is undefined)'}
+    const ra = codeAddress(thread, signed)
+    caller[DW_PC] = ra
     if (ra === 0n) return {frames, stop: 'outermost frame (return address 0)'}
-    caller[DW_RSP] = BigInt(cfa)
+    caller[DW_SP] = BigInt(cfa)
     if (!signalFrame && cfa <= sp) return {frames, stop: `the stack does not grow at ${hex(pc)} (CFA ${hex(cfa)} ≤ sp ${hex(sp)})`}
     if (!program.core.moduleAt(Number(ra)) && !signalFrame) return {frames, stop: `return address ${hex(Number(ra))} is in no module`}
     how = row ? 'cfi' : 'frame-pointer'
@@ -123,13 +141,14 @@ function cfaOf(row: FrameRow, regs: Array<bigint | undefined>, readU64: (a: numb
 }
 
 /** The caller's registers by the row's rules; registers without a rule keep their value (gdb does the same). */
-function callerRegisters(row: FrameRow, regs: Array<bigint | undefined>, cfa: number, readU64: (a: number) => number | undefined): Array<bigint | undefined> | undefined {
+function callerRegisters(row: FrameRow, regs: Array<bigint | undefined>, cfa: number, readU64: (a: number) => number | undefined, DW_PC: number): Array<bigint | undefined> | undefined {
   const out = [...regs]
   const read = (a: number) => {
     const v = readU64(a)
     return v === undefined ? undefined : BigInt(v)
   }
-  for (let reg = 0; reg < row.registers.length; reg++) {
+  // Only the registers the core holds (x86-64's vector registers have DWARF numbers past rip).
+  for (let reg = 0; reg < Math.min(row.registers.length, regs.length); reg++) {
     const rule = row.registers[reg]
     if (!rule) continue
     switch (rule.kind) {
@@ -140,7 +159,7 @@ function callerRegisters(row: FrameRow, regs: Array<bigint | undefined>, cfa: nu
         break
       case 'offset':
         out[reg] = read(cfa + rule.offset)
-        if (out[reg] === undefined && reg === DW_RA) return undefined
+        if (out[reg] === undefined && reg === row.returnAddressRegister) return undefined
         break
       case 'val-offset':
         out[reg] = BigInt(cfa + rule.offset)
@@ -159,8 +178,8 @@ function callerRegisters(row: FrameRow, regs: Array<bigint | undefined>, cfa: nu
     }
   }
   // The return address register's rule gives the caller's pc.
-  if (row.returnAddressRegister !== DW_RA) out[DW_RA] = row.returnAddressRegister < out.length ? out[row.returnAddressRegister] : undefined
-  else if (!row.registers[DW_RA]) out[DW_RA] = undefined
+  if (row.returnAddressRegister !== DW_PC) out[DW_PC] = row.returnAddressRegister < out.length ? out[row.returnAddressRegister] : undefined
+  else if (!row.registers[DW_PC]) out[DW_PC] = undefined
   return out
 }
 

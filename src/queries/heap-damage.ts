@@ -1,5 +1,4 @@
 import {hex} from '../errors.js'
-import {REGISTER_NAMES} from '../core/thread-registers.js'
 import type {Program} from '../program/program.js'
 import {describeSymbolic} from '../program/program.js'
 import {unwindThread} from '../program/unwind.js'
@@ -322,7 +321,7 @@ function crashOf(program: Program, heap: HeapModel, activity: AllocatorActivity)
   const inside = activity.threads.find(t => t.tid === thread.tid)
   // A register holding a bad link's exact value: the thread was following that link.
   const following = heap.damage.findings.find(f => f.value.startsWith('0x') && f.value !== '0x0' && [...thread.registers].some(r => r === BigInt(f.value)))
-  const register = following ? REGISTER_NAMES[[...thread.registers].findIndex(r => r === BigInt(following.value))] : null
+  const register = following ? program.core.arch.registerNames[[...thread.registers].findIndex(r => r === BigInt(following.value))] : null
   return {
     tid: thread.tid,
     signal: signo,

@@ -5,6 +5,7 @@ import type {HeapIndex} from '../index/heap-index.js'
 import {SampleIndex, type StoredSample} from '../index/sample-index.js'
 import type {Program} from '../program/program.js'
 import {StackNamer, type FrameName} from './allocations.js'
+import {AT_SYSINFO_EHDR} from '../core/process-info.js'
 
 /** One line of the process's memory map as /proc/PID/maps had it, rebuilt from the core. */
 export interface MapsLine {
@@ -70,7 +71,7 @@ export function processMaps(program: Program): MapsLine[] {
   })
   // The kernel's names the core still shows: the vDSO (auxv AT_SYSINFO_EHDR) and the main thread's stack.
   const vdso = Number(core.auxv.get(AT_SYSINFO_EHDR) ?? -1)
-  const mainRsp = core.threads.find(t => t.tid === core.process.pid)?.rsp ?? -1
+  const mainRsp = core.threads.find(t => t.tid === core.process.pid)?.sp ?? -1
   for (const seg of core.memory.segments) {
     if (core.files.some(f => f.start < seg.end && seg.start < f.end)) continue
     const path = seg.start === vdso ? '[vdso]' : mainRsp >= seg.start && mainRsp < seg.end ? '[stack]' : ''
@@ -79,6 +80,4 @@ export function processMaps(program: Program): MapsLine[] {
   return out.sort((a, b) => a.start - b.start)
 }
 
-/** auxv: the vDSO's ELF header. */
-const AT_SYSINFO_EHDR = 33
 const pageFloor = (v: number) => v - (v % 4096)

@@ -10,7 +10,6 @@ import {missingModuleWarnings} from './missing-modules.js'
 import {reportWarnings} from './warning-report.js'
 import {heapDamage} from './heap-damage.js'
 import {ROOT_OPTION_NAMES} from '../graph/root-kinds.js'
-import {REGISTER_NAMES} from '../core/thread-registers.js'
 import {ALLOCATOR_INTERNAL, UNREACHED} from '../graph/allocator-internal.js'
 import type {NamingResult} from '../naming/name-heap.js'
 import {namingSummary, namingWarnings} from './naming-summary.js'
@@ -107,7 +106,7 @@ function rootKindTotals(program: Program, graph: GraphFacts) {
     scannedBytes: !graph.roots.kinds.has(k)
       ? 0
       : k === ROOT_REGISTER
-        ? program.core.threads.length * REGISTER_NAMES.length * 8
+        ? program.core.threads.length * program.core.arch.registerNames.length * 8
         : graph.roots.ranges.reduce((n, r) => n + (r.kind === k ? r.end - r.start : 0), 0),
   }))
 }

@@ -3,7 +3,6 @@ import {ALLOCATOR_INTERNAL, UNREACHED} from '../graph/allocator-internal.js'
 import {regionOf, type RootRegion} from '../graph/root-regions.js'
 import type {HeapIndex, RootRef} from '../index/heap-index.js'
 import type {Program} from '../program/program.js'
-import {RED_ZONE} from '../program/dead-frames.js'
 import {unwindThread} from '../program/unwind.js'
 import {demangle} from '../elf/demangle.js'
 import {codeLabel} from './code-label.js'
@@ -487,7 +486,7 @@ class Names {
       frames = t ? unwindThread(this.program, t).frames : []
       this.frames.set(tid, frames)
     }
-    return frames.find(f => address >= f.sp - RED_ZONE && address < f.cfa)
+    return frames.find(f => address >= f.sp - this.program.core.arch.redZone && address < f.cfa)
   }
 
   /**

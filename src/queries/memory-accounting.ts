@@ -67,8 +67,8 @@ export function memoryAccounting(program: Program, index: HeapIndex) {
   const otherIn = rangeBytesBySegment({count: otherRanges.length, start: i => otherRanges[i]!.start, end: i => otherRanges[i]!.end}, segments)
   const stackOf = new Map<number, {tid: number; rsp: number}>()
   for (const t of program.core.threads) {
-    const seg = program.core.memory.segmentAt(t.rsp)
-    if (seg && seg.flags & PF_W && !stackOf.has(seg.start)) stackOf.set(seg.start, {tid: t.tid, rsp: t.rsp})
+    const seg = program.core.memory.segmentAt(t.sp)
+    if (seg && seg.flags & PF_W && !stackOf.has(seg.start)) stackOf.set(seg.start, {tid: t.tid, rsp: t.sp})
   }
   const groups = {stacks: 0, modules: 0, files: 0, anonymous: 0}
   /** The located metadata by the group of mapping it lies in (the lines above hold the rest of each group). */

@@ -33,7 +33,7 @@ export function objectInfo(program: Program, index: HeapIndex, address: number, 
       address: hex(address),
       heap: false as const,
       place: placeOut(place),
-      label: placeLabel(place),
+      label: placeLabel(place, program.core.arch.sp),
       root: region ? {kind: region.kind, label: regionLabel(region, address)} : null,
       warnings: index.meta.moduleWarnings,
     }
@@ -152,7 +152,7 @@ function pointingWords(program: Program, index: HeapIndex, bytes: Buffer, from: 
       continue
     }
     const place = describeAddress(program, value)
-    if (place.kind === 'module' || place.kind === 'stack') words.push({offset, value: hex(value), to: {kind: place.kind, label: placeLabel(place)}})
+    if (place.kind === 'module' || place.kind === 'stack') words.push({offset, value: hex(value), to: {kind: place.kind, label: placeLabel(place, program.core.arch.sp)}})
   }
   return words
 }

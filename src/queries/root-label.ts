@@ -2,7 +2,6 @@ import {regionLabel, regionOf} from '../graph/root-regions.js'
 import type {HeapIndex, RootRef} from '../index/heap-index.js'
 import {rootLabel} from '../program/describe-address.js'
 import type {Program} from '../program/program.js'
-import {RED_ZONE} from '../program/dead-frames.js'
 import {nptlThreads} from '../program/nptl.js'
 import {unwindThread} from '../program/unwind.js'
 import {codeLabel} from './code-label.js'
@@ -25,13 +24,13 @@ export function rootRefLabel(program: Program, index: HeapIndex, r: RootRef): st
     const t = program.core.threads.find(x => x.tid === r.thread)
     if (t) {
       // By its frame, as a debugger names it: the function, its frame number and the offset from its CFA.
-      const frame = unwindThread(program, t).frames.find(f => r.address >= f.sp - RED_ZONE && r.address < f.cfa)
+      const frame = unwindThread(program, t).frames.find(f => r.address >= f.sp - program.core.arch.redZone && r.address < f.cfa)
       if (frame) {
         const off = frame.cfa - r.address
         return `thread ${t.tid} #${frame.level} ${codeLabel(program, frame.pc, frame.level === 0).label}, CFA-0x${off.toString(16)}`
       }
-      const off = r.address - t.rsp
-      return `stack of thread ${t.tid}, rsp${off < 0 ? '-' : '+'}0x${Math.abs(off).toString(16)}`
+      const off = r.address - t.sp
+      return `stack of thread ${t.tid}, ${program.core.arch.sp}${off < 0 ? '-' : '+'}0x${Math.abs(off).toString(16)}`
     }
   }
   const region = r.kind === 'register' || r.kind === 'stack' || r.kind === 'global' ? undefined : regionOf(index.meta.rootRegions, r.address)
@@ -42,6 +41,6 @@ export function rootRefLabel(program: Program, index: HeapIndex, r: RootRef): st
 export function rootFrame(program: Program, r: RootRef): number | null {
   if (r.kind !== 'stack') return null
   const t = program.core.threads.find(x => x.tid === r.thread)
-  const frame = t && unwindThread(program, t).frames.find(f => r.address >= f.sp - RED_ZONE && r.address < f.cfa)
+  const frame = t && unwindThread(program, t).frames.find(f => r.address >= f.sp - program.core.arch.redZone && r.address < f.cfa)
   return frame ? frame.level : null
 }

@@ -4,6 +4,7 @@ import type {Sighting} from '../index/sighting-index.js'
 import {RetentionIndex} from '../index/retention-index.js'
 import type {HeapSummary} from './heap-summary.js'
 import {deadFrames} from '../program/dead-frames.js'
+import {pthreadAddress} from '../program/thread-pointer.js'
 import {nptlThreads, type NptlThread} from '../program/nptl.js'
 import type {Program} from '../program/program.js'
 import {codeLabel} from './code-label.js'
@@ -47,19 +48,20 @@ export function threadsOf(program: Program, index: HeapIndex) {
     threads: program.core.threads.map((t, i) => {
       const n = byTid.get(t.tid)
       const unwound = unwindThread(program, t)
-      const seg = program.core.memory.segmentAt(t.rsp)
-      const stackTop = n?.stackBlock ? n.stackBlock.start + n.stackBlock.size : seg?.end ?? t.rsp
+      const seg = program.core.memory.segmentAt(t.sp)
+      const stackTop = n?.stackBlock ? n.stackBlock.start + n.stackBlock.size : seg?.end ?? t.sp
+      const tcb = pthreadAddress(program, t)
       const caches = (index.meta.summary as unknown as HeapSummary).threadCaches.filter(c => c.tid === t.tid)
       return {
         tid: t.tid,
-        pthread: hex(t.fsBase),
+        pthread: tcb === null ? null : hex(tcb),
         // The kernel writes the thread that took the fatal signal first; its pr_cursig says which signal.
         crashed: i === 0 && t.signal !== 0 && signal !== null,
         signal: t.signal || null,
         startRoutine: n?.startRoutine ? codeLabel(program, n.startRoutine).label : null,
         startArg: n?.startArg != null ? hex(n.startArg) : null,
         stack: {
-          used: Math.max(0, stackTop - t.rsp),
+          used: Math.max(0, stackTop - t.sp),
           size: n?.stackBlock ? n.stackBlock.size : seg ? seg.end - seg.start : null,
           guard: n?.guardSize ?? null,
         },
@@ -83,7 +85,7 @@ export function stackOf(program: Program, index: HeapIndex, tid: number) {
     const end = i + 1 < unwound.frames.length ? f.cfa : Math.min(f.cfa, program.core.memory.segmentAt(f.sp)?.end ?? f.cfa)
     return {...frameOut(program, f), pointers: heapPointers(program, index, f.sp, end)}
   })
-  const dead = deadFrames(program, thread.rsp, deadFramesFloor(program, thread)).map(d => ({
+  const dead = deadFrames(program, thread.sp, deadFramesFloor(program, thread)).map(d => ({
     returnAddressAt: hex(d.returnAddressAt),
     ...(() => {
       const c = codeLabel(program, d.pc, false)
@@ -107,9 +109,9 @@ function deadFramesFloor(program: Program, thread: Thread): number {
   if (block) return block.start
   let floor = 0
   for (const other of program.core.threads) {
-    if (other === thread || other.rsp >= thread.rsp) continue
+    if (other === thread || other.sp >= thread.sp) continue
     const frames = unwindThread(program, other).frames
-    const outermost = frames.length ? frames[frames.length - 1]!.cfa : other.rsp
+    const outermost = frames.length ? frames[frames.length - 1]!.cfa : other.sp
     floor = Math.max(floor, outermost + 16)
   }
   return floor
@@ -126,7 +128,7 @@ export type {Sighting}
 export function deadFrameSightings(program: Program, objectAt: (addr: number) => ObjectRef | undefined): Map<number, Sighting[]> {
   const seen = new Map<number, Sighting[]>()
   for (const thread of program.core.threads) {
-    for (const d of deadFrames(program, thread.rsp, deadFramesFloor(program, thread))) {
+    for (const d of deadFrames(program, thread.sp, deadFramesFloor(program, thread))) {
       const bytes = program.core.memory.readBytes(d.start, d.end - d.start)
       if (!bytes) continue
       let label: {function: string | null; label: string} | undefined

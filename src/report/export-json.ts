@@ -2,7 +2,6 @@ import {hex} from '../errors.js'
 import {ROOT_KIND_NAMES} from '../graph/csr.js'
 import type {HeapIndex, RootRef} from '../index/heap-index.js'
 import {DamagedIndexError} from '../index/index-file.js'
-import {REGISTER_NAMES} from '../core/thread-registers.js'
 import {STATE_NAMES} from '../heap/states.js'
 import {publicIdArray} from '../queries/object-ids.js'
 import type {TextSink} from './output-stream.js'
@@ -25,6 +24,8 @@ export async function exportJson(
   corePath: string,
   all: boolean,
   out: TextSink,
+  /** The core's register names (its architecture's pr_reg order): a register root's address is an index into them. */
+  registerNames: readonly string[],
   describeRoot?: (r: RootRef) => {label: string; frame: number | null},
   /** Sampled objects' allocation records by slot: written as the optional `allocation` field. */
   allocations?: Map<number, Allocation>,
@@ -116,7 +117,7 @@ export async function exportJson(
   for (let r = 0; r < kind.length; r++) {
     if (idOf[rootTo[r]!]! < 0) continue
     const k = ROOT_KIND_NAMES[kind[r]!]!
-    const where = k === 'register' ? `"address":null,"register":"${REGISTER_NAMES[address[r]!]}"` : `"address":"${hex(address[r]!)}"`
+    const where = k === 'register' ? `"address":null,"register":"${registerNames[address[r]!]}"` : `"address":"${hex(address[r]!)}"`
     const d = describeRoot?.({kind: k, thread: thread[r]! >= 0 ? thread[r]! : null, address: address[r]!, to: rootTo[r]!, toOffset: rootToOffset[r]!})
     const described = d ? `,"label":${JSON.stringify(d.label)}${d.frame === null ? '' : `,"frame":${d.frame}`}` : ''
     await out.write(`${first ? '\n' : ',\n'}{"kind":"${EXPORT_ROOT_KIND[k] ?? k}","thread":${thread[r]! >= 0 ? thread[r] : null},${where},"to":${idOf[rootTo[r]!]},"toOffset":${rootToOffset[r]}${described}}`)

@@ -7,6 +7,7 @@ import {describeSymbolic, type Program} from '../program/program.js'
 import {heading, table} from './table.js'
 import {printableData} from '../util/printable.js'
 import {signalText} from './wording.js'
+import {ARCHITECTURES, type Architecture} from '../core/arch.js'
 
 /** Everything `toma info` shows, as plain data (the --json form). */
 export function infoData(program: Program) {
@@ -17,22 +18,27 @@ export function infoData(program: Program) {
     size: core.size,
     ...(program.compressed ? {compressed: {format: program.compressed.format, uncompressedPath: program.compressed.uncompressedPath}} : {}),
     process: core.process,
+    /** The processor, and the names its registers go by in the columns below. */
+    arch: {name: core.arch.name, pc: core.arch.pc, sp: core.arch.sp, threadPointer: threadPointerName(core.arch)},
     /** The allocator as far as telling it needs no walk of the heap. */
     allocator: identifyAllocator(program),
     signal: core.signal,
     threads: core.threads.map(t => {
-      const stack = core.mappingAt(t.rsp)
+      const stack = core.mappingAt(t.sp)
       return {
         tid: t.tid,
         signal: t.signal,
-        rip: hex(t.rip),
-        ripSymbol: describeSymbolic(program.symbolize(t.rip)),
-        rsp: hex(t.rsp),
-        rspMapping: stack ? {start: hex(stack.segment.start), end: hex(stack.segment.end), file: stack.file?.path ?? null} : null,
-        fsBase: hex(t.fsBase),
-        registers: Object.fromEntries(registerEntries(t.registers)),
+        pc: hex(t.pc),
+        pcSymbol: describeSymbolic(program.symbolize(t.pc)),
+        sp: hex(t.sp),
+        spMapping: stack ? {start: hex(stack.segment.start), end: hex(stack.segment.end), file: stack.file?.path ?? null} : null,
+        /** Null when the core does not record it (an aarch64 core without NT_ARM_TLS). */
+        threadPointer: t.threadPointer === null ? null : hex(t.threadPointer),
+        registers: Object.fromEntries(core.arch.registerNames.map((n, i) => [n, '0x' + t.registers[i]!.toString(16)])),
       }
     }),
+    /** Where the modules were found: the core's NT_FILE note, or the dynamic loader's link_map list (modules.ts). */
+    modulesFrom: core.modulesFrom,
     modules: program.modules.map(m => ({
       path: m.module.path,
       base: hex(m.module.base),
@@ -55,10 +61,16 @@ export function infoData(program: Program) {
   }
 }
 
-import {REGISTER_NAMES} from '../core/thread-registers.js'
 import {grouped} from '../util/grouped.js'
-function registerEntries(regs: BigUint64Array): Array<[string, string]> {
-  return REGISTER_NAMES.map((n, i) => [n, '0x' + regs[i]!.toString(16)])
+
+/** The thread pointer's register as the architecture's manual names it. */
+function threadPointerName(arch: Architecture): string {
+  return 'register' in arch.threadPointer ? arch.threadPointer.register : 'tpidr_el0'
+}
+
+/** A thread pointer the core does not record: which note it lacks. */
+function unknownThreadPointer(arch: Architecture): string {
+  return 'note' in arch.threadPointer ? `unknown: no ${arch.threadPointer.noteName}` : 'unknown'
 }
 
 export function infoText(raw: ReturnType<typeof infoData>): string {
@@ -67,16 +79,21 @@ export function infoText(raw: ReturnType<typeof infoData>): string {
   const p = data.process
   out.push(`${chalk.bold('core')} ${data.core}  ${data.compressed ? `${data.compressed.format}, ${grouped(data.size)} bytes decompressed` : `${grouped(data.size)} bytes`}`)
   out.push(`${chalk.bold('process')} ${p.command ?? '?'} pid ${p.pid ?? '?'}  ${p.args ?? ''}`)
+  out.push(`${chalk.bold('architecture')} ${data.arch.name}`)
   out.push(`${chalk.bold('allocator')} ${data.allocator}`)
   if (data.signal) out.push(signalText({...data.signal, faultAddress: data.signal.faultAddress === null ? null : hex(data.signal.faultAddress)}))
   out.push('', heading(`Threads (${data.threads.length})`))
   out.push(
     table(
-      ['#tid', 'rip', 'at', 'rsp', 'stack mapping'],
-      data.threads.map(t => [t.tid, t.rip, t.ripSymbol, t.rsp, t.rspMapping ? `${t.rspMapping.start}-${t.rspMapping.end}${t.rspMapping.file ? ' ' + t.rspMapping.file : ''}` : chalk.red('not in core')]),
+      ['#tid', data.arch.pc, 'at', data.arch.sp, 'stack mapping', data.arch.threadPointer],
+      data.threads.map(t => [
+        t.tid, t.pc, t.pcSymbol, t.sp,
+        t.spMapping ? `${t.spMapping.start}-${t.spMapping.end}${t.spMapping.file ? ' ' + t.spMapping.file : ''}` : chalk.red('not in core'),
+        t.threadPointer ?? chalk.yellow(unknownThreadPointer(ARCHITECTURES.find(a => a.name === raw.arch.name)!)),
+      ]),
     ),
   )
-  out.push('', heading(`Modules (${data.modules.length})`))
+  out.push('', heading(`Modules (${data.modules.length}, from ${data.modulesFrom})`))
   out.push(
     table(
       ['base', 'module', 'build-id', 'file on disk'],

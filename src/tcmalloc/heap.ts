@@ -18,6 +18,7 @@ import {GrowableF64} from '../util/growable.js'
 import {sharedUint8} from '../util/shared-arrays.js'
 import {TakeOnce} from '../util/take-once.js'
 import {firstWordsOf} from '../heap/first-words.js'
+import {pthreadAddress} from '../program/thread-pointer.js'
 
 /** The heap as TCMalloc sees it: every span, every object slot with its state, and the cross-check. */
 export interface TcmallocHeap extends ModelledHeap {
@@ -88,7 +89,7 @@ export function analyzeHeap(program: Program, options: ModelOptions = {}): Tcmal
           globals.threadHeaps,
           layout,
           sizes,
-          program.core.threads,
+          program.core.threads.map(t => ({tid: t.tid, pthread: pthreadAddress(program, t)})),
           marker,
           warnings,
           damage,

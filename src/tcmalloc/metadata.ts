@@ -24,6 +24,13 @@ const SYM = {
  */
 const SPAN_ALLOCATOR_BEFORE_CENTRAL = 0x20
 const STACKTRACE_ALLOCATOR_BEFORE_CENTRAL = 0x40
+/**
+ * Debian 12's arm64 build of 2.10 orders Static's members otherwise: both sit before pageheap_,
+ * at −0x70 and −0x50 (docs/AARCH64.md: the same program's core on x86-64 and aarch64 holds the
+ * same free_avail_ and inuse_ there, 111296/412 and 128168/11).
+ */
+const SPAN_ALLOCATOR_BEFORE_PAGEHEAP_AARCH64 = 0x70
+const STACKTRACE_ALLOCATOR_BEFORE_PAGEHEAP_AARCH64 = 0x50
 
 /** PageHeapAllocator<T>: free_area_ @0, free_avail_ @8, free_list_ @16, inuse_ @24 (32 bytes). */
 const PHA = {freeArea: 0, freeAvail: 8, freeList: 16, inuse: 24, size: 32}
@@ -73,9 +80,16 @@ export function allocatorMetadata(program: Program, heap: TcmallocHeap, warnings
 
   const sym = (name: string) => program.symbolAddress(name, [heap.module.loaded])?.address
   const inHeap = (p: number) => spanIndexAt(spans, heap.pageSize, p) >= 0
+  const aarch64 = program.core.arch.name === 'aarch64'
+  const spanAt = aarch64
+    ? {at: globals.pageHeap - SPAN_ALLOCATOR_BEFORE_PAGEHEAP_AARCH64, how: 'position before pageheap_ (Debian arm64)'}
+    : {at: globals.centralCache - SPAN_ALLOCATOR_BEFORE_CENTRAL, how: 'position before central_cache_'}
+  const stacktraceAt = aarch64
+    ? {at: globals.pageHeap - STACKTRACE_ALLOCATOR_BEFORE_PAGEHEAP_AARCH64, how: 'position before pageheap_ (Debian arm64)'}
+    : {at: globals.centralCache - STACKTRACE_ALLOCATOR_BEFORE_CENTRAL, how: 'position before central_cache_'}
   const allocators: Array<{name: string; at: number | undefined; how: string; record: number; live: number[]}> = [
-    {name: 'span_allocator_', ...locate(sym(SYM.spanAllocator), globals.centralCache - SPAN_ALLOCATOR_BEFORE_CENTRAL), record: SPAN.size, live: Array.from(spans.record)},
-    {name: 'stacktrace_allocator_', ...locate(sym(SYM.stacktraceAllocator), globals.centralCache - STACKTRACE_ALLOCATOR_BEFORE_CENTRAL), record: STACK_TRACE_SIZE, live: []},
+    {name: 'span_allocator_', ...locate(sym(SYM.spanAllocator), spanAt), record: SPAN.size, live: Array.from(spans.record)},
+    {name: 'stacktrace_allocator_', ...locate(sym(SYM.stacktraceAllocator), stacktraceAt), record: STACK_TRACE_SIZE, live: []},
     {name: 'threadcache_allocator', at: sym(SYM.threadcacheAllocator), how: 'symbol', record: layout.threadCache.objectSize, live: heap.threadCaches.map(c => c.address)},
   ]
   for (const a of allocators) {
@@ -100,8 +114,8 @@ export function allocatorMetadata(program: Program, heap: TcmallocHeap, warnings
   return {intervals: mergeIntervals(list), how}
 }
 
-function locate(bySymbol: number | undefined, byPosition: number): {at: number; how: string} {
-  return bySymbol !== undefined ? {at: bySymbol, how: 'symbol'} : {at: byPosition, how: 'position before central_cache_'}
+function locate(bySymbol: number | undefined, byPosition: {at: number; how: string}): {at: number; how: string} {
+  return bySymbol !== undefined ? {at: bySymbol, how: 'symbol'} : byPosition
 }
 
 interface PageHeapAllocatorState {

@@ -1,6 +1,5 @@
 import {hex} from '../errors.js'
 import type {AddressSpace} from '../core/address-space.js'
-import type {Thread} from '../core/thread-registers.js'
 import type {Layout} from './layout.js'
 import type {DamageLog} from '../heap/damage.js'
 import {walkFreeList} from './free-list-walk.js'
@@ -12,7 +11,7 @@ import type {Warnings} from '../heap/warnings.js'
 import {u64le} from '../util/u64le.js'
 
 /**
- * A ThreadCache: tid is matched through tid_ (= pthread_t = fs_base) or the thread's TLS pointer;
+ * A ThreadCache: tid is matched through tid_ (= pthread_t: program/thread-pointer.ts) or the thread's TLS pointer;
  * bytes are what TCMalloc says it holds (size_, or max_size_ − size_left_).
  */
 export interface ThreadCacheInfo extends ThreadCache {
@@ -32,7 +31,7 @@ export function markThreadCaches(
   threadHeaps: number,
   layout: Layout,
   sizes: SizeClasses,
-  threads: Thread[],
+  threads: Array<{tid: number; pthread: number | null}>,
   marker: StateMarker,
   warnings: Warnings,
   damage: DamageLog,
@@ -67,7 +66,7 @@ export function markThreadCaches(
     const size = rd(tc.size, tc.sizeWidth)
     const bytes = tc.sizeIsLeft ? rd(tc.maxSize, tc.maxSizeWidth) - size : size
     const pthread = tc.tid !== null ? u64le(buf, tc.tid) : null
-    const owner = (pthread !== null ? threads.find(t => t.fsBase === pthread)?.tid : undefined) ?? tlsOwners.get(p) ?? null
+    const owner = (pthread !== null ? threads.find(t => t.pthread === pthread)?.tid : undefined) ?? tlsOwners.get(p) ?? null
     const info: ThreadCacheInfo = {address: p, tid: owner, pthread, inTls: tlsOwners.size > 0 ? tlsOwners.has(p) : null, bytes, objects: 0, objectBytes: 0}
     const index = caches.length
     caches.push(info)

@@ -32,7 +32,8 @@ export function threadCachesByTls(program: Program, module: AllocatorModule, gro
     if (raw === undefined) continue
     const tpoff = Number(BigInt.asIntN(64, raw))
     for (const t of threads) {
-      const cache = memory.readU64(t.fsBase + tpoff + tls.offset)
+      if (t.threadPointer === null) continue
+      const cache = memory.readU64(t.threadPointer + tpoff + tls.offset)
       if (cache) owners.set(cache, t.tid)
     }
     break

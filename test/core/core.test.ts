@@ -10,11 +10,11 @@ describe.each(fixtures.map(f => [f.id] as const))('core reader on %s', id => {
     expect(core.threads.map(t => t.tid).sort()).toEqual(truth.threads.map(t => t.tid).sort())
     expect(core.process.pid).toBe(truth.pid)
     // fs_base is the thread's pthread_t on x86-64 glibc.
-    for (const t of truth.threads) expect(core.threads.find(c => c.tid === t.tid)!.fsBase).toBe(addr(t.pthread))
+    for (const t of truth.threads) expect(core.threads.find(c => c.tid === t.tid)!.threadPointer).toBe(addr(t.pthread))
     for (const t of core.threads) {
       const stack = core.stackSegment(t)
       expect(stack, `thread ${t.tid} rsp`).toBeDefined()
-      expect(t.rsp).toBeGreaterThanOrEqual(stack!.start)
+      expect(t.sp).toBeGreaterThanOrEqual(stack!.start)
     }
     const lib = core.modules.find(m => /^libtcmalloc/.test(path.basename(m.path)))
     if (entry.tcmalloc) {

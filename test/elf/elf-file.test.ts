@@ -217,7 +217,7 @@ describe('errors are one-line TomaErrors', () => {
   test('a 32-bit or big-endian ELF', () => {
     const buf = Buffer.from(readFileSync(small))
     buf[4] = 1
-    expect(failure(() => ElfFile.fromBuffer(buf, 'x32')).message).toMatch(/^x32 is a 32-bit .*only ELF64 little-endian x86-64$/)
+    expect(failure(() => ElfFile.fromBuffer(buf, 'x32')).message).toMatch(/^x32 is a 32-bit .*only ELF64 little-endian x86-64 and aarch64$/)
   })
 
   test('a truncated ELF (first 100 bytes, and cut in the middle)', () => {

@@ -1,27 +1,14 @@
 import {describe, expect, it} from 'vitest'
-import {reachableFromRoots} from '../../src/graph/reachability.js'
-import {scanHeapGraph} from '../../src/graph/scan.js'
-import {modelHeap} from '../../src/allocators.js'
-import {LIVE} from '../../src/heap/states.js'
 import {addr, fixtureIndex, openFixture} from '../helpers/fixture-core.js'
 import {runToma} from '../helpers/run-toma.js'
 import {fixtureCorePath, fixtureFlags} from '../helpers/fixture-core.js'
 import {sharedAnalysis} from '../helpers/shared-analysis.js'
+import {unreachableObjects} from '../helpers/unreachable.js'
 
 describe.each(fixtureIndex().map(f => [f.id] as const))('reachability on %s', id => {
   it('finds exactly the deliberate leaks among what the program allocated', async () => {
     const {program, truth} = await openFixture(id)
-    const heap = modelHeap(program)
-    const graph = scanHeapGraph(program, heap)
-    const reached = reachableFromRoots(graph.objectCount, graph.outStart, graph.outTo, graph.rootTo)
-    const unreachable = new Set<number>()
-    const s = heap.spans
-    for (let i = 0; i < s.count; i++) {
-      for (let k = 0; k < s.objectCount[i]!; k++) {
-        const o = s.firstObject[i]! + k
-        if (heap.state[o] === LIVE && !reached[o]) unreachable.add(s.start[i]! + k * s.objectSize[i]!)
-      }
-    }
+    const {unreachable} = unreachableObjects(program)
     for (const o of truth.objects) expect(unreachable.has(addr(o.address)), `${o.name} leaked=${o.leaked}`).toBe(o.leaked)
     // The rest were allocated before the program's hooks existed (by the libraries' start-up,
     // e.g. the MallocExtension instance TCMalloc itself replaces and drops): none is in the record.

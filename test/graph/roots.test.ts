@@ -119,8 +119,8 @@ describe.each(fixtures.map(f => [f.id] as const))('root set on %s', id => {
   it("scans the main thread's TLS block and TCB (at its fs_base, apart from its stack)", () => {
     const main = program.core.threads.find(t => t.tid === truth.threads.find(x => x.role === 'main')?.tid) ?? program.core.threads[0]!
     const tls = graph.roots.ranges.filter(r => r.kind === ROOT_TLS && r.thread === main.tid)
-    expect(tls.some(r => r.start <= main.fsBase && main.fsBase < r.end), `TLS ranges ${tls.map(r => r.label)}`).toBe(true)
-    expect(program.core.stackSegment(main)!.start > main.fsBase || program.core.stackSegment(main)!.end <= main.fsBase).toBe(true)
+    expect(tls.some(r => r.start <= main.threadPointer! && main.threadPointer! < r.end), `TLS ranges ${tls.map(r => r.label)}`).toBe(true)
+    expect(program.core.stackSegment(main)!.start > main.threadPointer! || program.core.stackSegment(main)!.end <= main.threadPointer!).toBe(true)
   })
 
   it('with --roots registers,stacks,globals scans only those, and leaks a superset of the default', () => {

@@ -8,8 +8,7 @@ import {edgeSource, inEdges, outEdges, rootsOf} from '../../src/graph/csr.js'
 import {scanHeapGraph, type ScannedGraph} from '../../src/graph/scan.js'
 import {ROOT_GLOBAL, ROOT_KIND_NAMES, ROOT_REGISTER, ROOT_STACK, ROOT_TLS} from '../../src/graph/csr.js'
 import {fillReverseShare, finishReverse, reverseBlockCount} from '../../src/graph/reverse-csr.js'
-import {RED_ZONE, writableSegments} from '../../src/graph/roots.js'
-import {REGISTER_NAMES} from '../../src/core/thread-registers.js'
+import {writableSegments} from '../../src/graph/roots.js'
 import type {Program} from '../../src/program/program.js'
 import {addr, fixtureIndex, openFixture, type Truth} from '../helpers/fixture-core.js'
 import {buildLiveLookup} from '../../src/graph/live-lookup.js'
@@ -378,7 +377,7 @@ describe.skipIf(fixtures.length === 0)('scanHeapGraph on fixture cores', () => {
             const t = threads.get(g.rootThread[r]!)!
             const value = Number(t.registers[g.rootAddress[r]!]!)
             expect(value - target.start).toBe(g.rootToOffset[r])
-            expect(REGISTER_NAMES[g.rootAddress[r]!]).toBeDefined()
+            expect(program.core.arch.registerNames[g.rootAddress[r]!]).toBeDefined()
             continue
           }
           const value = program.core.memory.readU64(g.rootAddress[r]!)!
@@ -386,13 +385,13 @@ describe.skipIf(fixtures.length === 0)('scanHeapGraph on fixture cores', () => {
           expect(g.rootAddress[r]! % 8).toBe(0)
           if (g.rootKind[r] === ROOT_STACK) {
             const t = threads.get(g.rootThread[r]!)!
-            expect(g.rootAddress[r]!).toBeGreaterThanOrEqual(t.rsp - RED_ZONE)
+            expect(g.rootAddress[r]!).toBeGreaterThanOrEqual(t.sp - program.core.arch.redZone)
             expect(g.rootAddress[r]!).toBeLessThan(program.core.stackSegment(t)!.end)
           } else if (g.rootKind[r] === ROOT_TLS) {
             // The thread's static TLS and TCB, around its fs_base.
             const t = threads.get(g.rootThread[r]!)!
-            expect(g.rootAddress[r]!).toBeGreaterThanOrEqual(t.fsBase - 65536)
-            expect(g.rootAddress[r]!).toBeLessThan(t.fsBase + 4096)
+            expect(g.rootAddress[r]!).toBeGreaterThanOrEqual(t.threadPointer! - 65536)
+            expect(g.rootAddress[r]!).toBeLessThan(t.threadPointer! + 4096)
           } else {
             expect(g.rootThread[r]).toBe(-1)
           }

@@ -146,6 +146,20 @@ export async function brotliCorePath(br: string): Promise<string> {
   return unpackOnce(br, path.join(fixtureCache(), `${name}-${contentHash(br)}.core`))
 }
 
+/**
+ * Unpacks every `.br` file under `dir` once into the fixture cache, at the same relative paths
+ * without `.br` (a committed sysroot laid out as the process named its files), and returns the folder.
+ */
+export async function brotliTreePath(dir: string): Promise<string> {
+  const files = fs.readdirSync(dir, {recursive: true, encoding: 'utf8'}).filter(f => f.endsWith('.br')).sort()
+  const hash = crypto.createHash('sha1')
+  for (const f of files) hash.update(f).update(contentHash(path.join(dir, f)))
+  const name = path.relative(path.join(FIXTURES, '..'), dir).replace(/[^A-Za-z0-9.-]+/g, '_')
+  const root = path.join(fixtureCache(), `${name}-${hash.digest('hex').slice(0, 12)}`)
+  for (const f of files) await unpackOnce(path.join(dir, f), path.join(root, f.slice(0, -3)))
+  return root
+}
+
 /** The diff pairs: one process dumped twice (fixtures/README.md, "The diff pair"). */
 export const PAIRS = fileURLToPath(new URL('../../fixtures/pairs', import.meta.url))
 

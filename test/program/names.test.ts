@@ -60,7 +60,7 @@ describe('thread rips', () => {
     const corePath = await fixtureCorePath(shared.id)
     for (const debug of [true, false]) {
       const program = await open(shared.id, {...fixtureFlags(shared), ...(debug ? {} : NO_DEBUG)})
-      const rips = program.core.threads.map(t => t.rip)
+      const rips = program.core.threads.map(t => t.pc)
       const gdb = gdbInfoSymbol(fixtureFlags(shared).exe, corePath, rips, debug ? '' : null)
       rips.forEach((rip, i) => {
         const ours = program.symbolize(rip)!
@@ -74,20 +74,20 @@ describe('thread rips', () => {
     const program = await open(shared.id, {...fixtureFlags(shared), ...NO_DEBUG})
     let outside = 0
     for (const t of program.core.threads) {
-      const loaded = program.moduleAt(t.rip)!
+      const loaded = program.moduleAt(t.pc)!
       const mod = path.basename(loaded.module.path)
       const file = loaded.file
-      const holder = file ? innermostHolding(nmSized(file.path, file.isStripped), t.rip - loaded.module.loadBias) : undefined
-      const label = describeSymbolic(program.symbolize(t.rip))
+      const holder = file ? innermostHolding(nmSized(file.path, file.isStripped), t.pc - loaded.module.loadBias) : undefined
+      const label = describeSymbolic(program.symbolize(t.pc))
       if (holder) {
-        expect(label).toBe(`${demangle(holder.name)}+0x${(t.rip - loaded.module.loadBias - holder.value).toString(16)} (${mod})`)
+        expect(label).toBe(`${demangle(holder.name)}+0x${(t.pc - loaded.module.loadBias - holder.value).toString(16)} (${mod})`)
       } else {
         outside++
-        expect(label).toBe(`${mod}+0x${(t.rip - loaded.module.base).toString(16)}`)
+        expect(label).toBe(`${mod}+0x${(t.pc - loaded.module.base).toString(16)}`)
       }
     }
     // waiting worker threads sit in a static libc function that .dynsym does not name (gdb agrees)
-    if (program.moduleAt(program.core.threads[1].rip)!.file) expect(outside).toBeGreaterThan(0)
+    if (program.moduleAt(program.core.threads[1].pc)!.file) expect(outside).toBeGreaterThan(0)
     program.core.close()
   })
 })

@@ -71,7 +71,7 @@ describe.each(fixtureIndex().map(f => [f.id] as const))('threads and stacks on %
     if (!truth.deadFrame) throw new Error('truth.deadFrame missing')
     const thread = f.program.core.threads.find(t => t.tid === truth.deadFrame!.tid)!
     const block = nptlThreads(f.program).threads.find(t => t.tid === thread.tid)?.stackBlock
-    const frames = deadFrames(f.program, thread.rsp, block?.start ?? 0)
+    const frames = deadFrames(f.program, thread.sp, block?.start ?? 0)
     // Each slot the program filled lies in a returned frame of the function that filled it, and still holds its object.
     truth.deadFrame.pointers.forEach((slot, i) => {
       const d = frames.find(x => addr(slot) >= x.start && addr(slot) < x.end)
@@ -82,7 +82,7 @@ describe.each(fixtureIndex().map(f => [f.id] as const))('threads and stacks on %
     // None of them is in any other thread's returned frames.
     for (const other of f.program.core.threads.filter(t => t !== thread)) {
       const ob = nptlThreads(f.program).threads.find(t => t.tid === other.tid)?.stackBlock
-      for (const d of deadFrames(f.program, other.rsp, ob?.start ?? 0)) {
+      for (const d of deadFrames(f.program, other.sp, ob?.start ?? 0)) {
         for (const slot of truth.deadFrame.pointers) expect(addr(slot) >= d.start && addr(slot) < d.end).toBe(false)
       }
     }

@@ -35,7 +35,7 @@ beforeAll(async () => {
   // The worker whose stack alone holds a manifest object (workerStackBox).
   const held = truth.objects.find(o => o.heldBy?.kind === 'stack' && truth.threads.find(t => t.tid === (o.heldBy as {tid: number}).tid)?.role === 'worker')!
   const tid = (held.heldBy as {tid: number}).tid
-  const rsp = Core.open(clean).threads.find(t => t.tid === tid)!.rsp
+  const rsp = Core.open(clean).threads.find(t => t.tid === tid)!.sp
   stack = cutSegmentHolding(cut, rsp)
 })
 

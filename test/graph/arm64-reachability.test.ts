@@ -1,0 +1,46 @@
+import {afterAll, expect, it} from 'vitest'
+import {heapObjects} from '../../src/heap/objects.js'
+import {ROOT_KIND_NAMES} from '../../src/graph/csr.js'
+import {findRoots} from '../../src/graph/scan.js'
+import {addr} from '../helpers/fixture-core.js'
+import {openArm64Fixture} from '../helpers/arm64-fixture.js'
+import {unreachableObjects} from '../helpers/unreachable.js'
+
+let opened: ReturnType<typeof openArm64Fixture> | undefined
+const fixture = () => (opened ??= openArm64Fixture())
+afterAll(async () => (await opened)?.core.close())
+
+// The aarch64 fixture's roots (registers, stacks cut at each thread's struct pthread found on glibc's lists, the
+// modules' data found through link_map, mappings, glibc's stack cache) reach every object the
+// program still holds: the unreachable ones it recorded are exactly its deliberate leaks, as on x86-64.
+it('aarch64: exactly the deliberate leaks are unreachable among what the program allocated', async () => {
+  const {program, truth} = await fixture()
+  const {heap, graph, unreachable} = unreachableObjects(program)
+  for (const o of truth.objects) expect(unreachable.has(addr(o.address)), `${o.name} leaked=${o.leaked}`).toBe(o.leaked)
+  const recorded = new Set(truth.live.map(([a]) => addr(a)))
+  expect([...unreachable].filter(a => recorded.has(a)).sort()).toEqual(truth.objects.filter(o => o.leaked).map(o => addr(o.address)).sort())
+  // Each object the program holds in one place only is reached from there: its thread's stack
+  // (not another's: the stacks are cut at each thread's struct pthread), a global, an exited
+  // thread's cached stack (glibc's list), an anonymous mapping.
+  const objects = heapObjects(heap)
+  const kinds = new Set<string>()
+  for (const o of truth.objects.filter(o => o.heldBy)) {
+    const slot = objects.findObject(addr(o.address))!.index
+    const from = [...Array(graph.rootCount).keys()].filter(r => graph.rootTo[r] === slot).map(r => ({kind: ROOT_KIND_NAMES[graph.rootKind[r]!], thread: graph.rootThread[r]}))
+    const h = o.heldBy!
+    kinds.add(h.kind)
+    const want = h.kind === 'stack' ? {kind: 'stack', thread: h.tid} : h.kind === 'global' ? {kind: 'global', thread: -1} : h.kind === 'mapping' ? {kind: 'mapping', thread: -1} : {kind: 'cached-stack', thread: -1}
+    expect(from, o.name).toContainEqual(want)
+    if (h.kind === 'stack') expect(from.filter(f => f.kind === 'stack' && f.thread !== h.tid), o.name).toEqual([])
+  }
+  expect([...kinds].sort()).toEqual(['cachedStack', 'global', 'mapping', 'stack'])
+  // Finding the roots said nothing: every thread's struct pthread was found, and TCMalloc's
+  // span_allocator_ and stacktrace_allocator_ at their Debian arm64 positions (metadata.ts) are
+  // PageHeapAllocators whose in-use counts are the x86-64 build's for the same program.
+  const found = findRoots(program, heap)
+  expect(found.warnings.list).toEqual([])
+  expect(found.set.how.filter(h => /^(span|stacktrace)_allocator_/.test(h))).toEqual([
+    expect.stringMatching(/^span_allocator_ at 0x[0-9a-f]+ \(position before pageheap_ \(Debian arm64\)\): 412 in use, /),
+    expect.stringMatching(/^stacktrace_allocator_ at 0x[0-9a-f]+ \(position before pageheap_ \(Debian arm64\)\): 11 in use, /),
+  ])
+})

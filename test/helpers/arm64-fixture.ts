@@ -1,0 +1,42 @@
+import fs from 'node:fs'
+import path from 'node:path'
+import {fileURLToPath} from 'node:url'
+import {Core} from '../../src/core/core.js'
+import {Program} from '../../src/program/program.js'
+import {brotliCorePath, brotliTreePath, type Truth} from './fixture-core.js'
+
+/** The aarch64 fixture (fixtures/generate-arm64.sh): a QEMU-user core of heapdemo on Debian 12's arm64 gperftools 2.10. */
+export const ARM64_FIXTURE = fileURLToPath(new URL('../../fixtures/arm64/heapdemo-2.10', import.meta.url))
+
+/** gdb-multiarch's view of the fixture core, recorded when it was made (gdb.txt). */
+export interface GdbView {
+  threads: Array<{tid: number; pthread: string; pc: string; sp: string}>
+  /** `info sharedlibrary`: each library's .text range and path. */
+  libraries: Array<{from: string; to: string; path: string}>
+}
+
+export function arm64GdbView(): GdbView {
+  const text = fs.readFileSync(path.join(ARM64_FIXTURE, 'gdb.txt'), 'utf8')
+  const threads = [...text.matchAll(/^Thread \d+ \(Thread (0x[0-9a-f]+) \(LWP (\d+)\)\):\npc +(0x[0-9a-f]+) .*\nsp +(0x[0-9a-f]+) /gm)].map(m => ({
+    tid: Number(m[2]),
+    pthread: m[1]!,
+    pc: m[3]!,
+    sp: m[4]!,
+  }))
+  const libraries = [...text.matchAll(/^(0x[0-9a-f]+) +(0x[0-9a-f]+) +Yes[^/]*(\/\S+)$/gm)].map(m => ({from: m[1]!, to: m[2]!, path: m[3]!}))
+  return {threads, libraries}
+}
+
+/** The same program built as a PIE (its libraries are ARM64_FIXTURE's sysroot). */
+export const ARM64_PIE_FIXTURE = `${ARM64_FIXTURE}-pie`
+
+/** A fixture's core, the sysroot of arm64 libraries and the program opened as a user would: --exe and --sysroot. */
+export async function openArm64Fixture(dir = ARM64_FIXTURE) {
+  const corePath = await brotliCorePath(path.join(dir, 'core.br'))
+  const sysroot = await brotliTreePath(path.join(ARM64_FIXTURE, 'sysroot'))
+  const exe = path.join(dir, 'heapdemo')
+  const core = Core.open(corePath)
+  const program = Program.load(core, {exe, sysroot})
+  const truth = JSON.parse(fs.readFileSync(path.join(dir, 'truth.json'), 'utf8')) as Truth
+  return {corePath, sysroot, exe, core, program, truth}
+}

@@ -1,0 +1,53 @@
+import {afterAll, expect, it} from 'vitest'
+import {nptlThreads} from '../../src/program/nptl.js'
+import {pthreadAddress} from '../../src/program/thread-pointer.js'
+import {unwindThread} from '../../src/program/unwind.js'
+import {codeLabel} from '../../src/queries/code-label.js'
+import {addr} from '../helpers/fixture-core.js'
+import {arm64GdbView, openArm64Fixture} from '../helpers/arm64-fixture.js'
+
+let opened: ReturnType<typeof openArm64Fixture> | undefined
+const fixture = () => (opened ??= openArm64Fixture())
+afterAll(async () => (await opened)?.core.close())
+
+// gdb-multiarch's backtraces of the aarch64 fixture (truth.gdbStacks, fixtures/generate-arm64.sh):
+// the CFI unwinder with aarch64's registers (return address column x30, sp 31) gives each frame's
+// pc and CFA as gdb does. gdb stops at main (backtrace past-main is off) and gives a thread's
+// outermost frame (clone's) no CFA; there the walk ends too.
+it('aarch64: every thread unwinds to gdb-multiarch\'s frames, pc and CFA', async () => {
+  const {program, truth} = await fixture()
+  expect(truth.gdbStacks.map(s => s.tid)).toEqual(program.core.threads.map(t => t.tid).sort((a, b) => a - b))
+  for (const g of truth.gdbStacks) {
+    const u = unwindThread(program, program.core.threads.find(t => t.tid === g.tid)!)
+    const withCfa = g.frames.filter(f => f.cfa !== null)
+    expect(u.frames.slice(0, withCfa.length).map(f => ({pc: f.pc, cfa: f.cfa})), `thread ${g.tid}`).toEqual(withCfa.map(f => ({pc: addr(f.pc), cfa: addr(f.cfa!)})))
+    const outermost = g.frames.at(-1)!
+    if (outermost.cfa === null) {
+      expect(u.frames.length, `thread ${g.tid}: ${u.stop}`).toBe(g.frames.length)
+      expect(u.frames.at(-1)!.pc).toBe(addr(outermost.pc))
+      expect(u.stop).toMatch(/outermost/)
+    } else {
+      expect(outermost.function).toBe('main')
+    }
+  }
+})
+
+// No NT_ARM_TLS: each thread's struct pthread is found on glibc's lists by its tid, as gdb's
+// libthread_db finds it ("Thread 0x… (LWP …)"), and is the pthread_self() the process recorded.
+it('aarch64 without NT_ARM_TLS: every thread\'s struct pthread is gdb\'s and the process\'s own; its start routine read from it', async () => {
+  const {program, truth} = await fixture()
+  const gdb = arm64GdbView()
+  for (const t of program.core.threads) {
+    const mine = pthreadAddress(program, t)
+    expect(mine, `${t.tid}`).toBe(addr(truth.threads.find(x => x.tid === t.tid)!.pthread))
+    expect(mine, `${t.tid}`).toBe(addr(gdb.threads.find(x => x.tid === t.tid)!.pthread))
+  }
+  const nptl = nptlThreads(program)
+  expect(nptl.how).toBe('thread_db descriptors')
+  for (const t of truth.threads) {
+    const n = nptl.threads.find(x => x.tid === t.tid)!
+    expect(n.tidChecked).toBe(true)
+    expect(n.startRoutine === null ? null : codeLabel(program, n.startRoutine).function, `${t.tid}`).toBe(t.startRoutine)
+    expect(n.startArg === null ? null : `0x${n.startArg.toString(16)}`, `${t.tid}`).toBe(t.startArg)
+  }
+})

@@ -1,0 +1,44 @@
+import path from 'node:path'
+import {afterAll, expect, it} from 'vitest'
+import {pthreadAddress} from '../../src/program/thread-pointer.js'
+import {addr} from '../helpers/fixture-core.js'
+import {analyzeHeap} from '../../src/tcmalloc/heap.js'
+import {ARM64_PIE_FIXTURE, openArm64Fixture} from '../helpers/arm64-fixture.js'
+import {checkAgainstTruth} from './live-set.js'
+
+// Debian 12's arm64 gperftools 2.10 in a QEMU-user core (fixtures/arm64/README.md): the heap model
+// reads it as it reads the x86-64 cores, exactly, with the library found through link_map.
+let opened: ReturnType<typeof openArm64Fixture> | undefined
+const fixture = () => (opened ??= openArm64Fixture())
+afterAll(async () => (await opened)?.core.close())
+
+it('aarch64 gperftools 2.10: every live object, and bytes per state equal to TCMalloc\'s counters', async () => {
+  const {program, truth} = await fixture()
+  const heap = analyzeHeap(program)
+  expect(heap.globals.version).toBe(truth.gperftools)
+  expect(heap.pageSize).toBe(8192)
+  checkAgainstTruth(heap, truth)
+  // Each thread's cache, its owner through ThreadCache::tid_ (pthread_t): the struct pthread glibc's
+  // lists give each thread where the core records no thread pointer (program/thread-pointer.ts).
+  // As on x86-64 (heap.test.ts), every cache belongs to a live thread (2.10 keeps the main thread's
+  // first cache, made before its thread-specific data was set up, with its pthread_t too).
+  const tids = new Set(truth.threads.map(t => t.tid))
+  expect(heap.threadCaches.length).toBe(5)
+  for (const c of heap.threadCaches) expect(tids.has(c.tid!), `cache ${c.address.toString(16)} tid ${c.tid}`).toBe(true)
+})
+
+// The PIE build: no gdb view (gdb-multiarch does not relocate it without the code pages); its load
+// bias is AT_PHDR − PT_PHDR, checked against AT_ENTRY − e_entry, and the model is as exact.
+it('aarch64 PIE: the executable at QEMU\'s load bias, its libraries through link_map, the heap exact', async () => {
+  const {core, program, truth} = await openArm64Fixture(ARM64_PIE_FIXTURE)
+  try {
+    expect(program.executable?.module.loadBias).toBe(0x5500000000)
+    expect(core.modulesFrom).toBe('link_map (no NT_FILE): r_debug through heapdemo\'s DT_DEBUG, load bias 0x5500000000')
+    expect(program.modules.map(m => path.basename(m.module.path)).sort()).toEqual(['heapdemo', 'ld-linux-aarch64.so.1', 'libc.so.6', 'libgcc_s.so.1', 'libm.so.6', 'libpthread.so.0', 'libstdc++.so.6', 'libtcmalloc.so.4'])
+    for (const t of core.threads) expect(pthreadAddress(program, t)).toBe(addr(truth.threads.find(x => x.tid === t.tid)!.pthread))
+    const heap = analyzeHeap(program)
+    checkAgainstTruth(heap, truth)
+  } finally {
+    core.close()
+  }
+})
