@@ -85,7 +85,7 @@ function graphLines(s: HeapSummary): string[] {
   out.push(`roots (--roots ${g.roots.filter(r => r.used).map(r => r.option).join(',')}): ${g.roots.filter(r => r.used).map(r => `${grouped(r.count)} ${r.kind} (${bytes(r.scannedBytes)} scanned)`).join(', ')}`)
   const unused = g.roots.filter(r => !r.used)
   if (unused.length) out.push(`  not used as roots: ${unused.map(r => r.option).join(', ')}`)
-  out.push(`  not scanned: ${bytes(g.rootsNotScanned.allocatorBytes)} of heap spans and TCMalloc metadata, ${bytes(g.rootsNotScanned.deadStackBytes)} of dead stack below rsp`)
+  out.push(`  not scanned: ${bytes(g.rootsNotScanned.allocatorBytes)} of heap spans and TCMalloc metadata, ${bytes(g.rootsNotScanned.deadStackBytes)} of dead stack below the stack pointer`)
   out.push(...namingLines(s.names))
   out.push(`${count(g.unreachable.objects, 'live object')} (${bytes(g.unreachable.bytes)}) ${g.unreachable.objects === 1 ? 'is' : 'are'} reachable from no root: leaked (toma leaks lists them)`)
   if (g.allocatorInternal.objects) out.push(`  not counted: ${count(g.allocatorInternal.objects, 'unreferenced allocation')} of TCMalloc itself (${bytes(g.allocatorInternal.bytes)}; ${ALLOCATOR_OWN_EXAMPLES})`)

@@ -25,15 +25,21 @@ export function infoData(program: Program) {
     signal: core.signal,
     threads: core.threads.map(t => {
       const stack = core.mappingAt(t.sp)
+      const pcSymbol = describeSymbolic(program.symbolize(t.pc))
+      const spMapping = stack ? {start: hex(stack.segment.start), end: hex(stack.segment.end), file: stack.file?.path ?? null} : null
+      const threadPointer = t.threadPointer === null ? null : hex(t.threadPointer)
       return {
         tid: t.tid,
         signal: t.signal,
         pc: hex(t.pc),
-        pcSymbol: describeSymbolic(program.symbolize(t.pc)),
+        pcSymbol,
         sp: hex(t.sp),
-        spMapping: stack ? {start: hex(stack.segment.start), end: hex(stack.segment.end), file: stack.file?.path ?? null} : null,
+        spMapping,
         /** Null when the core does not record it (an aarch64 core without NT_ARM_TLS). */
-        threadPointer: t.threadPointer === null ? null : hex(t.threadPointer),
+        threadPointer,
+        // The keys this JSON had before aarch64 cores were read: kept on x86-64 so that scripts
+        // reading them go on working.
+        ...(core.arch.name === 'x86-64' ? {rip: hex(t.pc), ripSymbol: pcSymbol, rsp: hex(t.sp), rspMapping: spMapping, fsBase: threadPointer} : {}),
         registers: Object.fromEntries(core.arch.registerNames.map((n, i) => [n, '0x' + t.registers[i]!.toString(16)])),
       }
     }),

@@ -170,3 +170,18 @@ describe('the core\'s signal', () => {
     expect(await signalLine(await brotliCorePath(path.join(crashes, 'uaf-crash', 'core.br')))).toBe('signal 11 (code 1, fault address 0x3e8)')
   })
 })
+
+describe('toma info --json on an x86-64 core', () => {
+  it('names each thread\'s pc, sp and thread pointer by the registers, and keeps the keys it had before aarch64 (rip, rsp, fsBase)', async () => {
+    const r = await runToma(['info', await fixtureCorePath('v2.10-shared'), '--json'])
+    expect(r.status, r.stderr).toBe(0)
+    const info = JSON.parse(r.stdout) as {arch: {name: string; pc: string; sp: string; threadPointer: string}; threads: Record<string, unknown>[]}
+    expect(info.arch).toEqual({name: 'x86-64', pc: 'rip', sp: 'rsp', threadPointer: 'fs_base'})
+    expect(info.threads.length).toBeGreaterThan(1)
+    const registers = (t: Record<string, unknown>) => t.registers as Record<string, string>
+    const hexOf = (s: string) => '0x' + BigInt(s).toString(16)
+    const got = info.threads.map(t => [hexOf(t.pc as string), hexOf(t.sp as string), hexOf(t.threadPointer as string), t.rip, t.rsp, t.fsBase, t.ripSymbol === t.pcSymbol, t.rspMapping !== undefined])
+    const want = info.threads.map(t => [registers(t).rip, registers(t).rsp, registers(t).fs_base, t.pc, t.sp, t.threadPointer, true, true])
+    expect(got).toEqual(want)
+  })
+})
