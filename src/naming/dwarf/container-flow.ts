@@ -9,8 +9,8 @@ import type {DwarfClaims} from './claims.js'
 export interface ContainerFlow {
   readonly ctx: NamingContext
   readonly claims: DwarfClaims
-  /** Scans the value of `type` at `addr`: its pointers followed. */
-  scan(addr: number, type: DwarfType, depth: number): void
+  /** Scans `count` values of `type` from `addr` on, in the heap block `slot`, later (the flow reads in address order). */
+  later(addr: number, type: DwarfType, slot: number, count?: number): void
   /** The live heap block holding addr, or undefined. */
   liveBlock(addr: number): {index: number; start: number; size: number} | undefined
   /** Whether a value of this type can hold a pointer the flow follows. */

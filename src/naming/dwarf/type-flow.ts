@@ -4,6 +4,7 @@ import {DwarfClaims} from './claims.js'
 import {MAX_ELEMENTS, type ContainerFlow} from './container-flow.js'
 import {containerOf, type Container} from './std-containers.js'
 import {provenCount, scalarPointee, ScalarPointees} from './scalar-pointees.js'
+import {SlotRounds} from './slot-rounds.js'
 
 /** Values taken from the work list, at most (a bound on any heap). */
 const MAX_STEPS = 20_000_000
@@ -28,9 +29,8 @@ const MAX_TYPE_DEPTH = 1000
 export class TypeFlow implements ContainerFlow {
   readonly claims: DwarfClaims
   readonly scalars: ScalarPointees
-  /** The work list: addresses, and the type each is scanned as. */
-  private readonly workAddr: number[] = []
-  private readonly workType: StructType[] = []
+  /** The work list: addresses, the type each is scanned as, and the slot each lies in. */
+  private readonly work = new SlotRounds<DwarfType>()
   /**
    * The types each block was scanned as at its start: the first one's id (1 + its index in
    * `typeNames`) by slot, any more in `seen`, as are the types met inside a block (by address).
@@ -62,14 +62,23 @@ export class TypeFlow implements ContainerFlow {
 
   /** Scans what the roots reached, block by block. */
   run(): void {
-    while (this.workAddr.length > 0) {
-      if (++this.steps > MAX_STEPS) {
+    const take = (addr: number, type: DwarfType, count: number): boolean => {
+      if (++this.steps > MAX_STEPS) return false
+      const size = count > 1 ? sizeOf(type) : 0
+      for (let i = 0; i < count; i++) this.scan(addr + i * size, type, 0)
+      return true
+    }
+    while (this.work.pending > 0) {
+      if (!this.work.round(take)) {
         this.cut = true
         return
       }
-      const addr = this.workAddr.pop()!
-      this.scan(addr, this.workType.pop()!, 0)
     }
+  }
+
+  /** Scans `count` values of `type` from `addr` on, in the heap block `slot`, in a later round (in address order). */
+  later(addr: number, type: DwarfType, slot: number, count = 1): void {
+    this.work.push(addr, type, slot, count)
   }
 
   /** The value of `type` at `addr`: its pointers followed. */
@@ -112,7 +121,7 @@ export class TypeFlow implements ContainerFlow {
     if (ptr !== ref.start) {
       if (ptr + size > ref.start + ref.size) return
       this.interior++
-      this.enqueue(ptr, t, -1)
+      this.enqueue(ptr, t, ref.index, false)
       return
     }
     if (size > ref.size) {
@@ -125,9 +134,9 @@ export class TypeFlow implements ContainerFlow {
     const array = n !== undefined && n > 1 ? n : 1
     const offer = array > 1 ? {name: `${t.name}[${array}]`, kind: 'object', struct: t, element: t.name} : {name: t.name, kind: 'object', struct: t, element: null}
     if (!isStdInternal(t.name) && !this.claims.claim(ref.index, ref.start, offer)) return
-    for (let i = 1; i < Math.min(array, MAX_ELEMENTS); i++) this.enqueue(ptr + i * size, t, -1)
+    for (let i = 1; i < Math.min(array, MAX_ELEMENTS); i++) this.enqueue(ptr + i * size, t, ref.index, false)
     const dynamic = t.polymorphic ? this.claims.dynamicType(ref.index) : undefined
-    this.enqueue(ptr, dynamic && dynamic.size <= ref.size ? dynamic : t, ref.index)
+    this.enqueue(ptr, dynamic && dynamic.size <= ref.size ? dynamic : t, ref.index, true)
   }
 
   /** The live heap block holding `addr`, or undefined. */
@@ -136,17 +145,16 @@ export class TypeFlow implements ContainerFlow {
     return ref && this.ctx.objects.state[ref.index] === this.ctx.live ? ref : undefined
   }
 
-  /** Scans a heap value later, once per address and type; `slot`: the block `addr` starts, or −1 (inside one). */
-  enqueue(addr: number, t: StructType, slot: number): void {
+  /** Scans a heap value later, once per address and type; `slot`: the block holding `addr`, `atStart` where `addr` is its start. */
+  enqueue(addr: number, t: StructType, slot: number, atStart: boolean): void {
     if (!this.hasPointers(t)) return
-    if (slot >= 0) {
+    if (atStart) {
       let id = this.typeIds.get(t.name)
       if (id === undefined) this.typeIds.set(t.name, (id = this.typeIds.size + 1))
       const first = this.firstAtStart[slot]!
       if (first === 0) {
         this.firstAtStart[slot] = id
-        this.workAddr.push(addr)
-        this.workType.push(t)
+        this.later(addr, t, slot)
         return
       }
       if (first === id) return
@@ -155,8 +163,7 @@ export class TypeFlow implements ContainerFlow {
     if (!types) this.seen.set(addr, (types = new Set()))
     if (types.has(t.name)) return
     types.add(t.name)
-    this.workAddr.push(addr)
-    this.workType.push(t)
+    this.later(addr, t, slot)
   }
 
   /** Whether a value of this type can hold a pointer this flow follows. */
