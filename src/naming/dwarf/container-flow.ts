@@ -11,6 +11,8 @@ export interface ContainerFlow {
   readonly claims: DwarfClaims
   /** Scans `count` values of `type` from `addr` on, in the heap block `slot`, later (the flow reads in address order). */
   later(addr: number, type: DwarfType, slot: number, count?: number): void
+  /** A std::string's buffer, the block `slot` at `start`, if the byte at `nulAt` is its terminating NUL (read later, in address order). */
+  endsString(nulAt: number, slot: number, start: number): void
   /** The live heap block holding addr, or undefined. */
   liveBlock(addr: number): {index: number; start: number; size: number} | undefined
   /** Whether a value of this type can hold a pointer the flow follows. */

@@ -28,10 +28,12 @@ export class SlotRounds<T> {
   }
 
   /**
-   * Visits the pending items in slot order (items added meanwhile wait for the next round).
-   * Returns false where `visit` did, which stops the round there.
+   * Visits the pending items in slot order (items added meanwhile wait for the next round), each
+   * with the address of the item visited after it (Infinity for the last), for a reader that reads
+   * through its cache only where the next read is near. Returns false where `visit` did, which
+   * stops the round there.
    */
-  round(visit: (addr: number, type: T, count: number) => boolean): boolean {
+  round(visit: (addr: number, type: T, count: number, slot: number, next: number) => boolean): boolean {
     const {addr, type, slot, count} = this
     this.addr = []
     this.type = []
@@ -43,9 +45,11 @@ export class SlotRounds<T> {
       for (let i = 0; i < n; i++) keys[i] = slot[from + i]! * ROUND_CHUNK + i
       // A typed array's own sort, without a comparator: numeric, and several times faster.
       keys.sort()
+      let i = from + (keys[0]! % ROUND_CHUNK)
       for (let k = 0; k < n; k++) {
-        const i = from + (keys[k]! % ROUND_CHUNK)
-        if (!visit(addr[i]!, type[i]!, count[i]!)) return false
+        const j = k + 1 < n ? from + (keys[k + 1]! % ROUND_CHUNK) : -1
+        if (!visit(addr[i]!, type[i]!, count[i]!, slot[i]!, j < 0 ? Infinity : addr[j]!)) return false
+        i = j
       }
     }
     return true

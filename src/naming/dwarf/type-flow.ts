@@ -2,7 +2,7 @@ import {sizeOf, stripAliases, type DwarfType, type StructType} from '../../elf/d
 import type {NamingContext} from '../recogniser.js'
 import {DwarfClaims} from './claims.js'
 import {MAX_ELEMENTS, type ContainerFlow} from './container-flow.js'
-import {containerOf, type Container} from './std-containers.js'
+import {containerOf, stringBuffers, type Container} from './std-containers.js'
 import {provenCount, scalarPointee, ScalarPointees} from './scalar-pointees.js'
 import {SlotRounds} from './slot-rounds.js'
 
@@ -31,6 +31,9 @@ export class TypeFlow implements ContainerFlow {
   readonly scalars: ScalarPointees
   /** The work list: addresses, the type each is scanned as, and the slot each lies in. */
   private readonly work = new SlotRounds<DwarfType>()
+  /** The std::string ends a round met, and their buffers' starts, read after it (stringBuffers). */
+  private readonly stringEnds = new SlotRounds<number>()
+  private readonly byte = Buffer.alloc(1)
   /**
    * The types each block was scanned as at its start: the first one's id (1 + its index in
    * `typeNames`) by slot, any more in `seen`, as are the types met inside a block (by address).
@@ -68,12 +71,20 @@ export class TypeFlow implements ContainerFlow {
       for (let i = 0; i < count; i++) this.scan(addr + i * size, type, 0)
       return true
     }
+    // The roots' strings too, before the first round.
+    stringBuffers(this, this.stringEnds, this.byte)
     while (this.work.pending > 0) {
-      if (!this.work.round(take)) {
+      const done = this.work.round(take)
+      stringBuffers(this, this.stringEnds, this.byte)
+      if (!done) {
         this.cut = true
         return
       }
     }
+  }
+
+  endsString(nulAt: number, slot: number, start: number): void {
+    this.stringEnds.push(nulAt, start, slot)
   }
 
   /** Scans `count` values of `type` from `addr` on, in the heap block `slot`, in a later round (in address order). */
