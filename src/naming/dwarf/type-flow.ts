@@ -1,15 +1,14 @@
 import {sizeOf, stripAliases, type DwarfType, type StructType} from '../../elf/dwarf/types.js'
 import type {NamingContext} from '../recogniser.js'
-import {DwarfClaims} from './claims.js'
+import {DwarfClaims, type Offer} from './claims.js'
 import {MAX_ELEMENTS, type ContainerFlow} from './container-flow.js'
 import {containerOf, stringBuffers, type Container} from './std-containers.js'
 import {provenCount, scalarPointee, ScalarPointees} from './scalar-pointees.js'
 import {SlotRounds} from './slot-rounds.js'
+import {isStdInternal, ScanPlans} from './scan-plan.js'
 
 /** Values taken from the work list, at most (a bound on any heap). */
 const MAX_STEPS = 20_000_000
-/** Structs nested inside one another deeper than this are damage. */
-const MAX_NESTING = 64
 /** Types built inside one another deeper than this (types.ts builds no deeper) are damage. */
 const MAX_TYPE_DEPTH = 1000
 
@@ -44,6 +43,8 @@ export class TypeFlow implements ContainerFlow {
   private readonly typeIds = new Map<string, number>()
   private readonly seen = new Map<number, Set<string>>()
   private readonly pointerful = new WeakMap<DwarfType, boolean>()
+  private readonly plans = new ScanPlans(t => this.hasPointers(t))
+  private readonly offers = new WeakMap<StructType, Offer>()
   steps = 0
   interior = 0
   tooSmall = 0
@@ -92,29 +93,15 @@ export class TypeFlow implements ContainerFlow {
     this.work.push(addr, type, slot, count)
   }
 
-  /** The value of `type` at `addr`: its pointers followed. */
+  /** The value of `type` at `addr`, nested `depth` structs deep: its pointers followed (scan-plan.ts). */
   scan(addr: number, type: DwarfType, depth: number): void {
-    const t = stripAliases(type)
-    if (depth > MAX_NESTING) return
-    if (t.kind === 'pointer') {
-      const word = this.ctx.program.core.memory.readU64(addr)
-      if (word && t.target) this.pointee(word, t.target)
-    } else if (t.kind === 'struct') {
-      if (t.union) return
-      const container = containerOf(t)
-      if (container) {
-        container(this, addr, t)
-        return
-      }
-      for (const b of t.bases) if (this.hasPointers(b.type)) this.scan(addr + b.offset, b.type, depth + 1)
-      // A scalar pointer inside the library's own helpers (a stream's buffer pointers, a
-      // string_view's data) is a view as often as an owner: not followed.
-      const std = isStdInternal(t.name)
-      for (const m of t.members) if (this.hasPointers(m.type) && !(std && isScalarPointer(m.type))) this.scan(addr + m.offset, m.type, depth + 1)
-    } else if (t.kind === 'array' && this.hasPointers(t.element)) {
-      const size = sizeOf(t.element)
-      const n = Math.min(t.count, MAX_ELEMENTS)
-      for (let i = 0; i < n && size > 0; i++) this.scan(addr + i * size, t.element, depth + 1)
+    const memory = this.ctx.program.core.memory
+    for (const step of this.plans.of(type, depth)) {
+      if (step.target !== null) {
+        const word = memory.readU64(addr + step.at)
+        if (word) this.pointee(word, step.target)
+      } else if (step.container !== null) step.container(this, addr + step.at, step.type)
+      else for (let i = 0; i < step.count; i++) this.scan(addr + step.at + i * step.size, step.element, step.depth)
     }
   }
 
@@ -143,11 +130,17 @@ export class TypeFlow implements ContainerFlow {
     // one puts a count before the first element, so its pointer is not the block's start).
     const n = !t.polymorphic && size > 0 && size * 2 <= ref.size ? provenCount(this.ctx, size, ref.size) : undefined
     const array = n !== undefined && n > 1 ? n : 1
-    const offer = array > 1 ? {name: `${t.name}[${array}]`, kind: 'object', struct: t, element: t.name} : {name: t.name, kind: 'object', struct: t, element: null}
-    if (!isStdInternal(t.name) && !this.claims.claim(ref.index, ref.start, offer)) return
+    if (!isStdInternal(t.name) && !this.claims.claim(ref.index, ref.start, array > 1 ? {name: `${t.name}[${array}]`, kind: 'object', struct: t, element: t.name} : this.offerOf(t))) return
     for (let i = 1; i < Math.min(array, MAX_ELEMENTS); i++) this.enqueue(ptr + i * size, t, ref.index, false)
     const dynamic = t.polymorphic ? this.claims.dynamicType(ref.index) : undefined
     this.enqueue(ptr, dynamic && dynamic.size <= ref.size ? dynamic : t, ref.index, true)
+  }
+
+  /** A block of one `t`, offered once per type (an object per block reached was garbage by the million). */
+  private offerOf(t: StructType): Offer {
+    let offer = this.offers.get(t)
+    if (!offer) this.offers.set(t, (offer = {name: t.name, kind: 'object', struct: t, element: null}))
+    return offer
   }
 
   /** The live heap block holding `addr`, or undefined. */
@@ -194,17 +187,6 @@ export class TypeFlow implements ContainerFlow {
     this.pointerful.set(t, result)
     return result
   }
-}
-
-/** A pointer to a scalar (`char*`, `long*`, `Item**`). */
-function isScalarPointer(type: DwarfType): boolean {
-  const t = stripAliases(type)
-  return t.kind === 'pointer' && t.target !== null && scalarPointee(t.target) !== undefined
-}
-
-/** The standard library's own helper types (`std::_Rb_tree_node_base`, `std::_Head_base<…>`): followed, never a name. */
-function isStdInternal(name: string): boolean {
-  return name.startsWith('std::') || name.startsWith('__gnu_cxx::')
 }
 
 export type {Container}
