@@ -1,5 +1,6 @@
 import {hex} from '../../errors.js'
 import {sizeOf, stripAliases, type DwarfType, type StructType} from '../../elf/dwarf/types.js'
+import type {Offer} from './claims.js'
 import {MAX_ELEMENTS, type ContainerFlow} from './container-flow.js'
 import type {SlotRounds} from './slot-rounds.js'
 import {readSorted} from './sorted-read.js'
@@ -93,12 +94,12 @@ const vector: Container = (flow, addr, t) => {
     flow.ctx.warn(`std::vector at ${hex(addr)}: begin ${hex(b)}, end ${hex(f)}, capacity end ${hex(e)} do not agree: its body is not named`, addr)
     return
   }
-  const ref = flow.liveBlock(b)
-  if (!ref || ref.start !== b || e - b > ref.size) return
-  if (!flow.claims.claim(ref.index, ref.start, v.body)) return
+  if (!flow.live(b) || flow.block.start !== b || e - b > flow.block.size) return
+  const body = flow.block.index
+  if (!flow.claims.claim(body, b, v.body)) return
   if (!flow.hasPointers(v.elem)) return
   const n = Math.min((f - b) / size, MAX_ELEMENTS)
-  if (n > 0) flow.later(b, v.elem, ref.index, n)
+  if (n > 0) flow.later(b, v.elem, body, n)
 }
 
 /** `std::string` (C++11 ABI): a buffer outside the object when longer than its local 15 bytes. */
@@ -119,11 +120,10 @@ const string: Container = (flow, addr, t) => {
   const length = word(flow, addr + s.lengthAt)
   if (!buf || length === undefined || buf === addr + s.localAt) return
   const capacity = word(flow, addr + s.capacityAt)
-  const ref = flow.liveBlock(buf)
-  if (!ref || ref.start !== buf || capacity === undefined || length > capacity || capacity + 1 > ref.size) return
+  if (!flow.live(buf) || flow.block.start !== buf || capacity === undefined || length > capacity || capacity + 1 > flow.block.size) return
   // The buffer's terminating NUL, one byte in a block the flow reads nothing else of: read after
   // the round, in address order with the other strings' (stringBuffers).
-  flow.endsString(buf + length, ref.index, ref.start)
+  flow.endsString(buf + length, flow.block.index, buf)
 }
 
 const STRING_BUFFER = {name: 'std::string buffer', kind: 'std::string buffer', struct: null, element: null}
@@ -181,30 +181,27 @@ const rbTree: Container = (flow, addr, t) => {
   const n = word(flow, addr + r.countAt)
   const root = word(flow, h + parentAt)
   if (n === undefined || root === undefined || n > MAX_ELEMENTS) return
-  const nodes: Array<{index: number; start: number}> = []
-  const stack: Array<[node: number, parent: number]> = root ? [[root, h]] : []
+  const nodes = new Nodes()
+  // The nodes still to visit, each with the parent its link must name.
+  const stack: number[] = root ? [root, h] : []
   while (stack.length > 0) {
-    const [node, parent] = stack.pop()!
-    const ref = flow.liveBlock(node)
-    if (nodes.length >= n || !ref || ref.start !== node || ref.size < r.nodeSize || word(flow, node + parentAt) !== parent) {
+    const parent = stack.pop()!
+    const node = stack.pop()!
+    if (nodes.count >= n || !nodes.addLive(flow, node, r.nodeSize) || word(flow, node + parentAt) !== parent) {
       flow.ctx.warn(`${r.family} at ${hex(addr)}: node ${hex(node)} is not a node of its tree (${n} nodes): no node of it is named`, addr)
       return
     }
-    nodes.push(ref)
     const l = word(flow, node + leftAt)
     const rr = word(flow, node + rightAt)
     if (l === undefined || rr === undefined) return
-    if (l) stack.push([l, node])
-    if (rr) stack.push([rr, node])
+    if (l) stack.push(l, node)
+    if (rr) stack.push(rr, node)
   }
-  if (nodes.length !== n) {
-    flow.ctx.warn(`${r.family} at ${hex(addr)}: ${nodes.length} nodes reached, its count says ${n}: no node of it is named`, addr)
+  if (nodes.count !== n) {
+    flow.ctx.warn(`${r.family} at ${hex(addr)}: ${nodes.count} nodes reached, its count says ${n}: no node of it is named`, addr)
     return
   }
-  const pointers = flow.hasPointers(r.val)
-  for (const node of nodes) {
-    if (flow.claims.claim(node.index, node.start, r.node) && pointers) flow.later(node.start + valueAt, r.val, node.index)
-  }
+  nodes.claim(flow, r.node, flow.hasPointers(r.val) ? r.val : null, valueAt)
 }
 
 /** `std::list<T>`: a ring of nodes through the header in the object, as long as _M_size says. */
@@ -228,24 +225,19 @@ const list: Container = (flow, addr, t) => {
   const h = addr + l.headerAt
   const n = word(flow, addr + l.sizeAt)
   if (n === undefined || n > MAX_ELEMENTS) return
-  const nodes: Array<{index: number; start: number}> = []
+  const nodes = new Nodes()
   let prev = h
   let node = word(flow, h + nextAt)
   while (node !== undefined && node !== h) {
-    const ref = flow.liveBlock(node)
-    if (nodes.length >= n || !ref || ref.start !== node || ref.size < l.nodeSize || word(flow, node + prevAt) !== prev) {
+    if (nodes.count >= n || !nodes.addLive(flow, node, l.nodeSize) || word(flow, node + prevAt) !== prev) {
       flow.ctx.warn(`std::list at ${hex(addr)}: node ${hex(node)} is not a node of its ring (${n} nodes): no node of it is named`, addr)
       return
     }
-    nodes.push(ref)
     prev = node
     node = word(flow, node + nextAt)
   }
-  if (node !== h || nodes.length !== n) return
-  const pointers = flow.hasPointers(l.elem)
-  for (const x of nodes) {
-    if (flow.claims.claim(x.index, x.start, l.node) && pointers) flow.later(x.start + l.valueAt, l.elem, x.index)
-  }
+  if (node !== h || nodes.count !== n) return
+  nodes.claim(flow, l.node, flow.hasPointers(l.elem) ? l.elem : null, l.valueAt)
 }
 
 /** `std::map<int, Item*>`-style names of a container's parts: its family and its key (and mapped) type. */
@@ -289,24 +281,43 @@ const hashtable: Container = (flow, addr, t) => {
   const n = word(flow, addr + h.elementsAt)
   if (!buckets || !count || n === undefined || n > MAX_ELEMENTS) return
   if (buckets !== addr + h.singleAt) {
-    const ref = flow.liveBlock(buckets)
-    if (!ref || ref.start !== buckets || count * 8 > ref.size) return
-    flow.claims.claim(ref.index, ref.start, h.buckets)
+    if (!flow.live(buckets) || flow.block.start !== buckets || count * 8 > flow.block.size) return
+    flow.claims.claim(flow.block.index, buckets, h.buckets)
   }
-  const nodes: Array<{index: number; start: number}> = []
+  const nodes = new Nodes()
   let node = word(flow, addr + h.firstAt)
   while (node) {
-    const ref = flow.liveBlock(node)
-    if (nodes.length >= n || !ref || ref.start !== node || ref.size < h.nodeSize) {
+    if (nodes.count >= n || !nodes.addLive(flow, node, h.nodeSize)) {
       flow.ctx.warn(`${h.name} at ${hex(addr)}: node ${hex(node)} is not a node of its list (${n} elements): no node of it is named`, addr)
       return
     }
-    nodes.push(ref)
     node = word(flow, node)
   }
-  if (node !== 0 || nodes.length !== n) return
-  const pointers = flow.hasPointers(h.val)
-  for (const x of nodes) {
-    if (flow.claims.claim(x.index, x.start, h.node) && pointers) flow.later(x.start + h.valueAt, h.val, x.index)
+  if (node !== 0 || nodes.count !== n) return
+  nodes.claim(flow, h.node, flow.hasPointers(h.val) ? h.val : null, h.valueAt)
+}
+
+/** A container's nodes, checked one by one before any is named: their slots and starts. */
+class Nodes {
+  private readonly index: number[] = []
+  private readonly start: number[] = []
+
+  get count(): number {
+    return this.index.length
+  }
+
+  /** Adds the node at `node` if a live block of at least `size` bytes starts there; else false. */
+  addLive(flow: ContainerFlow, node: number, size: number): boolean {
+    if (!flow.live(node) || flow.block.start !== node || flow.block.size < size) return false
+    this.index.push(flow.block.index)
+    this.start.push(node)
+    return true
+  }
+
+  /** Names every node `offer`, and scans the value at `valueAt` in each as `value` (unless null). */
+  claim(flow: ContainerFlow, offer: Offer, value: DwarfType | null, valueAt: number): void {
+    for (let i = 0; i < this.index.length; i++) {
+      if (flow.claims.claim(this.index[i]!, this.start[i]!, offer) && value !== null) flow.later(this.start[i]! + valueAt, value, this.index[i]!)
+    }
   }
 }

@@ -1,5 +1,6 @@
 import {sizeOf, stripAliases, type DwarfType, type StructType} from '../../elf/dwarf/types.js'
 import type {NamingContext} from '../recogniser.js'
+import {SlotFinder} from '../slot-finder.js'
 import {DwarfClaims, type Offer} from './claims.js'
 import {MAX_ELEMENTS, type ContainerFlow} from './container-flow.js'
 import {containerOf, stringBuffers, type Container} from './std-containers.js'
@@ -45,6 +46,8 @@ export class TypeFlow implements ContainerFlow {
   private readonly pointerful = new WeakMap<DwarfType, boolean>()
   private readonly plans = new ScanPlans(t => this.hasPointers(t))
   private readonly offers = new WeakMap<StructType, Offer>()
+  /** The block `live` found last (a table of the heap's pages: no object per lookup, two million of them). */
+  readonly block: SlotFinder
   steps = 0
   interior = 0
   tooSmall = 0
@@ -57,6 +60,7 @@ export class TypeFlow implements ContainerFlow {
     this.claims = new DwarfClaims(ctx.names, structNamed)
     this.scalars = new ScalarPointees(ctx)
     this.firstAtStart = new Uint32Array(ctx.names.slots)
+    this.block = new SlotFinder(ctx.objects)
   }
 
   /** A typed value outside the heap (a root): scanned now. */
@@ -109,31 +113,30 @@ export class TypeFlow implements ContainerFlow {
   pointee(ptr: number, target: DwarfType): void {
     const t = stripAliases(target)
     if (t.kind !== 'struct') {
-      const ref = scalarPointee(t) ? this.liveBlock(ptr) : undefined
-      if (ref && ref.start === ptr) this.scalars.offer(ref, t)
+      if (scalarPointee(t) && this.live(ptr) && this.block.start === ptr) this.scalars.offer(this.block, t)
       return
     }
-    const ref = this.liveBlock(ptr)
-    if (!ref) return
+    if (!this.live(ptr)) return
+    const {index, start, size: blockSize} = this.block
     const size = t.size
-    if (ptr !== ref.start) {
-      if (ptr + size > ref.start + ref.size) return
+    if (ptr !== start) {
+      if (ptr + size > start + blockSize) return
       this.interior++
-      this.enqueue(ptr, t, ref.index, false)
+      this.enqueue(ptr, t, index, false)
       return
     }
-    if (size > ref.size) {
+    if (size > blockSize) {
       this.tooSmall++
       return
     }
     // An array's count, where the block proves it (never for a polymorphic type: new T[n] of
     // one puts a count before the first element, so its pointer is not the block's start).
-    const n = !t.polymorphic && size > 0 && size * 2 <= ref.size ? provenCount(this.ctx, size, ref.size) : undefined
+    const n = !t.polymorphic && size > 0 && size * 2 <= blockSize ? provenCount(this.ctx, size, blockSize) : undefined
     const array = n !== undefined && n > 1 ? n : 1
-    if (!isStdInternal(t.name) && !this.claims.claim(ref.index, ref.start, array > 1 ? {name: `${t.name}[${array}]`, kind: 'object', struct: t, element: t.name} : this.offerOf(t))) return
-    for (let i = 1; i < Math.min(array, MAX_ELEMENTS); i++) this.enqueue(ptr + i * size, t, ref.index, false)
-    const dynamic = t.polymorphic ? this.claims.dynamicType(ref.index) : undefined
-    this.enqueue(ptr, dynamic && dynamic.size <= ref.size ? dynamic : t, ref.index, true)
+    if (!isStdInternal(t.name) && !this.claims.claim(index, start, array > 1 ? {name: `${t.name}[${array}]`, kind: 'object', struct: t, element: t.name} : this.offerOf(t))) return
+    for (let i = 1; i < Math.min(array, MAX_ELEMENTS); i++) this.enqueue(ptr + i * size, t, index, false)
+    const dynamic = t.polymorphic ? this.claims.dynamicType(index) : undefined
+    this.enqueue(ptr, dynamic && dynamic.size <= blockSize ? dynamic : t, index, true)
   }
 
   /** A block of one `t`, offered once per type (an object per block reached was garbage by the million). */
@@ -143,10 +146,9 @@ export class TypeFlow implements ContainerFlow {
     return offer
   }
 
-  /** The live heap block holding `addr`, or undefined. */
-  liveBlock(addr: number): {index: number; start: number; size: number} | undefined {
-    const ref = this.ctx.objects.findObject(addr)
-    return ref && this.ctx.objects.state[ref.index] === this.ctx.live ? ref : undefined
+  /** Whether a live heap block holds `addr`: then `block` is that block (until the next call). */
+  live(addr: number): boolean {
+    return this.block.find(addr) && this.ctx.objects.state[this.block.index] === this.ctx.live
   }
 
   /** Scans a heap value later, once per address and type; `slot`: the block holding `addr`, `atStart` where `addr` is its start. */
