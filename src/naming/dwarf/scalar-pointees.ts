@@ -63,6 +63,8 @@ export class ScalarPointees {
   private readonly offered: {slot: number[]; start: number[]; size: number[]; name: number[]} = {slot: [], start: [], size: [], name: []}
   private readonly offerNames: Array<{name: string; bytes: boolean}> = []
   private readonly offerNameIds = new Map<string, number>()
+  /** The name id of a pointee type that is bytes (`char`: `char[]`), by type. */
+  private readonly bytesIds = new WeakMap<DwarfType, number>()
 
   constructor(private readonly ctx: NamingContext) {
     this.offerOf = new Uint32Array(ctx.names.slots)
@@ -70,18 +72,18 @@ export class ScalarPointees {
 
   /** A pointer to `target` holding the start of the live block `ref`. */
   offer(ref: {index: number; start: number; size: number}, target: DwarfType): void {
-    const scalar = scalarPointee(target)
-    if (!scalar) return
-    let name = `${scalar.name}[]`
-    if (!scalar.bytes) {
-      const n = provenCount(this.ctx, scalar.size, ref.size)
-      if (n === undefined) return
-      name = n === 1 ? scalar.name : `${scalar.name}[${n}]`
-    }
-    let id = this.offerNameIds.get(name)
+    // A byte type's name is the same whatever the block: its id is kept by type (a string built
+    // and looked up per offer was garbage by the hundred thousand).
+    let id = this.bytesIds.get(target)
     if (id === undefined) {
-      this.offerNames.push({name, bytes: scalar.bytes})
-      this.offerNameIds.set(name, (id = this.offerNames.length))
+      const scalar = scalarPointee(target)
+      if (!scalar) return
+      if (scalar.bytes) this.bytesIds.set(target, (id = this.nameId(`${scalar.name}[]`, true)))
+      else {
+        const n = provenCount(this.ctx, scalar.size, ref.size)
+        if (n === undefined) return
+        id = this.nameId(n === 1 ? scalar.name : `${scalar.name}[${n}]`, false)
+      }
     }
     const o = this.offered
     const at = this.offerOf[ref.index]!
@@ -92,6 +94,16 @@ export class ScalarPointees {
       o.name.push(id)
       this.offerOf[ref.index] = o.slot.length
     } else if (o.name[at - 1] !== id) o.name[at - 1] = 0
+  }
+
+  /** 1 + the index of `name` in offerNames (added the first time). */
+  private nameId(name: string, bytes: boolean): number {
+    let id = this.offerNameIds.get(name)
+    if (id === undefined) {
+      this.offerNames.push({name, bytes})
+      this.offerNameIds.set(name, (id = this.offerNames.length))
+    }
+    return id
   }
 
   /** Names the blocks offered one name, unnamed still and not claimed by the flow. Returns how many. */
