@@ -247,13 +247,23 @@ export class AddressSpace {
    * block is there, else read alone, nothing cached (FileReader.peekInto).
    */
   peekU8(addr: number): number | undefined {
+    return this.peekInto(addr, 1, this.scratch) ? this.scratch[0] : undefined
+  }
+
+  /**
+   * readInto for bytes far from what the reader goes on to read: from the read cache when one
+   * block there holds them, else read alone, nothing cached (FileReader.peekInto). A range that
+   * leaves its segment is read as readInto reads it.
+   */
+  peekInto(addr: number, length: number, into: Buffer, at = 0): boolean {
     const i = this.segmentIndex(addr)
-    if (i < 0) return undefined
+    if (i < 0) return false
     const s = this.segments[i]!
     const off = addr - s.start
-    if (s.fileSize === 0 || off + 1 > s.presentSize) return undefined
-    this.file.peekInto(s.fileOffset + off, 1, this.scratch)
-    return this.scratch[0]
+    if (s.fileSize === 0) return false
+    if (off + length > s.presentSize) return this.readInto(addr, length, into, at)
+    this.file.peekInto(s.fileOffset + off, length, into, at)
+    return true
   }
 
   /** A NUL-terminated string of at most `max` bytes (undefined if unreadable or unterminated). */

@@ -6,6 +6,7 @@ import {HeapIndex} from '../../src/index/heap-index.js'
 import {heapObjects} from '../../src/heap/objects.js'
 import {ANY_STATE, type HeapObjects} from '../../src/heap/objects.js'
 import {LIVE} from '../../src/heap/states.js'
+import {SlotFinder} from '../../src/naming/slot-finder.js'
 import {addr, fixtureCorePath, fixtureFlags, fixtureIndex, FIXTURES, type Truth} from '../helpers/fixture-core.js'
 import {testTemp} from '../helpers/test-temp.js'
 
@@ -90,7 +91,23 @@ describe.each(chosen.map(f => [f.id, f] as const))('HeapObjects on %s', (id, ent
     }
     // Below the heap, and past the last span, there is no object.
     expect(model.findObject(0x1000)).toBeUndefined()
+    expect(new SlotFinder(model).find(0x1000)).toBe(false)
     const last = analysis.heap.spans.count - 1
     expect(model.findObject(analysis.heap.spans.start[last]! + analysis.heap.spans.pages[last]! * analysis.heap.pageSize)).toBeUndefined()
+  })
+
+  it('SlotFinder (the naming tiers\' page table) finds the slot findObject finds, at every slot\'s first and last byte and just past it', () => {
+    const model = heapObjects(analysis.heap)
+    const finder = new SlotFinder(model)
+    const {starts, sizes} = slots(model, ANY_STATE)
+    const differ: number[] = []
+    for (let i = 0; i < starts.length; i++) {
+      for (const at of [starts[i]!, starts[i]! + sizes[i]! - 1, starts[i]! + sizes[i]!]) {
+        const want = model.findObject(at)
+        const got = finder.find(at) ? {index: finder.index, start: finder.start, size: finder.size} : undefined
+        if (JSON.stringify(got) !== JSON.stringify(want && {index: want.index, start: want.start, size: want.size})) differ.push(at)
+      }
+    }
+    expect(differ).toEqual([])
   })
 })

@@ -9,10 +9,13 @@ import type {DwarfClaims} from './claims.js'
 export interface ContainerFlow {
   readonly ctx: NamingContext
   readonly claims: DwarfClaims
-  /** Scans the value of `type` at `addr`: its pointers followed. */
-  scan(addr: number, type: DwarfType, depth: number): void
-  /** The live heap block holding addr, or undefined. */
-  liveBlock(addr: number): {index: number; start: number; size: number} | undefined
+  /** Scans `count` values of `type` from `addr` on, in the heap block `slot`, later (the flow reads in address order). */
+  later(addr: number, type: DwarfType, slot: number, count?: number): void
+  /** A std::string's buffer, the block `slot` at `start`, if the byte at `nulAt` is its terminating NUL (read later, in address order). */
+  endsString(nulAt: number, slot: number, start: number): void
+  /** Whether a live heap block holds addr: then `block` is that block (until the next call). */
+  live(addr: number): boolean
+  readonly block: {readonly index: number; readonly start: number; readonly size: number}
   /** Whether a value of this type can hold a pointer the flow follows. */
   hasPointers(type: DwarfType, depth?: number): boolean
 }

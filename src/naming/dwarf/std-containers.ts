@@ -1,6 +1,9 @@
 import {hex} from '../../errors.js'
 import {sizeOf, stripAliases, type DwarfType, type StructType} from '../../elf/dwarf/types.js'
+import type {Offer} from './claims.js'
 import {MAX_ELEMENTS, type ContainerFlow} from './container-flow.js'
+import type {SlotRounds} from './slot-rounds.js'
+import {readSorted} from './sorted-read.js'
 
 /** Scans a container value of type `t` at `addr`: names its heap parts, flows its element type on. */
 export type Container = (flow: ContainerFlow, addr: number, t: StructType) => void
@@ -12,7 +15,7 @@ export type Container = (flow: ContainerFlow, addr: number, t: StructType) => vo
  * Their member names (`_M_impl`, `_M_start`, `_M_header`, …) are libstdc++'s; a type without them
  * (another library, another version) is not a container here and is followed member by member.
  */
-export function containerOf(t: StructType): Container | null {
+export const containerOf = perType((t: StructType): Container | null => {
   const n = t.name
   if (n.startsWith('std::vector<')) return vector
   if (n.startsWith('std::__cxx11::basic_string<')) return string
@@ -20,6 +23,20 @@ export function containerOf(t: StructType): Container | null {
   if (n.startsWith('std::__cxx11::list<')) return list
   if (/^std::unordered_(multi)?(map|set)</.test(n)) return hashtable
   return null
+})
+
+/**
+ * `compute` once per type: a container's reader runs for every container the flow meets (two
+ * million on workloaddemo's timing core), and finding its members by name each time took a
+ * second of the naming worker's CPU.
+ */
+function perType<L>(compute: (t: StructType) => L | null): (t: StructType) => L | null {
+  const known = new WeakMap<StructType, L | null>()
+  return t => {
+    let got = known.get(t)
+    if (got === undefined) known.set(t, (got = compute(t)))
+    return got
+  }
 }
 
 /** A field found by its path of member names, through base classes and unnamed members. */
@@ -55,47 +72,73 @@ function word(flow: ContainerFlow, addr: number): number | undefined {
 }
 
 /** `std::vector<T>`: [_M_start, _M_end_of_storage) is one block, _M_finish inside it. */
-const vector: Container = (flow, addr, t) => {
+const vectorLayout = perType(t => {
   const elem = t.params.get('_Tp')
   const start = fieldAt(t, ['_M_impl', '_M_start'])
   const finish = fieldAt(t, ['_M_impl', '_M_finish'])
   const eos = fieldAt(t, ['_M_impl', '_M_end_of_storage'])
-  if (!elem || !start || !finish || !eos) return
-  const size = sizeOf(elem)
-  const b = word(flow, addr + start.offset)
-  const f = word(flow, addr + finish.offset)
-  const e = word(flow, addr + eos.offset)
+  if (!elem || !start || !finish || !eos) return null
+  const element = stripAliases(elem)
+  return {elem, size: sizeOf(elem), startAt: start.offset, finishAt: finish.offset, eosAt: eos.offset, body: {name: `std::vector<${element.name}> body`, kind: 'std::vector body', struct: null, element: element.kind === 'struct' ? element.name : null}}
+})
+
+const vector: Container = (flow, addr, t) => {
+  const v = vectorLayout(t)
+  if (!v) return
+  const size = v.size
+  const b = word(flow, addr + v.startAt)
+  const f = word(flow, addr + v.finishAt)
+  const e = word(flow, addr + v.eosAt)
   if (!b || f === undefined || e === undefined || size <= 0) return
   if (!(b <= f && f <= e) || (f - b) % size !== 0) {
     flow.ctx.warn(`std::vector at ${hex(addr)}: begin ${hex(b)}, end ${hex(f)}, capacity end ${hex(e)} do not agree: its body is not named`, addr)
     return
   }
-  const ref = flow.liveBlock(b)
-  if (!ref || ref.start !== b || e - b > ref.size) return
-  const element = stripAliases(elem).name
-  if (!flow.claims.claim(ref.index, ref.start, {name: `std::vector<${element}> body`, kind: 'std::vector body', struct: null, element: stripAliases(elem).kind === 'struct' ? element : null})) return
-  if (!flow.hasPointers(elem)) return
+  if (!flow.live(b) || flow.block.start !== b || e - b > flow.block.size) return
+  const body = flow.block.index
+  if (!flow.claims.claim(body, b, v.body)) return
+  if (!flow.hasPointers(v.elem)) return
   const n = Math.min((f - b) / size, MAX_ELEMENTS)
-  for (let i = 0; i < n; i++) flow.scan(b + i * size, elem, 1)
+  if (n > 0) flow.later(b, v.elem, body, n)
 }
 
 /** `std::string` (C++11 ABI): a buffer outside the object when longer than its local 15 bytes. */
-const string: Container = (flow, addr, t) => {
+const stringLayout = perType(t => {
   const ch = t.params.get('_CharT')
   const p = fieldAt(t, ['_M_dataplus', '_M_p'])
   const len = fieldAt(t, ['_M_string_length'])
   const cap = fieldAt(t, ['_M_allocated_capacity'])
   const local = fieldAt(t, ['_M_local_buf'])
-  if (!ch || sizeOf(ch) !== 1 || !p || !len || !cap || !local) return
-  const buf = word(flow, addr + p.offset)
-  const length = word(flow, addr + len.offset)
-  if (!buf || length === undefined || buf === addr + local.offset) return
-  const capacity = word(flow, addr + cap.offset)
-  const ref = flow.liveBlock(buf)
-  if (!ref || ref.start !== buf || capacity === undefined || length > capacity || capacity + 1 > ref.size) return
-  // The buffer's own byte, one in a block the flow reads nothing else of: peeked, not cached.
-  if (flow.ctx.program.core.memory.peekU8(buf + length) !== 0) return
-  flow.claims.claim(ref.index, ref.start, {name: 'std::string buffer', kind: 'std::string buffer', struct: null, element: null})
+  if (!ch || sizeOf(ch) !== 1 || !p || !len || !cap || !local) return null
+  return {pAt: p.offset, lengthAt: len.offset, capacityAt: cap.offset, localAt: local.offset}
+})
+
+const string: Container = (flow, addr, t) => {
+  const s = stringLayout(t)
+  if (!s) return
+  const buf = word(flow, addr + s.pAt)
+  const length = word(flow, addr + s.lengthAt)
+  if (!buf || length === undefined || buf === addr + s.localAt) return
+  const capacity = word(flow, addr + s.capacityAt)
+  if (!flow.live(buf) || flow.block.start !== buf || capacity === undefined || length > capacity || capacity + 1 > flow.block.size) return
+  // The buffer's terminating NUL, one byte in a block the flow reads nothing else of: read after
+  // the round, in address order with the other strings' (stringBuffers).
+  flow.endsString(buf + length, flow.block.index, buf)
+}
+
+const STRING_BUFFER = {name: 'std::string buffer', kind: 'std::string buffer', struct: null, element: null}
+
+/**
+ * The strings' buffers whose ends the round met (`ends`: each NUL's address, its block's start, its
+ * slot), named where that byte is a NUL, read in address order: read as the flow met them, one
+ * read of the file each (600,000 on workloaddemo's timing core), they were a fifth of its time.
+ */
+export function stringBuffers(flow: ContainerFlow, ends: SlotRounds<number>, byte: Buffer): void {
+  const memory = flow.ctx.program.core.memory
+  ends.round((nulAt, start, _count, slot, next) => {
+    if (readSorted(memory, nulAt, 1, byte, next) && byte[0] === 0) flow.claims.claim(slot, start, STRING_BUFFER)
+    return true
+  })
 }
 
 /** Links of libstdc++'s `_Rb_tree_node_base` and `_List_node_base`, by member name. */
@@ -115,81 +158,86 @@ function linkOffsets(base: DwarfType | undefined, names: readonly string[]): num
  * checked before any is named: a live block's start, big enough for a node, its parent link
  * pointing back, and as many nodes as _M_node_count says.
  */
-const rbTree: Container = (flow, addr, t) => {
+const rbTreeLayout = perType(t => {
   const tree = fieldAt(t, ['_M_t'])
   const header = fieldAt(t, ['_M_t', '_M_impl', '_M_header'])
   const count = fieldAt(t, ['_M_t', '_M_impl', '_M_node_count'])
   const val = tree && stripAliases(tree.type).kind === 'struct' ? (stripAliases(tree.type) as StructType).params.get('_Val') : undefined
   const links = linkOffsets(header?.type, ['_M_parent', '_M_left', '_M_right'])
   const container = containerName(t)
-  if (!header || !count || !val || !links || !container) return
-  const family = t.name.slice(0, t.name.indexOf('<'))
-  const name = `${container} node`
+  if (!header || !count || !val || !links || !container) return null
   const [parentAt, leftAt, rightAt] = links as [number, number, number]
   const nodeBase = stripAliases(header.type)
   const valueAt = nodeBase.kind === 'struct' ? nodeBase.size : 32
-  const h = addr + header.offset
-  const n = word(flow, addr + count.offset)
+  const node = {name: `${container} node`, kind: 'std::map/set node', struct: null, element: null}
+  return {headerAt: header.offset, countAt: count.offset, val, parentAt, leftAt, rightAt, valueAt, nodeSize: valueAt + sizeOf(val), family: t.name.slice(0, t.name.indexOf('<')), node}
+})
+
+const rbTree: Container = (flow, addr, t) => {
+  const r = rbTreeLayout(t)
+  if (!r) return
+  const {parentAt, leftAt, rightAt, valueAt} = r
+  const h = addr + r.headerAt
+  const n = word(flow, addr + r.countAt)
   const root = word(flow, h + parentAt)
   if (n === undefined || root === undefined || n > MAX_ELEMENTS) return
-  const nodes: Array<{index: number; start: number}> = []
-  const stack: Array<[node: number, parent: number]> = root ? [[root, h]] : []
+  const nodes = new Nodes()
+  // The nodes still to visit, each with the parent its link must name.
+  const stack: number[] = root ? [root, h] : []
   while (stack.length > 0) {
-    const [node, parent] = stack.pop()!
-    const ref = flow.liveBlock(node)
-    if (nodes.length >= n || !ref || ref.start !== node || ref.size < valueAt + sizeOf(val) || word(flow, node + parentAt) !== parent) {
-      flow.ctx.warn(`${family} at ${hex(addr)}: node ${hex(node)} is not a node of its tree (${n} nodes): no node of it is named`, addr)
+    const parent = stack.pop()!
+    const node = stack.pop()!
+    if (nodes.count >= n || !nodes.addLive(flow, node, r.nodeSize) || word(flow, node + parentAt) !== parent) {
+      flow.ctx.warn(`${r.family} at ${hex(addr)}: node ${hex(node)} is not a node of its tree (${n} nodes): no node of it is named`, addr)
       return
     }
-    nodes.push(ref)
     const l = word(flow, node + leftAt)
-    const r = word(flow, node + rightAt)
-    if (l === undefined || r === undefined) return
-    if (l) stack.push([l, node])
-    if (r) stack.push([r, node])
+    const rr = word(flow, node + rightAt)
+    if (l === undefined || rr === undefined) return
+    if (l) stack.push(l, node)
+    if (rr) stack.push(rr, node)
   }
-  if (nodes.length !== n) {
-    flow.ctx.warn(`${family} at ${hex(addr)}: ${nodes.length} nodes reached, its count says ${n}: no node of it is named`, addr)
+  if (nodes.count !== n) {
+    flow.ctx.warn(`${r.family} at ${hex(addr)}: ${nodes.count} nodes reached, its count says ${n}: no node of it is named`, addr)
     return
   }
-  const pointers = flow.hasPointers(val)
-  for (const node of nodes) {
-    if (flow.claims.claim(node.index, node.start, {name, kind: 'std::map/set node', struct: null, element: null}) && pointers) flow.scan(node.start + valueAt, val, 1)
-  }
+  nodes.claim(flow, r.node, flow.hasPointers(r.val) ? r.val : null, valueAt)
 }
 
 /** `std::list<T>`: a ring of nodes through the header in the object, as long as _M_size says. */
-const list: Container = (flow, addr, t) => {
+const listLayout = perType(t => {
   const elem = t.params.get('_Tp')
   const header = fieldAt(t, ['_M_impl', '_M_node'])
   const size = fieldAt(t, ['_M_impl', '_M_node', '_M_size'])
   const links = linkOffsets(header?.type, ['_M_next', '_M_prev'])
-  if (!elem || !header || !size || !links) return
+  if (!elem || !header || !size || !links) return null
   const [nextAt, prevAt] = links as [number, number]
-  const h = addr + header.offset
-  const n = word(flow, addr + size.offset)
-  if (n === undefined || n > MAX_ELEMENTS) return
   // The node is _List_node_base (two links) then the value.
   const valueAt = 16
-  const nodes: Array<{index: number; start: number}> = []
+  const node = {name: `std::list<${stripAliases(elem).name}> node`, kind: 'std::list node', struct: null, element: null}
+  return {elem, headerAt: header.offset, sizeAt: size.offset, nextAt, prevAt, valueAt, nodeSize: valueAt + sizeOf(elem), node}
+})
+
+const list: Container = (flow, addr, t) => {
+  const l = listLayout(t)
+  if (!l) return
+  const {nextAt, prevAt} = l
+  const h = addr + l.headerAt
+  const n = word(flow, addr + l.sizeAt)
+  if (n === undefined || n > MAX_ELEMENTS) return
+  const nodes = new Nodes()
   let prev = h
   let node = word(flow, h + nextAt)
   while (node !== undefined && node !== h) {
-    const ref = flow.liveBlock(node)
-    if (nodes.length >= n || !ref || ref.start !== node || ref.size < valueAt + sizeOf(elem) || word(flow, node + prevAt) !== prev) {
+    if (nodes.count >= n || !nodes.addLive(flow, node, l.nodeSize) || word(flow, node + prevAt) !== prev) {
       flow.ctx.warn(`std::list at ${hex(addr)}: node ${hex(node)} is not a node of its ring (${n} nodes): no node of it is named`, addr)
       return
     }
-    nodes.push(ref)
     prev = node
     node = word(flow, node + nextAt)
   }
-  if (node !== h || nodes.length !== n) return
-  const name = `std::list<${stripAliases(elem).name}> node`
-  const pointers = flow.hasPointers(elem)
-  for (const x of nodes) {
-    if (flow.claims.claim(x.index, x.start, {name, kind: 'std::list node', struct: null, element: null}) && pointers) flow.scan(x.start + valueAt, elem, 1)
-  }
+  if (node !== h || nodes.count !== n) return
+  nodes.claim(flow, l.node, flow.hasPointers(l.elem) ? l.elem : null, l.valueAt)
 }
 
 /** `std::map<int, Item*>`-style names of a container's parts: its family and its key (and mapped) type. */
@@ -208,7 +256,7 @@ function containerName(t: StructType): string | null {
  * `_M_element_count` says. Each node is a `_Hash_node_base` link, then the value (then, for some
  * hashes, the cached hash code). Every node is checked before any is named.
  */
-const hashtable: Container = (flow, addr, t) => {
+const hashtableLayout = perType(t => {
   const table = fieldAt(t, ['_M_h'])
   const bucketsAt = fieldAt(t, ['_M_h', '_M_buckets'])
   const countAt = fieldAt(t, ['_M_h', '_M_bucket_count'])
@@ -218,31 +266,58 @@ const hashtable: Container = (flow, addr, t) => {
   const tableType = table && stripAliases(table.type)
   const val = tableType?.kind === 'struct' ? tableType.params.get('_Value') : undefined
   const name = containerName(t)
-  if (!bucketsAt || !countAt || !firstAt || !elementsAt || !singleAt || !val || !name) return
-  const buckets = word(flow, addr + bucketsAt.offset)
-  const count = word(flow, addr + countAt.offset)
-  const n = word(flow, addr + elementsAt.offset)
-  if (!buckets || !count || n === undefined || n > MAX_ELEMENTS) return
-  if (buckets !== addr + singleAt.offset) {
-    const ref = flow.liveBlock(buckets)
-    if (!ref || ref.start !== buckets || count * 8 > ref.size) return
-    flow.claims.claim(ref.index, ref.start, {name: `${name} buckets`, kind: 'std::unordered buckets', struct: null, element: null})
-  }
+  if (!bucketsAt || !countAt || !firstAt || !elementsAt || !singleAt || !val || !name) return null
   const valueAt = 8
-  const nodes: Array<{index: number; start: number}> = []
-  let node = word(flow, addr + firstAt.offset)
+  const buckets = {name: `${name} buckets`, kind: 'std::unordered buckets', struct: null, element: null}
+  const node = {name: `${name} node`, kind: 'std::unordered node', struct: null, element: null}
+  return {name, val, bucketsAt: bucketsAt.offset, countAt: countAt.offset, firstAt: firstAt.offset, elementsAt: elementsAt.offset, singleAt: singleAt.offset, valueAt, nodeSize: valueAt + sizeOf(val), buckets, node}
+})
+
+const hashtable: Container = (flow, addr, t) => {
+  const h = hashtableLayout(t)
+  if (!h) return
+  const buckets = word(flow, addr + h.bucketsAt)
+  const count = word(flow, addr + h.countAt)
+  const n = word(flow, addr + h.elementsAt)
+  if (!buckets || !count || n === undefined || n > MAX_ELEMENTS) return
+  if (buckets !== addr + h.singleAt) {
+    if (!flow.live(buckets) || flow.block.start !== buckets || count * 8 > flow.block.size) return
+    flow.claims.claim(flow.block.index, buckets, h.buckets)
+  }
+  const nodes = new Nodes()
+  let node = word(flow, addr + h.firstAt)
   while (node) {
-    const ref = flow.liveBlock(node)
-    if (nodes.length >= n || !ref || ref.start !== node || ref.size < valueAt + sizeOf(val)) {
-      flow.ctx.warn(`${name} at ${hex(addr)}: node ${hex(node)} is not a node of its list (${n} elements): no node of it is named`, addr)
+    if (nodes.count >= n || !nodes.addLive(flow, node, h.nodeSize)) {
+      flow.ctx.warn(`${h.name} at ${hex(addr)}: node ${hex(node)} is not a node of its list (${n} elements): no node of it is named`, addr)
       return
     }
-    nodes.push(ref)
     node = word(flow, node)
   }
-  if (node !== 0 || nodes.length !== n) return
-  const pointers = flow.hasPointers(val)
-  for (const x of nodes) {
-    if (flow.claims.claim(x.index, x.start, {name: `${name} node`, kind: 'std::unordered node', struct: null, element: null}) && pointers) flow.scan(x.start + valueAt, val, 1)
+  if (node !== 0 || nodes.count !== n) return
+  nodes.claim(flow, h.node, flow.hasPointers(h.val) ? h.val : null, h.valueAt)
+}
+
+/** A container's nodes, checked one by one before any is named: their slots and starts. */
+class Nodes {
+  private readonly index: number[] = []
+  private readonly start: number[] = []
+
+  get count(): number {
+    return this.index.length
+  }
+
+  /** Adds the node at `node` if a live block of at least `size` bytes starts there; else false. */
+  addLive(flow: ContainerFlow, node: number, size: number): boolean {
+    if (!flow.live(node) || flow.block.start !== node || flow.block.size < size) return false
+    this.index.push(flow.block.index)
+    this.start.push(node)
+    return true
+  }
+
+  /** Names every node `offer`, and scans the value at `valueAt` in each as `value` (unless null). */
+  claim(flow: ContainerFlow, offer: Offer, value: DwarfType | null, valueAt: number): void {
+    for (let i = 0; i < this.index.length; i++) {
+      if (flow.claims.claim(this.index[i]!, this.start[i]!, offer) && value !== null) flow.later(this.start[i]! + valueAt, value, this.index[i]!)
+    }
   }
 }

@@ -1,14 +1,15 @@
 import {sizeOf, stripAliases, type DwarfType, type StructType} from '../../elf/dwarf/types.js'
 import type {NamingContext} from '../recogniser.js'
-import {DwarfClaims} from './claims.js'
+import {SlotFinder} from '../slot-finder.js'
+import {DwarfClaims, type Offer} from './claims.js'
 import {MAX_ELEMENTS, type ContainerFlow} from './container-flow.js'
-import {containerOf, type Container} from './std-containers.js'
+import {containerOf, stringBuffers, type Container} from './std-containers.js'
 import {provenCount, scalarPointee, ScalarPointees} from './scalar-pointees.js'
+import {SlotRounds} from './slot-rounds.js'
+import {isStdInternal, ScanPlans} from './scan-plan.js'
 
 /** Values taken from the work list, at most (a bound on any heap). */
 const MAX_STEPS = 20_000_000
-/** Structs nested inside one another deeper than this are damage. */
-const MAX_NESTING = 64
 /** Types built inside one another deeper than this (types.ts builds no deeper) are damage. */
 const MAX_TYPE_DEPTH = 1000
 
@@ -28,9 +29,11 @@ const MAX_TYPE_DEPTH = 1000
 export class TypeFlow implements ContainerFlow {
   readonly claims: DwarfClaims
   readonly scalars: ScalarPointees
-  /** The work list: addresses, and the type each is scanned as. */
-  private readonly workAddr: number[] = []
-  private readonly workType: StructType[] = []
+  /** The work list: addresses, the type each is scanned as, and the slot each lies in. */
+  private readonly work = new SlotRounds<DwarfType>()
+  /** The std::string ends a round met, and their buffers' starts, read after it (stringBuffers). */
+  private readonly stringEnds = new SlotRounds<number>()
+  private readonly byte = Buffer.alloc(1)
   /**
    * The types each block was scanned as at its start: the first one's id (1 + its index in
    * `typeNames`) by slot, any more in `seen`, as are the types met inside a block (by address).
@@ -41,6 +44,10 @@ export class TypeFlow implements ContainerFlow {
   private readonly typeIds = new Map<string, number>()
   private readonly seen = new Map<number, Set<string>>()
   private readonly pointerful = new WeakMap<DwarfType, boolean>()
+  private readonly plans = new ScanPlans(t => this.hasPointers(t))
+  private readonly offers = new WeakMap<StructType, Offer>()
+  /** The block `live` found last (a table of the heap's pages: no object per lookup, two million of them). */
+  readonly block: SlotFinder
   steps = 0
   interior = 0
   tooSmall = 0
@@ -53,6 +60,7 @@ export class TypeFlow implements ContainerFlow {
     this.claims = new DwarfClaims(ctx.names, structNamed)
     this.scalars = new ScalarPointees(ctx)
     this.firstAtStart = new Uint32Array(ctx.names.slots)
+    this.block = new SlotFinder(ctx.objects)
   }
 
   /** A typed value outside the heap (a root): scanned now. */
@@ -62,39 +70,42 @@ export class TypeFlow implements ContainerFlow {
 
   /** Scans what the roots reached, block by block. */
   run(): void {
-    while (this.workAddr.length > 0) {
-      if (++this.steps > MAX_STEPS) {
+    const take = (addr: number, type: DwarfType, count: number): boolean => {
+      if (++this.steps > MAX_STEPS) return false
+      const size = count > 1 ? sizeOf(type) : 0
+      for (let i = 0; i < count; i++) this.scan(addr + i * size, type, 0)
+      return true
+    }
+    // The roots' strings too, before the first round.
+    stringBuffers(this, this.stringEnds, this.byte)
+    while (this.work.pending > 0) {
+      const done = this.work.round(take)
+      stringBuffers(this, this.stringEnds, this.byte)
+      if (!done) {
         this.cut = true
         return
       }
-      const addr = this.workAddr.pop()!
-      this.scan(addr, this.workType.pop()!, 0)
     }
   }
 
-  /** The value of `type` at `addr`: its pointers followed. */
+  endsString(nulAt: number, slot: number, start: number): void {
+    this.stringEnds.push(nulAt, start, slot)
+  }
+
+  /** Scans `count` values of `type` from `addr` on, in the heap block `slot`, in a later round (in address order). */
+  later(addr: number, type: DwarfType, slot: number, count = 1): void {
+    this.work.push(addr, type, slot, count)
+  }
+
+  /** The value of `type` at `addr`, nested `depth` structs deep: its pointers followed (scan-plan.ts). */
   scan(addr: number, type: DwarfType, depth: number): void {
-    const t = stripAliases(type)
-    if (depth > MAX_NESTING) return
-    if (t.kind === 'pointer') {
-      const word = this.ctx.program.core.memory.readU64(addr)
-      if (word && t.target) this.pointee(word, t.target)
-    } else if (t.kind === 'struct') {
-      if (t.union) return
-      const container = containerOf(t)
-      if (container) {
-        container(this, addr, t)
-        return
-      }
-      for (const b of t.bases) if (this.hasPointers(b.type)) this.scan(addr + b.offset, b.type, depth + 1)
-      // A scalar pointer inside the library's own helpers (a stream's buffer pointers, a
-      // string_view's data) is a view as often as an owner: not followed.
-      const std = isStdInternal(t.name)
-      for (const m of t.members) if (this.hasPointers(m.type) && !(std && isScalarPointer(m.type))) this.scan(addr + m.offset, m.type, depth + 1)
-    } else if (t.kind === 'array' && this.hasPointers(t.element)) {
-      const size = sizeOf(t.element)
-      const n = Math.min(t.count, MAX_ELEMENTS)
-      for (let i = 0; i < n && size > 0; i++) this.scan(addr + i * size, t.element, depth + 1)
+    const memory = this.ctx.program.core.memory
+    for (const step of this.plans.of(type, depth)) {
+      if (step.target !== null) {
+        const word = memory.readU64(addr + step.at)
+        if (word) this.pointee(word, step.target)
+      } else if (step.container !== null) step.container(this, addr + step.at, step.type)
+      else for (let i = 0; i < step.count; i++) this.scan(addr + step.at + i * step.size, step.element, step.depth)
     }
   }
 
@@ -102,51 +113,54 @@ export class TypeFlow implements ContainerFlow {
   pointee(ptr: number, target: DwarfType): void {
     const t = stripAliases(target)
     if (t.kind !== 'struct') {
-      const ref = scalarPointee(t) ? this.liveBlock(ptr) : undefined
-      if (ref && ref.start === ptr) this.scalars.offer(ref, t)
+      if (scalarPointee(t) && this.live(ptr) && this.block.start === ptr) this.scalars.offer(this.block, t)
       return
     }
-    const ref = this.liveBlock(ptr)
-    if (!ref) return
+    if (!this.live(ptr)) return
+    const {index, start, size: blockSize} = this.block
     const size = t.size
-    if (ptr !== ref.start) {
-      if (ptr + size > ref.start + ref.size) return
+    if (ptr !== start) {
+      if (ptr + size > start + blockSize) return
       this.interior++
-      this.enqueue(ptr, t, -1)
+      this.enqueue(ptr, t, index, false)
       return
     }
-    if (size > ref.size) {
+    if (size > blockSize) {
       this.tooSmall++
       return
     }
     // An array's count, where the block proves it (never for a polymorphic type: new T[n] of
     // one puts a count before the first element, so its pointer is not the block's start).
-    const n = !t.polymorphic && size > 0 && size * 2 <= ref.size ? provenCount(this.ctx, size, ref.size) : undefined
+    const n = !t.polymorphic && size > 0 && size * 2 <= blockSize ? provenCount(this.ctx, size, blockSize) : undefined
     const array = n !== undefined && n > 1 ? n : 1
-    const offer = array > 1 ? {name: `${t.name}[${array}]`, kind: 'object', struct: t, element: t.name} : {name: t.name, kind: 'object', struct: t, element: null}
-    if (!isStdInternal(t.name) && !this.claims.claim(ref.index, ref.start, offer)) return
-    for (let i = 1; i < Math.min(array, MAX_ELEMENTS); i++) this.enqueue(ptr + i * size, t, -1)
-    const dynamic = t.polymorphic ? this.claims.dynamicType(ref.index) : undefined
-    this.enqueue(ptr, dynamic && dynamic.size <= ref.size ? dynamic : t, ref.index)
+    if (!isStdInternal(t.name) && !this.claims.claim(index, start, array > 1 ? {name: `${t.name}[${array}]`, kind: 'object', struct: t, element: t.name} : this.offerOf(t))) return
+    for (let i = 1; i < Math.min(array, MAX_ELEMENTS); i++) this.enqueue(ptr + i * size, t, index, false)
+    const dynamic = t.polymorphic ? this.claims.dynamicType(index) : undefined
+    this.enqueue(ptr, dynamic && dynamic.size <= blockSize ? dynamic : t, index, true)
   }
 
-  /** The live heap block holding `addr`, or undefined. */
-  liveBlock(addr: number): {index: number; start: number; size: number} | undefined {
-    const ref = this.ctx.objects.findObject(addr)
-    return ref && this.ctx.objects.state[ref.index] === this.ctx.live ? ref : undefined
+  /** A block of one `t`, offered once per type (an object per block reached was garbage by the million). */
+  private offerOf(t: StructType): Offer {
+    let offer = this.offers.get(t)
+    if (!offer) this.offers.set(t, (offer = {name: t.name, kind: 'object', struct: t, element: null}))
+    return offer
   }
 
-  /** Scans a heap value later, once per address and type; `slot`: the block `addr` starts, or −1 (inside one). */
-  enqueue(addr: number, t: StructType, slot: number): void {
+  /** Whether a live heap block holds `addr`: then `block` is that block (until the next call). */
+  live(addr: number): boolean {
+    return this.block.find(addr) && this.ctx.objects.state[this.block.index] === this.ctx.live
+  }
+
+  /** Scans a heap value later, once per address and type; `slot`: the block holding `addr`, `atStart` where `addr` is its start. */
+  enqueue(addr: number, t: StructType, slot: number, atStart: boolean): void {
     if (!this.hasPointers(t)) return
-    if (slot >= 0) {
+    if (atStart) {
       let id = this.typeIds.get(t.name)
       if (id === undefined) this.typeIds.set(t.name, (id = this.typeIds.size + 1))
       const first = this.firstAtStart[slot]!
       if (first === 0) {
         this.firstAtStart[slot] = id
-        this.workAddr.push(addr)
-        this.workType.push(t)
+        this.later(addr, t, slot)
         return
       }
       if (first === id) return
@@ -155,8 +169,7 @@ export class TypeFlow implements ContainerFlow {
     if (!types) this.seen.set(addr, (types = new Set()))
     if (types.has(t.name)) return
     types.add(t.name)
-    this.workAddr.push(addr)
-    this.workType.push(t)
+    this.later(addr, t, slot)
   }
 
   /** Whether a value of this type can hold a pointer this flow follows. */
@@ -176,17 +189,6 @@ export class TypeFlow implements ContainerFlow {
     this.pointerful.set(t, result)
     return result
   }
-}
-
-/** A pointer to a scalar (`char*`, `long*`, `Item**`). */
-function isScalarPointer(type: DwarfType): boolean {
-  const t = stripAliases(type)
-  return t.kind === 'pointer' && t.target !== null && scalarPointee(t.target) !== undefined
-}
-
-/** The standard library's own helper types (`std::_Rb_tree_node_base`, `std::_Head_base<…>`): followed, never a name. */
-function isStdInternal(name: string): boolean {
-  return name.startsWith('std::') || name.startsWith('__gnu_cxx::')
 }
 
 export type {Container}

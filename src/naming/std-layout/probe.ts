@@ -1,7 +1,7 @@
 import type {ObjectRef} from '../../heap/objects.js'
 import type {NamingContext} from '../recogniser.js'
 import {VIA_LAYOUT} from '../via.js'
-import {PAGE_SPAN_STRIDE, setPageSpan, spansFit32} from '../../graph/live-lookup.js'
+import {SlotFinder} from '../slot-finder.js'
 
 /** A live block a layout test found: its slot, address and size. */
 export type Block = Pick<ObjectRef, 'index' | 'start' | 'size'>
@@ -24,46 +24,15 @@ export class Probe {
   /** Past the last byte offset from wordsStart at which a whole word is in `words` (0: none). */
   private wordsLimit = 0
 
-  /**
-   * Per page of the heap's range, PAGE_SPAN_STRIDE numbers (the scan's pageSpans, live-lookup.ts): its span's first slot, object size, first
-   * page (counted from lo) and object count; size 0 for a page no span holds. Null when the range
-   * is too large, a span's numbers do not fit 32 bits or a span does not start a page: then a binary
-   * search and the span table.
-   */
-  private readonly pageSlots: Uint32Array | null
-  private readonly pages: number
-  private readonly lo: number
-  private readonly pageSize: number
+  /** The slot holding an address (a table of the heap's pages). */
+  private readonly slots: SlotFinder
   /** The slots' states (fixed while naming; read once, not through the objects' getter per word). */
   private readonly state: Uint8Array
 
   constructor(readonly ctx: NamingContext) {
-    const {spans, pageSize} = ctx.objects
-    this.pageSize = pageSize
     this.state = ctx.objects.state
-    let lo = Infinity
-    let hi = 0
-    let spanned = 0
-    for (let i = 0; i < spans.start.length; i++) {
-      lo = Math.min(lo, spans.start[i]!)
-      hi = Math.max(hi, spans.start[i]! + spans.pages[i]! * pageSize)
-      spanned += spans.pages[i]!
-    }
-    this.lo = lo
-    const pages = lo < hi ? (hi - lo) / pageSize : 0
-    this.pages = pages
-    // Every word of every owner that points into the heap asks for its block: a table of the
-    // heap's pages (16 bytes a page: 4 MiB for 2 GiB of 8 KiB pages) answers with one read where the
-    // span table took five (the page's span, then four arrays by span), each missing the cache once
-    // the heap is large.
-    const small = pages <= MAX_PAGE_TABLE && (pages - spanned) * PAGE_SPAN_STRIDE * 4 <= MAX_TABLE_WASTE
-    this.pageSlots = pages > 0 && small && spansFit32(spans, lo, pageSize) ? new Uint32Array(pages * PAGE_SPAN_STRIDE) : null
-    if (this.pageSlots) {
-      for (let i = 0; i < spans.start.length; i++) {
-        const first = (spans.start[i]! - lo) / pageSize
-        for (let page = first; page < first + spans.pages[i]!; page++) setPageSpan(this.pageSlots, page, spans, i, first)
-      }
-    }
+    // Every word of every owner that points into the heap asks for its block.
+    this.slots = new SlotFinder(ctx.objects)
   }
 
   /** Whether [from, to) lies inside the current owner (a layout read past it is not the owner's). */
@@ -121,30 +90,9 @@ export class Probe {
   /** The live slot that starts exactly at addr, named or not, else undefined. */
   liveSlot(addr: number | undefined): Block | undefined {
     if (addr === undefined || addr % 8 !== 0 || addr <= 0) return undefined
-    // Every word of every owner is asked: the slot is worked out here without an object per word.
-    let index: number
-    let size: number
-    const table = this.pageSlots
-    if (table !== null) {
-      const page = Math.floor((addr - this.lo) / this.pageSize)
-      if (!(page >= 0 && page < this.pages)) return undefined
-      const at = page * PAGE_SPAN_STRIDE
-      size = table[at + 1]!
-      if (size === 0) return undefined
-      const k = (addr - (this.lo + table[at + 2]! * this.pageSize)) / size
-      if (!Number.isInteger(k) || k >= table[at + 3]!) return undefined
-      index = table[at]! + k
-    } else {
-      const spans = this.ctx.objects.spans
-      const span = this.ctx.objects.spanAt(addr)
-      if (span < 0) return undefined
-      size = spans.objectSize[span]!
-      const k = (addr - spans.start[span]!) / size
-      if (!Number.isInteger(k) || k >= spans.objectCount[span]!) return undefined
-      index = spans.firstObject[span]! + k
-    }
-    if (this.state[index] !== this.ctx.live) return undefined
-    return {index, start: addr, size}
+    const f = this.slots
+    if (!f.find(addr) || f.start !== addr || this.state[f.index] !== this.ctx.live) return undefined
+    return {index: f.index, start: addr, size: f.size}
   }
 
   /** Whether the allocator gives a block of this size for this request. */
@@ -156,11 +104,6 @@ export class Probe {
     this.ctx.names.assign(block.index, name, kind, VIA_LAYOUT, block.start)
   }
 }
-
-/** Most heap pages the probe's page table covers (512 GiB of 8 KiB pages). */
-const MAX_PAGE_TABLE = 1 << 24
-/** Bytes of the page table that may cover pages no span holds (spans scattered over a wide range). */
-const MAX_TABLE_WASTE = 64 * 1024 * 1024
 
 /** Longest walk of one container (nodes, blocks, buckets): past it the owner is taken as not one. */
 export const MAX_ELEMENTS = 1 << 24

@@ -14,6 +14,7 @@ import {vectorAt} from './vector.js'
 import {nameSharedPointees} from './shared-ptr.js'
 import {OwnerWords} from './owner-word-list.js'
 import {StackVectors} from './stack-vectors.js'
+import {UnnamedStarts} from './unnamed-starts.js'
 import type {SpanObjectArrays} from '../../heap/slot-table.js'
 
 /** Words that may hold a string or a vector kept from the first read (24 bytes each, 24 MiB in all): past it, a second read. */
@@ -95,12 +96,15 @@ export function stdLayoutKeeping(keptWords: number): Recogniser {
       // The words met, counted: where the list filled, the second read takes over at the next one.
       let met = 0
       let fullAt = Infinity
+      const unnamed = new UnnamedStarts(ctx)
       forEachOwnerWord(ctx, p, (a, w, inObject) => {
         stackVectors.see(w, inObject)
-        linked(a, w)
-        if (fullAt === Infinity && mayBeContiguous(a, w)) {
-          kept.add(a, p.ownerStart, p.ownerEnd)
-          if (kept.full) fullAt = met
+        if (unnamed.may(w)) {
+          linked(a, w)
+          if (fullAt === Infinity && mayBeContiguous(a, w)) {
+            kept.add(a, p.ownerStart, p.ownerEnd)
+            if (kept.full) fullAt = met
+          }
         }
         met++
       })
@@ -113,7 +117,7 @@ export function stdLayoutKeeping(keptWords: number): Recogniser {
       if (fullAt < Infinity) {
         met = 0
         forEachOwnerWord(ctx, p, (a, w) => {
-          if (met++ > fullAt) contiguous(a, w)
+          if (met++ > fullAt && unnamed.may(w)) contiguous(a, w)
         })
       }
       const pointees = nameSharedPointees(ctx, p)
