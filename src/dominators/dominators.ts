@@ -113,6 +113,8 @@ export interface DominatorTree {
   /** Objects in the tree, in DFS preorder: a dominator comes before everything it dominates. */
   preorder: Uint32Array
   groupCount: number
+  /** Whether parent[] waited in the pass's scratch file through the semidominator loop (a memory limit). */
+  parentParked: boolean
 }
 
 const NONE = 0xffff_ffff
@@ -248,7 +250,7 @@ function treeFromNumbering(g: DominatorInput, numbering: Numbering, n0: number, 
   let objects = 0
   for (let w = 1; w < count; w++) if (vertex[w]! < n0) vertex[objects++] = vertex[w]!
   spare.push(numbering.parent)
-  return {idom, leakStarts: numbering.leakStarts, preorder: vertex.subarray(0, objects), groupCount: groups}
+  return {idom, leakStarts: numbering.leakStarts, preorder: vertex.subarray(0, objects), groupCount: groups, parentParked: parentInFile !== null}
 }
 
 /**
