@@ -1,5 +1,5 @@
 import * as Flags from '../src/cli/flags.js'
-import {analyzeCore} from '../src/pipeline/analyze-core.js'
+import {analyzeCore, type MemoryFacts} from '../src/pipeline/analyze-core.js'
 import {TomaCommand, note} from '../src/cli/base-command.js'
 import {EXIT_STRICT_WARNINGS} from '../src/cli/exit-codes.js'
 import {progressWanted, terminalProgress} from '../src/util/terminal-progress.js'
@@ -81,6 +81,6 @@ export default class Analyze extends TomaCommand {
 }
 
 /** The memory limit, what the run held at most (the kernel's peak resident set: the limit bounds it), and what it kept in the index instead. */
-function memoryFacts(m: MemoryLimit & {reversePasses: number; forwardInFile: boolean; scanRangesSpilled: number}) {
-  return {limitBytes: m.bytes, limitFrom: m.from, availableBytes: m.available, peakBytes: process.resourceUsage().maxRSS * 1024, reversePasses: m.reversePasses, forwardEdgesInIndex: m.forwardInFile, scanRangesSpilled: m.scanRangesSpilled}
+function memoryFacts(m: MemoryLimit & MemoryFacts) {
+  return {limitBytes: m.bytes, limitFrom: m.from, availableBytes: m.available, peakBytes: process.resourceUsage().maxRSS * 1024, reversePasses: m.reversePasses, forwardEdgesInIndex: m.forwardInFile, scanRangesSpilled: m.scanRangesSpilled, scanTargetsInIndex: m.scanTargetsInIndex, dominatorParentParked: m.dominatorParentParked, typeIdsParked: m.typeIdsParked}
 }

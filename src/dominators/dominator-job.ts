@@ -185,9 +185,9 @@ function heldInFiles(tree: DominatorTree, children: DominatorChildren, beside: s
     const idom = park(tree.idom)
     const childStart = park(children.childStart)
     const child = park(children.child)
-    const {leakStarts, preorder, groupCount} = tree
+    const {leakStarts, preorder, groupCount, parentParked} = tree
     return {
-      tree: handedOnce('tree', () => ({idom: idom.take(), leakStarts, preorder, groupCount})),
+      tree: handedOnce('tree', () => ({idom: idom.take(), leakStarts, preorder, groupCount, parentParked})),
       children: handedOnce('children', () => ({childStart: childStart.take(), child: child.take()})),
       release: () => parked.forEach(p => p.remove()),
     }

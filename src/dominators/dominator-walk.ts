@@ -23,6 +23,12 @@ export interface TreeWalkInput {
   /** Type id per object (0 untyped), and the number of ids. */
   typeOf: TypeIds
   typeCount: number
+  /**
+   * Where given, the type ids are read through it instead of `typeOf` (under a memory limit they
+   * wait in a scratch file, read through a cache of blocks: analyze-core.ts). This thread only:
+   * a function does not go to a worker.
+   */
+  typeAt?: (object: number) => number
   retainedBytes: RetainedBytes
   /** Accumulation points (objects), each in a subtree of its own. */
   points: number[]
@@ -41,6 +47,7 @@ export interface TreeWalkSums {
 
 export function walkDominatorTree(part: TreeWalkInput): TreeWalkSums {
   const {childStart, child, typeOf, typeCount, retainedBytes, points} = part
+  const typeAt = part.typeAt ?? ((o: number): number => typeOf[o]!)
   const n = childStart.length - 2
   const bytes = new Float64Array(typeCount)
   const objects = new Float64Array(typeCount)
@@ -69,7 +76,7 @@ export function walkDominatorTree(part: TreeWalkInput): TreeWalkSums {
     if (next < (sp === 1 ? rootEnd : childStart[v + 1]!)) {
       stackNext[sp - 1] = next + 1
       const c = child[next]!
-      const t = typeOf[c]!
+      const t = typeAt(c)
       const first = childStart[c]!
       if (t > 0 && open[t] === 0) bytes[t] = bytes[t]! + retainedBytes[c]!
       if (tally) childBytes[sp - 1] = childBytes[sp - 1]! + retainedBytes[c]!
@@ -103,12 +110,12 @@ export function walkDominatorTree(part: TreeWalkInput): TreeWalkSums {
       sp--
       const subtreeObjects = stackObjects[sp]!
       if (sp > 0) stackObjects[sp - 1] = stackObjects[sp - 1]! + subtreeObjects
-      const tv = v < n ? typeOf[v]! : 0
+      const tv = v < n ? typeAt(v) : 0
       // Open no more: where none of its type is open above it, it retains its subtree's objects for its type.
       if (tv > 0 && --open[tv]! === 0) objects[tv] = objects[tv]! + subtreeObjects
       if (tally) {
         if (sp === tallyLevel) tally = null
-        else tally.add(typeOf[v]!, retainedBytes[v]! - childBytes[sp]!)
+        else tally.add(tv, retainedBytes[v]! - childBytes[sp]!)
       }
     }
   }

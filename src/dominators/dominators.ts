@@ -113,6 +113,8 @@ export interface DominatorTree {
   /** Objects in the tree, in DFS preorder: a dominator comes before everything it dominates. */
   preorder: Uint32Array
   groupCount: number
+  /** Whether parent[] waited in the pass's scratch file through the semidominator loop (a memory limit). */
+  parentParked: boolean
 }
 
 const NONE = 0xffff_ffff
@@ -166,14 +168,16 @@ export function dominatorTree(g: DominatorInput, shared = false, spare: Uint32Ar
       if (scratchBeside === undefined || g.room!() >= 4 * words + 8 * count) return newUint32(words, shared)
       return scratchFile(scratchBeside).reserve(words)
     }
-    return treeFromNumbering(g, numbering, n0, groups, shared, spare, pastPeak, placeLists, () => scratch, vertexParked, helper)
+    // The scratch file made so far, or (`create`) made now where the pass may have one.
+    const scratchNow = (create = false): ScratchFile | null => (create && scratchBeside !== undefined ? scratchFile(scratchBeside) : scratch)
+    return treeFromNumbering(g, numbering, n0, groups, shared, spare, pastPeak, placeLists, scratchNow, vertexParked, helper)
   } finally {
     ;(scratch as ScratchFile | null)?.remove()
   }
 }
 
 /** The rest of the pass, once the DFS has numbered the objects. */
-function treeFromNumbering(g: DominatorInput, numbering: Numbering, n0: number, groups: number, shared: boolean, spare: Uint32Array[], pastPeak: () => void, placeLists: (words: number) => Uint32Array | FileArray, scratchFile: () => ScratchFile | null, vertexParked: FileArray | null, helper?: (copy: PredecessorCopy) => void): DominatorTree {
+function treeFromNumbering(g: DominatorInput, numbering: Numbering, n0: number, groups: number, shared: boolean, spare: Uint32Array[], pastPeak: () => void, placeLists: (words: number) => Uint32Array | FileArray, scratchFile: (create?: boolean) => ScratchFile | null, vertexParked: FileArray | null, helper?: (copy: PredecessorCopy) => void): DominatorTree {
   const count = numbering.count
   let reverse: ReverseEdges | null = taken(g.reverse)
   let copy: PredecessorCopy | null = predecessorCopy(reverse, numbering, shared, g.copyPieceShift, placeLists)
@@ -210,19 +214,25 @@ function treeFromNumbering(g: DominatorInput, numbering: Numbering, n0: number, 
   // too; inFrom's may live on as the forest), and vertex[] where it went to the file, before the
   // forest allocates: nothing else would collect in time.
   g.collect?.()
-  semidominators(numbering, copy, g, groups, forestMemory ?? newUint32(2 * count, shared))
+  // Where the room left does not hold the forest with a margin of half as much again (a memory
+  // limit), parent[] (4 bytes a vertex, in memory of its own) waits in the scratch file through
+  // the semidominator loop, which reads it in order, backwards, through a block cache; the climb
+  // below takes it back once the forest is gone.
+  // (In a frame of its own: this one's registers would keep parent[] through the collection.)
+  const parentInFile = inFrameOfItsOwn(() => (!forestMemory && !numbering.borrowed && g.room !== undefined && g.room() < 12 * count ? parkedParent(numbering, copy!, scratchFile(true)) : null))
+  if (parentInFile) g.collect?.()
+  // In a frame of its own where parent[] comes back: this one's registers would keep the forest
+  // through the collection before it.
+  inFrameOfItsOwn(() => semidominators(numbering, copy!, g, groups, forestMemory ?? newUint32(2 * count, shared), parentInFile ?? numbering.parent))
   copy = null
-
-  // Immediate dominators: climb from the DFS parent until at or above the semidominator. Written
-  // over parent[] in place: the climb from w reads only entries below w, converted already.
-  const idomPre = numbering.parent
-  const semi = numbering.semi
-  for (let w = 1; w < count; w++) {
-    let d = idomPre[w]!
-    while (d > semi[w]!) d = idomPre[d]!
-    idomPre[w] = d
+  if (parentInFile) {
+    g.collect?.()
+    numbering.parent = readFileArray(parentInFile, newUint32(parentInFile.length, shared))
   }
-  numbering.semi = NO_WORDS
+
+  // In a frame of its own: this one's registers would keep semi[] through the collection below.
+  inFrameOfItsOwn(() => climbToDominators(numbering))
+  const idomPre = numbering.parent
   // The copy, semi[] and the link-eval forest, before the caller allocates beside the pass and the
   // child lists are built. (The forest, 8 bytes a vertex, is not kept for the child lists: their
   // starts take 4 bytes an object slot, and the rest of it stayed resident, unused, to the end.)
@@ -240,7 +250,22 @@ function treeFromNumbering(g: DominatorInput, numbering: Numbering, n0: number, 
   let objects = 0
   for (let w = 1; w < count; w++) if (vertex[w]! < n0) vertex[objects++] = vertex[w]!
   spare.push(numbering.parent)
-  return {idom, leakStarts: numbering.leakStarts, preorder: vertex.subarray(0, objects), groupCount: groups}
+  return {idom, leakStarts: numbering.leakStarts, preorder: vertex.subarray(0, objects), groupCount: groups, parentParked: parentInFile !== null}
+}
+
+/**
+ * Immediate dominators by preorder number: climb from the DFS parent until at or above the
+ * semidominator. Written over parent[] in place (the climb from w reads only entries below w,
+ * converted already); semi[] is let go.
+ */
+function climbToDominators(numbering: Numbering): void {
+  const {parent: idomPre, semi, count} = numbering
+  for (let w = 1; w < count; w++) {
+    let d = idomPre[w]!
+    while (d > semi[w]!) d = idomPre[d]!
+    idomPre[w] = d
+  }
+  numbering.semi = NO_WORDS
 }
 
 /** The DFS numbering over the edges taken out of their holder (the caller runs it in a frame of its own: store/frame.ts). */
@@ -273,6 +298,8 @@ interface Numbering {
   vertex: Uint32Array
   /** Per preorder number: the DFS parent's preorder number. */
   parent: Uint32Array
+  /** vertex[] and parent[] lie in the caller's memory (DominatorInput.memory), not memory of their own. */
+  borrowed: boolean
   /** count + 1 words, free for the steps after the DFS. */
   semi: Uint32Array
   count: number
@@ -397,7 +424,7 @@ function depthFirstOver(starts: Uint32Blocks, targets: Uint32Blocks, g: Dominato
       dfsFrom(o, 0)
     }
   }
-  return {pre: null, vertex, parent, semi, count, reachedEnd, groupPre, rootTargets: NO_WORDS, rootTargetObjects: NO_WORDS, leakStarts: Uint32Array.from(leakStarts).sort()}
+  return {pre: null, vertex, parent, borrowed: inMemory, semi, count, reachedEnd, groupPre, rootTargets: NO_WORDS, rootTargetObjects: NO_WORDS, leakStarts: Uint32Array.from(leakStarts).sort()}
 }
 
 /**
@@ -588,6 +615,14 @@ function parkedVertex(numbering: Numbering, scratch: () => ScratchFile): FileArr
   return file
 }
 
+/** parent[] written to `scratch` and let go (the copy's hold too): where it lies; null without a scratch file. */
+function parkedParent(numbering: Numbering, copy: PredecessorCopy, scratch: ScratchFile | null): FileArray | null {
+  if (!scratch) return null
+  const file = scratch.write(numbering.parent)
+  numbering.parent = copy.parent = NO_WORDS
+  return file
+}
+
 /** A bitmap over preorder numbers [0, count): the root groups' set. */
 function groupBits(groupPre: Uint32Array, count: number): Int32Array {
   const bits = new Int32Array(Math.ceil(count / 32))
@@ -696,8 +731,8 @@ function awaitCopied(copy: PredecessorCopy): void {
  * ancestor link: forest[2v] = ancestor (NONE for a tree's root), forest[2v+1] = that minimum.
  * One cache line then serves both reads of a step of the path.
  */
-function semidominators(numbering: Numbering, copy: PredecessorCopy, g: DominatorInput, groups: number, forestMemory: Uint32Array): void {
-  const {parent, semi, count, rootTargets, rootTargetObjects, groupPre} = numbering
+function semidominators(numbering: Numbering, copy: PredecessorCopy, g: DominatorInput, groups: number, forestMemory: Uint32Array, parentWords: Uint32Array | FileArray): void {
+  const {semi, count, rootTargets, rootTargetObjects, groupPre} = numbering
   const forest = forestMemory.fill(NONE)
   /**
    * Smallest semidominator on v's forest path (v itself while it is unlinked: its semi is still
@@ -729,13 +764,16 @@ function semidominators(numbering: Numbering, copy: PredecessorCopy, g: Dominato
   const rootTo = g.rootTo
   // In memory, or in the scratch file (read backwards, a block at a time).
   const predPre = new Uint32Blocks(copy.lists, LIST_CACHE_BYTES)
+  // In memory, or in the scratch file (read backwards, a block at a time).
+  const parent = new Uint32Blocks(parentWords, LIST_CACHE_BYTES)
   try {
     let predEnd = semi[count]!
     let target = rootTargets.length - 1 // the last root target at or below w
     for (let w = count - 1; w >= 1; w--) {
       // The DFS parent: the virtual root for a root group or a leak start, a group or the virtual
       // root for the root targets it entered first, else the object whose edge the DFS followed.
-      let s = parent[w]!
+      const p = parent.at(w)
+      let s = p
       while (target >= 0 && rootTargets[target]! > w) target--
       if (target >= 0 && rootTargets[target] === w) {
         // Edges from the virtual root or a group to every root target.
@@ -758,11 +796,12 @@ function semidominators(numbering: Numbering, copy: PredecessorCopy, g: Dominato
       }
       predEnd = predStart
       semi[w] = s
-      forest[2 * w] = parent[w]!
+      forest[2 * w] = p
       forest[2 * w + 1] = s
     }
   } finally {
     predPre.close()
+    parent.close()
   }
 }
 

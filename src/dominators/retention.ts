@@ -38,6 +38,8 @@ export interface Retention {
   threadRetainedObjects: Float64Array
   /** Accumulation points of the biggest holders and what lies under them (accumulation.ts). */
   accumulations: Accumulation[]
+  /** Whether the dominator pass's parent[] waited in its scratch file (dominators.ts: a memory limit). */
+  parentParked: boolean
 }
 
 export const TOP_OBJECTS = 1000
@@ -85,6 +87,8 @@ export interface RetentionSizes {
   /** Type id per object (0 untyped) and the number of ids. */
   typeOf: TypeIds
   typeCount: number
+  /** Where given, the type ids are read through it (the tree walk: dominator-walk.ts), not `typeOf`. */
+  typeAt?: (object: number) => number
 }
 
 /** Paths from roots are known; the dominator tree is being computed (perhaps on a worker thread). */
@@ -212,9 +216,9 @@ export function startRetention(input: RetentionInput, workers: number, progress?
       let liveBytes = 0
       for (const o of rootChildren(children)) liveBytes += retainedBytes[o]!
       const points = accumulationPoints(childStart, child, retainedBytes, top, ACCUMULATION_MIN_SHARE * liveBytes)
-      const walk = walkOnBoth(job, {childStart, child, typeOf: sizes.typeOf, typeCount: sizes.typeCount, retainedBytes, points: points.map(p => p.point), from: 0, to: rootObjects.length}, rootObjects)
+      const walk = walkOnBoth(job, {childStart, child, typeOf: sizes.typeOf, typeCount: sizes.typeCount, ...(sizes.typeAt ? {typeAt: sizes.typeAt} : {}), retainedBytes, points: points.map(p => p.point), from: 0, to: rootObjects.length}, rootObjects)
       const accumulations = points.map((p, k) => ({...p, ...walk.under[k]!}))
-      return {retainedBytes, childStart, child, leakStarts: joined.leakStarts, typeRetainedBytes: walk.bytes, typeRetainedObjects: walk.objects, top, threadRetainedBytes, threadRetainedObjects, accumulations}
+      return {retainedBytes, childStart, child, leakStarts: joined.leakStarts, typeRetainedBytes: walk.bytes, typeRetainedObjects: walk.objects, top, threadRetainedBytes, threadRetainedObjects, accumulations, parentParked: joined.parentParked}
     },
   }
 }
@@ -230,9 +234,9 @@ const RETAINED_BYTES_PER_SLOT = 12
 function joinedTree(job: DominatorJob, n: number, lean: boolean, handOff: (arrays: Partial<RetentionArrays>) => void) {
   const tree = job.join()
   handOff({idom: tree.idom})
-  const {leakStarts, groupCount} = tree
-  if (!lean) return {tree, leakStarts, groupCount, rootChildGroup: null}
-  return {tree: null, leakStarts, groupCount, rootChildGroup: rootChildGroups(tree.idom, n, groupCount)}
+  const {leakStarts, groupCount, parentParked} = tree
+  if (!lean) return {tree, leakStarts, groupCount, parentParked, rootChildGroup: null}
+  return {tree: null, leakStarts, groupCount, parentParked, rootChildGroup: rootChildGroups(tree.idom, n, groupCount)}
 }
 
 /**

@@ -2,7 +2,7 @@ import {checkIdWidth} from './csr.js'
 import {newUint32} from '../util/shared-arrays.js'
 import {GrowableF64, GrowableU32} from '../util/growable.js'
 import type {CheckpointRule} from './edge-words.js'
-import {readFileArray, type FileArray} from '../util/file-array.js'
+import {readFileArray, Uint32Reader, type FileArray, type ReservedArray} from '../util/file-array.js'
 
 /**
  * Edges per block: 256 KiB. Small enough that a range's last, partly filled block wastes little;
@@ -123,6 +123,40 @@ export function concatBlocks(lists: Array<Uint32Array[] | FileArray>, total: num
     blocks.length = 0
   }
   return out
+}
+
+/**
+ * concatBlocks into a place in a file instead of memory (the index, under a memory limit:
+ * edge-spill.ts, targetsInIndex): each block written where the joined array would hold it, and
+ * let go; a list parked in a scratch file read back a chunk at a time. `into` is done once all
+ * are written. Returns where the targets lie.
+ */
+export function writeBlocks(lists: Array<Uint32Array[] | FileArray>, into: ReservedArray): FileArray {
+  let at = 0
+  for (const blocks of lists) {
+    if (!Array.isArray(blocks)) {
+      const reader = new Uint32Reader(blocks)
+      try {
+        for (let i = 0; i < blocks.length; i = reader.end) {
+          reader.load(i, blocks.length)
+          into.writeAt(at + i, reader.words.subarray(0, reader.end - i))
+        }
+      } finally {
+        reader.close()
+      }
+      at += blocks.length
+      continue
+    }
+    for (let i = 0; i < blocks.length; i++) {
+      into.writeAt(at, blocks[i]!)
+      at += blocks[i]!.length
+      blocks[i] = EMPTY
+    }
+    blocks.length = 0
+  }
+  if (at !== into.file.length) throw new Error(`edge targets: ${at} written where ${into.file.length} were counted`)
+  into.done()
+  return into.file
 }
 
 /** Blocks copied between two calls of concatBlocks's `release`: 16 MiB. */

@@ -1,5 +1,5 @@
 import {ScratchFile} from '../util/scratch-file.js'
-import type {FileArray} from '../util/file-array.js'
+import type {FileArray, ReservedArray} from '../util/file-array.js'
 import type {EdgeBlockList} from './edge-blocks.js'
 
 /** What the scan may hold, asked of the caller (graph-phases.ts: the memory limit and the store). */
@@ -12,6 +12,14 @@ export interface ScanRoom {
   margin: number
   /** The file whose folder takes the scratch file (the index being written). */
   beside: string
+  /**
+   * The targets' place in the index, asked for once outStart is final, where the room left does
+   * not hold the join: outStart goes to the index first (so both lie where they would have), and
+   * the join writes the targets there instead of into memory (edge-blocks.ts: writeBlocks). The
+   * roots' scan then runs without them, and they come back for the reverse edges once outStart
+   * is out of memory: the two are never in memory together. Absent: the join is in memory.
+   */
+  targetsInIndex?: (outStart: Uint32Array, edgeCount: number) => ReservedArray
 }
 
 /**

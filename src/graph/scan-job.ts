@@ -2,7 +2,7 @@ import type {AddressSpace} from '../core/address-space.js'
 import type {MemorySource} from '../core/memory-source.js'
 import type {Warnings} from '../heap/warnings.js'
 import {checkIdWidth} from './csr.js'
-import {concatBlocks} from './edge-blocks.js'
+import {concatBlocks, writeBlocks} from './edge-blocks.js'
 import {EdgeSpill, type ScanRoom} from './edge-spill.js'
 import {joinFreePointers, type FreePointers} from './free-pointers.js'
 import {scanBuffer} from '../core/read-chunk.js'
@@ -10,6 +10,7 @@ import {rangeSlots, scanSpanRange, type RangeScan, type ScanTables, type SpanRan
 import {WorkerJob, type WorkerFailure} from '../util/worker-job.js'
 import {sharedFloat64, sharedUint32} from '../util/shared-arrays.js'
 import type {ProgressUpdate} from '../util/terminal-progress.js'
+import type {FileArray} from '../util/file-array.js'
 
 /**
  * Ranges the spans are cut into: several per thread, so that a thread that starts late (a worker
@@ -39,7 +40,8 @@ export interface ForwardScan {
   firstWords: Float64Array
   edgeCount: number
   outStart: Uint32Array
-  outTo: Uint32Array
+  /** In the index being written where the memory limit did not hold the join (edge-spill.ts: targetsInIndex). */
+  outTo: Uint32Array | FileArray
   /** The checkpoints (edge-words.ts): edge ids ascending, and each one's pointer offset in its source. */
   checkpointEdge: Uint32Array
   checkpointOffset: Float64Array
@@ -114,12 +116,16 @@ export function scanForward(
     } finally {
       for (const w of workers) w.end()
     }
-    // The join allocates every target at once: where the room left does not hold them, the
-    // ranges still in memory wait in the scratch file too (else each stays until its copy, beside
-    // the whole join).
-    spill?.relieve(results, 4 * results.reduce((sum, r) => sum + (r?.edges.count ?? 0), 0))
+    // The join allocates every target at once: where the room left does not hold them, they go
+    // to the index instead (once outStart is final), or where there is no index to go to, the
+    // ranges still in memory wait in the scratch file too (else each stays until its copy,
+    // beside the whole join).
+    const joinBytes = 4 * results.reduce((sum, r) => sum + (r?.edges.count ?? 0), 0)
+    const toIndex = limit?.targetsInIndex && spill!.short(joinBytes) ? limit.targetsInIndex : undefined
+    if (!toIndex) spill?.relieve(results, joinBytes)
     progress?.('scan objects', liveBytes, liveBytes, 'bytes')
-    return {...mergeRanges(tables, ranges, results, outStart, firstWords, warnings, release), threads: helpers + 1, spilledRanges: spill?.spilled ?? 0}
+    const join: Join = toIndex ? (lists, total) => writeBlocks(lists, toIndex(outStart, total)) : (lists, total) => concatBlocks(lists, total, true, release)
+    return {...mergeRanges(tables, ranges, results, outStart, firstWords, warnings, join), threads: helpers + 1, spilledRanges: spill?.spilled ?? 0}
   } finally {
     spill?.remove()
   }
@@ -163,10 +169,14 @@ function splitByLiveBytes(t: ScanTables, count: number): {ranges: SpanRange[]; l
   return {ranges, liveBytes: total}
 }
 
+/** The ranges' targets (blocks, or a place in a scratch file) joined into one array, in memory or in the index. */
+type Join = (lists: Array<Uint32Array[] | FileArray>, total: number) => Uint32Array | FileArray
+
 /**
  * Joins the ranges' results in range order: outStart made global by adding each range's first
- * edge id to its slots and checkpoints, edge targets copied into one exact array (shared: the
- * dominator worker reads it) while their blocks are freed, warnings replayed in order, counts summed.
+ * edge id to its slots and checkpoints, edge targets joined (`join`: into one exact array, shared
+ * for the dominator worker, or into the index) while their blocks are freed, warnings replayed in
+ * order, counts summed.
  */
 function mergeRanges(
   t: ScanTables,
@@ -175,7 +185,7 @@ function mergeRanges(
   outStart: Uint32Array,
   firstWords: Float64Array,
   warnings: Warnings,
-  release?: (bytesLeft: number) => void,
+  join: Join,
 ): Omit<ForwardScan, 'threads' | 'spilledRanges'> {
   let base = 0
   let unreadable = 0
@@ -206,11 +216,9 @@ function mergeRanges(
     checkpointOffset.set(done[r]!.edges.checkpointOffset, at)
     at += done[r]!.edges.checkpointEdge.length
   }
-  const outTo = concatBlocks(
+  const outTo = join(
     done.map(r => r.edges.parked ?? r.edges.to),
     base,
-    true,
-    release,
   )
   if (unreadable > 0) warnings.add('scan', `${unreadable} live objects are not in the core (not dumped or truncated) and were not scanned`)
   return {

@@ -67,8 +67,11 @@ export type RootScan = ReturnType<RootBuilder['finish']> & {offsetOverflows: num
 export function scanHeapGraph(program: Program, heap: HeapModel, options: ScanOptions = {}): ScannedGraph {
   const {lookup, scanThreads, ...edges} = scanObjects(program, heap, options)
   const roots = scanGraphRoots(program, heap, lookup, edges.warnings, options)
-  const reverse = reverseEdges(heap.spans.totalObjects, edges.outStart, edges.outTo, edges.edgeCount, options)
-  return {objectCount: heap.spans.totalObjects, ...edges, inStart: reverse.inStart, inEdge: reverse.inEdge, inFrom: reverse.inFrom, ...roots, scanThreads, reverseThreads: reverse.threads}
+  const outTo = edges.outTo
+  // Only a caller with an index to write (the analysis's scan phase) asks for the targets there.
+  if (!(outTo instanceof Uint32Array)) throw new Error('scanHeapGraph: the edge targets went to an index')
+  const reverse = reverseEdges(heap.spans.totalObjects, edges.outStart, outTo, edges.edgeCount, options)
+  return {objectCount: heap.spans.totalObjects, ...edges, outTo, inStart: reverse.inStart, inEdge: reverse.inEdge, inFrom: reverse.inFrom, ...roots, scanThreads, reverseThreads: reverse.threads}
 }
 
 /** The object scan (scan-job.ts) on `threads` threads: the forward edges and the objects' first words. */

@@ -48,9 +48,10 @@ export class ObjectColumns {
    * cache of blocks of `cacheBytes` of its own instead of whole: the walk under a memory limit
    * (`blockWords`: elements a block; tests make it small).
    */
-  throughBlocks(cacheBytes: number, blockWords?: number): {childStart: Blocks<Uint32Array>; child: Blocks<Uint32Array>; idom: Blocks<Uint32Array>; reachable: Blocks<Uint8Array>; retainedBytes: Blocks<Float64Array>; retainedObjects: Blocks<Uint32Array>} {
+  throughBlocks(cacheBytes: number, blockWords?: number): {childStart: Blocks<Uint32Array>; child: Blocks<Uint32Array>; idom: Blocks<Uint32Array>; reachable: Blocks<Uint8Array>; retainedBytes: Blocks<Float64Array>; retainedObjects: Blocks<Uint32Array>; type: Blocks<Uint16Array | Uint32Array>} {
     const f = this.file
     return {
+      type: f.blocks('object.type', cacheBytes, blockWords),
       childStart: f.blocks('dom.childStart', cacheBytes, blockWords),
       child: f.blocks('dom.child', cacheBytes, blockWords),
       idom: f.blocks('object.idom', cacheBytes, blockWords),

@@ -44,6 +44,22 @@ import type {CheckpointRule} from '../graph/edge-words.js'
 
 export type {AnalysisOptions}
 
+/** What the analysis did to keep to its memory limit (analyze --json: memory). */
+export interface MemoryFacts {
+  /** Passes the reverse edges were built in. */
+  reversePasses: number
+  /** The forward edges stayed in the index through the walks. */
+  forwardInFile: boolean
+  /** The object scan's ranges whose targets waited in a scratch file. */
+  scanRangesSpilled: number
+  /** The scan's targets were joined in the index, not in memory, and came back after the roots. */
+  scanTargetsInIndex: boolean
+  /** The dominator pass's parent[] waited in its scratch file through the semidominator loop. */
+  dominatorParentParked: boolean
+  /** The type ids waited in a scratch file through the retained sizes and the holder walk. */
+  typeIdsParked: boolean
+}
+
 export interface Analysis {
   program: Program
   heap: HeapModel
@@ -69,7 +85,7 @@ export interface Analysis {
    * The memory limit it ran under, the passes the reverse edges took under it (1: all at once), and
    * whether the forward edges stayed in the index through the paths and the DFS.
    */
-  memory: MemoryLimit & {reversePasses: number; forwardInFile: boolean; scanRangesSpilled: number}
+  memory: MemoryLimit & MemoryFacts
 }
 
 type Progress = ProgressUpdate
@@ -197,7 +213,7 @@ function modelStageIndexed(program: Program, heap: HeapModel, namer: TypeNamer, 
   }
   run.modelWritten?.()
   if (!graph) {
-    return {analysis: {program, heap, types: model.types, summary: model.summary, indexPath, threadsUsed: 1, scanThreads: 0, reverseThreads: 0, namingOnWorker: false, dominatorsOnWorker: false, stages: ['model'], memory: {...memory, reversePasses: 0, forwardInFile: false, scanRangesSpilled: 0}}}
+    return {analysis: {program, heap, types: model.types, summary: model.summary, indexPath, threadsUsed: 1, scanThreads: 0, reverseThreads: 0, namingOnWorker: false, dominatorsOnWorker: false, stages: ['model'], memory: {...memory, reversePasses: 0, forwardInFile: false, scanRangesSpilled: 0, scanTargetsInIndex: false, dominatorParentParked: false, typeIdsParked: false}}}
   }
   return {model: {vtableTypes: model.vtableTypes, ownObjects: model.ownObjects, sightings: model.sightings}, graph}
 }
@@ -277,6 +293,7 @@ function graphStage(
   const rootKinds = typeof options.roots === 'string' ? parseRootKinds(options.roots) : undefined
   const store: GraphStore = new ArrayStore<GraphStoreArrays>(writer, () => progress?.('writing index', 0, 1))
   let parked: ReturnType<typeof parkedTypes> | null = null
+  let idsParked: ReturnType<typeof parkedIds> | null = null
   try {
     const retain = run.retention !== false
     store.put({ownObjects: model.ownObjects})
@@ -352,7 +369,22 @@ function graphStage(
         else writer.addBehind(retentionArrays[key as keyof RetentionArrays], a)
       }
     }
-    let retention = pending?.finish(narrow => ({shallowBytes: shallowBytes(heap, narrow), typeOf: types.typeOf, typeCount: types.names.length + 1}), progress, handOff)
+    // Where the room left does not hold the child lists and a sum (12 bytes a slot) beside the type
+    // ids, the ids wait in a scratch file beside the index through the retained sizes (the sums
+    // never read them), the tree walk reads them there through a cache of blocks, and they come
+    // back after the holder walk, which reads them in the index through a cache where it reads
+    // its other columns so, or before it. (In a frame of its own: this one's registers would keep them.)
+    idsParked = pending && !pending.parallel && roomUnder(memory) < (12 + types.typeOf.BYTES_PER_ELEMENT) * n ? inFrameOfItsOwn(() => parkedIds(types, indexPath)) : null
+    if (idsParked) collectGarbage()
+    const idsRead = idsParked?.blocks(edgeCacheBytes(memory))
+    const typeAt = idsRead && ((o: number): number => idsRead.at(o))
+    let retention = pending?.finish(narrow => ({shallowBytes: shallowBytes(heap, narrow), typeOf: types.typeOf, typeCount: types.names.length + 1, ...(typeAt ? {typeAt} : {})}), progress, handOff)
+    idsRead?.close()
+    const facts: MemoryFacts = {reversePasses, forwardInFile, scanRangesSpilled, scanTargetsInIndex: store.get('targetsInIndex'), dominatorParentParked: retention?.parentParked ?? false, typeIdsParked: idsParked !== null}
+    const idsBack = (): void => {
+      if (idsParked) types.typeOf = idsParked.take().typeOf
+      idsParked = null
+    }
     progress?.('writing index', 0, 1)
     if (retention) writer.addAll({
       'dom.leakStarts': retention.leakStarts,
@@ -373,12 +405,16 @@ function graphStage(
       // the dominator tree and the retained bytes go (they are in the index), and the walk reads
       // them and the rest through caches (holder-groups.ts), holding its outputs and little else.
       const blocks = roomUnder(memory) < WHOLE_WALK_BYTES_PER_SLOT * n ? {cacheBytes: edgeCacheBytes(memory)} : undefined
-      const have = blocks === undefined ? {childStart: retention.childStart, child: retention.child, retainedBytes: retention.retainedBytes, types: types.typeOf} : {types: types.typeOf}
+      if (!blocks) idsBack()
+      const have = blocks === undefined ? {childStart: retention.childStart, child: retention.child, retainedBytes: retention.retainedBytes, types: types.typeOf} : idsParked ? {} : {types: types.typeOf}
       retention = undefined
       holdersOnce(program, writer, meta, have, blocks, progress)
     }
+    // The holder walk's outputs are written: their memory goes before the ids come back.
+    if (idsParked) collectGarbage()
+    idsBack()
     writer.finish(meta, STAGE_NAMES)
-    return {program, heap, types, summary, indexPath, threadsUsed: Math.max(scanThreads, reverseThreads, pending?.parallel && !dominatorsAfter ? 2 : 1) + (naming ? 1 : 0), scanThreads, reverseThreads, namingOnWorker: naming !== null, dominatorsOnWorker: pending?.parallel ?? false, stages: [...STAGE_NAMES], memory: {...memory, reversePasses, forwardInFile, scanRangesSpilled}}
+    return {program, heap, types, summary, indexPath, threadsUsed: Math.max(scanThreads, reverseThreads, pending?.parallel && !dominatorsAfter ? 2 : 1) + (naming ? 1 : 0), scanThreads, reverseThreads, namingOnWorker: naming !== null, dominatorsOnWorker: pending?.parallel ?? false, stages: [...STAGE_NAMES], memory: {...memory, ...facts}}
   } catch (e) {
     writer.abandon()
     // A failed index write (a full disk) comes first: a phase that read the index back failed for it.
@@ -389,6 +425,7 @@ function graphStage(
     if (store.has('reachableParked')) store.get('reachableParked').remove()
     naming?.release()
     parked?.remove()
+    idsParked?.remove()
     background?.close()
   }
 }
@@ -425,6 +462,16 @@ function parkedTypes(model: ModelForGraph, beside: string): {take(): ObjectTypes
   const ids = new ParkedArray(typeOf, beside)
   model.vtableTypes = {...rest, typeOf: new Uint16Array(0)}
   return {take: () => ({...rest, typeOf: ids.take()}), remove: () => ids.remove()}
+}
+
+/**
+ * The type ids of `types` parked in a scratch file beside the index (parked-array.ts), `types`
+ * left holding none until they are taken back.
+ */
+function parkedIds(types: ObjectTypes, beside: string) {
+  const ids = new ParkedArray(types.typeOf, beside)
+  types.typeOf = new Uint16Array(0)
+  return {take: () => ({typeOf: ids.take()}), blocks: (cacheBytes: number) => ids.blocks(cacheBytes), remove: () => ids.remove()}
 }
 
 /** What the index keeps of the naming pass: counts by tier, findings, inconsistencies and conflicts. */

@@ -45,6 +45,8 @@ export interface GraphArrays {
   'object.liveBefore': Uint32Array
   /** TCMalloc's own allocations (allocator-internal.ts), found by the model stage. */
   ownObjects: Uint32Array
+  /** Whether the scan joined the targets in the index (the memory limit held not both outStart and them): they come back after the roots. */
+  targetsInIndex: boolean
   /** What the summary reads of the scans. */
   scanFacts: Omit<ObjectScan, 'lookup' | 'firstWords' | 'outStart' | 'outTo' | 'checkpointEdge' | 'checkpointOffset'>
   rootFacts: Pick<RootScan, 'rootCount' | 'offsetOverflows' | 'roots'>
@@ -160,9 +162,16 @@ export function graphPhases(c: GraphContext): Phase<GraphStoreArrays>[] {
         // falls below a sixteenth of the limit, and the rest where it does not hold the join:
         // then the join reads them back once the workers, their read buffers and the scan's
         // garbage are gone (edge-spill.ts).
-        const room = {room: () => roomUnder(c.memory), collect: () => s.collect(), margin: c.memory.bytes / 16, beside: c.indexPath}
+        // Where the room left does not hold the join either, outStart goes to the index and the
+        // targets are joined there (outStart before them, as the actions below would write them).
+        const targetsInIndex = (outStart: Uint32Array, edgeCount: number) => {
+          s.put({'edge.outStart': outStart})
+          s.apply({write: 'edge.outStart'})
+          return s.reserve('edge.to', edgeCount)
+        }
+        const room = {room: () => roomUnder(c.memory), collect: () => s.collect(), margin: c.memory.bytes / 16, beside: c.indexPath, targetsInIndex}
         const {outStart, outTo, checkpointEdge, checkpointOffset, firstWords: _none, lookup, ...facts} = scanObjects(program, heap, {...c.scan, releaseBlocks, room})
-        return {'edge.outStart': outStart, 'edge.to': outTo, 'edge.checkpoint': checkpointEdge, 'edge.checkpointOffset': checkpointOffset, liveLookup: lookup, scanFacts: facts}
+        return {'edge.outStart': outStart, 'edge.to': outTo, 'edge.checkpoint': checkpointEdge, 'edge.checkpointOffset': checkpointOffset, liveLookup: lookup, scanFacts: facts, targetsInIndex: !(outTo instanceof Uint32Array)}
       },
       // The forward edges go to the index at once, on the writer thread, while this thread scans
       // the roots and names types: the writer is done with them (and lets them go) long before the
@@ -178,7 +187,9 @@ export function graphPhases(c: GraphContext): Phase<GraphStoreArrays>[] {
         const {rootCount, offsetOverflows, roots, rootKind, rootThread, rootAddress, rootTo, rootToOffset} = scanGraphRoots(program, heap, s.get('liveLookup'), s.get('scanFacts').warnings, c.scan, c.roots)
         return {'root.kind': rootKind, 'root.thread': rootThread, 'root.address': rootAddress, 'root.to': rootTo, 'root.toOffset': rootToOffset, rootFacts: {rootCount, offsetOverflows, roots}}
       },
-      after: [{drop: ['liveLookup']}],
+      // Where the targets were joined in the index, they come back for the reverse edges once
+      // outStart is written and out of memory.
+      after: [{drop: ['liveLookup']}, {if: 'targetsInIndex', then: [{readBack: 'edge.to', after: ['edge.outStart']}]}],
     },
     {
       name: 'reverse edges',

@@ -203,21 +203,21 @@ function walkInputs(program: Program, index: HeapIndex, have: Have = {}): WalkIn
 }
 
 /**
- * The walk's inputs under a memory limit: the type ids as given (the analysis holds them) or
- * whole, every other column through a cache of blocks of its own. The walk goes down the
+ * The walk's inputs under a memory limit: the type ids as given (where the analysis holds them),
+ * every other column through a cache of blocks of its own. The walk goes down the
  * dominator tree, whose child lists are ascending (but for each one's largest child, first): a
  * heap's neighbours are met together, and a block read serves many.
  */
 function walkInputsThroughBlocks(program: Program, index: HeapIndex, have: Have, {cacheBytes, blockWords}: ThroughBlocks): WalkInputs {
   const b = index.columns.throughBlocks(cacheBytes, blockWords)
   const objects = index.objects
-  const types = have.types ?? (index.columns.type() as ArrayLike<number>)
+  const types = have.types
   return {
     n: b.idom.length,
     childStartAt: i => b.childStart.at(i),
     childAt: i => b.child.at(i),
     idomAt: i => b.idom.at(i),
-    typeAt: i => types[i]!,
+    typeAt: types ? i => types[i]! : i => b.type.at(i),
     reachableAt: i => b.reachable.at(i),
     retainedBytesAt: i => b.retainedBytes.at(i),
     retainedObjectsAt: i => b.retainedObjects.at(i),

@@ -72,11 +72,14 @@ export function openWritten(source: FileArray): number {
   return fs.openSync(source.path, 'r')
 }
 
-/** Elements [first, first + into.length) of `source`, read from `fd` into `into`. */
-export function readElements(fd: number, source: FileArray, first: number, into: Uint32Array): void {
+/**
+ * Elements [first, first + into.length) of `source`, read from `fd` into `into`: words, or where
+ * `into` has narrower elements (an array parked as words: parked-array.ts), elements of its size.
+ */
+export function readElements(fd: number, source: FileArray, first: number, into: Uint8Array | Uint16Array | Uint32Array): void {
   const bytes = new Uint8Array(into.buffer, into.byteOffset, into.byteLength)
   for (let done = 0; done < bytes.length; ) {
-    const got = fs.readSync(fd, bytes, done, bytes.length - done, source.byteOffset + first * 4 + done)
+    const got = fs.readSync(fd, bytes, done, bytes.length - done, source.byteOffset + first * into.BYTES_PER_ELEMENT + done)
     if (got === 0) throw new Error(`${source.path}: ends before its array at ${source.byteOffset} does`)
     done += got
   }

@@ -1,8 +1,10 @@
-import {readFileArray, type FileArray} from './file-array.js'
+import fs from 'node:fs'
+import {readElements, readFileArray, type FileArray} from './file-array.js'
 import {ScratchFile} from './scratch-file.js'
+import {Blocks} from './block-cache.js'
 
 type Parkable = Uint8Array | Uint16Array | Uint32Array
-type ParkableType<T extends Parkable> = new (buffer: ArrayBuffer, byteOffset: number, length: number) => T
+type ParkableType<T extends Parkable> = {new (buffer: ArrayBuffer, byteOffset: number, length: number): T; BYTES_PER_ELEMENT: number}
 
 /**
  * An array out of memory while phases that do not read it run (under a memory limit): its bytes
@@ -37,6 +39,32 @@ export class ParkedArray<T extends Parkable> {
     } finally {
       this.scratch.remove()
     }
+  }
+
+  /**
+   * The array read where it waits, through a cache of blocks of `cacheBytes` (block-cache.ts), for
+   * a walk that reads it at random but mostly near where it read last: the caller closes it before
+   * `take` or `remove`.
+   */
+  blocks(cacheBytes: number): Blocks<T> {
+    const {type, place} = this
+    const size = type.BYTES_PER_ELEMENT
+    let fd: number | null = null
+    return new Blocks<T>(
+      {
+        length: this.length,
+        make: count => new type(new ArrayBuffer(count * size), 0, count),
+        read(first, into) {
+          fd ??= fs.openSync(place.path, 'r')
+          readElements(fd, place, first, into)
+        },
+        close() {
+          if (fd !== null) fs.closeSync(fd)
+          fd = null
+        },
+      },
+      cacheBytes,
+    )
   }
 
   /** Removes the scratch file without reading it (an analysis that failed; safe to call again). */

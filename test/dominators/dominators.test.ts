@@ -320,7 +320,7 @@ describe.each(['v2.10-shared', 'v2.18.1-shared'])('the forward edges in a file o
 // copied to a scratch file beside the index in ranges of preorder numbers (here 8 elements at a
 // time: hundreds of ranges, each a pass over the reverse graph) and read back through a block
 // cache, and vertex[] waits there from the end of the DFS until the forest is gone (pre[] numbered
-// reading it back): the same tree, and no file left behind.
+// reading it back), and parent[] through the semidominator loop: the same tree, and no file left behind.
 describe.each(['v2.10-shared', 'v2.18.1-shared'])('dominators with a scratch file on %s', id => {
   it('the lists copied 8 elements at a time and read back, vertex[] in the file: the same tree, the file gone', async () => {
     const {program, g, input} = await passInput(id)
@@ -336,6 +336,8 @@ describe.each(['v2.10-shared', 'v2.18.1-shared'])('dominators with a scratch fil
     expect(Array.from(tree.idom)).toEqual(Array.from(fresh.idom))
     expect(Array.from(tree.preorder)).toEqual(Array.from(fresh.preorder))
     expect(Array.from(tree.leakStarts)).toEqual(Array.from(fresh.leakStarts))
+    // parent[] waited in the file through the semidominator loop (read backwards through a cache).
+    expect([fresh.parentParked, tree.parentParked]).toEqual([false, true])
     // The room was asked after the file was made (before the forest), and the file is gone.
     expect(made).toEqual([expect.stringMatching(/^\.core\.toma-index\.scratch\.toma-tmp-\d+-[0-9a-f]{16}$/)])
     expect(fs.readdirSync(dir)).toEqual([])
