@@ -3,9 +3,12 @@ import path from 'node:path'
 import {afterAll, describe, expect, it} from 'vitest'
 import {Core} from '../../src/core/core.js'
 import {analyzeGoogleHeap} from '../../src/google-tcmalloc/heap.js'
+import {LIVE, STATE_NAMES} from '../../src/heap/states.js'
 import {Program} from '../../src/program/program.js'
 import {ARM64_FIXTURE} from '../helpers/arm64-fixture.js'
 import {brotliTreePath, sparseCorePath} from '../helpers/fixture-core.js'
+import {runToma} from '../helpers/run-toma.js'
+import {testTemp} from '../helpers/test-temp.js'
 import {checkCacheOwners, checkCounters, checkLiveObjects, checkSampled, checkStateBytes, type GoogleTruth} from './truth-checks.js'
 
 // google/tcmalloc fce3f55 (release build, 8 KiB pages) cross-built for aarch64 and run under
@@ -76,4 +79,20 @@ describe('google/tcmalloc on aarch64 (QEMU-user core, per-thread caches)', () =>
     expect(Array.from(alone.totals.bytes)).toEqual(Array.from(heap.totals.bytes))
     expect(Array.from(alone.state)).toEqual(Array.from(heap.state))
   })
+})
+
+describe('toma analyze on the aarch64 google/tcmalloc core', () => {
+  it('reads it as a user would, with --exe, --sysroot and --debug-file-directory: the live bytes the process counted', async () => {
+    const work = testTemp('gtc-arm64-cli')
+    const core = await sparseCorePath(path.join(DIR, 'core.sparse.br'))
+    const sysroot = await brotliTreePath(path.join(ARM64_FIXTURE, 'sysroot'))
+    const truth = JSON.parse(fs.readFileSync(path.join(DIR, 'truth.json'), 'utf8')) as GoogleTruth
+    const r = await runToma(['analyze', core, '--exe', path.join(DIR, 'gtcdemo'), '--sysroot', sysroot, '--debug-file-directory', path.join(DIR, 'debug'), '--index', path.join(work, 'core.idx'), '--json'], {cwd: work})
+    expect(r.stderr).toBe('')
+    expect(r.status).toBe(0)
+    const summary = JSON.parse(r.stdout) as {allocator: {kind: string; version: string; pageSize: number}; states: Array<{state: string; bytes: number}>}
+    expect(summary.allocator).toMatchObject({kind: 'google/tcmalloc', version: '2026-08', pageSize: 8192})
+    expect(summary.states.find(s => s.state === STATE_NAMES[LIVE])?.bytes).toBe(truth.properties['generic.current_allocated_bytes'])
+    fs.rmSync(work, {recursive: true, force: true})
+  }, 120_000)
 })
