@@ -30,9 +30,9 @@ export const TCMALLOC_SOURCE = /(^|\/)tcmalloc\/[^/]+\.cc$/
 export const TCMALLOC_DWARF_BUDGET = 64 * 2 ** 20
 /** The page shifts a ShiftLayout is keyed under when the DWARF does not give kPageShift: the caller probes them. */
 export const PROBED_PAGE_SHIFTS = [13, 18, 15, 12] as const
-/** x86-64 addresses have 48 bits: first_page_ is kAddressBits − kPageShift bits wide (Span::kMaxPageIdBits). */
+/** x86-64 and aarch64 Linux addresses have 48 bits (kAddressBits): first_page_ is kAddressBits − kPageShift bits wide (Span::kMaxPageIdBits). */
 const ADDRESS_BITS = 48
-/** A hugepage is 2 MiB on x86-64 (kHugePageShift, when the DWARF does not give it). */
+/** A hugepage is 2 MiB on x86-64 and aarch64 (kHugePageShift, a constant of the build whatever the kernel's pages, when the DWARF does not give it). */
 const HUGE_PAGE_SHIFT = 21
 
 /**

@@ -1,5 +1,6 @@
 /**
- * Where google/tcmalloc keeps what toma reads, for one snapshot family: byte offsets on x86-64,
+ * Where google/tcmalloc keeps what toma reads, for one snapshot family: byte offsets on x86-64
+ * (an aarch64 build of fce3f55 has the same, by its DWARF: docs/AARCH64.md),
  * read from the DWARF of a build of that snapshot (docs/GOOGLE-TCMALLOC.md says which build and
  * how). google/tcmalloc promises no layout between commits, so each family is data of its own,
  * keyed by the span of history it covers; a build whose layout is not here is not guessed at.

@@ -2,7 +2,7 @@ import type {AddressSpace} from '../core/address-space.js'
 import {u64le} from '../util/u64le.js'
 import type {GoogleLayout} from './layout.js'
 
-/** Bits of a user-space address on x86-64 (tcmalloc's kAddressBits). */
+/** Bits of a user-space address on x86-64 and on aarch64 Linux alike (tcmalloc's kAddressBits, config.h). */
 const ADDRESS_BITS = 48
 /** Bits 48-63 of a packed leaf entry hold the size class (PackedSpanAndSizeclass, da43087). */
 const SPAN_MASK = 2 ** 48
