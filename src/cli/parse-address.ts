@@ -10,7 +10,7 @@ export function parseAddress(text: string): number {
   // BigInt, exact however many digits; the digits are checked above, so it cannot throw.
   const value = BigInt(hex ? `0x${digits}` : digits)
   if (value >= BigInt(USER_SPACE_END)) {
-    throw new TomaError(`${text}: beyond x86-64 user space (0x${value.toString(16)} ≥ 0x800000000000)`)
+    throw new TomaError(`${text}: beyond user space (0x${value.toString(16)} ≥ 0x${USER_SPACE_END.toString(16)})`)
   }
   return Number(value)
 }

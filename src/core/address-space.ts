@@ -3,8 +3,12 @@ import {PF_R, PF_W, PF_X, PT_LOAD, type ProgramHeader} from './core-header.js'
 import {lastAtOrBelow} from '../util/search.js'
 import {u64le} from '../util/u64le.js'
 
-/** x86-64 user space ends at 2^47; every address below it is exact as a JS number. */
-export const USER_SPACE_END = 2 ** 47
+/**
+ * User space ends at 2^48 on aarch64 (48-bit virtual addresses: a kernel's core maps the executable
+ * at 0xaaaa… and libraries at 0xffff…), at 2^47 on x86-64 (4-level paging): one bound for both,
+ * and every address below it is exact as a JS number.
+ */
+export const USER_SPACE_END = 2 ** 48
 
 /** Why an address cannot be read from the core. */
 export type Unreadable =

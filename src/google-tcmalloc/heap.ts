@@ -1,5 +1,5 @@
 import {TomaError, hex} from '../errors.js'
-import type {AddressSpace, Segment} from '../core/address-space.js'
+import {USER_SPACE_END, type AddressSpace, type Segment} from '../core/address-space.js'
 import {PF_W} from '../core/core-header.js'
 import {describeAllocatorModule} from '../heap/allocator-module.js'
 import {DamageLog} from '../heap/damage.js'
@@ -245,7 +245,7 @@ function globalsFit(
     if (cpu !== null && active !== null && memory.readU8(active) === 1) {
       const raw = memory.readU64(cpu + shift.slabInCpuCache + layout.slab.slabsAndShift) ?? 0
       const bits = raw % 256
-      check('per-CPU slab (slabs_and_shift_)', bits >= 12 && bits <= 24 && raw - bits >= 0x10000 && raw < 2 ** 47)
+      check('per-CPU slab (slabs_and_shift_)', bits >= 12 && bits <= 24 && raw - bits >= 0x10000 && raw < USER_SPACE_END)
     }
     return {checked, misfits}
   }

@@ -1,4 +1,4 @@
-import type {AddressSpace, Segment} from '../core/address-space.js'
+import {USER_SPACE_END, type AddressSpace, type Segment} from '../core/address-space.js'
 import {u64le} from '../util/u64le.js'
 import {classBytesOf, type GoogleLayout, type ShiftLayout} from './layout.js'
 import {GOOGLE_TCMALLOC_LAYOUTS} from './layouts.js'
@@ -45,7 +45,7 @@ export function readDataWords(memory: AddressSpace, segments: Segment[]): DataWo
   return out
 }
 
-const plausiblePointer = (w: number) => w >= 0x10000 && w < 2 ** 47 && w % 8 === 0
+const plausiblePointer = (w: number) => w >= 0x10000 && w < USER_SPACE_END && w % 8 === 0
 
 export interface PageMapMatch {
   pageMap: number

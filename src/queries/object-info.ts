@@ -11,6 +11,7 @@ import {storedSightings} from '../index/sighting-index.js'
 import {allocationOfSpan} from './allocations.js'
 import {storedHolderName} from './holder-groups.js'
 import {u64le} from '../util/u64le.js'
+import {USER_SPACE_END} from '../core/address-space.js'
 
 /** Bytes shown around the address unless asked otherwise, and the most that may be asked. */
 export const DUMP_BYTES = 64
@@ -143,7 +144,7 @@ function pointingWords(program: Program, index: HeapIndex, bytes: Buffer, from: 
   const words: PointingWord[] = []
   for (let at = (8 - ((from - objectStart) % 8)) % 8; at + 8 <= bytes.length; at += 8) {
     const value = u64le(bytes, at)
-    if (value < 4096 || value >= 2 ** 47) continue
+    if (value < 4096 || value >= USER_SPACE_END) continue
     const offset = from + at - objectStart
     const target = index.objectAt(value)
     if (target) {

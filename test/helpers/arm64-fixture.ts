@@ -15,8 +15,8 @@ export interface GdbView {
   libraries: Array<{from: string; to: string; path: string}>
 }
 
-export function arm64GdbView(): GdbView {
-  const text = fs.readFileSync(path.join(ARM64_FIXTURE, 'gdb.txt'), 'utf8')
+export function arm64GdbView(dir = ARM64_FIXTURE): GdbView {
+  const text = fs.readFileSync(path.join(dir, 'gdb.txt'), 'utf8')
   const threads = [...text.matchAll(/^Thread \d+ \(Thread (0x[0-9a-f]+) \(LWP (\d+)\)\):\npc +(0x[0-9a-f]+) .*\nsp +(0x[0-9a-f]+) /gm)].map(m => ({
     tid: Number(m[2]),
     pthread: m[1]!,
@@ -30,10 +30,16 @@ export function arm64GdbView(): GdbView {
 /** The same program built as a PIE (its libraries are ARM64_FIXTURE's sysroot). */
 export const ARM64_PIE_FIXTURE = `${ARM64_FIXTURE}-pie`
 
-/** A fixture's core, the sysroot of arm64 libraries and the program opened as a user would: --exe and --sysroot. */
-export async function openArm64Fixture(dir = ARM64_FIXTURE) {
-  const corePath = await brotliCorePath(path.join(dir, 'core.br'))
-  const sysroot = await brotliTreePath(path.join(ARM64_FIXTURE, 'sysroot'))
+/** The kernel-written cores of heapdemo in an arm64 VM (fixtures/generate-arm64-kernel.sh): core.br the kernel's, gcore.br gdb's. */
+export const ARM64_KERNEL_FIXTURE = `${ARM64_FIXTURE}-kernel`
+
+/**
+ * A fixture's core (`core.br`, or the one named), the sysroot of arm64 libraries (the fixture's own,
+ * else ARM64_FIXTURE's) and the program opened as a user would: --exe and --sysroot.
+ */
+export async function openArm64Fixture(dir = ARM64_FIXTURE, coreName = 'core.br') {
+  const corePath = await brotliCorePath(path.join(dir, coreName))
+  const sysroot = await brotliTreePath(path.join(fs.existsSync(path.join(dir, 'sysroot')) ? dir : ARM64_FIXTURE, 'sysroot'))
   const exe = path.join(dir, 'heapdemo')
   const core = Core.open(corePath)
   const program = Program.load(core, {exe, sysroot})

@@ -4,7 +4,9 @@ import {pthreadAddress} from '../../src/program/thread-pointer.js'
 import {unwindThread} from '../../src/program/unwind.js'
 import {codeLabel} from '../../src/queries/code-label.js'
 import {addr} from '../helpers/fixture-core.js'
-import {arm64GdbView, openArm64Fixture} from '../helpers/arm64-fixture.js'
+import {ARM64_KERNEL_FIXTURE, arm64GdbView, openArm64Fixture} from '../helpers/arm64-fixture.js'
+import type {Program} from '../../src/program/program.js'
+import type {Truth} from '../helpers/fixture-core.js'
 
 let opened: ReturnType<typeof openArm64Fixture> | undefined
 const fixture = () => (opened ??= openArm64Fixture())
@@ -16,6 +18,21 @@ afterAll(async () => (await opened)?.core.close())
 // outermost frame (clone's) no CFA; there the walk ends too.
 it('aarch64: every thread unwinds to gdb-multiarch\'s frames, pc and CFA', async () => {
   const {program, truth} = await fixture()
+  expectGdbStacks(program, truth)
+})
+
+// The kernel's core of the same program in an arm64 VM (a PIE; modules from NT_FILE; return
+// addresses with the PAC mask the core records).
+it('aarch64, a kernel-written core: every thread unwinds to gdb-multiarch\'s frames, pc and CFA', async () => {
+  const {core, program, truth} = await openArm64Fixture(ARM64_KERNEL_FIXTURE)
+  try {
+    expectGdbStacks(program, truth)
+  } finally {
+    core.close()
+  }
+})
+
+function expectGdbStacks(program: Program, truth: Truth) {
   expect(truth.gdbStacks.map(s => s.tid)).toEqual(program.core.threads.map(t => t.tid).sort((a, b) => a - b))
   for (const g of truth.gdbStacks) {
     const u = unwindThread(program, program.core.threads.find(t => t.tid === g.tid)!)
@@ -30,7 +47,7 @@ it('aarch64: every thread unwinds to gdb-multiarch\'s frames, pc and CFA', async
       expect(outermost.function).toBe('main')
     }
   }
-})
+}
 
 // No NT_ARM_TLS: each thread's struct pthread is found on glibc's lists by its tid, as gdb's
 // libthread_db finds it ("Thread 0x… (LWP …)"), and is the pthread_self() the process recorded.

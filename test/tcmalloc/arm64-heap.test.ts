@@ -3,7 +3,7 @@ import {afterAll, expect, it} from 'vitest'
 import {pthreadAddress} from '../../src/program/thread-pointer.js'
 import {addr} from '../helpers/fixture-core.js'
 import {analyzeHeap} from '../../src/tcmalloc/heap.js'
-import {ARM64_PIE_FIXTURE, openArm64Fixture} from '../helpers/arm64-fixture.js'
+import {ARM64_KERNEL_FIXTURE, ARM64_PIE_FIXTURE, openArm64Fixture} from '../helpers/arm64-fixture.js'
 import {checkAgainstTruth} from './live-set.js'
 
 // Debian 12's arm64 gperftools 2.10 in a QEMU-user core (fixtures/arm64/README.md): the heap model
@@ -38,6 +38,24 @@ it('aarch64 PIE: the executable at QEMU\'s load bias, its libraries through link
     for (const t of core.threads) expect(pthreadAddress(program, t)).toBe(addr(truth.threads.find(x => x.tid === t.tid)!.pthread))
     const heap = analyzeHeap(program)
     checkAgainstTruth(heap, truth)
+  } finally {
+    core.close()
+  }
+})
+
+// The kernel's core and gdb's gcore of one process in an arm64 VM (fixtures/generate-arm64-kernel.sh):
+// modules from NT_FILE, each thread's pointer from NT_ARM_TLS; the model as exact on both, and each
+// thread cache's owner the thread whose struct pthread lies at tp − sizeof(struct pthread).
+it.each(['core.br', 'gcore.br'])('aarch64 in a VM (%s): the heap exact, every cache a live thread\'s', async name => {
+  const {core, program, truth} = await openArm64Fixture(ARM64_KERNEL_FIXTURE, name)
+  try {
+    expect(core.modulesFrom).toBe('NT_FILE')
+    const heap = analyzeHeap(program)
+    expect(heap.globals.version).toBe(truth.gperftools)
+    checkAgainstTruth(heap, truth)
+    const tids = new Set(truth.threads.map(t => t.tid))
+    expect(heap.threadCaches.length).toBe(5)
+    for (const c of heap.threadCaches) expect(tids.has(c.tid!), `cache ${c.address.toString(16)} tid ${c.tid}`).toBe(true)
   } finally {
     core.close()
   }

@@ -1,4 +1,5 @@
 import type {NamingContext} from '../recogniser.js'
+import {USER_SPACE_END} from '../../core/address-space.js'
 
 /** A live block as the Lua walk uses it: its slot, first byte and size. */
 export interface LuaBlock {
@@ -22,7 +23,7 @@ export class LuaHeap {
   /** A pointer-sized word, undefined when unreadable; a pointer only when in the user address range. */
   pointer(addr: number): number | undefined {
     const w = this.memory.readU64(addr)
-    return w !== undefined && w < 2 ** 47 ? w : undefined
+    return w !== undefined && w < USER_SPACE_END ? w : undefined
   }
 
   u8(addr: number): number | undefined {
