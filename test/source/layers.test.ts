@@ -30,6 +30,7 @@ const LAYERS: Array<{layer: string; paths: string[]; models?: true; registry?: t
   {layer: 'queries', paths: ['src/queries']},
   {layer: 'pipeline', paths: ['src/pipeline']},
   {layer: 'report', paths: ['src/report']},
+  {layer: 'serve (toma serve: the HTTP server and its pages)', paths: ['src/serve']},
   {layer: 'cli', paths: ['src/cli']},
   {layer: 'commands', paths: ['commands']},
 ]

@@ -1,0 +1,31 @@
+import {hex} from '../errors.js'
+
+/**
+ * Every URL one page gives to another, made in one place: pages link to each other only through
+ * these, so that a path or parameter name changes here alone. Addresses are hex (`0x…`); a class
+ * is its type-name id in the index (`-1`: objects no tier named).
+ */
+function withQuery(path: string, params: Record<string, string | number | undefined>): string {
+  const q = new URLSearchParams()
+  for (const [k, v] of Object.entries(params)) if (v !== undefined && v !== '') q.set(k, String(v))
+  const s = q.toString()
+  return s ? `${path}?${s}` : path
+}
+
+export const overviewHref = (): string => '/'
+export const classesHref = (p: {filter?: string; sort?: string; page?: number} = {}): string => withQuery('/classes', p)
+export const classHref = (typeId: number, page?: number): string => withQuery('/class', {id: typeId, page})
+export const objectHref = (address: number): string => withQuery('/object', {addr: hex(address)})
+/** The dominator tree from the top (no id), or the subtree under one object (its slot index). */
+export const dominatorsHref = (slot?: number): string => withQuery('/dominators', {id: slot})
+/** JSON: the next `PAGE_ROWS` children of a dominator-tree node, largest retained first (`id` absent: the roots of the tree). */
+export const dominatedJsonHref = (slot: number | undefined, page?: number): string => withQuery('/api/dominated', {id: slot, page})
+export const searchHref = (q: string): string => withQuery('/search', {q})
+export const leaksHref = (): string => '/leaks'
+export const suspectsHref = (): string => '/suspects'
+export const threadsHref = (): string => '/threads'
+export const memoryHref = (): string => '/memory'
+export const damageHref = (): string => '/damage'
+export const diffHref = (): string => '/diff'
+/** The pages' own script and the report's table script, served from the same origin (CSP `script-src 'self'`). */
+export const SCRIPT_PATHS = {serve: '/static/serve.js', report: '/static/report.js'} as const
