@@ -8,6 +8,8 @@ export interface GoogleTruth {
   pid: number
   pageShift: number
   perCpuActive: boolean
+  /** Each thread and the CPU it ran on when the truth was written (workers pinned to CPUs 0 and 1 where there are two). */
+  threads: Array<{tid: number; role: string; cpu: number; pinned: number}>
   properties: Record<string, number>
   /** [address, requested bytes, allocated bytes (nallocx), thread]: every object the program holds. */
   live: Array<[string, number, number, number]>
