@@ -112,6 +112,7 @@ function unwind(program: Program, thread: Thread): Unwound {
     if (!caller) return {frames, stop: 'the caller\'s registers could not be read'}
     const signed = caller[DW_PC]
     if (signed === undefined) return {frames, stop: 'outermost frame (its return address is undefined)'}
+    // Signed (PAC bits 48-54), it is above 2^53 yet below 2^55 and 4-aligned: the number read holds it exactly.
     const ra = codeAddress(thread, signed)
     caller[DW_PC] = ra
     if (ra === 0n) return {frames, stop: 'outermost frame (return address 0)'}

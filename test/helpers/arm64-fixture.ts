@@ -33,6 +33,9 @@ export const ARM64_PIE_FIXTURE = `${ARM64_FIXTURE}-pie`
 /** The kernel-written cores of heapdemo in an arm64 VM (fixtures/generate-arm64-kernel.sh): core.br the kernel's, gcore.br gdb's. */
 export const ARM64_KERNEL_FIXTURE = `${ARM64_FIXTURE}-kernel`
 
+/** The same program built -mbranch-protection=standard, the kernel's core in the VM: its saved return addresses are signed. */
+export const ARM64_PAC_KERNEL_FIXTURE = `${ARM64_FIXTURE}-pac-kernel`
+
 /**
  * A fixture's core (`core.br`, or the one named), the sysroot of arm64 libraries (the fixture's own,
  * else ARM64_FIXTURE's) and the program opened as a user would: --exe and --sysroot.

@@ -4,7 +4,7 @@ import {pthreadAddress} from '../../src/program/thread-pointer.js'
 import {unwindThread} from '../../src/program/unwind.js'
 import {codeLabel} from '../../src/queries/code-label.js'
 import {addr} from '../helpers/fixture-core.js'
-import {ARM64_KERNEL_FIXTURE, arm64GdbView, openArm64Fixture} from '../helpers/arm64-fixture.js'
+import {ARM64_KERNEL_FIXTURE, ARM64_PAC_KERNEL_FIXTURE, arm64GdbView, openArm64Fixture} from '../helpers/arm64-fixture.js'
 import type {Program} from '../../src/program/program.js'
 import type {Truth} from '../helpers/fixture-core.js'
 
@@ -27,6 +27,38 @@ it('aarch64, a kernel-written core: every thread unwinds to gdb-multiarch\'s fra
   const {core, program, truth} = await openArm64Fixture(ARM64_KERNEL_FIXTURE)
   try {
     expectGdbStacks(program, truth)
+  } finally {
+    core.close()
+  }
+})
+
+// The same program built -mbranch-protection=standard (fixtures/arm64/heapdemo-2.10-pac-kernel): each of
+// its functions signs x30 (PACIASP) before saving it, so the return addresses saved on its frames
+// carry pointer-authentication bits (NT_ARM_PAC_MASK's instruction mask, bits 48-54). Unstripped,
+// none is in a module and the walk would stop at the first; stripped, the frames are gdb's.
+it('aarch64, return addresses signed (PAC): every thread unwinds to gdb-multiarch\'s frames, pc and CFA', async () => {
+  const {core, program, truth} = await openArm64Fixture(ARM64_PAC_KERNEL_FIXTURE)
+  try {
+    expectGdbStacks(program, truth)
+    const exe = program.executable!.module
+    let signed = 0
+    for (const t of core.threads) {
+      const mask = t.pacInstructionMask!
+      expect(mask).toBe(0x7f000000000000n)
+      const frames = unwindThread(program, t).frames
+      for (let i = 0; i + 1 < frames.length; i++) {
+        const {pc, sp, cfa} = frames[i]!
+        if (program.moduleAt(pc)?.module !== exe) continue
+        // the word heapdemo's frame saved its caller's return address in, as it is in the core
+        const words = core.memory.readBytes(sp, cfa - sp)!
+        const saved = Array.from({length: words.length / 8}, (_, k) => words.readBigUInt64LE(k * 8)).filter(w => (w & ~mask) === BigInt(frames[i + 1]!.pc))
+        expect(saved, `thread ${t.tid} frame ${i}`).toHaveLength(1)
+        expect(saved[0]! & mask, `thread ${t.tid} frame ${i}: 0x${saved[0]!.toString(16)}`).not.toBe(0n)
+        signed++
+      }
+    }
+    // main's frame, and each worker's five in heapdemo (heapdemo_workerN, run_stage, its lambda, park, wait_forever)
+    expect(signed).toBe(1 + 5 * (core.threads.length - 1))
   } finally {
     core.close()
   }
