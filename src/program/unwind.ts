@@ -117,7 +117,10 @@ function unwind(program: Program, thread: Thread): Unwound {
     caller[DW_PC] = ra
     if (ra === 0n) return {frames, stop: 'outermost frame (return address 0)'}
     caller[DW_SP] = BigInt(cfa)
-    if (!signalFrame && cfa <= sp) return {frames, stop: `the stack does not grow at ${hex(pc)} (CFA ${hex(cfa)} ≤ sp ${hex(sp)})`}
+    // An interrupted frame (the innermost, or one a signal stopped) may be an aarch64 leaf: its
+    // return address still in x30, nothing pushed, its CFA its sp. A call always grows the stack
+    // below the caller (x86-64's pushes the return address), so any other frame's CFA is above sp.
+    if (!signalFrame && (cfa < sp || (cfa === sp && !exactPc))) return {frames, stop: `the stack does not grow at ${hex(pc)} (CFA ${hex(cfa)} ≤ sp ${hex(sp)})`}
     if (!program.core.moduleAt(Number(ra)) && !signalFrame) return {frames, stop: `return address ${hex(Number(ra))} is in no module`}
     how = row ? 'cfi' : 'frame-pointer'
     exactPc = signalFrame

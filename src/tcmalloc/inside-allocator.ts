@@ -87,12 +87,20 @@ function markStructuresInFlight(warnings: Warnings, heap: InFlightInputs): void 
     }
   }
   if (pageHeapLock) ranges.push({start: heap.globals.pageHeap, end: heap.globals.pageHeap + heap.layout.pageHeap.size, why: pageHeapLock})
-  for (const p of spansBetweenLists(heap)) ranges.push({start: p.entry, end: p.entry + stride, why: p.why})
+  const handedOver = new Map<number, string>()
+  for (const p of spansBetweenLists(heap)) {
+    ranges.push({start: p.entry, end: p.entry + stride, why: p.why})
+    handedOver.set(p.sizeClass, p.why)
+  }
   const records = new Map<number, string>()
-  if (lockedClass.size > 0) {
+  if (lockedClass.size > 0 || handedOver.size > 0) {
     for (let s = 0; s < heap.spans.count; s++) {
-      const why = lockedClass.get(heap.spans.sizeClass[s]!)
-      if (why && heap.spans.location[s] === IN_USE) records.set(heap.spans.record[s]!, why)
+      if (heap.spans.location[s] !== IN_USE) continue
+      const cl = heap.spans.sizeClass[s]!
+      // ReleaseToSpans gives a span back once its refcount reaches 0 without pushing that last
+      // object: the span, still in use in the page map, then has one free object fewer than it holds.
+      const why = lockedClass.get(cl) ?? (heap.spans.refcount[s] === 0 ? handedOver.get(cl) : undefined)
+      if (why) records.set(heap.spans.record[s]!, why)
     }
   }
   const pageLevel = pageHeapLock
@@ -124,7 +132,7 @@ export const SPAN_HANDOVER = /CentralFreeList::(Populate|ReleaseToSpans|ReleaseL
  * threads there, each class's excess is whole spans' worth of objects at most, and no class is
  * short: anything else is left to the warnings.
  */
-function spansBetweenLists(heap: InFlightInputs): Array<{entry: number; why: string}> {
+function spansBetweenLists(heap: InFlightInputs): Array<{entry: number; sizeClass: number; why: string}> {
   const handing = heap.inside.filter(t => t.frames.some(f => SPAN_HANDOVER.test(f.name)))
   if (handing.length === 0 || heap.uncountedSpans.length === 0) return []
   const {sizes} = heap.globals
@@ -136,6 +144,7 @@ function spansBetweenLists(heap: InFlightInputs): Array<{entry: number; why: str
   const where = handing.map(t => `${t.tid} in CentralFreeList::${t.frames.map(f => SPAN_HANDOVER.exec(f.name)?.[1]).find(Boolean)}`).join(', ')
   return heap.uncountedSpans.map(u => ({
     entry: u.entry,
+    sizeClass: u.sizeClass,
     why: `thread ${where}, between the page heap and the central list: a new span is counted only once cut into objects, an emptied one is uncounted before the page heap takes it back (class ${u.sizeClass})`,
   }))
 }
