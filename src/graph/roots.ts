@@ -94,6 +94,9 @@ export function rootRanges(program: Program, heap: HeapModel, warnings: Warnings
   const tlsBelow = () => (variantI ? 0 : glibc.staticTlsSize)
   const tlsAbove = () => (variantI ? pthreadBytes() + TLS_TCB_SIZE + glibc.staticTlsSize : pthreadBytes())
   const tlsLabel = (tid: number) => `TLS of ${tid} at ${variantI ? 'its struct pthread' : 'fs_base'}`
+  // A block's top is where glibc's mapping of it ends, a kernel page boundary, and its static TLS
+  // ends within that TLS's alignment of it: rounding up to 4 KiB finds it whatever the kernel's
+  // page (4 or 64 KiB: fixtures/arm64/heapdemo-2.10-64k).
   const blockTops: number[] = []
   for (const t of core.threads) {
     const tcb = pthreadAddress(program, t)

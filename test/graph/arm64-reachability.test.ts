@@ -3,18 +3,25 @@ import {heapObjects} from '../../src/heap/objects.js'
 import {ROOT_KIND_NAMES} from '../../src/graph/csr.js'
 import {findRoots} from '../../src/graph/scan.js'
 import {addr} from '../helpers/fixture-core.js'
-import {openArm64Fixture} from '../helpers/arm64-fixture.js'
+import {ARM64_64K_FIXTURE, ARM64_FIXTURE, openArm64Fixture} from '../helpers/arm64-fixture.js'
 import {unreachableObjects} from '../helpers/unreachable.js'
 
-let opened: ReturnType<typeof openArm64Fixture> | undefined
-const fixture = () => (opened ??= openArm64Fixture())
-afterAll(async () => (await opened)?.core.close())
+const opened = new Map<string, ReturnType<typeof openArm64Fixture>>()
+const fixture = (dir: string) => opened.get(dir) ?? opened.set(dir, openArm64Fixture(dir)).get(dir)!
+afterAll(async () => {
+  for (const o of opened.values()) (await o).core.close()
+})
 
 // The aarch64 fixture's roots (registers, stacks cut at each thread's struct pthread found on glibc's lists, the
 // modules' data found through link_map, mappings, glibc's stack cache) reach every object the
 // program still holds: the unreachable ones it recorded are exactly its deliberate leaks, as on x86-64.
-it('aarch64: exactly the deliberate leaks are unreachable among what the program allocated', async () => {
-  const {program, truth} = await fixture()
+// So with 64 KiB kernel pages (QEMU_PAGESIZE): the modules' data pages, the stacks and TLS blocks
+// glibc maps in 64 KiB pages.
+it.each([
+  {pageSize: 4096, dir: ARM64_FIXTURE},
+  {pageSize: 65536, dir: ARM64_64K_FIXTURE},
+])('aarch64, $pageSize-byte pages: exactly the deliberate leaks are unreachable among what the program allocated', async ({dir}) => {
+  const {program, truth} = await fixture(dir)
   const {heap, graph, unreachable} = unreachableObjects(program)
   for (const o of truth.objects) expect(unreachable.has(addr(o.address)), `${o.name} leaked=${o.leaked}`).toBe(o.leaked)
   const recorded = new Set(truth.live.map(([a]) => addr(a)))

@@ -30,6 +30,12 @@ export function arm64GdbView(dir = ARM64_FIXTURE): GdbView {
 /** The same program built as a PIE (its libraries are ARM64_FIXTURE's sysroot). */
 export const ARM64_PIE_FIXTURE = `${ARM64_FIXTURE}-pie`
 
+/**
+ * The -no-pie program run with 64 KiB pages (QEMU_PAGESIZE=65536, as under a 64 KiB-page arm64
+ * kernel): a QEMU-user core with gdb's view; its libraries are ARM64_FIXTURE's sysroot.
+ */
+export const ARM64_64K_FIXTURE = `${ARM64_FIXTURE}-64k`
+
 /** The kernel-written cores of heapdemo in an arm64 VM (fixtures/generate-arm64-kernel.sh): core.br the kernel's, gcore.br gdb's. */
 export const ARM64_KERNEL_FIXTURE = `${ARM64_FIXTURE}-kernel`
 

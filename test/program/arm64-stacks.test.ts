@@ -4,7 +4,7 @@ import {pthreadAddress} from '../../src/program/thread-pointer.js'
 import {unwindThread} from '../../src/program/unwind.js'
 import {codeLabel} from '../../src/queries/code-label.js'
 import {addr} from '../helpers/fixture-core.js'
-import {ARM64_KERNEL_FIXTURE, arm64GdbView, openArm64Fixture} from '../helpers/arm64-fixture.js'
+import {ARM64_64K_FIXTURE, ARM64_KERNEL_FIXTURE, arm64GdbView, openArm64Fixture} from '../helpers/arm64-fixture.js'
 import type {Program} from '../../src/program/program.js'
 import type {Truth} from '../helpers/fixture-core.js'
 
@@ -19,6 +19,17 @@ afterAll(async () => (await opened)?.core.close())
 it('aarch64: every thread unwinds to gdb-multiarch\'s frames, pc and CFA', async () => {
   const {program, truth} = await fixture()
   expectGdbStacks(program, truth)
+})
+
+// The same program with 64 KiB pages (QEMU_PAGESIZE=65536): its libraries 64 KiB apart, its stacks
+// in 64 KiB pages; the walk is gdb-multiarch's.
+it('aarch64, 64 KiB pages: every thread unwinds to gdb-multiarch\'s frames, pc and CFA', async () => {
+  const {core, program, truth} = await openArm64Fixture(ARM64_64K_FIXTURE)
+  try {
+    expectGdbStacks(program, truth)
+  } finally {
+    core.close()
+  }
 })
 
 // The kernel's core of the same program in an arm64 VM (a PIE; modules from NT_FILE; return
