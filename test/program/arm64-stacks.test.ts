@@ -21,21 +21,14 @@ it('aarch64: every thread unwinds to gdb-multiarch\'s frames, pc and CFA', async
   expectGdbStacks(program, truth)
 })
 
-// The same program with 64 KiB pages (QEMU_PAGESIZE=65536): its libraries 64 KiB apart, its stacks
-// in 64 KiB pages; the walk is gdb-multiarch's.
-it('aarch64, 64 KiB pages: every thread unwinds to gdb-multiarch\'s frames, pc and CFA', async () => {
-  const {core, program, truth} = await openArm64Fixture(ARM64_64K_FIXTURE)
-  try {
-    expectGdbStacks(program, truth)
-  } finally {
-    core.close()
-  }
-})
-
-// The kernel's core of the same program in an arm64 VM (a PIE; modules from NT_FILE; return
+// The same program with 64 KiB pages (QEMU_PAGESIZE=65536: its libraries 64 KiB apart, its stacks
+// in 64 KiB pages), and the kernel's core of it in an arm64 VM (a PIE; modules from NT_FILE; return
 // addresses with the PAC mask the core records).
-it('aarch64, a kernel-written core: every thread unwinds to gdb-multiarch\'s frames, pc and CFA', async () => {
-  const {core, program, truth} = await openArm64Fixture(ARM64_KERNEL_FIXTURE)
+it.each([
+  {what: '64 KiB pages', dir: ARM64_64K_FIXTURE},
+  {what: 'a kernel-written core', dir: ARM64_KERNEL_FIXTURE},
+])('aarch64, $what: every thread unwinds to gdb-multiarch\'s frames, pc and CFA', async ({dir}) => {
+  const {core, program, truth} = await openArm64Fixture(dir)
   try {
     expectGdbStacks(program, truth)
   } finally {
