@@ -24,7 +24,7 @@ export interface CheckpointRule {
 
 export const CHECKPOINTS: CheckpointRule = {edges: CHECKPOINT_EDGES, bytes: CHECKPOINT_BYTES}
 
-/** The granularity at which a core holds or lacks memory (x86-64 pages), as the scan reads it. */
+/** The granularity at which a core holds or lacks memory (the smallest kernel page, as object-scan.ts's CORE_PAGE), as the scan reads it. */
 const PAGE = 4096
 const TWO32 = 0x1_0000_0000
 

@@ -8,7 +8,7 @@ import type {CheckpointRule} from './edge-words.js'
 import type {PointerLookup} from './live-lookup.js'
 import {FREE_SLOT, LIVE_SLOT, emptyBatch, type PointerBatch, resolvePointers} from './pointer-batch.js'
 
-/** The granularity at which a core holds or lacks memory (x86-64 pages). */
+/** The granularity at which a core holds or lacks memory: the smallest kernel page (4 KiB), of which larger ones (aarch64's 16 and 64 KiB) are multiples. */
 export const CORE_PAGE = 4096
 const TWO32 = 0x1_0000_0000
 

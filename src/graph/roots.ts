@@ -2,9 +2,11 @@ import path from 'node:path'
 import {hex} from '../errors.js'
 import {PF_W} from '../core/core-header.js'
 import type {Segment} from '../core/address-space.js'
-import {findExitedTcbs, glibcThreads, MIN_PTHREAD_SIZE} from '../program/glibc-threads.js'
+import type {Thread} from '../core/thread-registers.js'
+import {findExitedTcbs, glibcThreads} from '../program/glibc-threads.js'
 import type {Program} from '../program/program.js'
 import {pthreadAddress, pthreadUnknownWhy} from '../program/thread-pointer.js'
+import {pthreadInsideBounds} from '../program/pthread-bound.js'
 import type {HeapModel} from '../heap/heap-model.js'
 import {mergeIntervals, type Interval} from '../heap/interval.js'
 import type {Warnings} from '../heap/warnings.js'
@@ -81,7 +83,10 @@ export function rootRanges(program: Program, heap: HeapModel, warnings: Warnings
 
   // Stack blocks: a thread's TCB sits at the top of its block (glibc allocatestack.c), the next
   // block starts above it; the bottom of a block is the top of the one below or its mapping's start.
-  const pthreadBytes = () => glibc.pthreadSize ?? MIN_PTHREAD_SIZE
+  const pthreadBytes = () => glibc.pthreadSize ?? core.arch.minPthreadSize
+  // A thread's struct pthread, else (aarch64 without libc's descriptors) an address inside it below its thread pointer.
+  const inside = pthreadInsideBounds(program, glibc.pthreadSize !== null)
+  const tcbOf = (t: Thread) => pthreadAddress(program, t) ?? inside.get(t.tid) ?? null
   // Without glibc's list, exited threads' TCBs are recognised by their self pointers (glibc-threads.ts).
   const found = glibc.cachedStacks ?? findExitedTcbs(program, anonymousOutsideHeap(program, allocatorCut))
   const exited = [...found, ...glibc.unjoinedStacks]
@@ -94,13 +99,18 @@ export function rootRanges(program: Program, heap: HeapModel, warnings: Warnings
   const tlsBelow = () => (variantI ? 0 : glibc.staticTlsSize)
   const tlsAbove = () => (variantI ? pthreadBytes() + TLS_TCB_SIZE + glibc.staticTlsSize : pthreadBytes())
   const tlsLabel = (tid: number) => `TLS of ${tid} at ${variantI ? 'its struct pthread' : 'fs_base'}`
+  // A block's top is where glibc's mapping of it ends, a kernel page boundary, and its static TLS
+  // ends within that TLS's alignment of it: rounding up to 4 KiB finds it whatever the kernel's
+  // page (4 or 64 KiB: fixtures/arm64/heapdemo-2.10-64k).
   const blockTops: number[] = []
   for (const t of core.threads) {
-    const tcb = pthreadAddress(program, t)
+    const tcb = tcbOf(t)
     if (tcb) blockTops.push(alignUpTo(tcb + tlsAbove(), 4096))
   }
   const noTcb = pthreadUnknownWhy(program)
-  if (noTcb) warnings.add('roots', `${noTcb}; those threads' stacks are scanned up to the next thread's stack pointer and no TLS block of theirs is`)
+  if (noTcb && inside.size && core.threads.every(t => tcbOf(t) !== null)) {
+    warnings.add('roots', `${noTcb}; each thread's stack is cut and its TLS scanned at its thread pointer less ${core.arch.minPthreadSize} bytes (a lower bound on sizeof(struct pthread) on ${core.arch.name}), and no stack glibc keeps of an exited thread is found`)
+  } else if (noTcb) warnings.add('roots', `${noTcb}; those threads' stacks are scanned up to the next thread's stack pointer and no TLS block of theirs is`)
   for (const tcb of exited) blockTops.push(alignUpTo(tcb + tlsAbove(), 4096))
   // Without its struct pthread, a thread's stack ends where the next thread's in the same mapping begins.
   const nextStack = (seg: Segment, sp: number) => core.threads.reduce((end, u) => (u.sp > sp && u.sp < end ? Math.max(sp, u.sp - core.arch.redZone) : end), seg.end)
@@ -118,7 +128,7 @@ export function rootRanges(program: Program, heap: HeapModel, warnings: Warnings
       claimed.push(dead)
       excluded.deadStack += dead.end - dead.start
     }
-    const tcb = pthreadAddress(program, t)
+    const tcb = tcbOf(t)
     const tlsSeg = tcb ? memory.segmentAt(tcb) : undefined
     if (tcb && tlsSeg === seg && tcb > t.sp) {
       // A thread created by pthread_create: stack, then its TLS and TCB, in one block.

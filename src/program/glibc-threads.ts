@@ -47,9 +47,6 @@ export function glibcThreads(program: Program): GlibcThreads {
   return {...result(cache.tcbs, how), unjoinedStacks: unjoined}
 }
 
-/** struct pthread is at least this big in every glibc 2.x (2304 in 2.17, 2368 in 2.36): a lower bound when the libc file is missing. */
-export const MIN_PTHREAD_SIZE = 2048
-
 /**
  * TCBs of threads that are gone, found without glibc's lists: a 64-aligned `struct pthread` whose
  * header.tcb (+0) and header.self (+16) both point to itself, that is no live thread's fs_base.

@@ -1,17 +1,22 @@
 import path from 'node:path'
 import {afterAll, describe, expect, it} from 'vitest'
 import {addr} from '../helpers/fixture-core.js'
-import {arm64GdbView, openArm64Fixture} from '../helpers/arm64-fixture.js'
+import {AT_PAGESZ} from '../../src/core/process-info.js'
+import {ARM64_64K_FIXTURE, ARM64_FIXTURE, arm64GdbView, openArm64Fixture} from '../helpers/arm64-fixture.js'
 import {runToma} from '../helpers/run-toma.js'
 
 // The aarch64 fixture is a QEMU-user core (fixtures/arm64/README.md): its registers and modules are
 // compared with what gdb-multiarch printed for it when it was made (gdb.txt), its threads with the
-// process's own record (truth.json).
-describe('an aarch64 core (QEMU user mode, no NT_FILE, no NT_ARM_TLS)', () => {
+// process's own record (truth.json). The same program ran with 4 KiB pages and with 64 KiB ones
+// (QEMU_PAGESIZE, as a 64 KiB-page kernel: the guest's getpagesize() and AT_PAGESZ 65536).
+describe.each([
+  {pageSize: 4096, dir: ARM64_FIXTURE},
+  {pageSize: 65536, dir: ARM64_64K_FIXTURE},
+])('an aarch64 core (QEMU user mode, no NT_FILE, no NT_ARM_TLS), $pageSize-byte pages', ({pageSize, dir}) => {
   let opened: ReturnType<typeof openArm64Fixture> | undefined
-  const fixture = () => (opened ??= openArm64Fixture())
+  const fixture = () => (opened ??= openArm64Fixture(dir))
   afterAll(async () => (await opened)?.core.close())
-  const gdb = arm64GdbView()
+  const gdb = arm64GdbView(dir)
 
   it('is read as aarch64: every thread\'s pc and sp equal gdb-multiarch\'s, its tid the process\'s own', async () => {
     const {core, truth} = await fixture()
@@ -57,6 +62,14 @@ describe('an aarch64 core (QEMU user mode, no NT_FILE, no NT_ARM_TLS)', () => {
     expect(program.executable?.file?.path).toBe(exe)
     // The threads' pcs lie in the modules gdb names for them (libc.so.6).
     for (const t of core.threads) expect(path.basename(core.moduleAt(t.pc)!.path)).toBe('libc.so.6')
+    // Each file's mappings are its PT_LOAD segments in the kernel's pages (AT_PAGESZ): each begins
+    // where a mapping of the core begins and ends where one ends (a data segment's last page whole).
+    expect(core.auxv.get(AT_PAGESZ)).toBe(BigInt(pageSize))
+    const starts = new Set(core.memory.segments.map(s => s.start))
+    const ends = new Set(core.memory.segments.map(s => s.end))
+    for (const m of libraries.flatMap(l => l.module.mappings)) {
+      expect({path: m.path, start: starts.has(m.start), end: ends.has(m.end)}).toEqual({path: m.path, start: true, end: true})
+    }
   })
 })
 

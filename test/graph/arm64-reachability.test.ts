@@ -3,18 +3,29 @@ import {heapObjects} from '../../src/heap/objects.js'
 import {ROOT_KIND_NAMES} from '../../src/graph/csr.js'
 import {findRoots} from '../../src/graph/scan.js'
 import {addr} from '../helpers/fixture-core.js'
-import {openArm64Fixture} from '../helpers/arm64-fixture.js'
+import {ARM64_64K_FIXTURE, ARM64_FIXTURE, ARM64_P64_FIXTURE, openArm64Fixture} from '../helpers/arm64-fixture.js'
 import {unreachableObjects} from '../helpers/unreachable.js'
 
-let opened: ReturnType<typeof openArm64Fixture> | undefined
-const fixture = () => (opened ??= openArm64Fixture())
-afterAll(async () => (await opened)?.core.close())
+const opened = new Map<string, ReturnType<typeof openArm64Fixture>>()
+const fixture = (dir: string) => opened.get(dir) ?? opened.set(dir, openArm64Fixture(dir)).get(dir)!
+afterAll(async () => {
+  for (const o of opened.values()) (await o).core.close()
+})
 
 // The aarch64 fixture's roots (registers, stacks cut at each thread's struct pthread found on glibc's lists, the
 // modules' data found through link_map, mappings, glibc's stack cache) reach every object the
 // program still holds: the unreachable ones it recorded are exactly its deliberate leaks, as on x86-64.
-it('aarch64: exactly the deliberate leaks are unreachable among what the program allocated', async () => {
-  const {program, truth} = await fixture()
+// So with 64 KiB kernel pages (QEMU_PAGESIZE): the modules' data pages, the stacks and TLS blocks
+// glibc maps in 64 KiB pages; and with gperftools' own build with 64 KiB TCMalloc pages, whose
+// allocators are found by their symbols.
+const DEBIAN = /\(position before pageheap_ \(Debian arm64\)\)/.source
+const debianAllocators = [new RegExp(`^span_allocator_ at 0x[0-9a-f]+ ${DEBIAN}: 412 in use, `), new RegExp(`^stacktrace_allocator_ at 0x[0-9a-f]+ ${DEBIAN}: 11 in use, `)]
+it.each([
+  {pageSize: 4096, tcmalloc: 'Debian', dir: ARM64_FIXTURE, allocators: debianAllocators},
+  {pageSize: 65536, tcmalloc: 'Debian', dir: ARM64_64K_FIXTURE, allocators: debianAllocators},
+  {pageSize: 65536, tcmalloc: '64 KiB-page', dir: ARM64_P64_FIXTURE, allocators: [/^span_allocator_ at 0x[0-9a-f]+ \(symbol\): \d+ in use, /, /^stacktrace_allocator_ at 0x[0-9a-f]+ \(symbol\): \d+ in use, /]},
+])('aarch64, $pageSize-byte pages, $tcmalloc TCMalloc: exactly the deliberate leaks are unreachable among what the program allocated', async ({dir, allocators}) => {
+  const {program, truth} = await fixture(dir)
   const {heap, graph, unreachable} = unreachableObjects(program)
   for (const o of truth.objects) expect(unreachable.has(addr(o.address)), `${o.name} leaked=${o.leaked}`).toBe(o.leaked)
   const recorded = new Set(truth.live.map(([a]) => addr(a)))
@@ -36,11 +47,9 @@ it('aarch64: exactly the deliberate leaks are unreachable among what the program
   expect([...kinds].sort()).toEqual(['cachedStack', 'global', 'mapping', 'stack'])
   // Finding the roots said nothing: every thread's struct pthread was found, and TCMalloc's
   // span_allocator_ and stacktrace_allocator_ at their Debian arm64 positions (metadata.ts) are
-  // PageHeapAllocators whose in-use counts are the x86-64 build's for the same program.
+  // PageHeapAllocators whose in-use counts are the x86-64 build's for the same program (with 64 KiB
+  // TCMalloc pages, found by their symbols in our build).
   const found = findRoots(program, heap)
   expect(found.warnings.list).toEqual([])
-  expect(found.set.how.filter(h => /^(span|stacktrace)_allocator_/.test(h))).toEqual([
-    expect.stringMatching(/^span_allocator_ at 0x[0-9a-f]+ \(position before pageheap_ \(Debian arm64\)\): 412 in use, /),
-    expect.stringMatching(/^stacktrace_allocator_ at 0x[0-9a-f]+ \(position before pageheap_ \(Debian arm64\)\): 11 in use, /),
-  ])
+  expect(found.set.how.filter(h => /^(span|stacktrace)_allocator_/.test(h))).toEqual(allocators.map(a => expect.stringMatching(a)))
 })

@@ -30,6 +30,19 @@ export function arm64GdbView(dir = ARM64_FIXTURE): GdbView {
 /** The same program built as a PIE (its libraries are ARM64_FIXTURE's sysroot). */
 export const ARM64_PIE_FIXTURE = `${ARM64_FIXTURE}-pie`
 
+/**
+ * The -no-pie program run with 64 KiB pages (QEMU_PAGESIZE=65536, as under a 64 KiB-page arm64
+ * kernel): a QEMU-user core with gdb's view; its libraries are ARM64_FIXTURE's sysroot.
+ */
+export const ARM64_64K_FIXTURE = `${ARM64_FIXTURE}-64k`
+
+/**
+ * heapdemo linked with gperftools 2.10 built for aarch64 with 64 KiB TCMalloc pages
+ * (build-gperftools.sh 2.10 64, GPERFTOOLS_HOST=aarch64-linux-gnu), run with 64 KiB kernel pages;
+ * its libtcmalloc is the fixture's own (libtcmalloc.so.4.br, given as --tcmalloc).
+ */
+export const ARM64_P64_FIXTURE = `${ARM64_FIXTURE}-p64-64k`
+
 /** The kernel-written cores of heapdemo in an arm64 VM (fixtures/generate-arm64-kernel.sh): core.br the kernel's, gcore.br gdb's. */
 export const ARM64_KERNEL_FIXTURE = `${ARM64_FIXTURE}-kernel`
 
@@ -38,14 +51,17 @@ export const ARM64_PAC_KERNEL_FIXTURE = `${ARM64_FIXTURE}-pac-kernel`
 
 /**
  * A fixture's core (`core.br`, or the one named), the sysroot of arm64 libraries (the fixture's own,
- * else ARM64_FIXTURE's) and the program opened as a user would: --exe and --sysroot.
+ * else ARM64_FIXTURE's) and the program opened as a user would: --exe and --sysroot, and --tcmalloc
+ * where the fixture holds a libtcmalloc of its own build.
  */
 export async function openArm64Fixture(dir = ARM64_FIXTURE, coreName = 'core.br') {
   const corePath = await brotliCorePath(path.join(dir, coreName))
   const sysroot = await brotliTreePath(path.join(fs.existsSync(path.join(dir, 'sysroot')) ? dir : ARM64_FIXTURE, 'sysroot'))
   const exe = path.join(dir, 'heapdemo')
+  const ownTcmalloc = path.join(dir, 'libtcmalloc.so.4.br')
+  const tcmalloc = fs.existsSync(ownTcmalloc) ? await brotliCorePath(ownTcmalloc) : undefined
   const core = Core.open(corePath)
-  const program = Program.load(core, {exe, sysroot})
+  const program = Program.load(core, {exe, sysroot, tcmalloc})
   const truth = JSON.parse(fs.readFileSync(path.join(dir, 'truth.json'), 'utf8')) as Truth
   return {corePath, sysroot, exe, core, program, truth}
 }

@@ -4,7 +4,7 @@ import {pthreadAddress} from '../../src/program/thread-pointer.js'
 import {unwindThread} from '../../src/program/unwind.js'
 import {codeLabel} from '../../src/queries/code-label.js'
 import {addr} from '../helpers/fixture-core.js'
-import {ARM64_KERNEL_FIXTURE, ARM64_PAC_KERNEL_FIXTURE, arm64GdbView, openArm64Fixture} from '../helpers/arm64-fixture.js'
+import {ARM64_64K_FIXTURE, ARM64_KERNEL_FIXTURE, ARM64_PAC_KERNEL_FIXTURE, arm64GdbView, openArm64Fixture} from '../helpers/arm64-fixture.js'
 import type {Program} from '../../src/program/program.js'
 import type {Truth} from '../helpers/fixture-core.js'
 
@@ -21,10 +21,14 @@ it('aarch64: every thread unwinds to gdb-multiarch\'s frames, pc and CFA', async
   expectGdbStacks(program, truth)
 })
 
-// The kernel's core of the same program in an arm64 VM (a PIE; modules from NT_FILE; return
+// The same program with 64 KiB pages (QEMU_PAGESIZE=65536: its libraries 64 KiB apart, its stacks
+// in 64 KiB pages), and the kernel's core of it in an arm64 VM (a PIE; modules from NT_FILE; return
 // addresses with the PAC mask the core records).
-it('aarch64, a kernel-written core: every thread unwinds to gdb-multiarch\'s frames, pc and CFA', async () => {
-  const {core, program, truth} = await openArm64Fixture(ARM64_KERNEL_FIXTURE)
+it.each([
+  {what: '64 KiB pages', dir: ARM64_64K_FIXTURE},
+  {what: 'a kernel-written core', dir: ARM64_KERNEL_FIXTURE},
+])('aarch64, $what: every thread unwinds to gdb-multiarch\'s frames, pc and CFA', async ({dir}) => {
+  const {core, program, truth} = await openArm64Fixture(dir)
   try {
     expectGdbStacks(program, truth)
   } finally {
