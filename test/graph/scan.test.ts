@@ -18,6 +18,7 @@ import {EdgeBlocks} from '../../src/graph/edge-blocks.js'
 import {CHECKPOINTS, EdgeWords} from '../../src/graph/edge-words.js'
 import {edgeOffsetsOf} from '../helpers/edge-offsets.js'
 import {failing} from '../helpers/failing.js'
+import {naiveEdges} from '../helpers/naive-edges.js'
 import {testTemp} from '../helpers/test-temp.js'
 import {readFileArray, type FileArray} from '../../src/util/file-array.js'
 import {IndexWriter} from '../../src/index/index-file.js'
@@ -25,24 +26,6 @@ import {MAX_PASSES, reverseInPasses} from '../../src/graph/reverse-passes.js'
 
 const fixtures = fixtureIndex()
 
-/** The obvious scan, one readU64 and one objectAt per word: the oracle for the fast path. */
-function naiveEdges(program: Program, heap: TcmallocHeapModel): string[] {
-  const out: string[] = []
-  const s = heap.spans
-  for (let i = 0; i < s.count; i++) {
-    for (let k = 0; k < s.objectCount[i]!; k++) {
-      const slot = s.firstObject[i]! + k
-      if (heap.state[slot] !== LIVE) continue
-      const start = s.start[i]! + k * s.objectSize[i]!
-      for (let off = 0; off + 8 <= s.objectSize[i]!; off += 8) {
-        const v = program.core.memory.readU64(start + off)!
-        const t = objectAt(heap, v)
-        if (t && heap.state[t.index] === LIVE) out.push(`${slot}+${off}->${t.index}+${v - t.start}`)
-      }
-    }
-  }
-  return out
-}
 
 /** The executable's symbol at a (data or .bss) address. */
 function exeSymbol(program: Program, address: number): string | undefined {
