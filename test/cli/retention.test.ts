@@ -10,13 +10,40 @@ import {RetentionIndex} from '../../src/index/retention-index.js'
 import {Program} from '../../src/program/program.js'
 import {addr, fixtureCorePath, fixtureFlags, fixtureIndex, FIXTURES, type Truth} from '../helpers/fixture-core.js'
 import {runToma} from '../helpers/run-toma.js'
+import {ARM64_KERNEL_FIXTURE, openArm64Fixture} from '../helpers/arm64-fixture.js'
 import {sharedAnalysis} from '../helpers/shared-analysis.js'
 import {testTemp} from '../helpers/test-temp.js'
 
-// path, dominators, top and suspects end to end on two fixtures; bulk checks in-process.
-const chosen = fixtureIndex().filter(f => ['v2.10-shared', 'v2.18.1-shared'].includes(f.id))
+/** A fixture core as these tests take it: the core, the flags that analyse it, its program loaded with them, the program's record. */
+interface RetentionSource {
+  id: string
+  open(): Promise<{core: string; flags: string[]; program: Program; truth: Truth}>
+}
 
-describe.each(chosen.map(f => [f.id, f] as const))('why memory is held, on %s', (id, entry) => {
+// path, dominators, top and suspects end to end on two x86-64 fixtures and on the aarch64 kernel's
+// core of the same program (issue 54: nothing above the heap layer changes); bulk checks in-process.
+const chosen: RetentionSource[] = [
+  ...fixtureIndex()
+    .filter(f => ['v2.10-shared', 'v2.18.1-shared'].includes(f.id))
+    .map(entry => ({
+      id: entry.id,
+      async open() {
+        const f = fixtureFlags(entry)
+        const core = await fixtureCorePath(entry.id)
+        const truth = JSON.parse(fs.readFileSync(path.join(FIXTURES, entry.id, 'truth.json'), 'utf8')) as Truth
+        return {core, flags: ['--exe', f.exe, ...(f.tcmalloc ? ['--tcmalloc', f.tcmalloc] : [])], program: Program.load(Core.open(core), f), truth}
+      },
+    })),
+  {
+    id: 'arm64/heapdemo-2.10-kernel',
+    async open() {
+      const f = await openArm64Fixture(ARM64_KERNEL_FIXTURE)
+      return {core: f.corePath, flags: ['--exe', f.exe, '--sysroot', f.sysroot], program: f.program, truth: f.truth}
+    },
+  },
+]
+
+describe.each(chosen.map(f => [f.id, f] as const))('why memory is held, on %s', (id, source) => {
   let work: string
   let indexPath: string
   let truth: Truth
@@ -30,17 +57,14 @@ describe.each(chosen.map(f => [f.id, f] as const))('why memory is held, on %s', 
   }
 
   beforeAll(async () => {
-    work = testTemp(`toma-retention-${id}-`)
-    const f = fixtureFlags(entry)
-    const core = await fixtureCorePath(id)
-    const flags = ['--exe', f.exe, ...(f.tcmalloc ? ['--tcmalloc', f.tcmalloc] : [])]
+    work = testTemp(`toma-retention-${id.replace('/', '-')}-`)
+    const opened = await source.open()
+    ;({program, truth} = opened)
     // Every test here queries the index: the run's one analysis of this core with these flags.
-    indexPath = (await sharedAnalysis(core, flags)).index
-    truth = JSON.parse(fs.readFileSync(path.join(FIXTURES, id, 'truth.json'), 'utf8'))
+    indexPath = (await sharedAnalysis(opened.core, opened.flags)).index
     index = new HeapIndex(IndexFile.open(indexPath)!)
     retention = new RetentionIndex(index)
-    program = Program.load(Core.open(core), f)
-    index.useCore(program.core.memory, core)
+    index.useCore(program.core.memory, opened.core)
   })
   afterAll(() => {
     index?.file.close()
