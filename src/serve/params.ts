@@ -1,0 +1,25 @@
+/**
+ * A page's query parameters read strictly: an integer within bounds, a choice among names. A
+ * value that is not one is said back to the user (the page answers `missing` with the reason),
+ * never taken as some default.
+ */
+export class BadParameter extends Error {}
+
+export function intParam(url: URL, name: string, min: number, max: number): number | undefined {
+  const text = url.searchParams.get(name)
+  if (text === null || text === '') return undefined
+  const n = /^-?\d{1,16}$/.test(text) ? Number(text) : NaN
+  if (!(Number.isSafeInteger(n) && n >= min && n <= max)) throw new BadParameter(`${name}=${text}: expected a whole number from ${min} to ${max}`)
+  return n
+}
+
+export function choiceParam<T extends string>(url: URL, name: string, choices: readonly T[], fallback: T): T {
+  const text = url.searchParams.get(name)
+  if (text === null || text === '') return fallback
+  if (!(choices as readonly string[]).includes(text)) throw new BadParameter(`${name}=${text}: expected one of ${choices.join(', ')}`)
+  return text as T
+}
+
+export function textParam(url: URL, name: string): string {
+  return (url.searchParams.get(name) ?? '').trim()
+}
