@@ -58,3 +58,31 @@ export function dominatedBy(index: HeapIndex, retention: RetentionIndex, address
 }
 
 export type Dominated = NonNullable<ReturnType<typeof dominatedBy>>
+
+/**
+ * One page of a dominator-tree node's children, largest retained first: ranks [page × rows,
+ * (page + 1) × rows), with how many children there are. The virtual root's (`id` null) first
+ * ranks are the index's ranked top (dom.top, no other child retains more than its last), the
+ * ranks past it picked from the others; any other node's, by childrenBySize.
+ */
+export function childrenPage(retention: RetentionIndex, id: number | null, page: number, rows: number) {
+  const want = (page + 1) * rows
+  const count = retention.childCount(id)
+  const ranked = id === null ? retention.topCount() : 0
+  let ids: Uint32Array
+  if (want <= ranked || (id === null && ranked >= count)) ids = retention.top(Math.min(want, ranked))
+  else if (ranked === 0) ids = Uint32Array.from(childrenBySize(retention, id, want).top, c => c.id)
+  else {
+    const kids = retention.children(null)
+    const bytes = retention.retainedBytesOf(kids)
+    const top = retention.top(ranked)
+    const inTop = new Set(top)
+    for (let i = 0; i < kids.length; i++) if (inTop.has(kids[i]!)) bytes[i] = -1
+    const rest = largestPositions(bytes, Math.min(want - ranked, kids.length - ranked))
+    ids = Uint32Array.from([...top, ...rest.map(i => kids[i]!)])
+  }
+  const shown = ids.subarray(Math.min(page * rows, ids.length))
+  const bytes = retention.retainedBytesOf(shown)
+  const objects = retention.retainedObjectsOf(shown)
+  return {count, children: Array.from(shown, (child, i) => ({id: child, bytes: bytes[i]!, objects: objects[i]!}))}
+}

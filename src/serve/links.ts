@@ -15,7 +15,14 @@ function withQuery(path: string, params: Record<string, string | number | undefi
 export const overviewHref = (): string => '/'
 export const classesHref = (p: {filter?: string; sort?: string; page?: number} = {}): string => withQuery('/classes', p)
 export const classHref = (typeId: number, page?: number): string => withQuery('/class', {id: typeId, page})
-export const objectHref = (address: number): string => withQuery('/object', {addr: hex(address)})
+export const objectHref = (address: number, view: ObjectView = {}): string => withQuery('/object', {addr: hex(address), ...view})
+/** An object page's parts beyond their first view: bytes of the dump, the page of referrers (`in`), referents (`out`), dominated children (`kids`). */
+export interface ObjectView {
+  bytes?: number
+  in?: number
+  out?: number
+  kids?: number
+}
 /** The dominator tree from the top (no id), or the subtree under one object (its slot index). */
 export const dominatorsHref = (slot?: number): string => withQuery('/dominators', {id: slot})
 /** JSON: the next `PAGE_ROWS` children of a dominator-tree node, largest retained first (`id` absent: the roots of the tree). */

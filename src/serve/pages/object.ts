@@ -1,0 +1,72 @@
+import {hex} from '../../errors.js'
+import {MIN_DUMP_BYTES, objectInfo} from '../../queries/object-info.js'
+import {pathsTo} from '../../queries/paths.js'
+import type {Allocation} from '../../queries/allocations.js'
+import {html, num, type Html} from '../../report/html/html.js'
+import {offset} from '../../report/wording.js'
+import {dominatedListHtml, dominatedPage} from '../dominated-rows.js'
+import {hexDumpHtml, MAX_PAGE_DUMP_BYTES, objectDump, PAGE_DUMP_BYTES} from '../hex-dump.js'
+import {dominatorsHref, objectHref, type ObjectView} from '../links.js'
+import {objectHeaderHtml} from '../object-header.js'
+import {objectName} from '../object-link.js'
+import {pathHtml} from '../object-path.js'
+import {edgeTableHtml, referentsPage, referrersPage, rootsHtml} from '../object-refs.js'
+import {addressParam, answerChecked, wholeParam} from '../params.js'
+import {retentionOf} from '../served-retention.js'
+import type {ServePage} from '../serve-page.js'
+
+/**
+ * `/object?addr=0x…`: the heap object holding an address (any address inside it), or where a
+ * non-heap address is. Its facts, its bytes with every pointer word a link, who points to it
+ * (objects and roots) and what it points to, its path from a root, its dominator subtree and its
+ * allocation stack when TCMalloc sampled it. Every list is one page; the URL says which
+ * (`bytes`, `in`, `out`, `kids`), so that every view is a link.
+ */
+export const objectPage: ServePage = {
+  path: '/object',
+  answer: answerChecked((ctx, url) => {
+    const address = addressParam(url)
+    const view: ObjectView = {bytes: wholeParam(url, 'bytes', PAGE_DUMP_BYTES, MAX_PAGE_DUMP_BYTES), in: wholeParam(url, 'in', 0), out: wholeParam(url, 'out', 0), kids: wholeParam(url, 'kids', 0)}
+    const index = ctx.core.index
+    const program = ctx.core.program()
+    const info = objectInfo(program, index, address, false, MIN_DUMP_BYTES)
+    if (!info.heap) return {kind: 'missing', message: `${info.address} is not in the TCMalloc heap: ${info.label}${info.root ? `; scanned as a ${info.root.kind} root: ${info.root.label}` : ''}`}
+    const obj = index.objectAt(address)!
+    const slot = obj.index
+    const o = info.object
+    const link = (change: ObjectView) => objectHref(address, {...view, ...change, bytes: change.bytes ?? (view.bytes === PAGE_DUMP_BYTES ? undefined : view.bytes)})
+    const dump = objectDump(program, index, obj, Math.max(MIN_DUMP_BYTES, view.bytes!))
+    const moreBytes = dump.length < obj.size && dump.length < MAX_PAGE_DUMP_BYTES ? Math.min(obj.size, MAX_PAGE_DUMP_BYTES, dump.length * 4) : 0
+    const parts: Html[] = [
+      objectHeaderHtml(index, slot, address, o),
+      section('bytes', `Bytes ${offset(0)} to ${offset(dump.length)} of ${num(obj.size)}`, html`${hexDumpHtml(index, dump, address - obj.start)}${moreBytes ? html`<p><a href="${link({bytes: moreBytes})}" id="more-bytes">show the first ${num(moreBytes)} bytes</a></p>` : dump.length < obj.size ? html`<p class="dim">(a page shows at most ${num(MAX_PAGE_DUMP_BYTES)} bytes: toma find-object --bytes, or toma export, for the rest)</p>` : ''}`),
+    ]
+    if (o.state === 'live' && o.graph) {
+      const retention = retentionOf(index)
+      const into = referrersPage(index, slot, view.in!)
+      const out = referentsPage(index, slot, view.out!)
+      parts.push(
+        section('referrers', `Referrers (${num(into.count)})`, html`${edgeTableHtml(index, slot, into, 'in', link)}${rootsHtml(program, index, slot)}`),
+        section('referents', `Points to (${num(out.count)})`, edgeTableHtml(index, slot, out, 'out', link)),
+        section('path', 'Path from a root', pathHtml(pathsTo(program, index, retention, address, {paths: 1})!)),
+      )
+      const kids = dominatedPage(index, retention, slot, view.kids!)
+      parts.push(section('dominated', `Dominator subtree: ${num(kids.count)} children`, kids.count ? html`<p><a href="${dominatorsHref(slot)}">the subtree on a page of its own</a></p>${dominatedListHtml(kids)}` : html`<p class="dim">it dominates no other object</p>`))
+    } else parts.push(html`<p class="dim">${o.state === 'live' ? 'the index holds the heap model only: who points to it is not known yet' : 'not live: not in the object graph (no referrers, referents or dominators)'}</p>`)
+    parts.push(section('allocation', 'Allocation stack', allocationHtml(o.allocation)))
+    return {kind: 'page', title: `${hex(obj.start)} ${objectName(index, slot)}`, body: html`${parts}`}
+  }),
+}
+
+function section(id: string, title: string, body: Html): Html {
+  return html`<section id="object-${id}"><h2>${title}</h2>
+${body}</section>
+`
+}
+
+/** What TCMalloc recorded when it sampled the object: the size asked for and the stack, innermost first. */
+function allocationHtml(a: Allocation | null): Html {
+  if (!a) return html`<p class="dim">not sampled: TCMalloc records the stack of sampled allocations only</p>`
+  return html`<p>sampled by TCMalloc: ${num(a.requestedSize)} B requested, allocated at:</p>
+<ol class="stack" start="0">${a.stack.map(f => html`<li><code>${f.address}</code> ${f.symbol ?? html`<span class="dim">(no symbol)</span>`}</li>`)}</ol>`
+}
