@@ -36,3 +36,5 @@ export const damageHref = (): string => '/damage'
 export const diffHref = (): string => '/diff'
 /** The pages' own script and the report's table script, served from the same origin (CSP `script-src 'self'`). */
 export const SCRIPT_PATHS = {serve: '/static/serve.js', report: '/static/report.js'} as const
+/** The report's styles with the server's own, one file (CSP `style-src 'self'`). */
+export const STYLE_PATH = '/static/style.css'

@@ -7,28 +7,43 @@ import {objectKind, offset, percent} from '../wording.js'
 import {dataTable} from './data-table.js'
 import {html, num, type Html} from './html.js'
 import {objectLine, type ReportSection} from './section.js'
-import {treemapSvg} from './treemap.js'
+import {treemapSvg, type TreemapBox} from './treemap.js'
 
 /** Rows of the dominator-top table (the treemap draws more boxes than that). */
 const TOP_ROWS = 25
 
 type TopObjects = ReturnType<typeof topObjects>
 
-/** The treemap of what the dominator tree's top retains, the top objects and the top types. */
-export function dominatorSection(top: TopObjects, types: ReturnType<typeof topTypes>): ReportSection {
+/** The group a box of the retained-bytes treemap is drawn in: its object's kind, marked when leaked. */
+export function retainedBoxGroup(o: TopObjects['objects'][number]): string {
+  return o.reachable ? objectKind(o) : `leaked ${objectKind(o)}`
+}
+
+/**
+ * The treemap of what the dominator tree's top retains: a box per listed object, in a box per
+ * type, and one box for what the others retain; `href` makes each box a link (toma serve: the
+ * object's page, `rest` the dominator tree, `group` a type's class).
+ */
+export function retainedTreemap(top: TopObjects, href?: {object: (o: TopObjects['objects'][number]) => string; rest: string; group?: (group: string) => string | undefined}): Html {
   const listed = top.objects.reduce((n, o) => n + o.retainedBytes, 0)
   const others = `${num(top.of - top.objects.length)} others`
-  const boxes = top.objects.map(o => ({
+  const boxes: TreemapBox[] = top.objects.map(o => ({
     label: o.address,
-    group: o.reachable ? objectKind(o) : `leaked ${objectKind(o)}`,
+    group: retainedBoxGroup(o),
     bytes: o.retainedBytes,
     detail: `${objectKind(o)}, ${num(o.size)} B itself, ${num(o.retainedObjects)} objects retained, ${percent(o.share)} of the live heap${o.reachable ? '' : '; leaked'}`,
     leaked: !o.reachable,
+    ...(href ? {href: href.object(o)} : {}),
   }))
   // What the boxes drawn leave of the heap is one box, so the areas add up to the whole.
-  if (top.of > top.objects.length && top.liveBytes > listed) boxes.push({label: others, group: 'the rest', bytes: top.liveBytes - listed, detail: `${others} at the top of the dominator tree`, leaked: false})
-  const body = html`<p class="dim">Every live byte is retained by exactly one object at the top of the dominator tree (held by roots alone, or starting a leak). Areas: retained bytes of the ${num(top.objects.length)} largest of ${num(top.of)} and of all others together, in one box per type; red: leaked. Live heap ${bytes(top.liveBytes)}. Hover a box for details.</p>
-${treemapSvg(boxes, 'retained bytes by type and dominator')}
+  if (top.of > top.objects.length && top.liveBytes > listed) boxes.push({label: others, group: 'the rest', bytes: top.liveBytes - listed, detail: `${others} at the top of the dominator tree`, leaked: false, ...(href ? {href: href.rest} : {})})
+  return html`<p class="dim">Every live byte is retained by exactly one object at the top of the dominator tree (held by roots alone, or starting a leak). Areas: retained bytes of the ${num(top.objects.length)} largest of ${num(top.of)} and of all others together, in one box per type; red: leaked. Live heap ${bytes(top.liveBytes)}. Hover a box for details${href ? ', click it to open it' : ''}.</p>
+${treemapSvg(boxes, 'retained bytes by type and dominator', 'treemap', 'retains', href?.group)}`
+}
+
+/** The treemap of what the dominator tree's top retains, the top objects and the top types. */
+export function dominatorSection(top: TopObjects, types: ReturnType<typeof topTypes>): ReportSection {
+  const body = html`${retainedTreemap(top)}
 <h3>Objects retaining the most</h3>
 ${dataTable({
   id: 'dominator-top',

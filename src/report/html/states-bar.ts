@@ -21,6 +21,15 @@ const FILLS: Record<string, string> = {
   returned: '#bab0ac',
 }
 
+const OTHER_FILL = '#999'
+const fill = (s: string) => FILLS[s] ?? OTHER_FILL
+
+/**
+ * Every style attribute the legend writes (its swatches' colours): a page served under a CSP
+ * without 'unsafe-inline' allows exactly these by their hashes (toma serve).
+ */
+export const LEGEND_STYLES = [...Object.values(FILLS), OTHER_FILL].map(c => `background:${c}`)
+
 /**
  * The heap's bytes per object state as one bar (d3-hierarchy's dice tiling lays the segments out
  * left to right), with a legend that gives each state's bytes and objects.
@@ -29,7 +38,6 @@ export function statesBarSvg(states: StateBytes[]): Html {
   const total = states.reduce((n, s) => n + s.bytes, 0)
   const root = hierarchy<{state?: StateBytes; children?: Array<{state: StateBytes}>}>({children: states.filter(s => s.bytes > 0).map(state => ({state}))}).sum(d => d.state?.bytes ?? 0)
   const laid = treemap<{state?: StateBytes}>().tile(treemapDice).size([WIDTH, HEIGHT])(root)
-  const fill = (s: string) => FILLS[s] ?? '#999'
   const segments = laid.leaves().map(
     l => html`<rect class="state" data-state="${l.data.state!.state}" data-bytes="${l.data.state!.bytes}" x="${l.x0}" y="0" width="${l.x1 - l.x0}" height="${HEIGHT}" fill="${fill(l.data.state!.state)}"><title>${l.data.state!.state}: ${bytes(l.data.state!.bytes)} (${num(l.data.state!.bytes)} bytes, ${num(l.data.state!.objects)} objects)</title></rect>`,
   )

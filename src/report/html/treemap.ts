@@ -12,6 +12,8 @@ export interface TreemapBox {
   /** The tooltip's extra line. */
   detail: string
   leaked: boolean
+  /** Where a click on the box goes (toma serve: the object's page); the report's boxes have none. */
+  href?: string
 }
 
 interface Node {
@@ -42,7 +44,7 @@ function fitted(text: string, width: number): string {
  * the page gets plain SVG): one box per object at the top of the dominator tree, inside one box
  * per type, areas proportional to what each keeps alive. Leaked structures are drawn red.
  */
-export function treemapSvg(boxes: TreemapBox[], title: string, id = 'treemap', verb = 'retains'): Html {
+export function treemapSvg(boxes: TreemapBox[], title: string, id = 'treemap', verb = 'retains', groupHref?: (group: string) => string | undefined): Html {
   const groups = new Map<string, TreemapBox[]>()
   for (const b of boxes) if (b.bytes > 0) groups.set(b.group, [...(groups.get(b.group) ?? []), b])
   const root = hierarchy<Node>({name: 'heap', children: [...groups].map(([name, list]) => ({name, children: list.map(box => ({name: box.label, box}))}))})
@@ -54,15 +56,16 @@ export function treemapSvg(boxes: TreemapBox[], title: string, id = 'treemap', v
     html`<rect class="${cls}" data-bytes="${n.value ?? 0}" x="${n.x0}" y="${n.y0}" width="${Math.max(0, n.x1 - n.x0)}" height="${Math.max(0, n.y1 - n.y0)}" fill="${fill}"><title>${tip}</title></rect>`
   const parts: Html[] = []
   for (const g of laid.children ?? []) {
-    parts.push(rect(g, '#eef1f4', 'group', `${g.data.name}: ${bytes(g.value ?? 0)} (${num(g.value ?? 0)} bytes) in ${num(g.children?.length ?? 0)} boxes`))
-    parts.push(html`<text x="${g.x0 + 4}" y="${g.y0 + 12}" fill="#1d232b">${fitted(g.data.name, g.x1 - g.x0)}</text>`)
+    const drawn = html`${rect(g, '#eef1f4', 'group', `${g.data.name}: ${bytes(g.value ?? 0)} (${num(g.value ?? 0)} bytes) in ${num(g.children?.length ?? 0)} boxes`)}<text x="${g.x0 + 4}" y="${g.y0 + 12}" fill="#1d232b">${fitted(g.data.name, g.x1 - g.x0)}</text>`
+    const href = groupHref?.(g.data.name)
+    parts.push(href ? html`<a href="${href}">${drawn}</a>` : drawn)
   }
   for (const leaf of laid.leaves()) {
     const box = leaf.data.box
     if (!box) continue
     const fill = box.leaked ? LEAKED_FILL : fillOf.get(leaf.parent!.data.name)!
-    parts.push(rect(leaf, fill, box.leaked ? 'box leaked' : 'box', `${box.group} ${box.label}: ${verb} ${bytes(box.bytes)} (${num(box.bytes)} bytes)\n${box.detail}`))
-    if (leaf.y1 - leaf.y0 >= 14) parts.push(html`<text x="${leaf.x0 + 3}" y="${leaf.y0 + 12}" fill="#fff">${fitted(`${box.label} ${bytes(box.bytes)}`, leaf.x1 - leaf.x0)}</text>`)
+    const drawn = html`${rect(leaf, fill, box.leaked ? 'box leaked' : 'box', `${box.group} ${box.label}: ${verb} ${bytes(box.bytes)} (${num(box.bytes)} bytes)\n${box.detail}`)}${leaf.y1 - leaf.y0 >= 14 ? html`<text x="${leaf.x0 + 3}" y="${leaf.y0 + 12}" fill="#fff">${fitted(`${box.label} ${bytes(box.bytes)}`, leaf.x1 - leaf.x0)}</text>` : ''}`
+    parts.push(box.href ? html`<a href="${box.href}">${drawn}</a>` : drawn)
   }
   return html`<svg id="${id}" viewBox="0 0 ${WIDTH} ${HEIGHT}" width="100%" role="img" aria-label="${title}" xmlns="http://www.w3.org/2000/svg">${parts}</svg>`
 }
