@@ -60,29 +60,50 @@ export function dominatedBy(index: HeapIndex, retention: RetentionIndex, address
 export type Dominated = NonNullable<ReturnType<typeof dominatedBy>>
 
 /**
- * One page of a dominator-tree node's children, largest retained first: ranks [page × rows,
- * (page + 1) × rows), with how many children there are. The virtual root's (`id` null) first
- * ranks are the index's ranked top (dom.top, no other child retains more than its last), the
- * ranks past it picked from the others; any other node's, by childrenBySize.
+ * Children a page ranks by retained size at most: each one's size is a read of the index (they lie
+ * anywhere in it), and a page answers in milliseconds. A node with more (a table of millions of
+ * pointers) is listed as the index keeps its children: the largest first, then by address.
+ */
+export const RANK_AT_MOST = 10_000
+
+/**
+ * One page of a dominator-tree node's children, `rows` a page: by retained size, largest first
+ * (`ranked`), where the node has at most RANK_AT_MOST children; else its largest first, then the
+ * others by address. The virtual root's (`id` null) first ranks are always by size: the index's
+ * ranked top (dom.top; no other child retains more than its last); past them, the others, ranked
+ * or by address by the same rule.
  */
 export function childrenPage(retention: RetentionIndex, id: number | null, page: number, rows: number) {
-  const want = (page + 1) * rows
   const count = retention.childCount(id)
-  const ranked = id === null ? retention.topCount() : 0
-  let ids: Uint32Array
-  if (want <= ranked || (id === null && ranked >= count)) ids = retention.top(Math.min(want, ranked))
-  else if (ranked === 0) ids = Uint32Array.from(childrenBySize(retention, id, want).top, c => c.id)
-  else {
-    const kids = retention.children(null)
-    const bytes = retention.retainedBytesOf(kids)
-    const top = retention.top(ranked)
+  const ranked = count <= RANK_AT_MOST
+  const from = page * rows
+  const top = id === null ? retention.top(Math.min(from + rows, retention.topCount())) : new Uint32Array(0)
+  const shown: number[] = Array.from(top.subarray(Math.min(from, top.length)))
+  const skip = Math.max(0, from - top.length)
+  const want = rows - shown.length
+  if (want > 0 && top.length < count) {
     const inTop = new Set(top)
-    for (let i = 0; i < kids.length; i++) if (inTop.has(kids[i]!)) bytes[i] = -1
-    const rest = largestPositions(bytes, Math.min(want - ranked, kids.length - ranked))
-    ids = Uint32Array.from([...top, ...rest.map(i => kids[i]!)])
+    if (ranked) {
+      const kids = retention.children(id)
+      const bytes = retention.retainedBytesOf(kids)
+      for (let i = 0; i < kids.length; i++) if (inTop.has(kids[i]!)) bytes[i] = -1
+      const order = largestPositions(bytes, Math.min(skip + want, kids.length - inTop.size))
+      for (const i of order.slice(skip)) shown.push(kids[i]!)
+    } else {
+      // In the index's order, the top's own left out: read from the start up to this page (a page's
+      // rows and the pages before it, not the whole list).
+      let seen = 0
+      for (let at = 0; shown.length < rows && at < count; at += 4096) {
+        for (const k of retention.children(id, 4096, at)) {
+          if (inTop.has(k)) continue
+          if (seen++ >= skip) shown.push(k)
+          if (shown.length >= rows) break
+        }
+      }
+    }
   }
-  const shown = ids.subarray(Math.min(page * rows, ids.length))
-  const bytes = retention.retainedBytesOf(shown)
-  const objects = retention.retainedObjectsOf(shown)
-  return {count, children: Array.from(shown, (child, i) => ({id: child, bytes: bytes[i]!, objects: objects[i]!}))}
+  const ids = Uint32Array.from(shown)
+  const bytes = retention.retainedBytesOf(ids)
+  const objects = retention.retainedObjectsOf(ids)
+  return {count, ranked: ranked || from + rows <= top.length, children: Array.from(ids, (child, i) => ({id: child, bytes: bytes[i]!, objects: objects[i]!}))}
 }

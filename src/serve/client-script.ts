@@ -48,6 +48,7 @@ export const SERVE_SCRIPT = `
     return li;
   }
   function fill(ul, page) {
+    if (page.note) add(ul, el('li', 'dim dom-note', page.note));
     page.rows.forEach(function (r) { add(ul, rowItem(r)); });
     if (page.next) {
       var line = el('li', 'dom-more-line');

@@ -1,7 +1,7 @@
 import {hex} from '../errors.js'
 import type {HeapIndex} from '../index/heap-index.js'
 import type {RetentionIndex} from '../index/retention-index.js'
-import {childrenPage} from '../queries/dominated.js'
+import {childrenPage, RANK_AT_MOST} from '../queries/dominated.js'
 import {html, num, type Html} from '../report/html/html.js'
 import {dominatedJsonHref, objectHref} from './links.js'
 import {objectName} from './object-link.js'
@@ -29,6 +29,8 @@ export interface DominatedPage {
   page: number
   /** Children in all. */
   count: number
+  /** Why the rows are not by size (too many children to rank in a page's time), null when they are. */
+  note: string | null
   rows: DominatedRow[]
   /** The next page (JSON), null on the last, and its button's words. */
   next: string | null
@@ -38,14 +40,15 @@ export interface DominatedPage {
 export function dominatedPage(index: HeapIndex, retention: RetentionIndex, parent: number | null, page: number): DominatedPage {
   const count = retention.childCount(parent)
   if (page > 0 && page * PAGE_ROWS >= count) throw new BadParam(`page=${page}: past the last page (${num(count)} children, ${PAGE_ROWS} a page)`)
-  const {children} = childrenPage(retention, parent, page, PAGE_ROWS)
+  const {children, ranked} = childrenPage(retention, parent, page, PAGE_ROWS)
   const rows = children.map(c => {
     const o = index.object(c.id)
     const childCount = retention.childCount(c.id)
     return {slot: c.id, address: hex(o.start), name: objectName(index, c.id), size: o.size, retainedBytes: c.bytes, retainedObjects: c.objects, childCount, href: objectHref(o.start), childrenHref: childCount > 0 ? dominatedJsonHref(c.id) : null}
   })
   const after = count - (page + 1) * PAGE_ROWS
-  return {parent, page, count, rows, next: after > 0 ? dominatedJsonHref(parent ?? undefined, page + 1) : null, nextLabel: after > 0 ? `next ${num(Math.min(PAGE_ROWS, after))} of ${num(after)} more` : null}
+  const note = ranked || page > 0 ? null : `${num(count)} children, more than ${num(RANK_AT_MOST)}: not ranked by size past ${parent === null ? 'the largest ' + num(retention.topCount()) : 'the largest'}; the others by address`
+  return {parent, page, count, note, rows, next: after > 0 ? dominatedJsonHref(parent ?? undefined, page + 1) : null, nextLabel: after > 0 ? `next ${num(Math.min(PAGE_ROWS, after))} of ${num(after)} more` : null}
 }
 
 /**
@@ -54,7 +57,7 @@ export function dominatedPage(index: HeapIndex, retention: RetentionIndex, paren
  * the next. The script (client-script.ts) builds the same markup from the JSON.
  */
 export function dominatedListHtml(p: DominatedPage): Html {
-  return html`<ul class="domtree">${p.rows.map(dominatedRowHtml)}${p.next ? moreButton(p) : ''}</ul>`
+  return html`<ul class="domtree">${p.note ? html`<li class="dim dom-note">${p.note}</li>` : ''}${p.rows.map(dominatedRowHtml)}${p.next ? moreButton(p) : ''}</ul>`
 }
 
 function dominatedRowHtml(r: DominatedRow): Html {

@@ -1,5 +1,8 @@
 import type {ServePage} from '../serve-page.js'
 import {overviewPage} from './overview.js'
+import {objectPage} from './object.js'
+import {dominatorsPage} from './dominators.js'
+import {dominatedJsonPage} from './dominated-json.js'
 
 /**
  * Every page of the server, in the navigation's order: one entry a page (the server answers
@@ -7,4 +10,7 @@ import {overviewPage} from './overview.js'
  */
 export const SERVE_PAGES: ServePage[] = [
   overviewPage,
+  dominatorsPage,
+  objectPage,
+  dominatedJsonPage,
 ]
