@@ -73,9 +73,9 @@ export const RANK_AT_MOST = 10_000
  * ranked top (dom.top; no other child retains more than its last); past them, the others, ranked
  * or by address by the same rule.
  */
-export function childrenPage(retention: RetentionIndex, id: number | null, page: number, rows: number) {
+export function childrenPage(retention: RetentionIndex, id: number | null, page: number, rows: number, rankAtMost = RANK_AT_MOST) {
   const count = retention.childCount(id)
-  const ranked = count <= RANK_AT_MOST
+  const ranked = count <= rankAtMost
   const from = page * rows
   const top = id === null ? retention.top(Math.min(from + rows, retention.topCount())) : new Uint32Array(0)
   const shown: number[] = Array.from(top.subarray(Math.min(from, top.length)))
