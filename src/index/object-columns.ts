@@ -15,6 +15,16 @@ export class ObjectColumns {
     return this.file.array('object.type')
   }
 
+  /** The name ids of slots [from, from + count) (one ranged read: a scan that stops early reads no more). */
+  typeRange(from: number, count: number): ArrayOf<'object.type'> {
+    return this.file.slice('object.type', from, count)
+  }
+
+  /** The state bytes of slots [from, from + count) (heap/states.ts). */
+  stateRange(from: number, count: number): Uint8Array {
+    return this.file.slice('object.state', from, count)
+  }
+
   /** How each slot's name was known (naming/via.ts). */
   via(): Uint8Array {
     return this.file.array('object.via')

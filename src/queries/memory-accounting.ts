@@ -154,7 +154,8 @@ export function memoryAccounting(program: Program, index: HeapIndex) {
 /** Span bytes by state of the slots (states.ts order), tail waste of small-object spans, and all span bytes. */
 function heapParts(index: HeapIndex) {
   const state = new Float64Array(STATE_NAMES.length)
-  const {spanPages, spanObjectCount, spanObjectSize, spanLocation} = index
+  const {spanPages, spanObjectCount, spanObjectSize, spanLocation, spanFirstObject} = index
+  const slotState = index.objects.state
   let spanBytes = 0
   let tailWaste = 0
   for (let s = 0; s < spanPages.length; s++) {
@@ -162,9 +163,14 @@ function heapParts(index: HeapIndex) {
     spanBytes += bytes
     if (spanLocation[s] === SPAN_IN_USE) tailWaste += bytes - spanObjectCount[s]! * spanObjectSize[s]!
   }
-  index.objects.forEachObject((id, _start, size) => {
-    state[index.objects.state[id]!]! += size
-  })
+  // Every slot in address order, span by span, as forEachObject visits them (the same sums in the
+  // same order), without a function call per slot.
+  for (let s = 0; s < spanPages.length; s++) {
+    const size = spanObjectSize[s]!
+    const first = spanFirstObject[s]!
+    const end = first + spanObjectCount[s]!
+    for (let id = first; id < end; id++) state[slotState[id]!]! += size
+  }
   return {state, tailWaste, spanBytes}
 }
 

@@ -9,3 +9,17 @@ export function objectLabel(index: HeapIndex, types: ArrayLike<number>, holders:
   const h = t === 0 && holders && holders[id]! >= 0 ? index.holderTable().holders[holders[id]!] : undefined
   return {name: t > 0 ? index.typeName(t)! : `(unnamed, ${size} B)`, holder: h ? `${h.kind} ${h.name}` : null}
 }
+
+/**
+ * The columns objectLabel reads (the names, and the holders once the graph is built), each read
+ * whole on its first use: a report that labels no object (no pinned span, no splitter) reads
+ * neither (6 bytes a slot).
+ */
+export function objectLabelColumns(index: HeapIndex): {types: () => ArrayLike<number>; holders: () => Int32Array | null} {
+  let types: ArrayLike<number> | undefined
+  let holders: Int32Array | null | undefined
+  return {
+    types: () => (types ??= index.columns.type()),
+    holders: () => (holders === undefined ? (holders = index.holds('graph') ? index.columns.holderOf() : null) : holders),
+  }
+}

@@ -1,7 +1,7 @@
 import {hex} from '../errors.js'
 import type {HeapIndex} from '../index/heap-index.js'
 import {SPAN_IN_USE} from './memory-accounting.js'
-import {objectLabel} from './object-label.js'
+import {objectLabel, objectLabelColumns} from './object-label.js'
 import {FREE_NORMAL, FREE_RETURNED} from './page-heap-shape.js'
 
 /** A free run right next to a live span: its pages and the free list it is on. */
@@ -41,8 +41,7 @@ export function pageHeapSplitters(index: HeapIndex, rows: number): {count: numbe
   if (index.meta.summary.allocator.kind !== 'gperftools') return null
   const {spanStart, spanPages, spanLocation, spanSizeClass, spanFirstObject, spanObjectCount, spanObjectSize} = index
   const page = index.pageSize
-  const types = index.columns.type()
-  const holders = index.holds('graph') ? index.columns.holderOf() : null
+  const labels = objectLabelColumns(index)
   const adjacent = (a: number, b: number) => spanStart[a]! + spanPages[a]! * page === spanStart[b]!
   const freeRun = (s: number): FreeNeighbour | null => {
     const loc = spanLocation[s]
@@ -57,7 +56,7 @@ export function pageHeapSplitters(index: HeapIndex, rows: number): {count: numbe
     const pages = spanPages[s]!
     const cl = spanSizeClass[s]!
     const label = spanObjectCount[s] === 1 && cl === 0
-      ? objectLabel(index, types, holders, spanFirstObject[s]!, spanObjectSize[s]!)
+      ? objectLabel(index, labels.types(), labels.holders(), spanFirstObject[s]!, spanObjectSize[s]!)
       : {name: `(span of size class ${cl}: ${spanObjectCount[s]} slots of ${spanObjectSize[s]} B)`, holder: null}
     const normal = (n: FreeNeighbour) => (n.list === 'normal' ? n.pages : 0)
     found.push({address: hex(spanStart[s]!), pages, ...label, before, after,

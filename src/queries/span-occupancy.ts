@@ -2,7 +2,7 @@ import {hex} from '../errors.js'
 import type {HeapIndex} from '../index/heap-index.js'
 import {CENTRAL_CACHE, LIVE, THREAD_CACHE, TRANSFER_CACHE} from '../heap/states.js'
 import {SPAN_IN_USE} from './memory-accounting.js'
-import {objectLabel} from './object-label.js'
+import {objectLabel, objectLabelColumns} from './object-label.js'
 import {PINNED_SHARE} from './pinned-share.js'
 
 /** Occupancy buckets: 0–10 %, 10–20 %, …, 90–100 % of a span's slots live (a full span is in the last). */
@@ -74,8 +74,9 @@ export interface CachePin {
 export function spanOccupancy(index: HeapIndex, examples: number) {
   const {spanSizeClass, spanLocation, spanFirstObject, spanObjectCount, spanObjectSize, spanPages, spanStart} = index
   const state = index.objects.state
-  const types = index.columns.type()
-  const holders = index.holds('graph') ? index.columns.holderOf() : null
+  // Read only once a span is pinned (its objects are then named): most spans are not, and the
+  // two columns are 6 bytes a slot (180 MB at 30 M slots).
+  const labels = objectLabelColumns(index)
   const classes = new Map<number, ClassFragmentation>()
   const groups = new Map<string, PinningGroup>()
   const caches = new Map<number, CachePin & {seen: number}>()
@@ -123,7 +124,7 @@ export function spanOccupancy(index: HeapIndex, examples: number) {
       c.pinned.bytes += bytes
       c.pinned.liveObjects += counts.live
       c.pinned.liveBytes += counts.live * size
-      groupPinners(index, groups, types, holders, first, slots, size, bytes, start => hex(spanStart[s]! + (start - first) * size), examples)
+      groupPinners(index, groups, labels.types(), labels.holders(), first, slots, size, bytes, start => hex(spanStart[s]! + (start - first) * size), examples)
     }
     if (counts.thread > 0 && counts.live <= PINNED_SHARE * slots) cachePins(index, caches, first, slots, size, counts.live === 0 && counts.transfer === 0 ? bytes : 0)
   }

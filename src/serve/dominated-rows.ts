@@ -6,7 +6,7 @@ import {html, num, type Html} from '../report/html/html.js'
 import {dominatedJsonHref, objectHref} from './links.js'
 import {objectName} from './object-link.js'
 import {PAGE_ROWS} from './serve-page.js'
-import {BadParam} from './params.js'
+import {BadParameter} from './params.js'
 
 /** One node of the dominator tree as a page lists it and `/api/dominated` sends it. */
 export interface DominatedRow {
@@ -39,7 +39,7 @@ export interface DominatedPage {
 
 export function dominatedPage(index: HeapIndex, retention: RetentionIndex, parent: number | null, page: number): DominatedPage {
   const count = retention.childCount(parent)
-  if (page > 0 && page * PAGE_ROWS >= count) throw new BadParam(`page=${page}: past the last page (${num(count)} children, ${PAGE_ROWS} a page)`)
+  if (page > 0 && page * PAGE_ROWS >= count) throw new BadParameter(`page=${page}: past the last page (${num(count)} children, ${PAGE_ROWS} a page)`)
   const {children, ranked} = childrenPage(retention, parent, page, PAGE_ROWS)
   const rows = children.map(c => {
     const o = index.object(c.id)

@@ -14,7 +14,10 @@ function withQuery(path: string, params: Record<string, string | number | undefi
 
 export const overviewHref = (): string => '/'
 export const classesHref = (p: {filter?: string; sort?: string; page?: number} = {}): string => withQuery('/classes', p)
-export const classHref = (typeId: number, page?: number): string => withQuery('/class', {id: typeId, page})
+/** A class's live objects, a page from slot `from` on (a cursor: the page's first slot; absent, the first page). */
+export const classHref = (typeId: number, from?: number): string => withQuery('/class', {id: typeId, from})
+/** The live objects no tier named in spans of one size class (0: large objects), a page from slot `from` on. */
+export const untypedClassHref = (sizeClass: number, from?: number): string => withQuery('/class', {id: -1, sizeClass, from})
 export const objectHref = (address: number, view: ObjectView = {}): string => withQuery('/object', {addr: hex(address), ...view})
 /** An object page's parts beyond their first view: bytes of the dump, the page of referrers (`in`), referents (`out`), dominated children (`kids`). */
 export interface ObjectView {
@@ -28,7 +31,7 @@ export const dominatorsHref = (slot?: number): string => withQuery('/dominators'
 /** JSON: the next `PAGE_ROWS` children of a dominator-tree node, largest retained first (`id` absent: the roots of the tree). */
 export const dominatedJsonHref = (slot: number | undefined, page?: number): string => withQuery('/api/dominated', {id: slot, page})
 export const searchHref = (q: string): string => withQuery('/search', {q})
-export const leaksHref = (): string => '/leaks'
+export const leaksHref = (page?: number): string => withQuery('/leaks', {page: page && page > 1 ? page : undefined})
 export const suspectsHref = (): string => '/suspects'
 export const threadsHref = (): string => '/threads'
 export const memoryHref = (): string => '/memory'

@@ -3,7 +3,7 @@ import type {ObjectInfo} from '../queries/object-info.js'
 import {html, num, type Html} from '../report/html/html.js'
 import {facts} from '../report/html/section.js'
 import {ALLOCATOR_OWN, byteSize, namingWords, objectKind, offset, sightingText} from '../report/wording.js'
-import {classHref, dominatorsHref, objectHref} from './links.js'
+import {classHref, dominatorsHref, objectHref, untypedClassHref} from './links.js'
 
 type HeapObjectInfo = Extract<ObjectInfo, {heap: true}>['object']
 
@@ -16,7 +16,7 @@ export function objectHeaderHtml(index: HeapIndex, slot: number, address: number
   const w = namingWords(o)
   const typeId = o.state === 'live' ? index.typeId(slot) : 0
   const name = w.name === null ? '' : typeId !== 0 ? html`<a href="${classHref(typeId)}" class="class-link">${w.name}</a> ` : html`${w.name} `
-  const unnamed = o.state === 'live' && typeId === 0 ? html` <a href="${classHref(-1)}">(every object no tier named)</a>` : ''
+  const unnamed = o.state === 'live' && typeId === 0 ? html` <a href="${untypedClassHref(o.sizeClass)}">(the unnamed objects of its size class)</a>` : ''
   const holder = o.via === 'holder' ? index.holderOf(slot) : null
   const rows: Array<[string, string | Html]> = [
     ['address', html`<code>${o.address}</code>${o.offset ? html` <span class="dim">(0x${address.toString(16)} is ${offset(o.offset)} inside it)</span>` : ''}`],

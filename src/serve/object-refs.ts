@@ -5,7 +5,7 @@ import {html, num, type Html} from '../report/html/html.js'
 import {offset, withCut} from '../report/wording.js'
 import type {ObjectView} from './links.js'
 import {objectLink} from './object-link.js'
-import {BadParam} from './params.js'
+import {BadParameter} from './params.js'
 import {PAGE_ROWS} from './serve-page.js'
 
 /** One page of edges of an object, and how many there are in all. */
@@ -31,7 +31,7 @@ export function referentsPage(index: HeapIndex, slot: number, page: number): Edg
 }
 
 function checkPage(page: number, count: number, name: string): void {
-  if (page > 0 && page * PAGE_ROWS >= count) throw new BadParam(`${name}=${page}: past the last page (${num(count)} in all, ${PAGE_ROWS} a page)`)
+  if (page > 0 && page * PAGE_ROWS >= count) throw new BadParameter(`${name}=${page}: past the last page (${num(count)} in all, ${PAGE_ROWS} a page)`)
 }
 
 /** Referrers or referents as a table: the other object (a link, with its name), where the pointer lies in the source, where it points in the target. */

@@ -1,41 +1,44 @@
 import {TomaError} from '../errors.js'
 import {parseAddress} from '../core/parse-address.js'
-import type {PageAnswer, ServeContext} from './serve-page.js'
-
 /**
- * A page's query parameters, read strictly: a parameter that is there but not what the page
- * takes is an answer of its own (a `missing` page saying which), never a silent default.
+ * A page's query parameters read strictly: an integer within bounds, a choice among names. A
+ * value that is not one is said back to the user (the page answers `missing` with the reason),
+ * never taken as some default.
  */
-export class BadParam extends Error {}
+export class BadParameter extends Error {}
 
-/** A whole number in [0, max] (absent: `absent`). */
-export function wholeParam(url: URL, name: string, absent: number, max = Number.MAX_SAFE_INTEGER): number {
+export function intParam(url: URL, name: string, min: number, max: number): number | undefined {
   const text = url.searchParams.get(name)
-  if (text === null || text === '') return absent
-  if (!/^[0-9]{1,16}$/.test(text) || Number(text) > max) throw new BadParam(`${name}=${text}: not a whole number up to ${max}`)
-  return Number(text)
+  if (text === null || text === '') return undefined
+  const n = /^-?\d{1,16}$/.test(text) ? Number(text) : NaN
+  if (!(Number.isSafeInteger(n) && n >= min && n <= max)) throw new BadParameter(`${name}=${text}: expected a whole number from ${min} to ${max}`)
+  return n
+}
+
+export function choiceParam<T extends string>(url: URL, name: string, choices: readonly T[], fallback: T): T {
+  const text = url.searchParams.get(name)
+  if (text === null || text === '') return fallback
+  if (!(choices as readonly string[]).includes(text)) throw new BadParameter(`${name}=${text}: expected one of ${choices.join(', ')}`)
+  return text as T
+}
+
+export function textParam(url: URL, name: string): string {
+  return (url.searchParams.get(name) ?? '').trim()
 }
 
 /** The address a page is about (`0x…` hex or decimal), as toma's commands read one. */
 export function addressParam(url: URL, name = 'addr'): number {
   const text = url.searchParams.get(name)
-  if (text === null) throw new BadParam(`no ${name}= given`)
+  if (text === null) throw new BadParameter(`no ${name}= given`)
   try {
     return parseAddress(text)
   } catch (e) {
-    if (e instanceof TomaError) throw new BadParam(`${name}=${e.message}`)
+    if (e instanceof TomaError) throw new BadParameter(`${name}=${e.message}`)
     throw e
   }
 }
 
-/** A page's answer, where a bad parameter is a `missing` answer saying which (one line, in the layout). */
-export function answerChecked(answer: (ctx: ServeContext, url: URL) => PageAnswer): (ctx: ServeContext, url: URL) => PageAnswer {
-  return (ctx, url) => {
-    try {
-      return answer(ctx, url)
-    } catch (e) {
-      if (e instanceof BadParam) return {kind: 'missing', message: e.message}
-      throw e
-    }
-  }
+/** A page number of a paged list: 0 (the first) unless given. */
+export function pageParam(url: URL, name: string): number {
+  return intParam(url, name, 0, Number.MAX_SAFE_INTEGER) ?? 0
 }

@@ -43,6 +43,12 @@ export interface ServePage {
   path: string
   nav?: string
   answer(ctx: ServeContext, url: URL): PageAnswer | Promise<PageAnswer>
+  /**
+   * Work the page does once for the whole server, done when the server starts, before its URL is
+   * printed: what no index array holds and only a pass over every slot gives (where the memory
+   * went, a diff of two cores). Its result is kept (page-cache.ts), so no request waits for it.
+   */
+  prepare?(ctx: ServeContext): void
 }
 
 /** Rows in one page of any list. */

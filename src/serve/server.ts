@@ -5,6 +5,7 @@ import {TOKEN_PARAM, cookieName, cookieValue, newToken, tokenCookie, tokenMatche
 import {allowedHosts, hostAllowed} from './host-check.js'
 import {layoutPage, navEntries} from './layout.js'
 import type {ListenAddress} from './listen-address.js'
+import {BadParameter} from './params.js'
 import {SECURITY_HEADERS} from './response-headers.js'
 import type {PageAnswer, ServeContext, ServePage} from './serve-page.js'
 import {STATIC_FILES} from './static-files.js'
@@ -63,7 +64,12 @@ export async function startServer(ctx: ServeContext, pages: readonly ServePage[]
     if (file) return {status: 200, type: file.type, body: file.body}
     const page = byPath.get(url.pathname)
     if (!page) return {status: 404, type: HTML, body: layoutPage(ctx, nav, '', 'Not found', html`<p class="missing">No page at ${url.pathname}.</p>`)}
-    return pageReply(url, await page.answer(ctx, url))
+    try {
+      return pageReply(url, await page.answer(ctx, url))
+    } catch (e) {
+      if (!(e instanceof BadParameter)) throw e
+      return {status: 400, type: HTML, body: layoutPage(ctx, nav, url.pathname, 'Bad request', html`<p class="missing">${e.message}</p>`)}
+    }
   }
 
   function pageReply(url: URL, a: PageAnswer): Reply {
@@ -81,6 +87,7 @@ export async function startServer(ctx: ServeContext, pages: readonly ServePage[]
     }
   }
 
+  for (const p of pages) p.prepare?.(ctx)
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject)
     server.listen(listen.port, listen.host, () => {

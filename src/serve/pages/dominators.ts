@@ -2,7 +2,7 @@ import {html, num} from '../../report/html/html.js'
 import {dominatedListHtml, dominatedPage} from '../dominated-rows.js'
 import {dominatorsHref} from '../links.js'
 import {objectLink} from '../object-link.js'
-import {answerChecked, wholeParam} from '../params.js'
+import {pageParam} from '../params.js'
 import {retentionOf} from '../served-retention.js'
 import type {ServePage} from '../serve-page.js'
 import {treeNodeParam} from '../tree-node-param.js'
@@ -15,11 +15,11 @@ import {treeNodeParam} from '../tree-node-param.js'
 export const dominatorsPage: ServePage = {
   path: '/dominators',
   nav: 'dominators',
-  answer: answerChecked((ctx, url) => {
+  answer(ctx, url) {
     const index = ctx.core.index
     const retention = retentionOf(index)
     const node = treeNodeParam(index, retention, url)
-    const list = dominatedListHtml(dominatedPage(index, retention, node, wholeParam(url, 'page', 0)))
+    const list = dominatedListHtml(dominatedPage(index, retention, node, pageParam(url, 'page')))
     if (node === null) {
       const body = html`<p>Every live object under the one that dominates it: whoever holds an object's dominator holds the object. At the top, the objects no single object dominates (the roots hold them, or one thread's stack and registers, or nothing: leaked). Largest retained first; <b>+</b> opens a node's children.</p>
 <p class="dim">${num(retention.childCount(null))} objects at the top.</p>
@@ -33,5 +33,5 @@ ${list}`
 <p>${objectLink(index, node)} retains <b>${num(r.bytes)} B</b> in ${num(r.objects)} objects; ${num(retention.childCount(node))} children in the dominator tree.</p>
 ${list}`
     return {kind: 'page', title: `Dominator subtree of 0x${index.object(node).start.toString(16)}`, body}
-  }),
+  },
 }

@@ -11,7 +11,7 @@ import {objectHeaderHtml} from '../object-header.js'
 import {objectName} from '../object-link.js'
 import {pathHtml} from '../object-path.js'
 import {edgeTableHtml, referentsPage, referrersPage, rootsHtml} from '../object-refs.js'
-import {addressParam, answerChecked, wholeParam} from '../params.js'
+import {addressParam, intParam, pageParam} from '../params.js'
 import {retentionOf} from '../served-retention.js'
 import type {ServePage} from '../serve-page.js'
 
@@ -24,9 +24,9 @@ import type {ServePage} from '../serve-page.js'
  */
 export const objectPage: ServePage = {
   path: '/object',
-  answer: answerChecked((ctx, url) => {
+  answer(ctx, url) {
     const address = addressParam(url)
-    const view: ObjectView = {bytes: wholeParam(url, 'bytes', PAGE_DUMP_BYTES, MAX_PAGE_DUMP_BYTES), in: wholeParam(url, 'in', 0), out: wholeParam(url, 'out', 0), kids: wholeParam(url, 'kids', 0)}
+    const view: ObjectView = {bytes: intParam(url, 'bytes', MIN_DUMP_BYTES, MAX_PAGE_DUMP_BYTES) ?? PAGE_DUMP_BYTES, in: pageParam(url, 'in'), out: pageParam(url, 'out'), kids: pageParam(url, 'kids')}
     const index = ctx.core.index
     const program = ctx.core.program()
     const info = objectInfo(program, index, address, false, MIN_DUMP_BYTES)
@@ -55,7 +55,7 @@ export const objectPage: ServePage = {
     } else parts.push(html`<p class="dim">${o.state === 'live' ? 'the index holds the heap model only: who points to it is not known yet' : 'not live: not in the object graph (no referrers, referents or dominators)'}</p>`)
     parts.push(section('allocation', 'Allocation stack', allocationHtml(o.allocation)))
     return {kind: 'page', title: `${hex(obj.start)} ${objectName(index, slot)}`, body: html`${parts}`}
-  }),
+  },
 }
 
 function section(id: string, title: string, body: Html): Html {

@@ -1,5 +1,11 @@
 import type {ServePage} from '../serve-page.js'
+import {classPage} from './class.js'
+import {classesPage} from './classes.js'
+import {diffPage} from './diff.js'
+import {leaksPage} from './leaks.js'
 import {overviewPage} from './overview.js'
+import {damagePage, memoryPage, suspectsPage, threadsPage} from './report-sections.js'
+import {searchPage} from './search.js'
 import {objectPage} from './object.js'
 import {dominatorsPage} from './dominators.js'
 import {dominatedJsonPage} from './dominated-json.js'
@@ -10,7 +16,16 @@ import {dominatedJsonPage} from './dominated-json.js'
  */
 export const SERVE_PAGES: ServePage[] = [
   overviewPage,
+  classesPage,
+  classPage,
   dominatorsPage,
+  leaksPage,
+  suspectsPage,
+  threadsPage,
+  memoryPage,
+  damagePage,
+  diffPage,
+  searchPage,
   objectPage,
   dominatedJsonPage,
 ]
