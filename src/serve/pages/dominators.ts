@@ -14,7 +14,7 @@ import {treeNodeParam} from '../tree-node-param.js'
  */
 export const dominatorsPage: ServePage = {
   path: '/dominators',
-  nav: 'dominators',
+  nav: 'Dominators',
   answer(ctx, url) {
     const index = ctx.core.index
     const retention = retentionOf(index)

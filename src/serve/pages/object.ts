@@ -3,7 +3,7 @@ import {MIN_DUMP_BYTES, objectInfo} from '../../queries/object-info.js'
 import {pathsTo} from '../../queries/paths.js'
 import type {Allocation} from '../../queries/allocations.js'
 import {html, num, type Html} from '../../report/html/html.js'
-import {offset} from '../../report/wording.js'
+import {byteSize, offset} from '../../report/wording.js'
 import {dominatedListHtml, dominatedPage} from '../dominated-rows.js'
 import {hexDumpHtml, MAX_PAGE_DUMP_BYTES, objectDump, PAGE_DUMP_BYTES} from '../hex-dump.js'
 import {dominatorsHref, objectHref, type ObjectView} from '../links.js'
@@ -39,7 +39,7 @@ export const objectPage: ServePage = {
     const moreBytes = dump.length < obj.size && dump.length < MAX_PAGE_DUMP_BYTES ? Math.min(obj.size, MAX_PAGE_DUMP_BYTES, dump.length * 4) : 0
     const parts: Html[] = [
       objectHeaderHtml(index, slot, address, o),
-      section('bytes', `Bytes ${offset(0)} to ${offset(dump.length)} of ${num(obj.size)}`, html`${hexDumpHtml(index, dump, address - obj.start)}${moreBytes ? html`<p><a href="${link({bytes: moreBytes})}" id="more-bytes">show the first ${num(moreBytes)} bytes</a></p>` : dump.length < obj.size ? html`<p class="dim">(a page shows at most ${num(MAX_PAGE_DUMP_BYTES)} bytes: toma find-object --bytes, or toma export, for the rest)</p>` : ''}`),
+      section('bytes', `Bytes ${offset(0)} to ${offset(dump.length)} of ${byteSize(obj.size)}`, html`${hexDumpHtml(index, dump, address - obj.start)}${moreBytes ? html`<p><a href="${link({bytes: moreBytes})}" id="more-bytes">show the first ${num(moreBytes)} bytes</a></p>` : dump.length < obj.size ? html`<p class="dim">(a page shows the first ${num(MAX_PAGE_DUMP_BYTES)} bytes at most; toma find-object ADDRESS --bytes 4096 shows 4 KiB around any address)</p>` : ''}`),
     ]
     if (o.state === 'live' && o.graph) {
       const retention = retentionOf(index)
