@@ -89,12 +89,13 @@ export function childrenPage(retention: RetentionIndex, id: number | null, page:
       for (let i = 0; i < kids.length; i++) if (inTop.has(kids[i]!)) bytes[i] = -1
       const order = largestPositions(bytes, Math.min(skip + want, kids.length - inTop.size))
       for (const i of order.slice(skip)) shown.push(kids[i]!)
-    } else {
+    } else if (id !== null) shown.push(...retention.children(id, want, skip))
+    else {
       // In the index's order, the top's own left out: read from the start up to this page (a page's
       // rows and the pages before it, not the whole list).
       let seen = 0
-      for (let at = 0; shown.length < rows && at < count; at += 4096) {
-        for (const k of retention.children(id, 4096, at)) {
+      for (let at = 0; shown.length < rows && at < count; at += 65536) {
+        for (const k of retention.children(id, 65536, at)) {
           if (inTop.has(k)) continue
           if (seen++ >= skip) shown.push(k)
           if (shown.length >= rows) break
