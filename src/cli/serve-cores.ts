@@ -2,7 +2,7 @@ import {TomaError} from '../errors.js'
 import {DEFAULT_LISTEN, exposedWarning, isLoopback, parseListen} from '../serve/listen-address.js'
 import {SERVE_PAGES} from '../serve/pages/routes.js'
 import type {ServedCore} from '../serve/serve-page.js'
-import {startServer} from '../serve/server.js'
+import {startServer, type RunningServer} from '../serve/server.js'
 import {openDiffSide, refuseOtherProgram} from './open-diff-pair.js'
 import {openIndex} from './open-index.js'
 
@@ -25,16 +25,16 @@ export async function serveCores(coreArg: string | undefined, baselineArg: strin
     baseline = {index: side.index, corePath: side.corePath, indexPath: side.index.path, program: () => side.program}
   }
   if (!isLoopback(listen.host)) note(exposedWarning(listen))
-  let server
+  let server: RunningServer
   try {
     server = await startServer({core, baseline, toolVersion}, SERVE_PAGES, listen)
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code
     throw new TomaError(`--listen ${listen.host}:${listen.port}: cannot listen there (${code ?? (e as Error).message})`)
   }
-  print(server.url)
-  const running = server
-  await new Promise<void>(resolve => {
+  // Listened for before the URL is out: whoever reads it may stop the server at once, and a
+  // signal with no listener yet would end the process without closing anything.
+  const stopped = new Promise<void>(resolve => {
     const stop = () => {
       process.off('SIGINT', stop)
       process.off('SIGTERM', stop)
@@ -43,7 +43,9 @@ export async function serveCores(coreArg: string | undefined, baselineArg: strin
     process.on('SIGINT', stop)
     process.on('SIGTERM', stop)
   })
-  await running.close()
+  print(server.url)
+  await stopped
+  await server.close()
   for (const c of [core, baseline]) {
     if (!c) continue
     c.index.close()
