@@ -39,7 +39,7 @@ export interface DominatedPage {
 
 export function dominatedPage(index: HeapIndex, retention: RetentionIndex, parent: number | null, page: number): DominatedPage {
   const count = retention.childCount(parent)
-  if (page > 0 && page * PAGE_ROWS >= count) throw new BadParameter(`page=${page}: past the last page (${num(count)} children, ${PAGE_ROWS} a page)`)
+  if (page > 0 && page * PAGE_ROWS >= count) throw new BadParameter(`page=${page + 1}: past the last page (${num(count)} children, ${PAGE_ROWS} a page)`)
   const {children, ranked} = childrenPage(retention, parent, page, PAGE_ROWS)
   const rows = children.map(c => {
     const o = index.object(c.id)
@@ -48,7 +48,7 @@ export function dominatedPage(index: HeapIndex, retention: RetentionIndex, paren
   })
   const after = count - (page + 1) * PAGE_ROWS
   const note = ranked || page > 0 ? null : `${num(count)} children, more than ${num(RANK_AT_MOST)}: not ranked by size past ${parent === null ? 'the largest ' + num(retention.topCount()) : 'the largest'}; the others by address`
-  return {parent, page, count, note, rows, next: after > 0 ? dominatedJsonHref(parent ?? undefined, page + 1) : null, nextLabel: after > 0 ? `next ${num(Math.min(PAGE_ROWS, after))} of ${num(after)} more` : null}
+  return {parent, page, count, note, rows, next: after > 0 ? dominatedJsonHref(parent ?? undefined, page + 2) : null, nextLabel: after > 0 ? `next ${num(Math.min(PAGE_ROWS, after))} of ${num(after)} more` : null}
 }
 
 /**

@@ -5,7 +5,7 @@ import {html, num, type Html} from '../report/html/html.js'
 import {offset, withCut} from '../report/wording.js'
 import type {ObjectView} from './links.js'
 import {objectLink} from './object-link.js'
-import {BadParameter} from './params.js'
+import {BadParameter, urlPage} from './params.js'
 import {PAGE_ROWS} from './serve-page.js'
 
 /** One page of edges of an object, and how many there are in all. */
@@ -31,7 +31,7 @@ export function referentsPage(index: HeapIndex, slot: number, page: number): Edg
 }
 
 function checkPage(page: number, count: number, name: string): void {
-  if (page > 0 && page * PAGE_ROWS >= count) throw new BadParameter(`${name}=${page}: past the last page (${num(count)} in all, ${PAGE_ROWS} a page)`)
+  if (page > 0 && page * PAGE_ROWS >= count) throw new BadParameter(`${name}=${page + 1}: past the last page (${num(count)} in all, ${PAGE_ROWS} a page)`)
 }
 
 /** Referrers or referents as a table: the other object (a link, with its name), where the pointer lies in the source, where it points in the target. */
@@ -49,7 +49,7 @@ ${pager(p, direction, link)}`
 function pager(p: EdgePage, name: 'in' | 'out', link: (view: ObjectView) => string): Html {
   const last = Math.max(0, Math.ceil(p.count / PAGE_ROWS) - 1)
   if (last === 0) return html``
-  return html`<p class="pager">${p.page > 0 ? html`<a href="${link({[name]: p.page - 1})}">← previous ${PAGE_ROWS}</a> ` : ''}page ${p.page + 1} of ${num(last + 1)}${p.page < last ? html` <a href="${link({[name]: p.page + 1})}" rel="next">next ${num(Math.min(PAGE_ROWS, p.count - (p.page + 1) * PAGE_ROWS))} →</a>` : ''}</p>`
+  return html`<p class="pager">${p.page > 0 ? html`<a href="${link({[name]: urlPage(p.page - 1)})}">← previous ${PAGE_ROWS}</a> ` : ''}page ${p.page + 1} of ${num(last + 1)}${p.page < last ? html` <a href="${link({[name]: urlPage(p.page + 1)})}" rel="next">next ${num(Math.min(PAGE_ROWS, p.count - (p.page + 1) * PAGE_ROWS))} →</a>` : ''}</p>`
 }
 
 /** The roots that point into the object (registers, stack slots with their frame, globals, TLS, mappings), the first PAGE_ROWS. */

@@ -38,7 +38,12 @@ export function addressParam(url: URL, name = 'addr'): number {
   }
 }
 
-/** A page number of a paged list: 0 (the first) unless given. */
+/** Which page of a paged list a URL asks for, counted from 0 here; the URL counts from 1, as every page's does (absent: the first). */
 export function pageParam(url: URL, name: string): number {
-  return intParam(url, name, 0, Number.MAX_SAFE_INTEGER) ?? 0
+  return (intParam(url, name, 1, Number.MAX_SAFE_INTEGER) ?? 1) - 1
+}
+
+/** A page counted from 0 as a URL gives it: from 1, and absent for the first. */
+export function urlPage(page: number): number | undefined {
+  return page > 0 ? page + 1 : undefined
 }

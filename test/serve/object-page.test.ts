@@ -118,7 +118,7 @@ describe('the object page on fixtures/demo', () => {
     const later = index.objectEdges(src, 7, 5)
     expect(Array.from(later.to)).toEqual(Array.from(e.to.subarray(7, 12)))
     // Past the last page: one line saying so, not an empty page.
-    await expect(answer(ctx, objectPage, objectHref(index.object(src).start, {out: 1}))).rejects.toThrow(/^out=1: past the last page/)
+    await expect(answer(ctx, objectPage, objectHref(index.object(src).start, {out: 2}))).rejects.toThrow(/^out=2: past the last page/)
   })
 
   it('shows the path from a root as pathsTo finds it, each step a link', async () => {
@@ -151,14 +151,14 @@ describe('the object page on fixtures/demo', () => {
     const ranked = retention.topCount()
     expect(all).toBeGreaterThan(ranked + PAGE_ROWS)
     const pages: DominatedPage[] = []
-    for (let p = 0; p * PAGE_ROWS < ranked + 2 * PAGE_ROWS; p++) pages.push(((await answer(ctx, dominatedJsonPage, `/api/dominated?page=${p}`)) as {value: DominatedPage}).value)
+    for (let p = 0; p * PAGE_ROWS < ranked + 2 * PAGE_ROWS; p++) pages.push(((await answer(ctx, dominatedJsonPage, `/api/dominated?page=${p + 1}`)) as {value: DominatedPage}).value)
     const slots = pages.flatMap(p => p.rows.map(r => r.slot))
     expect(new Set(slots).size).toBe(slots.length)
     expect(slots.slice(0, ranked)).toEqual(Array.from(retention.top(ranked)))
     // Past the ranked top, the same sizes childrenBySize ranks there (ties may come in another order).
     const bytes = pages.flatMap(p => p.rows.map(r => r.retainedBytes))
     expect(bytes).toEqual(childrenBySize(retention, null, slots.length).top.map(c => c.bytes))
-    expect(pages.at(-1)!.next).toBe(`/api/dominated?page=${pages.length}`)
+    expect(pages.at(-1)!.next).toBe(`/api/dominated?page=${pages.length + 1}`)
     // The page: the same first rows, each expandable where it has children.
     const top = (await answer(ctx, dominatorsPage, '/dominators')) as {kind: 'page'; body: {text: string}}
     expect([...top.body.text.matchAll(/<li data-slot="(\d+)">/g)].map(m => Number(m[1]))).toEqual(slots.slice(0, PAGE_ROWS))

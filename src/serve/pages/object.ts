@@ -13,7 +13,7 @@ import {objectHeaderHtml} from '../object-header.js'
 import {objectName} from '../object-link.js'
 import {pathHtml} from '../object-path.js'
 import {edgeTableHtml, referentsPage, referrersPage, rootsHtml} from '../object-refs.js'
-import {addressParam, intParam, pageParam} from '../params.js'
+import {addressParam, intParam, pageParam, urlPage} from '../params.js'
 import {retentionOf} from '../served-retention.js'
 import type {ServePage} from '../serve-page.js'
 
@@ -35,7 +35,9 @@ export const objectPage: ServePage = {
   },
   answer(ctx, url) {
     const address = addressParam(url)
-    const view: ObjectView = {bytes: intParam(url, 'bytes', MIN_DUMP_BYTES, MAX_PAGE_DUMP_BYTES) ?? PAGE_DUMP_BYTES, in: pageParam(url, 'in'), out: pageParam(url, 'out'), kids: pageParam(url, 'kids')}
+    const bytes = intParam(url, 'bytes', MIN_DUMP_BYTES, MAX_PAGE_DUMP_BYTES) ?? PAGE_DUMP_BYTES
+    const at = {in: pageParam(url, 'in'), out: pageParam(url, 'out'), kids: pageParam(url, 'kids')}
+    const view: ObjectView = {bytes: bytes === PAGE_DUMP_BYTES ? undefined : bytes, in: urlPage(at.in), out: urlPage(at.out), kids: urlPage(at.kids)}
     const index = ctx.core.index
     const program = ctx.core.program()
     const info = objectInfo(program, index, address, false, MIN_DUMP_BYTES)
@@ -43,8 +45,8 @@ export const objectPage: ServePage = {
     const obj = index.objectAt(address)!
     const slot = obj.index
     const o = info.object
-    const link = (change: ObjectView) => objectHref(address, {...view, ...change, bytes: change.bytes ?? (view.bytes === PAGE_DUMP_BYTES ? undefined : view.bytes)})
-    const dump = objectDump(program, index, obj, Math.max(MIN_DUMP_BYTES, view.bytes!))
+    const link = (change: ObjectView) => objectHref(address, {...view, ...change})
+    const dump = objectDump(program, index, obj, bytes)
     const moreBytes = dump.length < obj.size && dump.length < MAX_PAGE_DUMP_BYTES ? Math.min(obj.size, MAX_PAGE_DUMP_BYTES, dump.length * 4) : 0
     const parts: Html[] = [
       objectHeaderHtml(index, slot, address, o),
@@ -52,14 +54,14 @@ export const objectPage: ServePage = {
     ]
     if (o.state === 'live' && o.graph) {
       const retention = retentionOf(index)
-      const into = referrersPage(index, slot, view.in!)
-      const out = referentsPage(index, slot, view.out!)
+      const into = referrersPage(index, slot, at.in)
+      const out = referentsPage(index, slot, at.out)
       parts.push(
         section('referrers', `Referrers (${num(into.count)})`, html`${edgeTableHtml(index, slot, into, 'in', link)}${rootsHtml(program, index, slot)}`),
         section('referents', `Points to (${num(out.count)})`, edgeTableHtml(index, slot, out, 'out', link)),
         section('path', 'Path from a root', pathHtml(pathsTo(program, index, retention, address, {paths: 1})!)),
       )
-      const kids = dominatedPage(index, retention, slot, view.kids!)
+      const kids = dominatedPage(index, retention, slot, at.kids)
       parts.push(section('dominated', `Dominator subtree: ${num(kids.count)} children`, kids.count ? html`<p><a href="${dominatorsHref(slot)}">the subtree on a page of its own</a></p>${dominatedListHtml(kids)}` : html`<p class="dim">it dominates no other object</p>`))
     } else parts.push(html`<p class="dim">${o.state === 'live' ? 'the index holds the heap model only: who points to it is not known yet' : 'not live: not in the object graph (no referrers, referents or dominators)'}</p>`)
     parts.push(section('allocation', 'Allocation stack', allocationHtml(o.allocation)))
