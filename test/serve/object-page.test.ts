@@ -133,6 +133,21 @@ describe('the object page on fixtures/demo', () => {
     expect(section(text, 'path')).toContain(want.root.label)
   })
 
+  it('shows a leaked object: no path, but the leaked objects nothing else points to that reach it', async () => {
+    const index = ctx.core.index
+    const leaked = live().filter(i => index.reachability(i) === 'leaked')
+    expect(leaked.length).toBeGreaterThan(0)
+    // One reached from another leaked object, so that the search back has a step to take.
+    const slot = leaked.find(i => index.inDegree(i) > 0) ?? leaked[0]!
+    const o = index.object(slot)
+    const want = pathsTo(ctx.core.program(), index, retention, o.start, {paths: 1})!
+    const text = await pageText(ctx, objectHref(o.start))
+    expect(text).toContain('<span class="bad">leaked: no root reaches it</span>')
+    const starts = [...section(text, 'path').matchAll(/href="\/object\?addr=(0x[0-9a-f]+)"/g)].map(m => m[1])
+    expect(starts).toEqual(want.leakStarts.map(s => s.address))
+    expect(starts.length).toBeGreaterThan(0)
+  })
+
   it('lists the dominator children as childrenBySize ranks them, and the JSON pages them', async () => {
     const index = ctx.core.index
     const slot = retention.top(2)[1]!
