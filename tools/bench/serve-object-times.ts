@@ -5,6 +5,7 @@ import {dominatedJsonPage} from '../../src/serve/pages/dominated-json.js'
 import {dominatorsPage} from '../../src/serve/pages/dominators.js'
 import type {PageAnswer, ServeContext} from '../../src/serve/serve-page.js'
 import {SERVE_PAGES} from '../../src/serve/pages/routes.js'
+import {retentionOf} from '../../src/serve/served-retention.js'
 
 // How long `toma serve`'s object page and the dominator tree's expansion take to answer, in this
 // process, from the first request on (the server opens the index once, then answers):
@@ -63,6 +64,12 @@ for (let tries = 0; tries < 1_000_000; tries++) {
   await timed('object', `/object?addr=0x${index.object(slot).start.toString(16)}`)
   break
 }
+// What a leaked object's search back through referrers costs a step (object.ts LEAK_SEARCH_VISITS).
+const served = retentionOf(index)
+const steps = Array.from({length: 10_000}, () => Math.floor(random() * index.objectCount))
+const walked = performance.now()
+for (const id of steps) served.referrers(id)
+console.log(`${(performance.now() - walked).toFixed(1).padStart(8)} ms  10,000 referrers() of random slots`)
 for (const [kind, list] of Object.entries(times)) {
   const sorted = [...list].sort((a, b) => a - b)
   console.log(`${kind}: ${list.length} answers, median ${sorted[Math.floor(sorted.length / 2)]!.toFixed(1)} ms, max ${sorted.at(-1)!.toFixed(1)} ms, first ${list[0]!.toFixed(1)} ms`)
