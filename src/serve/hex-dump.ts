@@ -10,19 +10,28 @@ import {objectName} from './object-link.js'
 export const PAGE_DUMP_BYTES = 4096
 export const MAX_PAGE_DUMP_BYTES = 65536
 
-/** What a dump shows: its bytes (null: not in the core) and the aligned words in them that point somewhere. */
+/** What a dump shows: `length` bytes from offset `from` of the object (null: not in the core), and the aligned words in them that point somewhere. */
 export interface ObjectDump {
+  from: number
   length: number
   bytes: Buffer | null
   words: PointingWord[]
 }
 
-/** The object's first `length` bytes (at most its size) as the core holds them, with the words that point somewhere. */
-export function objectDump(program: Program, index: HeapIndex, obj: ObjectRef, length: number): ObjectDump {
+/**
+ * `length` bytes of the object as the core holds them (at most its size), with the words that
+ * point somewhere: from its start, or, where the address asked (`at`, an offset) lies past them,
+ * from DUMP_LEAD bytes before its line, so that the dump holds it.
+ */
+export function objectDump(program: Program, index: HeapIndex, obj: ObjectRef, length: number, at: number): ObjectDump {
   const n = Math.min(length, obj.size)
-  const bytes = program.core.memory.readBytes(obj.start, n) ?? null
-  return {length: n, bytes, words: bytes ? pointingWords(program, index, bytes, obj.start, obj.start) : []}
+  const from = at < n ? 0 : Math.min(Math.max(0, Math.floor(at / 16) * 16 - DUMP_LEAD), obj.size - n)
+  const bytes = program.core.memory.readBytes(obj.start + from, n) ?? null
+  return {from, length: n, bytes, words: bytes ? pointingWords(program, index, bytes, obj.start + from, obj.start) : []}
 }
+
+/** Bytes a dump shows before the line of an address deep inside a large object. */
+const DUMP_LEAD = 256
 
 /**
  * A hex dump, 16 bytes a line from the object's start, the line of `at` (the address asked, as an
@@ -32,8 +41,9 @@ export function objectDump(program: Program, index: HeapIndex, obj: ObjectRef, l
 export function hexDumpHtml(index: HeapIndex, d: ObjectDump, at: number): Html {
   if (!d.bytes) return html`<p class="warn">the core does not hold these bytes</p>`
   const b = d.bytes
-  const byOffset = new Map(d.words.map(w => [w.offset, w]))
+  const byOffset = new Map(d.words.map(w => [w.offset - d.from, w]))
   const lines: Html[] = []
+  const width = offset(d.from + b.length).length
   for (let line = 0; line < b.length; line += 16) {
     const parts: Html[] = []
     for (let w = line; w < Math.min(line + 16, b.length); w += 8) {
@@ -42,8 +52,8 @@ export function hexDumpHtml(index: HeapIndex, d: ObjectDump, at: number): Html {
       parts.push(word ? html`<a href="${objectHref(Number(word.value))}" title="${targetText(index, word)}">${text}</a>` : html`${text}`)
     }
     const ascii = b.subarray(line, line + 16).toString('latin1').replace(/[^\x20-\x7e]/g, '.')
-    const here = at >= line && at < line + 16
-    lines.push(html`${here ? '→' : ' '} <span class="dim">${offset(line).padStart(7)}</span>  ${parts.map((p, i) => html`${i ? '  ' : ''}${p}`)}${' '.repeat(48 - lineWidth(b.length - line))}  ${ascii}\n`)
+    const here = at >= d.from + line && at < d.from + line + 16
+    lines.push(html`${here ? '→' : ' '} <span class="dim">${offset(d.from + line).padStart(width)}</span>  ${parts.map((p, i) => html`${i ? '  ' : ''}${p}`)}${' '.repeat(48 - lineWidth(b.length - line))}  ${ascii}\n`)
   }
   const table = d.words.length
     ? html`<table class="pointer-words"><thead><tr><th>at</th><th>word</th><th>points to</th></tr></thead><tbody>${d.words.map(w => html`<tr><td>${offset(w.offset)}</td><td><a href="${objectHref(Number(w.value))}">${w.value}</a></td><td>${targetHtml(index, w)}</td></tr>`)}</tbody></table>`

@@ -38,6 +38,15 @@ function section(text: string, id: string): string {
   return text.slice(at, text.indexOf('</section>', at))
 }
 
+/** A dump's lines (tags gone) as the offset each starts at, whether it is marked, and its bytes. */
+function dumpLines(text: string): Array<{offset: number; marked: boolean; bytes: Buffer}> {
+  const pre = /<pre class="hexdump">([\s\S]*?)<\/pre>/.exec(text)![1]!.replace(/<[^>]+>/g, '')
+  return pre.split('\n').filter(Boolean).map(line => {
+    const m = /^(.) +\+0x([0-9a-f]+)  /.exec(line)!
+    return {offset: parseInt(m[2]!, 16), marked: m[1] === '→', bytes: Buffer.from(line.slice(m[0].length, m[0].length + 48).replace(/ /g, ''), 'hex')}
+  })
+}
+
 /** The first object link of each table row of a table (`id`): the other object's address. */
 function rowTargets(text: string, id: string): Array<{address: string; offsets: string[]}> {
   const at = text.indexOf(`<table id="${id}">`)
@@ -89,14 +98,29 @@ describe('the object page on fixtures/demo', () => {
     const o = index.object(slot)
     const text = await pageText(ctx, objectHref(o.start))
     const pre = /<pre class="hexdump">([\s\S]*?)<\/pre>/.exec(text)![1]!
-    const lines = pre.replace(/<[^>]+>/g, '').split('\n').filter(Boolean)
-    const shown = Buffer.from(lines.map(l => l.slice(11, 59).replace(/ /g, '')).join(''), 'hex')
+    const shown = Buffer.concat(dumpLines(text).map(l => l.bytes))
     const n = Math.min(o.size, 4096)
     expect(shown.length).toBe(n)
     expect(shown.equals(program.core.memory.readBytes(o.start, n)!)).toBe(true)
     const words = pointingWords(program, index, shown, o.start, o.start)
     expect(words.length).toBeGreaterThanOrEqual(4)
     expect([...pre.matchAll(/<a href="([^"]+)"/g)].map(m => m[1])).toEqual(words.map(w => objectHref(Number(w.value)).replace(/&/g, '&amp;')))
+  })
+
+  it('dumps the bytes around an address deep inside a large object, its line marked', async () => {
+    const index = ctx.core.index
+    const slot = retention.top(1)[0]!
+    const o = index.object(slot)
+    expect(o.size).toBeGreaterThan(1 << 20)
+    const at = (1 << 20) + 0x48
+    const text = await pageText(ctx, objectHref(o.start + at))
+    const lines = dumpLines(text)
+    const from = lines[0]!.offset
+    expect(from).toBe(at - 0x8 - 256)
+    expect(lines.filter(l => l.marked).map(l => l.offset)).toEqual([at - 8])
+    const shown = Buffer.concat(lines.map(l => l.bytes))
+    expect(shown.equals(ctx.core.program().core.memory.readBytes(o.start + from, 4096)!)).toBe(true)
+    expect(section(text, 'bytes')).toContain(`Bytes +0x${from.toString(16)} to +0x${(from + 4096).toString(16)} of`)
   })
 
   it('lists the referrers as index.inEdges does and the referents as objectEdges', async () => {

@@ -46,11 +46,11 @@ export const objectPage: ServePage = {
     const slot = obj.index
     const o = info.object
     const link = (change: ObjectView) => objectHref(address, {...view, ...change})
-    const dump = objectDump(program, index, obj, bytes)
-    const moreBytes = dump.length < obj.size && dump.length < MAX_PAGE_DUMP_BYTES ? Math.min(obj.size, MAX_PAGE_DUMP_BYTES, dump.length * 4) : 0
+    const dump = objectDump(program, index, obj, bytes, address - obj.start)
+    const moreBytes = dump.from + dump.length < obj.size && dump.length < MAX_PAGE_DUMP_BYTES ? Math.min(obj.size - dump.from, MAX_PAGE_DUMP_BYTES, dump.length * 4) : 0
     const parts: Html[] = [
       objectHeaderHtml(index, slot, address, o),
-      section('bytes', `Bytes ${offset(0)} to ${offset(dump.length)} of ${byteSize(obj.size)}`, html`${hexDumpHtml(index, dump, address - obj.start)}${moreBytes ? html`<p><a href="${link({bytes: moreBytes})}" id="more-bytes">show the first ${num(moreBytes)} bytes</a></p>` : dump.length < obj.size ? html`<p class="dim">(a page shows the first ${num(MAX_PAGE_DUMP_BYTES)} bytes at most; toma find-object ADDRESS --bytes 4096 shows 4 KiB around any address)</p>` : ''}`),
+      section('bytes', `Bytes ${offset(dump.from)} to ${offset(dump.from + dump.length)} of ${byteSize(obj.size)}`, html`${hexDumpHtml(index, dump, address - obj.start)}${moreBytes ? html`<p><a href="${link({bytes: moreBytes})}" id="more-bytes">show ${num(moreBytes)} bytes from ${offset(dump.from)}</a></p>` : dump.from + dump.length < obj.size ? html`<p class="dim">(a page shows ${num(MAX_PAGE_DUMP_BYTES)} bytes at most: an address further inside the object shows the bytes around it)</p>` : ''}`),
     ]
     if (o.state === 'live' && o.graph) {
       const retention = retentionOf(index)
