@@ -19,8 +19,8 @@ import {testTemp} from '../helpers/test-temp.js'
 // URL opened, then a click through overview → classes → a class → an object → a referrer → a step
 // of its path → the dominator tree, a node expanded in place and its next page fetched. Each page
 // is held against the index, must log no error and break no CSP rule, and its screenshot must be a
-// picture (its size, more than a few colours). TOMA_SCREENSHOTS=DIR keeps the object page's and
-// the overview's (docs/serve-object.png, docs/serve-overview.png were made so).
+// picture (its size, more than a few colours). TOMA_SCREENSHOTS=DIR keeps the object page's
+// (docs/serve-object.png was made so).
 
 const chromium = findChromium()
 if (!chromium) console.warn('serve browser test skipped: no Chromium found (apt-get install -y chromium, or set TOMA_CHROMIUM)')
@@ -79,7 +79,7 @@ describe.skipIf(!chromium)('toma serve in headless Chromium (fixtures/demo)', ()
     const rows = Array.from({length: VIEW.height / 10}, (_, i) => i * 10)
     expect(png.coloursInRows(rows), `${name}: colours`).toBeGreaterThan(16)
     const keep = process.env.TOMA_SCREENSHOTS
-    if (keep && (name === 'overview' || name === 'object')) fs.copyFileSync(file, path.join(keep, `serve-${name}.png`))
+    if (keep && name === 'object') fs.copyFileSync(file, path.join(keep, `serve-${name}.png`))
   }
 
   it('clicks through overview, classes, a class, an object, a referrer, its path and the dominator tree', async () => {
