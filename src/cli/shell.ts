@@ -9,8 +9,12 @@ import {appendHistory, HISTORY_LINES, loadHistory} from './shell-history.js'
 import {shellWords} from './shell-words.js'
 
 const BUILTINS = ['help', 'exit', 'quit']
-/** Commands that make no sense inside the shell (help is the shell's own, with `help CMD` from oclif's). */
-const NOT_IN_SHELL = new Set(['shell', 'help'])
+/**
+ * Commands that make no sense inside the shell (help is the shell's own, with `help CMD` from
+ * oclif's; serve runs until Ctrl-C, which the shell takes for itself, and closes the indexes the
+ * shell keeps open).
+ */
+const NOT_IN_SHELL = new Set(['shell', 'help', 'serve'])
 
 /**
  * The prompt loop of `toma shell`: each line is a toma command line without `toma`, run by the

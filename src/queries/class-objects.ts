@@ -21,9 +21,12 @@ export function classObjects(index: HeapIndex, typeId: number, from: number, lim
   const counts = index.nameCounts()
   if (typeId !== 0 && !(counts['type.liveObjects'][typeId]! > 0)) return {slots: [], next: null}
   const first = typeId === 0 ? 0 : counts['type.firstLive'][typeId]!
+  // From the class's first object on, the live ones met are all there are before the cursor: once
+  // they are as many as the class has, nothing is left to find (a rare class's page reads no further).
+  const total = typeId !== 0 && from <= first ? counts['type.liveObjects'][typeId]! : Infinity
   const slots: number[] = []
   const end = index.objectCount
-  for (let at = Math.max(from, first); at < end; at += CHUNK) {
+  for (let at = Math.max(from, first); at < end && slots.length < total; at += CHUNK) {
     const n = Math.min(CHUNK, end - at)
     const types = index.columns.typeRange(at, n)
     let states: Uint8Array | undefined
@@ -33,6 +36,7 @@ export function classObjects(index: HeapIndex, typeId: number, from: number, lim
       if (states[k] !== LIVE) continue
       if (slots.length === limit) return {slots, next: at + k}
       slots.push(at + k)
+      if (slots.length === total) return {slots, next: null}
     }
   }
   return {slots, next: null}

@@ -39,7 +39,7 @@ export function layoutPage(ctx: ServeContext, nav: readonly NavEntry[], current:
 <body>
 <header>
 <div class="top"><h1>${title}</h1>
-<form class="search" action="${searchHref('').split('?')[0]!}" method="get" role="search"><input type="search" name="q" placeholder="address, type or symbol" aria-label="search"></form></div>
+<form class="search" action="${searchHref('')}" method="get" role="search"><input type="search" name="q" placeholder="address, type or symbol" aria-label="search"></form></div>
 <div class="dim">${coreLine(ctx)}</div>
 <nav>${nav.map(n => html`<a href="${n.path}"${n.path === current ? html` class="current" aria-current="page"` : ''}>${n.label}</a>`)}</nav>
 </header>

@@ -9,6 +9,12 @@ import {findChromium} from '../helpers/chromium.js'
 import {FIXTURES, fixtureIndex, type Truth} from '../helpers/fixture-core.js'
 import {HOSTILE_LIBRARY_PATH, hostileFixture, LONG_TYPE_DEPTH, nestedTemplateVtable, type HostileFixture} from '../helpers/hostile-fixture.js'
 import {openReport} from '../helpers/report-page.js'
+import {request} from '../helpers/serve-fixture.js'
+import {Core} from '../../src/core/core.js'
+import {HeapIndex} from '../../src/index/heap-index.js'
+import {Program} from '../../src/program/program.js'
+import {SERVE_PAGES} from '../../src/serve/pages/routes.js'
+import {startServer} from '../../src/serve/server.js'
 import {testTemp} from '../helpers/test-temp.js'
 
 // Issue 29, items 9, 10 and 12: a core whose file name, library paths, process name and
@@ -178,6 +184,34 @@ describe.skipIf(!entry)('text from a hostile core is shown escaped', () => {
         }
       })
     }
+  })
+
+  describe('toma serve', () => {
+    it('its pages hold no control character but LF and TAB, and no markup from the core', async () => {
+      const index = HeapIndex.open(path.join(work, 'core.toma-index'))!
+      const program = Program.load(Core.open(f.core), {exe: f.exe, tcmalloc: f.tcmalloc})
+      index.useCore(program.core.memory, f.core)
+      const server = await startServer({core: {index, corePath: f.core, indexPath: index.path, program: () => program}, toolVersion: 'test'}, SERVE_PAGES, {host: '127.0.0.1', port: 0})
+      try {
+        const url = new URL(server.url)
+        const cookie = String((await request(server.port, {path: url.pathname + url.search})).headers['set-cookie']?.[0]).split(';')[0]!
+        const pages = ['/', '/classes', '/leaks', '/suspects', '/threads', '/memory', '/damage', `/search?q=0x${f.stringAddress.toString(16)}`, '/search?q=heapdemo_worker1']
+        for (const p of pages) {
+          const a = await request(server.port, {path: p, headers: {cookie}})
+          expect(a.status, p).toBeLessThan(400)
+          expect(foreignControls(Buffer.from(a.body)), p).toEqual([])
+          expect(a.body, p).not.toMatch(/<[^>]*javascript:|URL="javascript/)
+        }
+        const overview = (await request(server.port, {path: '/', headers: {cookie}})).body
+        // The core's name and the process's, as text.
+        expect(overview).toContain('x [URL=&quot;javascript:alert(1)&quot;];')
+        expect(overview).toContain('\\x1b]0;T\\x07\\x1b[2J\\x9b\\x7f')
+      } finally {
+        await server.close()
+        index.close()
+        program.core.close()
+      }
+    })
   })
 
   describe('the HTML report', () => {

@@ -3,6 +3,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 import {fileURLToPath} from 'node:url'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+import {copyDiffPair, diffPairFlags} from '../helpers/diff-pair.js'
 import {fixtureCorePath, fixtureFlags, fixtureIndex} from '../helpers/fixture-core.js'
 import {runToma} from '../helpers/run-toma.js'
 import {request} from '../helpers/serve-fixture.js'
@@ -76,6 +77,34 @@ describe(`toma serve on ${ID}`, () => {
       expect(s.out().stderr).toMatch(/^toma: warning: listening on 0\.0\.0\.0, not loopback: .*\n$/)
     } finally {
       s.child.kill('SIGKILL')
+    }
+  })
+
+  it('given two cores, the diff page says what the process added and freed between them', async () => {
+    const pair = testTemp('toma-serve-diff-')
+    try {
+      const {before, after, truth} = await copyDiffPair(pair)
+      const s = startServe([after, before, ...diffPairFlags, '--quiet'], pair)
+      try {
+        const url = new URL(await s.firstLine)
+        const port = Number(url.port)
+        const cookie = String((await request(port, {path: url.pathname + url.search})).headers['set-cookie']?.[0]).split(';')[0]!
+        const body = (await request(port, {path: '/diff', headers: {cookie}})).body
+        // A row: the type, then born, born bytes, died, died bytes, kept, kept bytes, net, net bytes.
+        const row = (type: string) => {
+          const m = new RegExp(`<tr><td>${type.replace(/[<>]/g, c => (c === '<' ? '&lt;' : '&gt;'))}</td>((?:<td class="n" data-v="-?\\d+">[^<]*</td>)+)</tr>`).exec(body)
+          return m ? [...m[1]!.matchAll(/data-v="(-?\d+)"/g)].map(x => Number(x[1])) : null
+        }
+        const {born, died} = truth.change
+        expect(row(born.type)?.slice(0, 4)).toEqual([born.count, born.count * truth.sizes[born.type]!, 0, 0])
+        expect(row(died.type)?.slice(2, 4)).toEqual([died.count, died.count * truth.sizes[died.type]!])
+        s.child.kill('SIGINT')
+        expect(await s.ended).toBe(0)
+      } finally {
+        s.child.kill('SIGKILL')
+      }
+    } finally {
+      fs.rmSync(pair, {recursive: true, force: true})
     }
   })
 

@@ -60,7 +60,8 @@ const topAddress = topSlot === undefined ? undefined : index.object(topSlot).sta
 const urls: string[] = []
 for (const p of SERVE_PAGES) {
   if (p.path === '/class') {
-    urls.push(classHref(most), classHref(fewest))
+    // The worst page of a class: a cursor past its last object, where the scan reads every slot after it.
+    urls.push(classHref(most), classHref(fewest), classHref(fewest, index.nameCounts()['type.firstLive'][fewest]! + 1))
     if (untyped) urls.push(untypedClassHref(untyped.sizeClass))
   } else if (p.path === '/search') {
     urls.push(searchHref(topAddress === undefined ? '0x1000' : hex(topAddress + 8)), searchHref(byObjects[0]!.type.slice(0, 4)), searchHref('main'))
