@@ -26,12 +26,16 @@ import type {ServePage} from '../serve-page.js'
  */
 export const objectPage: ServePage = {
   path: '/object',
-  // The threads unwound and their descriptors read before the first request: a stack root's frame
-  // is named from them (root-label.ts), once per program (on the 30 M-object core, 80 to 490 ms).
+  // Before the first request: the threads unwound and their descriptors read (a stack root's frame
+  // is named from them, root-label.ts; on the 30 M-object core 80 to 490 ms, once per program),
+  // and the span table read whole with its slot blocks (an edge's offsets are found through them,
+  // edge-offsets.ts; 17 to 26 ms there).
   prepare(ctx) {
     const program = ctx.core.program()
     nptlThreads(program)
     for (const t of program.core.threads) unwindThread(program, t)
+    const index = ctx.core.index
+    if (index.objectCount > 0 && index.objects) index.objectBounds(0, new Float64Array(1), new Float64Array(1), 0)
   },
   answer(ctx, url) {
     const address = addressParam(url)
