@@ -9,6 +9,7 @@ export const SERVE_SCRIPT = `
 (function () {
   'use strict';
   function num(n) { return Number(n).toLocaleString('en-US'); }
+  function count(n, one, many) { return num(n) + ' ' + (n === 1 ? one : many); }
   function el(tag, cls, text) {
     var e = document.createElement(tag);
     if (cls) e.className = cls;
@@ -28,7 +29,7 @@ export const SERVE_SCRIPT = `
     if (r.childrenHref) {
       var b = button('dom-expand', r.childrenHref, '+');
       b.setAttribute('aria-expanded', 'false');
-      b.title = num(r.childCount) + ' children';
+      b.title = count(r.childCount, 'child', 'children');
       add(li, b);
     } else add(li, el('span', 'dom-leaf', '\\u00b7'));
     add(li, ' ');
@@ -40,10 +41,10 @@ export const SERVE_SCRIPT = `
     add(li, el('span', 'dim', num(r.size) + ' B'));
     add(li, ' retains ');
     add(li, el('b', null, num(r.retainedBytes) + ' B'));
-    add(li, ' in ' + num(r.retainedObjects) + ' objects');
+    add(li, ' in ' + count(r.retainedObjects, 'object', 'objects'));
     if (r.childCount) {
       add(li, ' ');
-      add(li, el('span', 'dim', '(' + num(r.childCount) + ' children)'));
+      add(li, el('span', 'dim', '(' + count(r.childCount, 'child', 'children') + ')'));
     }
     return li;
   }

@@ -3,6 +3,7 @@ import type {HeapIndex} from '../index/heap-index.js'
 import type {RetentionIndex} from '../index/retention-index.js'
 import {childrenPage, RANK_AT_MOST} from '../queries/dominated.js'
 import {html, num, type Html} from '../report/html/html.js'
+import {count} from '../report/wording.js'
 import {dominatedJsonHref, objectHref} from './links.js'
 import {objectName} from './object-link.js'
 import {PAGE_ROWS} from './serve-page.js'
@@ -61,8 +62,8 @@ export function dominatedListHtml(p: DominatedPage): Html {
 }
 
 function dominatedRowHtml(r: DominatedRow): Html {
-  const toggle = r.childrenHref ? html`<button type="button" class="dom-expand" data-href="${r.childrenHref}" aria-expanded="false" title="${num(r.childCount)} children">+</button>` : html`<span class="dom-leaf">·</span>`
-  return html`<li data-slot="${r.slot}">${toggle} <a href="${r.href}"><code>${r.address}</code></a> ${r.name} <span class="dim">${num(r.size)} B</span> retains <b>${num(r.retainedBytes)} B</b> in ${num(r.retainedObjects)} objects${r.childCount ? html` <span class="dim">(${num(r.childCount)} children)</span>` : ''}</li>`
+  const toggle = r.childrenHref ? html`<button type="button" class="dom-expand" data-href="${r.childrenHref}" aria-expanded="false" title="${count(r.childCount, 'child', 'children')}">+</button>` : html`<span class="dom-leaf">·</span>`
+  return html`<li data-slot="${r.slot}">${toggle} <a href="${r.href}"><code>${r.address}</code></a> ${r.name} <span class="dim">${num(r.size)} B</span> retains <b>${num(r.retainedBytes)} B</b> in ${count(r.retainedObjects, 'object')}${r.childCount ? html` <span class="dim">(${count(r.childCount, 'child', 'children')})</span>` : ''}</li>`
 }
 
 function moreButton(p: DominatedPage): Html {

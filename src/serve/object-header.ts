@@ -2,7 +2,7 @@ import type {HeapIndex} from '../index/heap-index.js'
 import type {ObjectInfo} from '../queries/object-info.js'
 import {html, num, type Html} from '../report/html/html.js'
 import {facts} from '../report/html/section.js'
-import {ALLOCATOR_OWN, byteSize, namingWords, objectKind, offset, sightingText} from '../report/wording.js'
+import {ALLOCATOR_OWN, byteSize, count, namingWords, objectKind, offset, sightingText} from '../report/wording.js'
 import {classHref, dominatorsHref, objectHref, untypedClassHref} from './links.js'
 
 type HeapObjectInfo = Extract<ObjectInfo, {heap: true}>['object']
@@ -29,7 +29,7 @@ export function objectHeaderHtml(index: HeapIndex, slot: number, address: number
     const h = o.held
     const reach = index.reachability(slot)
     rows.push(['reachability', reach === 'reached' ? 'reached from a root' : reach === 'allocator' ? ALLOCATOR_OWN : html`<span class="bad">leaked: no root reaches it</span>`])
-    rows.push(['retains', html`${num(h.retained.bytes)} B in ${num(h.retained.objects)} objects (<a href="${dominatorsHref(slot)}">its dominator subtree</a>)`])
+    rows.push(['retains', html`${num(h.retained.bytes)} B in ${count(h.retained.objects, 'object')} (<a href="${dominatorsHref(slot)}">its dominator subtree</a>)`])
     rows.push(['dominator', h.immediateDominator ? html`<a href="${objectHref(Number(h.immediateDominator.address))}" id="dominator-link"><code>${h.immediateDominator.address}</code></a> ${objectKind(h.immediateDominator)}` : h.onlyThread !== null ? `none: only thread ${h.onlyThread}'s registers, stack and TLS reach it` : h.reachable ? 'none (held directly by roots)' : h.allocatorOwn ? 'none' : 'none (it starts a leaked structure)'])
   } else if (o.state === 'live' && !o.graph) rows.push(['held', html`<span class="dim">not known yet: the index holds the heap model only</span>`])
   rows.push(['span', `${o.span.record}: ${num(o.span.pages)} page(s) from ${o.span.start}`])

@@ -148,16 +148,19 @@ describe.skipIf(!chromium)('toma serve in headless Chromium (fixtures/demo)', ()
     const kids = await page.$$eval(`li[data-slot="${node}"] > ul.domtree > li[data-slot]`, lis => lis.map(li => [Number(li.getAttribute('data-slot')), li.textContent]))
     const ranked = childrenBySize(retention, node, PAGE_ROWS).top
     expect(kids.map(k => k[0])).toEqual(ranked.map(c => c.id))
-    expect(kids[0]![1]).toContain(`retains ${ranked[0]!.bytes.toLocaleString('en-US')} B in ${ranked[0]!.objects.toLocaleString('en-US')} objects`)
+    expect(kids[0]![1]).toContain(`retains ${ranked[0]!.bytes.toLocaleString('en-US')} B in ${ranked[0]!.objects.toLocaleString('en-US')} object${ranked[0]!.objects === 1 ? '' : 's'}`)
     expect(await page.$eval(`li[data-slot="${node}"] > button.dom-expand`, b => b.getAttribute('aria-expanded'))).toBe('true')
     await page.click('main > ul.domtree > li.dom-more-line > button.dom-more')
     await page.waitForFunction(n => document.querySelectorAll("main > ul.domtree > li[data-slot]").length >= n, {timeout: 5000}, 2 * PAGE_ROWS)
     const more = await page.$$eval('main > ul.domtree > li[data-slot]', lis => lis.map(li => Number(li.getAttribute('data-slot'))))
     expect(more).toEqual(Array.from(retention.top(2 * PAGE_ROWS)))
     await screenshot('dominators')
-    // A node's row from the JSON reads as the server's own row does.
-    const serverRow = await page.$eval(`main > ul.domtree > li[data-slot="${top[0]}"]`, li => li.textContent)
-    expect(serverRow).toMatch(/retains [\d,]+ B in [\d,]+ objects/)
+    // The rows the script made from the JSON read as the server's own rows of the same page do.
+    const rowTexts = () => page.$$eval('main > ul.domtree > li[data-slot]', lis => lis.map(li => li.textContent))
+    const madeHere = (await rowTexts()).slice(PAGE_ROWS, 2 * PAGE_ROWS)
+    await page.goto(new URL('/dominators?page=2', page.url()).href, {waitUntil: 'load'})
+    expect(await rowTexts()).toEqual(madeHere)
+    expect(madeHere[0]).toMatch(/^[+·] 0x[0-9a-f]+ .+ [\d,]+ B retains [\d,]+ B in [\d,]+ objects?/)
 
     // Chromium asks for /favicon.ico of its own accord; the server has none (a 404 and its console
     // line). Everything else the pages asked for answered, and nothing logged an error.

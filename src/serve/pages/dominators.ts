@@ -1,4 +1,5 @@
 import {html, num} from '../../report/html/html.js'
+import {count} from '../../report/wording.js'
 import {dominatedListHtml, dominatedPage} from '../dominated-rows.js'
 import {dominatorsHref} from '../links.js'
 import {objectLink} from '../object-link.js'
@@ -30,7 +31,7 @@ ${list}`
     const idom = retention.idom(node)
     const up = typeof idom === 'number' ? html`<p>up: ${objectLink(index, idom)} (<a href="${dominatorsHref(idom)}">its subtree</a>)</p>` : html`<p>up: <a href="${dominatorsHref()}">the tree's top</a>${typeof idom === 'object' && idom !== null ? html` <span class="dim">(only thread ${idom.thread}'s registers, stack and TLS reach it)</span>` : ''}</p>`
     const body = html`${up}
-<p>${objectLink(index, node)} retains <b>${num(r.bytes)} B</b> in ${num(r.objects)} objects; ${num(retention.childCount(node))} children in the dominator tree.</p>
+<p>${objectLink(index, node)} retains <b>${num(r.bytes)} B</b> in ${count(r.objects, 'object')}; ${count(retention.childCount(node), 'child', 'children')} in the dominator tree.</p>
 ${list}`
     return {kind: 'page', title: `Dominator subtree of 0x${index.object(node).start.toString(16)}`, body}
   },
