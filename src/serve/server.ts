@@ -51,8 +51,10 @@ export async function startServer(ctx: ServeContext, pages: readonly ServePage[]
     if (!hostAllowed(req.headers.host, hosts)) return {status: 421, type: HTML, body: refusal('This server answers only to its own address (the Host header names another).')}
     if (req.method !== 'GET' && req.method !== 'HEAD') return {status: 405, type: HTML, body: refusal('Only GET and HEAD.'), headers: {Allow: 'GET, HEAD'}}
     const target = req.url ?? ''
-    if (!target.startsWith('/') || target.startsWith('//')) return {status: 400, type: HTML, body: refusal('Bad request target.')}
-    const url = new URL(target, `http://${req.headers.host}`)
+    // A path only, which stays a path of this server once parsed: `//evil` and `/\evil` name another
+    // host, and `/.//evil` parses to the path `//evil`, which a redirect to it would take for one.
+    const url = target.startsWith('/') && !target.startsWith('//') && !target.includes('\\') ? new URL(target, `http://${req.headers.host}`) : null
+    if (!url || url.pathname.startsWith('//')) return {status: 400, type: HTML, body: refusal('Bad request target.')}
     const given = url.searchParams.get(TOKEN_PARAM)
     if (given !== null) {
       if (!tokenMatches(given, token)) return {status: 403, type: HTML, body: refusal('Wrong token: open the URL toma serve printed.')}

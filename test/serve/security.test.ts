@@ -137,6 +137,13 @@ describe(`toma serve's security on ${ID}`, () => {
       expectSecurityHeaders(a)
     }
     expect((await s.get('//evil.example/')).status).toBe(400)
+    // Paths that parse as another host, or to a path a redirect would take for one, even with the token.
+    for (const path of ['/.//evil.example/x', '/\\evil.example/x', '/./\\evil.example/']) {
+      expect((await s.get(path)).status, path).toBe(400)
+      const entered = await request(port, {path: `${path}?token=${token}`})
+      expect(entered.status, path).toBe(400)
+      expect(entered.headers.location).toBeUndefined()
+    }
   })
 
   it('sends the CSP with every page, and no page holds an inline script, a handler or an unhashed style', async () => {
