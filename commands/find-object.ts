@@ -2,7 +2,7 @@ import * as Flags from '../src/cli/flags.js'
 import {DUMP_BYTES, MAX_DUMP_BYTES, MIN_DUMP_BYTES, objectInfo} from '../src/queries/object-info.js'
 import {TomaCommand, note} from '../src/cli/base-command.js'
 import {openIndex} from '../src/cli/open-index.js'
-import {parseAddress} from '../src/cli/parse-address.js'
+import {parseAddress} from '../src/core/parse-address.js'
 import {addressArgs, indexFlags} from '../src/cli/query-flags.js'
 import {findObjectText} from '../src/report/find-object.js'
 

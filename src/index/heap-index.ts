@@ -472,12 +472,13 @@ export class HeapIndex {
   /**
    * Incoming edges, the first `limit` of them (by source address), leaving out those from
    * `exceptFrom` (an object's pointers into itself); the sources are read in chunks until
-   * `limit` are found, the offsets only for those.
+   * `limit` are found, the offsets only for those. `skip`: from the skip-th incoming edge on (a
+   * page of a hub's millions of referrers reads that page alone).
    */
-  inEdges(index: number, limit = Infinity, exceptFrom = -1): EdgeRef[] {
+  inEdges(index: number, limit = Infinity, exceptFrom = -1, skip = 0): EdgeRef[] {
     const [a, b] = this.file.slice('edge.inStart', index, 2)
     const edges: EdgeRef[] = []
-    for (let at = a!; at < b! && edges.length < limit; at += EDGE_CHUNK) {
+    for (let at = a! + skip; at < b! && edges.length < limit; at += EDGE_CHUNK) {
       const from = this.file.slice('edge.inFrom', at, Math.min(EDGE_CHUNK, b! - at))
       for (let i = 0; i < from.length && edges.length < limit; i++) {
         if (from[i] === exceptFrom) continue

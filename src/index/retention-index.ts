@@ -21,7 +21,15 @@ export class RetentionIndex {
   /** The core's threads by tid, in the order the per-thread arrays use. */
   readonly threadTids: number[]
 
-  constructor(index: HeapIndex) {
+  /**
+   * `wholeAfter`: single reads of one array before it is read whole instead (a server answering
+   * page after page passes Infinity: reading a 30 M-object array whole is a second of one page's
+   * answer, and its memory for as long as the server runs).
+   */
+  constructor(
+    index: HeapIndex,
+    private readonly wholeAfter = WHOLE_AFTER,
+  ) {
     this.file = index.file
     this.threadTids = Array.from(index.file.array('thread.tid'))
   }
@@ -54,13 +62,15 @@ export class RetentionIndex {
     return {bytes: this.file.slice('object.retainedBytes', id, 1)[0]!, objects: this.file.slice('object.retainedObjects', id, 1)[0]!}
   }
 
-  /** Dominator-tree children (the largest first, the others ascending); of the virtual root when id is null; at most `limit`. */
-  children(id: number | null, limit = Number.POSITIVE_INFINITY): Uint32Array {
-    const {a, b: end} = this.childRange(id)
+  /** Dominator-tree children (the largest first, the others ascending); of the virtual root when id is null; at most `limit`, from the `skip`-th on. */
+  children(id: number | null, limit = Number.POSITIVE_INFINITY, skip = 0): Uint32Array {
+    const range = this.childRange(id)
+    const end = range.b
+    const a = Math.min(end, range.a + skip)
     const b = Math.min(end, a + limit)
     const whole = this.whole.get('dom.child')
     if (whole) return whole.subarray(a, b)
-    if (this.counted('dom.child') > WHOLE_AFTER) return this.load('dom.child').subarray(a, b)
+    if (this.counted('dom.child') > this.wholeAfter) return this.load('dom.child').subarray(a, b)
     return this.file.slice('dom.child', a, b - a)
   }
 
@@ -126,7 +136,7 @@ export class RetentionIndex {
   private word(name: WordArray, at: number): number {
     const whole = this.whole.get(name)
     if (whole) return whole[at]!
-    if (this.counted(name) > WHOLE_AFTER) return this.load(name)[at]!
+    if (this.counted(name) > this.wholeAfter) return this.load(name)[at]!
     return this.file.slice(name, at, 1)[0]!
   }
 

@@ -58,3 +58,53 @@ export function dominatedBy(index: HeapIndex, retention: RetentionIndex, address
 }
 
 export type Dominated = NonNullable<ReturnType<typeof dominatedBy>>
+
+/**
+ * Children a page ranks by retained size at most: each one's size is a read of the index (they lie
+ * anywhere in it), and a page answers in milliseconds. A node with more (a table of millions of
+ * pointers) is listed as the index keeps its children: the largest first, then by address.
+ */
+export const RANK_AT_MOST = 10_000
+
+/**
+ * One page of a dominator-tree node's children, `rows` a page: by retained size, largest first
+ * (`ranked`), where the node has at most RANK_AT_MOST children; else its largest first, then the
+ * others by address. The virtual root's (`id` null) first ranks are always by size: the index's
+ * ranked top (dom.top; no other child retains more than its last); past them, the others, ranked
+ * or by address by the same rule.
+ */
+export function childrenPage(retention: RetentionIndex, id: number | null, page: number, rows: number, rankAtMost = RANK_AT_MOST) {
+  const count = retention.childCount(id)
+  const ranked = count <= rankAtMost
+  const from = page * rows
+  const top = id === null ? retention.top(Math.min(from + rows, retention.topCount())) : new Uint32Array(0)
+  const shown: number[] = Array.from(top.subarray(Math.min(from, top.length)))
+  const skip = Math.max(0, from - top.length)
+  const want = rows - shown.length
+  if (want > 0 && top.length < count) {
+    const inTop = new Set(top)
+    if (ranked) {
+      const kids = retention.children(id)
+      const bytes = retention.retainedBytesOf(kids)
+      for (let i = 0; i < kids.length; i++) if (inTop.has(kids[i]!)) bytes[i] = -1
+      const order = largestPositions(bytes, Math.min(skip + want, kids.length - inTop.size))
+      for (const i of order.slice(skip)) shown.push(kids[i]!)
+    } else if (id !== null) shown.push(...retention.children(id, want, skip))
+    else {
+      // In the index's order, the top's own left out: read from the start up to this page (a page's
+      // rows and the pages before it, not the whole list).
+      let seen = 0
+      for (let at = 0; shown.length < rows && at < count; at += 65536) {
+        for (const k of retention.children(id, 65536, at)) {
+          if (inTop.has(k)) continue
+          if (seen++ >= skip) shown.push(k)
+          if (shown.length >= rows) break
+        }
+      }
+    }
+  }
+  const ids = Uint32Array.from(shown)
+  const bytes = retention.retainedBytesOf(ids)
+  const objects = retention.retainedObjectsOf(ids)
+  return {count, ranked: ranked || from + rows <= top.length, children: Array.from(ids, (child, i) => ({id: child, bytes: bytes[i]!, objects: objects[i]!}))}
+}

@@ -134,13 +134,13 @@ function dumpWindow(start: number, size: number, address: number, length: number
   return {from: start + from, length: n}
 }
 
-type PointingWord = {offset: number; value: string; slot?: number} & (
+export type PointingWord = {offset: number; value: string; slot?: number} & (
   | {to: {kind: 'object'; id: number; address: string; offset: number; state: string; type: string | null}}
   | {to: {kind: 'stack' | 'module'; label: string}}
 )
 
 /** The 8-byte aligned words of a dump that hold an address of a heap object, a module's symbol or a stack. */
-function pointingWords(program: Program, index: HeapIndex, bytes: Buffer, from: number, objectStart: number): PointingWord[] {
+export function pointingWords(program: Program, index: HeapIndex, bytes: Buffer, from: number, objectStart: number): PointingWord[] {
   const words: PointingWord[] = []
   for (let at = (8 - ((from - objectStart) % 8)) % 8; at + 8 <= bytes.length; at += 8) {
     const value = u64le(bytes, at)

@@ -32,7 +32,7 @@ const PATH_ENDS = 100
  * that takes each root once. For a leaked object, the leaked objects nothing else points to that
  * reach it instead.
  */
-export function pathsTo(program: Program, index: HeapIndex, retention: RetentionIndex, address: number, options: {paths: number}) {
+export function pathsTo(program: Program, index: HeapIndex, retention: RetentionIndex, address: number, options: {paths: number; visit?: number}) {
   const obj = index.objectAt(address)
   if (!obj) return null
   const state = index.state(obj.index)
@@ -44,7 +44,7 @@ export function pathsTo(program: Program, index: HeapIndex, retention: Retention
     /** No root of the program reaches it, and the allocator keeps it for itself: no leak. */
     allocatorOwn: state === 'live' && parent === null && index.reachability(obj.index) === 'allocator',
     paths: [] as RootPath[],
-    /** The search stopped before finding as many paths as asked (at MAX_VISITED objects). */
+    /** The search stopped before finding as many paths as asked (at MAX_VISITED objects, or `visit`). */
     searchCut: false,
     leakStarts: [] as Array<ObjectBrief & {retainedBytes: number; retainedObjects: number}>,
   }
@@ -60,7 +60,7 @@ export function pathsTo(program: Program, index: HeapIndex, retention: Retention
       result.searchCut = more.cut
     }
   } else {
-    const found = backwardSearch(retention, obj.index, id => isLeakStart(retention, id), options.paths)
+    const found = backwardSearch(retention, obj.index, id => isLeakStart(retention, id), options.paths, options.visit)
     result.searchCut = found.cut
     for (const {at} of found.hits) {
       const r = retention.retained(at)
@@ -96,7 +96,7 @@ function isLeakStart(retention: RetentionIndex, id: number): boolean {
  * Breadth-first backwards from `target` through referrers until `want` objects satisfy `hit`;
  * each hit comes with its chain forward to the target (a shortest one).
  */
-function backwardSearch(retention: RetentionIndex, target: number, hit: (id: number) => boolean, want: number) {
+function backwardSearch(retention: RetentionIndex, target: number, hit: (id: number) => boolean, want: number, visit = MAX_VISITED) {
   const next = new Map<number, number>([[target, -1]])
   const queue = [target]
   const hits: Array<{at: number; chain: number[]}> = []
@@ -111,7 +111,7 @@ function backwardSearch(retention: RetentionIndex, target: number, hit: (id: num
     }
     for (const u of retention.referrers(v)) {
       if (next.has(u)) continue
-      if (next.size >= MAX_VISITED) {
+      if (next.size >= visit) {
         cut = true
         break
       }

@@ -2,7 +2,7 @@ import chalk from 'chalk'
 import type {ObjectInfo} from '../queries/object-info.js'
 import type {Allocation} from '../queries/allocations.js'
 import {aboutCore} from './table.js'
-import {ALLOCATOR_OWN, byteSize, count, offset, sightingText} from './wording.js'
+import {ALLOCATOR_OWN, byteSize, count, namingWords, offset, sightingText} from './wording.js'
 import {grouped} from '../util/grouped.js'
 import {printable, printableData} from '../util/printable.js'
 
@@ -54,12 +54,10 @@ export function findObjectText(raw: ObjectInfo, core: string): string {
 
 const quoted = (text: string) => printable(JSON.stringify(text))
 
-/** `type app::Order (vtable)`, `name std::string buffer (layout)`, `held by g_roots+0x38 (a holder name, not a type)`. */
+/** `type app::Order (vtable)`, `name std::string buffer (layout)`, `held by g_roots+0x38 (a holder name, not a type: …)`. */
 function nameLine(o: {type: string | null; name: string | null; via: string | null; state: string}): string {
-  if (o.type !== null) return `  type ${o.type} ${chalk.dim(`(${o.via})`)}`
-  if (o.via === 'holder') return `  ${o.name} ${chalk.dim('(a holder name, not a type: no tier named it)')}`
-  if (o.name !== null) return `  name ${o.name} ${chalk.dim(`(${o.via})`)}`
-  return `  type ${chalk.dim(o.state === 'live' ? 'unknown (no tier named it)' : 'none (not live)')}`
+  const w = namingWords(o)
+  return `  ${w.lead ? `${w.lead} ` : ''}${w.name !== null ? `${w.name} ` : ''}${chalk.dim(w.note)}`
 }
 
 /** A sampled object's record: the bytes asked for and the stack that allocated it, innermost first. */

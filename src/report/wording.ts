@@ -47,6 +47,19 @@ export function objectKind(o: {type: string | null; sizeClass: number}): string 
   return o.type ?? untypedKind(o)
 }
 
+/**
+ * How an object's name reads, with its tier said (find-object's text, serve's object page): the
+ * lead word (`type` for an exact type, `name` for any other tier's), the name, and the note on how
+ * it was known: `type app::Order (vtable)`, `name std::string buffer (layout)`, `held by
+ * g_roots+0x38 (a holder name, not a type: …)`; no name: `type unknown (no tier named it)`.
+ */
+export function namingWords(o: {type: string | null; name: string | null; via: string | null; state: string}): {lead: string; name: string | null; note: string} {
+  if (o.type !== null) return {lead: 'type', name: o.type, note: `(${o.via})`}
+  if (o.via === 'holder') return {lead: '', name: o.name, note: '(a holder name, not a type: no tier named it)'}
+  if (o.name !== null) return {lead: 'name', name: o.name, note: `(${o.via})`}
+  return {lead: 'type', name: null, note: o.state === 'live' ? 'unknown (no tier named it)' : 'none (not live)'}
+}
+
 /** People's words for a sighting. */
 export function sightingText(s: Sighting): string {
   return printable(`last seen in a returned frame of ${s.function ?? s.frame} in thread ${s.tid} (at ${s.at})`)

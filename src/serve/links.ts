@@ -18,10 +18,17 @@ export const classesHref = (p: {filter?: string; sort?: string; page?: number} =
 export const classHref = (typeId: number, from?: number): string => withQuery('/class', {id: typeId, from})
 /** The live objects no tier named in spans of one size class (0: large objects), a page from slot `from` on. */
 export const untypedClassHref = (sizeClass: number, from?: number): string => withQuery('/class', {id: -1, sizeClass, from})
-export const objectHref = (address: number): string => withQuery('/object', {addr: hex(address)})
+export const objectHref = (address: number, view: ObjectView = {}): string => withQuery('/object', {addr: hex(address), ...view})
+/** An object page's parts beyond their first view: bytes of the dump, the page (from 1) of referrers (`in`), referents (`out`), dominated children (`kids`). */
+export interface ObjectView {
+  bytes?: number
+  in?: number
+  out?: number
+  kids?: number
+}
 /** The dominator tree from the top (no id), or the subtree under one object (its slot index). */
 export const dominatorsHref = (slot?: number): string => withQuery('/dominators', {id: slot})
-/** JSON: the next `PAGE_ROWS` children of a dominator-tree node, largest retained first (`id` absent: the roots of the tree). */
+/** JSON: a page (from 1) of `PAGE_ROWS` children of a dominator-tree node, largest retained first (`id` absent: the roots of the tree). */
 export const dominatedJsonHref = (slot: number | undefined, page?: number): string => withQuery('/api/dominated', {id: slot, page})
 export const searchHref = (q: string): string => withQuery('/search', {q})
 export const leaksHref = (page?: number): string => withQuery('/leaks', {page: page && page > 1 ? page : undefined})

@@ -65,12 +65,12 @@ ${dataTable({
   return {id: 'dominators', title: 'What retains the memory', body}
 }
 
-/** A chain of pointers from a root to an object, root first. */
-export function pathHtml(p: RootPath): Html {
+/** A chain of pointers from a root to an object, root first (each object as `line` shows it: the served pages link it). */
+export function pathHtml(p: RootPath, line: (o: RootPath['steps'][number]['object']) => Html = objectLine): Html {
   const r = p.root
   const half = p.steps.length / 2 - 1
   return html`<div class="path"><div><b>${r.kind}</b> ${r.label}${r.address && r.kind !== 'global' ? html` @ <code>${r.address}</code>` : ''} → ${offset(r.toOffset)}</div>
-${p.steps.map((s, i) => html`<div>&nbsp;&nbsp;${objectLine(s.object)}${s.offset === null ? '' : html` <span class="dim">.${offset(s.offset)} → ${offset(s.nextOffset ?? 0)}</span>`}</div>${p.omitted && i === half ? html`<div class="dim">… ${num(p.omitted)} more steps …</div>` : ''}`)}</div>`
+${p.steps.map((s, i) => html`<div>&nbsp;&nbsp;${line(s.object)}${s.offset === null ? '' : html` <span class="dim">.${offset(s.offset)} → ${offset(s.nextOffset ?? 0)}</span>`}</div>${p.omitted && i === half ? html`<div class="dim">… ${num(p.omitted)} more steps …</div>` : ''}`)}</div>`
 }
 
 function suspectHtml(x: SingleSuspect, i: number): Html {

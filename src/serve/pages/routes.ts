@@ -6,6 +6,9 @@ import {leaksPage} from './leaks.js'
 import {overviewPage} from './overview.js'
 import {damagePage, memoryPage, suspectsPage, threadsPage} from './report-sections.js'
 import {searchPage} from './search.js'
+import {objectPage} from './object.js'
+import {dominatorsPage} from './dominators.js'
+import {dominatedJsonPage} from './dominated-json.js'
 
 /**
  * Every page of the server, in the navigation's order: one entry a page (the server answers
@@ -15,6 +18,7 @@ export const SERVE_PAGES: ServePage[] = [
   overviewPage,
   classesPage,
   classPage,
+  dominatorsPage,
   leaksPage,
   suspectsPage,
   threadsPage,
@@ -22,4 +26,6 @@ export const SERVE_PAGES: ServePage[] = [
   damagePage,
   diffPage,
   searchPage,
+  objectPage,
+  dominatedJsonPage,
 ]

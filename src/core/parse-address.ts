@@ -1,5 +1,5 @@
 import {TomaError} from '../errors.js'
-import {USER_SPACE_END} from '../core/address-space.js'
+import {USER_SPACE_END} from './address-space.js'
 
 /** Parses a user-given address (0x… hex, or decimal) exactly, as a number below 2^47. */
 export function parseAddress(text: string): number {
