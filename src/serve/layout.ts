@@ -35,6 +35,7 @@ export function layoutPage(ctx: ServeContext, nav: readonly NavEntry[], current:
 <meta name="referrer" content="no-referrer">
 <title>${title} · toma serve</title>
 <link rel="stylesheet" href="${STYLE_PATH}">
+<link rel="icon" href="data:,">
 </head>
 <body>
 <header>

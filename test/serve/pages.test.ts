@@ -125,6 +125,10 @@ describe(`toma serve's pages on ${ID}`, () => {
     const onStack = await s.get(searchHref(`0x${(addr(worker.stackEnd!) - 64).toString(16)}`))
     expect(onStack.status).toBe(200)
     expect(onStack.body).toContain(`stack of thread ${worker.tid}`)
+    // Parsed as the commands parse an address: one past user space is refused with the reason, not wrapped into a place.
+    const beyond = await s.get(searchHref('0xffffffffffffffff'))
+    expect(beyond.status).toBe(200)
+    expect(beyond.body).toContain('0xffffffffffffffff: beyond user space')
     const byName = await s.get(searchHref('box'))
     expect(byName.body).toContain(`<a href="${classHref(typeId('app::Box<int>'))}">app::Box&lt;int&gt;</a>`)
     const symbol = await s.get(searchHref(truth.accumulation.symbol))

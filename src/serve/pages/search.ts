@@ -1,4 +1,5 @@
-import {hex} from '../../errors.js'
+import {hex, TomaError} from '../../errors.js'
+import {parseAddress} from '../../core/parse-address.js'
 import {describeAddress, placeLabel} from '../../program/describe-address.js'
 import {classCounts} from '../../queries/classes.js'
 import {bytes} from '../../report/table.js'
@@ -8,11 +9,8 @@ import {textParam} from '../params.js'
 import {PAGE_ROWS, type ServeContext, type ServePage} from '../serve-page.js'
 import {typeIdOf} from '../type-ids.js'
 
-/** An address as toma's commands take it: 0x… hexadecimal or decimal. */
-function parseAddress(q: string): number | undefined {
-  const n = /^0x[0-9a-f]{1,16}$/i.test(q) ? Number(BigInt(q)) : /^\d{1,20}$/.test(q) ? Number(BigInt(q)) : NaN
-  return Number.isSafeInteger(n) ? n : undefined
-}
+/** Text that is meant as an address (0x… hexadecimal or decimal digits), to be parsed as toma's commands parse one. */
+const ADDRESS_LIKE = /^(0x[0-9a-f]+|[0-9]+)$/i
 
 /** Where an address lies when no heap object holds it: a thread's stack, a module's symbol or section, a mapping, nothing. */
 function placeOf(ctx: ServeContext, addr: number): string {
@@ -45,8 +43,14 @@ export const searchPage: ServePage = {
     const q = textParam(url, 'q')
     if (!q) return {kind: 'page', title: 'Search', body: html`<p>Search for an address (<code>0x…</code> or decimal), a part of a type's name, or a symbol's exact name.</p>`}
     const index = ctx.core.index
-    const addr = parseAddress(q)
-    if (addr !== undefined) {
+    if (ADDRESS_LIKE.test(q.trim())) {
+      let addr: number
+      try {
+        addr = parseAddress(q)
+      } catch (e) {
+        if (!(e instanceof TomaError)) throw e
+        return {kind: 'page', title: `Search: ${q}`, body: html`<p>${e.message}</p>`}
+      }
       const o = index.objectAt(addr)
       if (o) return {kind: 'redirect', location: objectHref(o.start)}
       return {kind: 'page', title: `Search: ${q}`, body: html`<p><code>${hex(addr)}</code> is in no heap object slot: ${placeOf(ctx, addr)}.</p>`}
