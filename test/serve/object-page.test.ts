@@ -6,6 +6,7 @@ import {childrenBySize, childrenPage} from '../../src/queries/dominated.js'
 import {allocationOfSpan} from '../../src/queries/allocations.js'
 import {pointingWords} from '../../src/queries/object-info.js'
 import {pathsTo} from '../../src/queries/paths.js'
+import {storedHolderName} from '../../src/queries/holder-groups.js'
 import {SampleIndex} from '../../src/index/sample-index.js'
 import {objectHref} from '../../src/serve/links.js'
 import {BadParameter} from '../../src/serve/params.js'
@@ -198,6 +199,11 @@ describe('the object page on fixtures/demo', () => {
     const bytes = pages.flatMap(p => p.rows.map(r => r.retainedBytes))
     expect(bytes).toEqual(childrenBySize(retention, null, slots.length).top.map(c => c.bytes))
     expect(pages.at(-1)!.next).toBe(`/api/dominated?page=${pages.length + 1}`)
+    // An untyped block is named by what holds it, as find-object and the export name it.
+    const rows = pages.flatMap(p => p.rows)
+    const held = rows.filter(r => ctx.core.index.type(r.slot) === null && storedHolderName(ctx.core.index, r.slot) !== null)
+    expect(held.length).toBeGreaterThan(0)
+    for (const r of held) expect(r.name.endsWith(` held by ${storedHolderName(ctx.core.index, r.slot)}`), `${r.address}: ${r.name}`).toBe(true)
     // The page: the same first rows, each expandable where it has children.
     const top = (await answer(ctx, dominatorsPage, '/dominators')) as {kind: 'page'; body: {text: string}}
     expect([...top.body.text.matchAll(/<li data-slot="(\d+)">/g)].map(m => Number(m[1]))).toEqual(slots.slice(0, PAGE_ROWS))
