@@ -1,14 +1,8 @@
-import fs from 'node:fs'
-import path from 'node:path'
-import {fileURLToPath} from 'node:url'
 import {describe, expect, it} from 'vitest'
-import {Core} from '../../src/core/core.js'
-import {Program} from '../../src/program/program.js'
 import {analyzeHeap} from '../../src/tcmalloc/heap.js'
 import {allocatorActivity} from '../../src/tcmalloc/inside-allocator.js'
-import {brotliCorePath, brotliTreePath} from '../helpers/fixture-core.js'
 import {type BusyTruth, expectBusyHeapExact} from '../helpers/busy-check.js'
-import {ARM64_KERNEL_FIXTURE} from '../helpers/arm64-fixture.js'
+import {openArm64BusyFixture} from '../helpers/arm64-fixture.js'
 
 /**
  * A busy aarch64 core (fixtures/arm64/busy-kernel, made by `fixtures/generate-arm64-kernel.sh busy`):
@@ -18,19 +12,13 @@ import {ARM64_KERNEL_FIXTURE} from '../helpers/arm64-fixture.js'
  * same checks as there. The libraries are heapdemo-2.10-kernel's and crash-uaf-crash-kernel's
  * (byte-identical: record.json's sysrootShared).
  */
-const DIR = fileURLToPath(new URL('../../fixtures/arm64/busy-kernel', import.meta.url))
-const CRASH = fileURLToPath(new URL('../../fixtures/arm64/crash-uaf-crash-kernel', import.meta.url))
 
 
 describe('a busy aarch64 process, gcore\'d inside an arm64 VM', () => {
   it('no refusal; no live object missed; extra live objects only as many as were in flight; threads inside TCMalloc and locks held named', async () => {
-    const truth = JSON.parse(fs.readFileSync(path.join(DIR, 'truth.json'), 'utf8')) as BusyTruth
+    const {core, program, truth} = await openArm64BusyFixture<BusyTruth>()
     expect(truth.locks.centralLocksRead).toBeGreaterThan(0)
     expect(truth.threadsInTcmalloc.length).toBeGreaterThan(0)
-    const sysroot = await brotliTreePath(path.join(ARM64_KERNEL_FIXTURE, 'sysroot'))
-    const tcmalloc = path.join(await brotliTreePath(path.join(CRASH, 'sysroot')), 'usr/lib/aarch64-linux-gnu/libtcmalloc_minimal.so.4.5.10')
-    const core = Core.open(await brotliCorePath(path.join(DIR, 'core.br')))
-    const program = Program.load(core, {exe: path.join(DIR, 'busydemo'), sysroot, tcmalloc})
     const heap = analyzeHeap(program)
     const activity = allocatorActivity(program, heap)
     const {extra, inFlight} = expectBusyHeapExact(truth, heap, activity)
