@@ -53,6 +53,9 @@ export async function openArm64Fixture(dir = ARM64_FIXTURE, coreName = 'core.br'
 /** The busy core of busydemo in the arm64 VM (fixtures/generate-arm64-kernel.sh busy): gdb's gcore while its workers ran. */
 export const ARM64_BUSY_KERNEL_FIXTURE = fileURLToPath(new URL('../../fixtures/arm64/busy-kernel', import.meta.url))
 
+/** The same program with 8 workers and small thread caches (generate-arm64-kernel.sh busy-lock): a central free list's lock held. */
+export const ARM64_BUSY_LOCK_KERNEL_FIXTURE = fileURLToPath(new URL('../../fixtures/arm64/busy-lock-kernel', import.meta.url))
+
 /** The kernel's crash core, whose sysroot stores libtcmalloc_minimal (the busy cores' libraries are its and ARM64_KERNEL_FIXTURE's). */
 const ARM64_CRASH_KERNEL_FIXTURE = fileURLToPath(new URL('../../fixtures/arm64/crash-uaf-crash-kernel', import.meta.url))
 
