@@ -3,6 +3,7 @@ import type {ElfFile} from '../elf/elf-file.js'
 import {codeAddress, type Thread} from '../core/thread-registers.js'
 import {registerIndex, type Architecture} from '../core/arch.js'
 import type {Program} from './program.js'
+import {aarch64PltPlaceAt} from './plt-stub.js'
 
 const MAX_FRAMES = 1024
 
@@ -15,15 +16,17 @@ interface DwarfRegisters {
   pc: number
   sp: number
   fp: number
+  /** The link register (aarch64's x30), -1 where a call pushes the return address (x86-64). */
+  lr: number
   toPrstatus: number[]
 }
 
 function dwarfRegisters(arch: Architecture): DwarfRegisters {
   const n = (name: string) => arch.dwarfRegisters.indexOf(name)
-  return {pc: n(arch.pc), sp: n(arch.sp), fp: n(arch.framePointer), toPrstatus: arch.dwarfRegisters.map(r => registerIndex(arch, r))}
+  return {pc: n(arch.pc), sp: n(arch.sp), fp: n(arch.framePointer), lr: arch.linkRegister === null ? -1 : n(arch.linkRegister), toPrstatus: arch.dwarfRegisters.map(r => registerIndex(arch, r))}
 }
 
-export type FrameHow = 'registers' | 'cfi' | 'frame-pointer'
+export type FrameHow = 'registers' | 'cfi' | 'frame-pointer' | 'link-register'
 
 export interface Frame {
   level: number
@@ -33,7 +36,10 @@ export interface Frame {
   cfa: number
   /** The stack pointer in this frame. */
   sp: number
-  /** How this frame's registers were recovered: from the core's note (frame 0), by its callee's CFI, or by the frame-pointer chain. */
+  /**
+   * How this frame's registers were recovered: from the core's note (frame 0), by its callee's
+   * CFI, by the frame-pointer chain, or from the link register its callee, a PLT stub, left untouched.
+   */
   how: FrameHow
   /** This frame is a signal trampoline (its caller was interrupted, not calling). */
   signalFrame: boolean
@@ -73,7 +79,7 @@ function unwind(program: Program, thread: Thread): Unwound {
   const memory = program.core.memory
   const stack = program.core.memory.segmentAt(thread.sp)
   const inStack = (a: number) => stack !== undefined && a >= stack.start && a < stack.end
-  const {pc: DW_PC, sp: DW_SP, fp: DW_FP, toPrstatus} = dwarfRegisters(program.core.arch)
+  const {pc: DW_PC, sp: DW_SP, fp: DW_FP, lr: DW_LR, toPrstatus} = dwarfRegisters(program.core.arch)
   let regs: Array<bigint | undefined> = toPrstatus.map(i => thread.registers[i])
   const frames: Frame[] = []
   let how: FrameHow = 'registers'
@@ -87,7 +93,19 @@ function unwind(program: Program, thread: Thread): Unwound {
     let cfa: number | undefined
     let caller: Array<bigint | undefined> | undefined
     let signalFrame = false
-    if (row) {
+    // An interrupted aarch64 frame in a PLT (no CFI there): a stub pushes nothing and branches with
+    // x30 untouched, so its CFA is sp and its caller's pc x30, as gdb unwinds a pc in .plt. The
+    // frame-pointer chain would skip that caller. The header pushes: not unwound (not known exactly).
+    const plt = !row && exactPc && DW_LR >= 0 ? aarch64PltPlaceAt(program, pc) : undefined
+    if (plt === 'header') {
+      frames.push({level, pc, cfa: sp, sp, how, signalFrame})
+      return {frames, stop: `${hex(pc)} is in the PLT's lazy-binding header, which pushes and has no call-frame information`}
+    }
+    if (plt === 'stub') {
+      cfa = sp
+      caller = [...regs]
+      caller[DW_PC] = regs[DW_LR]
+    } else if (row) {
       cfa = cfaOf(row, regs, memory.readU64.bind(memory))
       if (cfa !== undefined) caller = callerRegisters(row, regs, cfa, memory.readU64.bind(memory), DW_PC)
       signalFrame = row.signalFrame
@@ -122,7 +140,7 @@ function unwind(program: Program, thread: Thread): Unwound {
     // below the caller (x86-64's pushes the return address), so any other frame's CFA is above sp.
     if (!signalFrame && (cfa < sp || (cfa === sp && !exactPc))) return {frames, stop: `the stack does not grow at ${hex(pc)} (CFA ${hex(cfa)} ≤ sp ${hex(sp)})`}
     if (!program.core.moduleAt(Number(ra)) && !signalFrame) return {frames, stop: `return address ${hex(Number(ra))} is in no module`}
-    how = row ? 'cfi' : 'frame-pointer'
+    how = row ? 'cfi' : plt ? 'link-register' : 'frame-pointer'
     exactPc = signalFrame
     regs = caller
   }

@@ -65,3 +65,26 @@ export async function openArm64Fixture(dir = ARM64_FIXTURE, coreName = 'core.br'
   const truth = JSON.parse(fs.readFileSync(path.join(dir, 'truth.json'), 'utf8')) as Truth
   return {corePath, sysroot, exe, core, program, truth}
 }
+
+/** The busy core of busydemo in the arm64 VM (fixtures/generate-arm64-kernel.sh busy): gdb's gcore while its workers ran. */
+export const ARM64_BUSY_KERNEL_FIXTURE = fileURLToPath(new URL('../../fixtures/arm64/busy-kernel', import.meta.url))
+
+/** The same program with 8 workers and small thread caches (generate-arm64-kernel.sh busy-lock): a central free list's lock held. */
+export const ARM64_BUSY_LOCK_KERNEL_FIXTURE = fileURLToPath(new URL('../../fixtures/arm64/busy-lock-kernel', import.meta.url))
+
+/** The kernel's crash core, whose sysroot stores libtcmalloc_minimal (the busy cores' libraries are its and ARM64_KERNEL_FIXTURE's). */
+const ARM64_CRASH_KERNEL_FIXTURE = fileURLToPath(new URL('../../fixtures/arm64/crash-uaf-crash-kernel', import.meta.url))
+
+/**
+ * A busy fixture's core and its program opened as a user would (--exe busydemo, --sysroot, and
+ * --tcmalloc for libtcmalloc_minimal, which another fixture's sysroot stores: record.json's
+ * sysrootShared), with its truth (fixtures/tools/busy-truth.mjs's, gdbStacks among it).
+ */
+export async function openArm64BusyFixture<T = Truth>(dir = ARM64_BUSY_KERNEL_FIXTURE) {
+  const sysroot = await brotliTreePath(path.join(ARM64_KERNEL_FIXTURE, 'sysroot'))
+  const tcmalloc = path.join(await brotliTreePath(path.join(ARM64_CRASH_KERNEL_FIXTURE, 'sysroot')), 'usr/lib/aarch64-linux-gnu/libtcmalloc_minimal.so.4.5.10')
+  const core = Core.open(await brotliCorePath(path.join(dir, 'core.br')))
+  const program = Program.load(core, {exe: path.join(dir, 'busydemo'), sysroot, tcmalloc})
+  const truth = JSON.parse(fs.readFileSync(path.join(dir, 'truth.json'), 'utf8')) as T
+  return {core, program, truth}
+}

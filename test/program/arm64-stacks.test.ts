@@ -4,7 +4,7 @@ import {pthreadAddress} from '../../src/program/thread-pointer.js'
 import {unwindThread} from '../../src/program/unwind.js'
 import {codeLabel} from '../../src/queries/code-label.js'
 import {addr} from '../helpers/fixture-core.js'
-import {ARM64_64K_FIXTURE, ARM64_KERNEL_FIXTURE, ARM64_PAC_KERNEL_FIXTURE, arm64GdbView, openArm64Fixture} from '../helpers/arm64-fixture.js'
+import {ARM64_64K_FIXTURE, ARM64_BUSY_KERNEL_FIXTURE, ARM64_BUSY_LOCK_KERNEL_FIXTURE, ARM64_KERNEL_FIXTURE, ARM64_PAC_KERNEL_FIXTURE, arm64GdbView, openArm64BusyFixture, openArm64Fixture} from '../helpers/arm64-fixture.js'
 import type {Program} from '../../src/program/program.js'
 import type {Truth} from '../helpers/fixture-core.js'
 
@@ -63,6 +63,23 @@ it('aarch64, return addresses signed (PAC): every thread unwinds to gdb-multiarc
     }
     // main's frame, and each worker's five in heapdemo (heapdemo_workerN, run_stage, its lambda, park, wait_forever)
     expect(signed).toBe(1 + 5 * (core.threads.length - 1))
+  } finally {
+    core.close()
+  }
+})
+
+// The busy cores (fixtures/arm64/busy-kernel, busy-lock-kernel): in each, worker 106 stopped in a PLT
+// stub of libtcmalloc_minimal (busy-kernel: `tcmalloc::allocate_full_malloc_oom(unsigned long)@plt`,
+// tc_malloc's tail call through it; busy-lock-kernel: `CentralFreeList::ReleaseToSpans(void*)@plt`,
+// holding class 24's lock). A stub has no CFI and saves nothing: its caller's return address is
+// still in x30 and its CFA is sp, as gdb unwinds a pc in .plt. The frame-pointer chain would skip that caller.
+it.each([['busy-kernel', ARM64_BUSY_KERNEL_FIXTURE], ['busy-lock-kernel', ARM64_BUSY_LOCK_KERNEL_FIXTURE]])('aarch64, a thread stopped in a PLT stub (%s): every thread\'s frames are gdb-multiarch\'s, pc and CFA', async (_name, dir) => {
+  const {core, program, truth} = await openArm64BusyFixture(dir)
+  try {
+    const inPlt = truth.gdbStacks.filter(s => s.frames[0]!.function?.endsWith('@plt'))
+    expect(inPlt.map(s => s.tid)).toEqual([106])
+    expect(unwindThread(program, core.threads.find(t => t.tid === 106)!).frames[1]!.how).toBe('link-register')
+    expectGdbStacks(program, truth)
   } finally {
     core.close()
   }
