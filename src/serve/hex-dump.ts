@@ -4,7 +4,7 @@ import {pointingWords, type PointingWord} from '../queries/object-info.js'
 import {html, num, type Html} from '../report/html/html.js'
 import {offset} from '../report/wording.js'
 import {objectHref} from './links.js'
-import {objectName} from './object-link.js'
+import {objectName, objectNameWithTier} from './object-link.js'
 
 /** Bytes an object page shows first, and the most `bytes=` may ask (a page stays a page). */
 export const PAGE_DUMP_BYTES = 4096
@@ -76,5 +76,5 @@ function targetText(index: HeapIndex, w: PointingWord): string {
 
 function targetHtml(index: HeapIndex, w: PointingWord): Html {
   if (w.to.kind !== 'object') return html`<span class="dim">${w.to.kind}</span> ${w.to.label}`
-  return html`<a href="${objectHref(Number(w.to.address))}"><code>${w.to.address}</code></a>${w.to.offset ? offset(w.to.offset) : ''} ${w.to.state === 'live' ? '' : html`<span class="warn">${w.to.state}</span> `}${objectName(index, w.slot!)}`
+  return html`<a href="${objectHref(Number(w.to.address))}"><code>${w.to.address}</code></a>${w.to.offset ? offset(w.to.offset) : ''} ${w.to.state === 'live' ? '' : html`<span class="warn">${w.to.state}</span> `}${objectNameWithTier(index, w.slot!)}`
 }

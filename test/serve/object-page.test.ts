@@ -1,6 +1,7 @@
 import path from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {hex} from '../../src/errors.js'
+import {escapeHtml} from '../../src/report/html/html.js'
 import {RetentionIndex} from '../../src/index/retention-index.js'
 import {childrenBySize, childrenPage} from '../../src/queries/dominated.js'
 import {allocationOfSpan} from '../../src/queries/allocations.js'
@@ -106,6 +107,11 @@ describe('the object page on fixtures/demo', () => {
     const words = pointingWords(program, index, shown, o.start, o.start)
     expect(words.length).toBeGreaterThanOrEqual(4)
     expect([...pre.matchAll(/<a href="([^"]+)"/g)].map(m => m[1])).toEqual(words.map(w => objectHref(Number(w.value)).replace(/&/g, '&amp;')))
+    // Every name the page shows comes with the tier that gave it.
+    const table = text.slice(text.indexOf('<h3>Pointer words'))
+    const named = words.filter(w => w.slot !== undefined && index.type(w.slot) !== null)
+    expect(named.length).toBeGreaterThan(0)
+    for (const w of named) expect(table).toContain(`${escapeHtml(index.type(w.slot!)!)} <span class="dim tier">(${index.via(w.slot!)})</span>`)
   })
 
   it('dumps the bytes around an address deep inside a large object, its line marked', async () => {
