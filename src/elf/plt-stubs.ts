@@ -1,15 +1,11 @@
 import {EM_AARCH64, EM_X86_64} from '../core/arch.js'
-import {SHF_ALLOC, SHT_RELA, STB_LOCAL, STT_FUNC} from './constants.js'
+import {
+  ELF64_RELA_SIZE, R_AARCH64_IRELATIVE, R_AARCH64_JUMP_SLOT, R_X86_64_GLOB_DAT, R_X86_64_IRELATIVE, R_X86_64_JUMP_SLOT, SHF_ALLOC, SHT_RELA, STB_LOCAL, STT_FUNC,
+} from './constants.js'
 import type {ElfSection} from './headers.js'
-import {parseRela} from './relocations.js'
 import {PLT_SUFFIX} from './symbol-version.js'
 import type {ElfSymbol} from './symbols.js'
-
-/** The relocations that fill a stub's GOT slot: a `.plt`/`.plt.sec` stub's is lazy (JUMP_SLOT), a `.plt.got` one's is bound at load (GLOB_DAT). */
-const R_X86_64_GLOB_DAT = 6
-const R_X86_64_JUMP_SLOT = 7
-const R_AARCH64_GLOB_DAT = 1025
-const R_AARCH64_JUMP_SLOT = 1026
+import {u64le} from '../util/u64le.js'
 
 /** What a module file gives the stubs' reader: its machine, its sections, their bytes and a symbol table's entries (index i at i - 1, as readSymbolTable lists them). */
 export interface PltSource {
@@ -28,23 +24,28 @@ interface PltLayout {
   section: string
   header: number
   stride: (section: ElfSection) => number | undefined
-  slotRelocation: number
+  /**
+   * The relocations a stub's slot may have: a `.plt`/`.plt.sec` stub's is lazy (JUMP_SLOT), or an
+   * ifunc's resolved at load (IRELATIVE, no symbol: bfd names it by its resolver, `*ABS*+0x…`);
+   * a `.plt.got` one's is bound at load (GLOB_DAT).
+   */
+  slotRelocations: number[]
   gotSlot: (bytes: Buffer, at: number, end: number, address: number) => number | undefined
 }
 
 const X86_64: PltLayout[] = [
   // the lazy PLT: a 16-byte header (push, jmp to the resolver), then `jmp *slot(%rip); push n; jmp .plt`
   // (with IBT, the lazy entries only push and jump: their stubs are `.plt.sec`'s, and these decode to none)
-  {section: '.plt', header: 16, stride: () => 16, slotRelocation: R_X86_64_JUMP_SLOT, gotSlot: x86JumpSlot},
+  {section: '.plt', header: 16, stride: () => 16, slotRelocations: [R_X86_64_JUMP_SLOT, R_X86_64_IRELATIVE], gotSlot: x86JumpSlot},
   // IBT's second PLT: `endbr64; bnd jmp *slot(%rip)`, padded to 16
-  {section: '.plt.sec', header: 0, stride: () => 16, slotRelocation: R_X86_64_JUMP_SLOT, gotSlot: x86JumpSlot},
+  {section: '.plt.sec', header: 0, stride: () => 16, slotRelocations: [R_X86_64_JUMP_SLOT, R_X86_64_IRELATIVE], gotSlot: x86JumpSlot},
   // stubs of functions whose address is also taken (`jmp *slot(%rip); xchg %ax,%ax`; 16 bytes with IBT): the slot is .got's
-  {section: '.plt.got', header: 0, stride: s => (s.entsize === 8 || s.entsize === 16 ? s.entsize : undefined), slotRelocation: R_X86_64_GLOB_DAT, gotSlot: x86JumpSlot},
+  {section: '.plt.got', header: 0, stride: s => (s.entsize === 8 || s.entsize === 16 ? s.entsize : undefined), slotRelocations: [R_X86_64_GLOB_DAT], gotSlot: x86JumpSlot},
 ]
 
 const AARCH64: PltLayout[] = [
   // a 32-byte header (the lazy-binding entry), then `adrp x16, page; ldr x17, [x16, #lo]; add x16, x16, #lo; br x17`
-  {section: '.plt', header: 32, stride: () => 16, slotRelocation: R_AARCH64_JUMP_SLOT, gotSlot: aarch64JumpSlot},
+  {section: '.plt', header: 32, stride: () => 16, slotRelocations: [R_AARCH64_JUMP_SLOT, R_AARCH64_IRELATIVE], gotSlot: aarch64JumpSlot},
 ]
 
 /** A procedure-linkage stub at link-time addresses [start, start + size), named as bfd's synthetic symbols name it. */
@@ -60,20 +61,26 @@ export interface PltStub { start: number; size: number; name: string; sectionInd
  */
 export function readPltStubs(file: PltSource): PltStub[] {
   const layouts = file.machine === EM_X86_64 ? X86_64 : file.machine === EM_AARCH64 ? AARCH64 : []
-  const stubs: PltStub[] = []
-  let slots: Map<number, {type: number; name: string}> | undefined
+  // First each stub's slot from its bytes, then only those slots' relocations: a large module's
+  // .rela.dyn holds many relocations (RELATIVE ones mostly) and none of them is kept.
+  const decoded: Array<{start: number; size: number; slot: number; relocations: number[]; sectionIndex: number}> = []
   for (const layout of layouts) {
     const sectionIndex = file.sections.findIndex(s => s.name === layout.section && (s.flags & SHF_ALLOC) !== 0)
     const section = file.sections[sectionIndex]
     const stride = section && layout.stride(section)
     if (!section || stride === undefined) continue
     const bytes = file.sectionData(section)
-    slots ??= relocatedSlots(file)
     for (let at = layout.header; at + stride <= bytes.length; at += stride) {
       const slot = layout.gotSlot(bytes, at, at + stride, section.addr + at)
-      const relocation = slot === undefined ? undefined : slots.get(slot)
-      if (relocation?.type === layout.slotRelocation) stubs.push({start: section.addr + at, size: stride, name: relocation.name + PLT_SUFFIX, sectionIndex})
+      if (slot !== undefined) decoded.push({start: section.addr + at, size: stride, slot, relocations: layout.slotRelocations, sectionIndex})
     }
+  }
+  if (decoded.length === 0) return []
+  const slots = relocatedSlots(file, new Set(decoded.map(d => d.slot)))
+  const stubs: PltStub[] = []
+  for (const d of decoded) {
+    const relocation = slots.get(d.slot)
+    if (relocation && d.relocations.includes(relocation.type)) stubs.push({start: d.start, size: d.size, name: relocation.name + PLT_SUFFIX, sectionIndex: d.sectionIndex})
   }
   return stubs.sort((a, b) => a.start - b.start)
 }
@@ -95,22 +102,34 @@ export function pltStubAt(stubs: readonly PltStub[], vaddr: number): {symbol: El
   return {symbol: {name: stub.name, value: stub.start, size: stub.size, type: STT_FUNC, bind: STB_LOCAL, shndx: stub.sectionIndex}, offset: vaddr - stub.start}
 }
 
-/** Each GOT slot a dynamic relocation with a named symbol fills: its relocation type and that symbol's name. */
-function relocatedSlots(file: PltSource): Map<number, {type: number; name: string}> {
+/**
+ * The first dynamic relocation of each of these GOT slots that names a symbol (or an ifunc's
+ * resolver): its type and that name (Elf64_Rela: r_offset u64, r_info's type u32 then symbol index u32, r_addend).
+ */
+function relocatedSlots(file: PltSource, wanted: Set<number>): Map<number, {type: number; name: string}> {
   const slots = new Map<number, {type: number; name: string}>()
   for (const rela of file.sections) {
     if (rela.type !== SHT_RELA || (rela.flags & SHF_ALLOC) === 0) continue
-    const table = file.sections[rela.link]
-    const symbols = table ? file.symbolTable(table) : []
-    for (const r of parseRela(file.sectionData(rela))) {
-      // entry 0 is the null symbol (no name: an IRELATIVE or RELATIVE relocation)
-      const name = r.sym > 0 && r.sym <= symbols.length ? symbols[r.sym - 1]!.name : ''
-      if (name !== '' && !slots.has(r.offset)) slots.set(r.offset, {type: r.type, name})
+    const area = file.sectionData(rela)
+    let symbols: ElfSymbol[] | undefined
+    for (let at = 0; at + ELF64_RELA_SIZE <= area.length; at += ELF64_RELA_SIZE) {
+      const slot = u64le(area, at)
+      if (!wanted.has(slot) || slots.has(slot)) continue
+      const table = file.sections[rela.link]
+      symbols ??= table ? file.symbolTable(table) : []
+      // Entry 0 is the null symbol: an IRELATIVE relocation's, which bfd names `*ABS*`. A nonzero
+      // addend follows the name as bfd writes it, `+0x…` (an ifunc's resolver; glibc 2.41's ld.so
+      // entries have one too), read as the unsigned 64-bit word bfd prints.
+      const sym = area.readUInt32LE(at + 12)
+      const type = area.readUInt32LE(at + 8)
+      const addend = area.readBigUInt64LE(at + 16)
+      const name = sym > 0 ? (sym <= symbols.length ? symbols[sym - 1]!.name : '')
+        : type === R_X86_64_IRELATIVE || type === R_AARCH64_IRELATIVE ? '*ABS*' : ''
+      if (name !== '') slots.set(slot, {type, name: addend === 0n ? name : `${name}+0x${addend.toString(16)}`})
     }
   }
   return slots
 }
-
 /**
  * x86-64: the GOT slot of `[endbr64;] [bnd] jmp *disp(%rip)` (f3 0f 1e fa, f2, ff 25 disp32) at
  * the start of a stub: the address after the jump plus disp.

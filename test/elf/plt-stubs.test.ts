@@ -3,7 +3,7 @@ import path from 'node:path'
 import {fileURLToPath} from 'node:url'
 import {expect, it} from 'vitest'
 import {ElfFile} from '../../src/elf/elf-file.js'
-import {brotliTreePath, FIXTURES} from '../helpers/fixture-core.js'
+import {brotliCorePath, brotliTreePath, FIXTURES} from '../helpers/fixture-core.js'
 
 const PLT = fileURLToPath(new URL('../../fixtures/plt', import.meta.url))
 const ARM64 = fileURLToPath(new URL('../../fixtures/arm64', import.meta.url))
@@ -38,6 +38,18 @@ it('PLT stubs of Debian 12\'s arm64 libtcmalloc_minimal.so.4.5.10: every one nam
   expect(expected).toHaveLength(255)
   expect(expected).toContain('000000000000d0d0 <_ZN8tcmalloc15CentralFreeList14ReleaseToSpansEPv@plt>:')
   expect(stubLabels(path.join(sysroot, 'usr/lib/aarch64-linux-gnu/libtcmalloc_minimal.so.4.5.10'))).toEqual(expected)
+})
+
+// glibc calls its own ifuncs (memcpy's, strlen's) through stubs whose slot an IRELATIVE relocation
+// fills, with no symbol: binutils names each by its resolver, `*ABS*+0x…@plt`, and so does toma.
+it.each([
+  ['Debian 12\'s arm64', path.join(ARM64, 'heapdemo-2.10-kernel', 'sysroot', 'usr/lib/aarch64-linux-gnu/libc.so.6.br'), 'libc.so.6-debian12-aarch64.objdump-plt.txt', 19, 2],
+  ['Debian 13\'s x86-64', path.join(FIXTURES, '..', 'sysroots', 'trixie', 'libc.so.6.br'), 'libc.so.6-trixie-x86-64.objdump-plt.txt', 62, 45],
+])('PLT stubs of %s libc.so.6, ifuncs\' among them: every one named as objdump names it', async (_what, br, list, count, ifuncs) => {
+  const expected = objdumpLabels(list)
+  expect(expected).toHaveLength(count)
+  expect(expected.filter(line => line.includes('<*ABS*+0x'))).toHaveLength(ifuncs)
+  expect(stubLabels(await brotliCorePath(br))).toEqual(expected)
 })
 
 // A stub is named only where its bytes prove its slot: the lazy-binding header, and IBT's lazy
