@@ -1,4 +1,4 @@
-/** ELF constants toma needs (values from the System V gABI and the x86-64 psABI). */
+/** ELF constants toma needs (values from the System V gABI, the x86-64 psABI and AAELF64). */
 
 export const ET_REL = 1
 export const ET_EXEC = 2
@@ -54,6 +54,12 @@ export const DT_SONAME = 14
 export const NT_GNU_BUILD_ID = 3
 
 export const R_X86_64_TPOFF64 = 18
+export const R_X86_64_GLOB_DAT = 6
+export const R_X86_64_JUMP_SLOT = 7
+export const R_X86_64_IRELATIVE = 37
+/** From the aarch64 ELF ABI (AAELF64). */
+export const R_AARCH64_JUMP_SLOT = 1026
+export const R_AARCH64_IRELATIVE = 1032
 
 export const ELF64_EHDR_SIZE = 64
 export const ELF64_PHDR_SIZE = 56

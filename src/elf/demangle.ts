@@ -73,6 +73,10 @@ function libiberty(text: string): string {
  */
 export function demangle(name: string): string {
   if (!MANGLED.test(name)) return name
+  // A version (`@@GLIBCXX_3.4`) or a PLT stub's `@plt` follows the mangled name, which holds no
+  // `@`: the name is demangled and the suffix kept, as c++filt and gdb do.
+  const at = name.indexOf('@')
+  if (at > 0) return demangle(name.slice(0, at)) + name.slice(at)
   return plainVtable(name) ?? demangleWithWasm(name)
 }
 

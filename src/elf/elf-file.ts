@@ -13,6 +13,7 @@ import {FileBytes} from './file-bytes.js'
 import {fileIdentity, sameFile, type KnownFile, type KnownFiles} from './file-identity.js'
 import {cString, parseHeaders, type ElfSection, type ElfSegment} from './headers.js'
 import {buildIdFromNotes, parseNotes} from '../core/elf-notes.js'
+import {pltStubAt, readPltStubs, type PltStub} from './plt-stubs.js'
 import {parseRela} from './relocations.js'
 import {readSymbolParts} from './symbol-parts.js'
 import {readSymbolTable, SymbolIndex, type ElfSymbol} from './symbols.js'
@@ -33,6 +34,7 @@ export class ElfFile {
   /** Finds it, once, when first needed (useDebugFileWhenNeeded). */
   private findDebugFile: (() => ElfFile | null) | null = null
   private symbolIndex?: SymbolIndex
+  private pltStubs?: PltStub[]
   private fileBytes: FileBytes | null
   private parsed?: ParsedHeaders
 
@@ -233,6 +235,26 @@ export class ElfFile {
    */
   symbolAt(vaddr: number): {symbol: ElfSymbol; offset: number} | undefined {
     return this.symbols().at(vaddr)
+  }
+
+  /**
+   * The PLT stub at a link-time address, as a symbol named `symbol@plt` (readPltStubs: the
+   * relocation of the GOT slot its instructions jump through), with the offset into it; undefined
+   * outside every stub this file's own sections prove. The stubs are read on first use.
+   */
+  pltStubAt(vaddr: number): {symbol: ElfSymbol; offset: number} | undefined {
+    return pltStubAt(this.pltStubList(), vaddr)
+  }
+
+  /** Every PLT stub this file's own sections prove, in address order (readPltStubs), read once. */
+  pltStubList(): readonly PltStub[] {
+    return (this.pltStubs ??= readPltStubs({
+      machine: this.machine,
+      sections: this.sections,
+      sectionData: s => this.sectionData(s),
+      symbolTable: table => table.type !== SHT_DYNSYM && table.type !== SHT_SYMTAB ? []
+        : readSymbolTable(this.tableBytes(table, this.sections[table.link]), table, this.sections[table.link]).map(e => e.sym),
+    }))
   }
 
   /** The thread-local variable at `offset` of the module's TLS block (PT_TLS), with the offset into it. */

@@ -122,7 +122,8 @@ export class Program {
   }
 
   /**
-   * What module, symbol and offset an address is: the symbol whose [value, value+size) holds it;
+   * What module, symbol and offset an address is: the symbol whose [value, value+size) holds it
+   * (a PLT stub's is `symbol@plt`, ElfFile.pltStubAt);
    * outside every symbol, the data section holding it (`.bss+0x…`); else the offset from the
    * module's base. A module's image includes its .bss past the file-backed pages (an anonymous
    * mapping in the core). Undefined when no module's image holds the address.
@@ -131,7 +132,8 @@ export class Program {
     const loaded = this.moduleAt(addr) ?? this.moduleImageAt(addr)
     if (!loaded) return undefined
     const vaddr = addr - loaded.module.loadBias
-    const hit = loaded.file?.symbolAt(vaddr)
+    // A PLT stub has no symbol of its own: it is named after the GOT slot it jumps through, as gdb names it.
+    const hit = loaded.file?.symbolAt(vaddr) ?? loaded.file?.pltStubAt(vaddr)
     if (hit) return {module: loaded, symbol: hit.symbol, section: null, offset: hit.offset}
     const inSection = loaded.file?.sectionAt(vaddr)
     if (inSection && (inSection.section.flags & SHF_EXECINSTR) === 0 && inSection.section.name !== '') {

@@ -1,5 +1,6 @@
 import {hex} from '../errors.js'
 import {demangle} from '../elf/demangle.js'
+import {withoutVersion} from '../elf/symbol-version.js'
 import {describeSymbolic, type Program} from '../program/program.js'
 
 /** A code address as people read it: `function+0xoff (module)`, demangled; `module+0xoff` outside every symbol. */
@@ -8,6 +9,6 @@ export function codeLabel(program: Program, pc: number, exact = true): {function
   const s = program.symbolize(exact ? pc : pc - 1)
   if (!s) return {function: null, label: hex(pc)}
   // A versioned name from a debug file's symbol table (pthread_cond_wait@@GLIBC_2.3.2) is named as gdb names it.
-  const name = s.symbol ? demangle(s.symbol.name.replace(/@.*$/, '')) : null
-  return {function: name, label: describeSymbolic({...s, offset: s.offset + (exact ? 0 : 1)}).replace(/@@?[\w.]+(?=\+0x)/, '')}
+  const symbol = s.symbol ? {...s.symbol, name: withoutVersion(s.symbol.name)} : null
+  return {function: symbol ? demangle(symbol.name) : null, label: describeSymbolic({...s, symbol, offset: s.offset + (exact ? 0 : 1)})}
 }

@@ -30,7 +30,8 @@ function heapPointers(program: Program, index: HeapIndex, start: number, end: nu
   return out
 }
 
-function frameOut(program: Program, f: Frame) {
+/** A frame as the thread views show it: where, how it was found, and its code named (codeLabel). */
+export function frameOut(program: Program, f: Frame) {
   const name = codeLabel(program, f.pc, f.level === 0 || f.how === 'registers')
   return {level: f.level, pc: hex(f.pc), cfa: hex(f.cfa), sp: hex(f.sp), function: name.function, label: name.label, how: f.how, signalFrame: f.signalFrame}
 }

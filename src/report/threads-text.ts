@@ -2,7 +2,7 @@ import chalk from 'chalk'
 import type {ThreadList, ThreadStack} from '../queries/threads.js'
 import {bytes, table} from './table.js'
 import {printableData} from '../util/printable.js'
-import {byteSize, objectKind, offset, signalText} from './wording.js'
+import {byteSize, frameHowText, objectKind, offset, signalText} from './wording.js'
 
 export function threadsText(list: ThreadList): string {
   const t = printableData(list)
@@ -30,7 +30,7 @@ export function stackText(stack: ThreadStack, options: {returned: boolean} = {re
   const s = printableData(stack)
   const out = [chalk.bold(`thread ${s.tid}: ${s.frames.length} frame(s); ${s.stop}`)]
   for (const f of s.frames) {
-    out.push(`#${String(f.level).padEnd(3)} ${f.pc}  ${f.label}  ${chalk.dim(`CFA ${f.cfa}${f.how === 'frame-pointer' ? ', by frame pointer' : ''}${f.signalFrame ? ', signal frame' : ''}`)}`)
+    out.push(`#${String(f.level).padEnd(3)} ${f.pc}  ${f.label}  ${chalk.dim(`CFA ${f.cfa}${frameHowText(f)}`)}`)
     for (const p of f.pointers) out.push(pointerText(p))
   }
   if (!options.returned) return out.join('\n')

@@ -60,6 +60,16 @@ export function namingWords(o: {type: string | null; name: string | null; via: s
   return {lead: 'type', name: null, note: o.state === 'live' ? 'unknown (no tier named it)' : 'none (not live)'}
 }
 
+/**
+ * How a frame was found, where that is not its call-frame information (the stack and thread
+ * views, text and HTML): by the frame-pointer chain; or by the link register (x30), the caller of
+ * an aarch64 leaf or PLT stub that saved nothing; and whether a signal stopped it.
+ */
+export function frameHowText(f: {how: string; signalFrame: boolean}): string {
+  const how = f.how === 'frame-pointer' ? ', by frame pointer' : f.how === 'link-register' ? ', by link register' : ''
+  return `${how}${f.signalFrame ? ', signal frame' : ''}`
+}
+
 /** People's words for a sighting. */
 export function sightingText(s: Sighting): string {
   return printable(`last seen in a returned frame of ${s.function ?? s.frame} in thread ${s.tid} (at ${s.at})`)

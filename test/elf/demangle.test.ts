@@ -29,3 +29,13 @@ describe('vtable names read without the demangler', () => {
     expect(demangle('_ZTVN3app8CustomerE')).toBe('vtable for app::Customer')
   })
 })
+
+// A version or a PLT stub's `@plt` after a mangled name: the name demangled and the suffix kept, as
+// c++filt does (binutils 2.40: `printf '%s\n' NAME... | c++filt` gave the right-hand sides).
+describe('a mangled name with a suffix', () => {
+  it('is demangled as c++filt demangles it', () => {
+    expect(demangle('_ZN8tcmalloc15CentralFreeList14ReleaseToSpansEPv@plt')).toBe('tcmalloc::CentralFreeList::ReleaseToSpans(void*)@plt')
+    expect(demangle('_ZNSt6vectorIiSaIiEE9push_backERKi@@GLIBCXX_3.4')).toBe('std::vector<int, std::allocator<int> >::push_back(int const&)@@GLIBCXX_3.4')
+    expect(demangle('exp@plt')).toBe('exp@plt')
+  })
+})

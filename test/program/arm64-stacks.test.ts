@@ -78,8 +78,12 @@ it.each([['busy-kernel', ARM64_BUSY_KERNEL_FIXTURE], ['busy-lock-kernel', ARM64_
   try {
     const inPlt = truth.gdbStacks.filter(s => s.frames[0]!.function?.endsWith('@plt'))
     expect(inPlt.map(s => s.tid)).toEqual([106])
-    expect(unwindThread(program, core.threads.find(t => t.tid === 106)!).frames[1]!.how).toBe('link-register')
+    const frames = unwindThread(program, core.threads.find(t => t.tid === 106)!).frames
+    expect(frames[1]!.how).toBe('link-register')
     expectGdbStacks(program, truth)
+    // named as gdb names them, the stub too (`symbol@plt`, after its GOT slot's JUMP_SLOT relocation)
+    const gdb = inPlt[0]!.frames.filter(f => f.function !== null)
+    expect(gdb.map(f => codeLabel(program, addr(f.pc), f.level === 0).function)).toEqual(gdb.map(f => f.function))
   } finally {
     core.close()
   }

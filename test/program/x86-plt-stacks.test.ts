@@ -5,6 +5,7 @@ import {expect, it} from 'vitest'
 import {Core} from '../../src/core/core.js'
 import {Program} from '../../src/program/program.js'
 import {unwindThread} from '../../src/program/unwind.js'
+import {codeLabel} from '../../src/queries/code-label.js'
 import {addr, brotliCorePath, FIXTURES, type Truth} from '../helpers/fixture-core.js'
 
 const BUSY = fileURLToPath(new URL('../../fixtures/busy', import.meta.url))
@@ -27,6 +28,9 @@ it.each([['busy-2', 22326], ['busy-6', 22322]])('x86-64, a thread stopped in a P
     expect(frames.slice(0, withCfa.length).map(f => ({pc: f.pc, cfa: f.cfa}))).toEqual(withCfa.map(f => ({pc: addr(f.pc), cfa: addr(f.cfa!)})))
     expect(frames[0]!.cfa).toBe(frames[0]!.sp + 8)
     expect(frames[1]!.how).toBe('cfi')
+    // named as gdb names them, the stub too (`symbol@plt`, after its GOT slot's JUMP_SLOT relocation)
+    const named = gdb.frames.filter(f => f.function !== null)
+    expect(named.map(f => codeLabel(program, addr(f.pc), f.level === 0).function)).toEqual(named.map(f => f.function))
   } finally {
     core.close()
   }

@@ -1,6 +1,6 @@
 import type {ThreadList, ThreadStack} from '../../queries/threads.js'
 import {bytes} from '../table.js'
-import {objectKind, offset, signalText} from '../wording.js'
+import {frameHowText, objectKind, offset, signalText} from '../wording.js'
 import {dataTable} from './data-table.js'
 import {html, num, type Html} from './html.js'
 import type {ReportSection} from './section.js'
@@ -13,13 +13,13 @@ type StackFrame = ThreadStack['frames'][number]
 
 function frameHtml(f: StackFrame, pointers: number): Html {
   const listed = f.pointers.slice(0, pointers)
-  return html`<div>#${f.level} <code>${f.pc}</code> ${f.label} <span class="dim">CFA ${f.cfa}${f.how === 'frame-pointer' ? ', by frame pointer' : ''}${f.signalFrame ? ', signal frame' : ''}</span>
+  return html`<div>#${f.level} <code>${f.pc}</code> ${f.label} <span class="dim">CFA ${f.cfa}${frameHowText(f)}</span>
 ${listed.map(p => html`<div class="dim">&nbsp;&nbsp;&nbsp;&nbsp;${p.at} → ${p.object.address}${p.object.offset ? offset(p.object.offset) : ''} ${objectKind(p.object)} ${num(p.object.size)} B</div>`)}
 ${f.pointers.length > listed.length ? html`<div class="more">&nbsp;&nbsp;&nbsp;&nbsp;… ${num(f.pointers.length - listed.length)} more heap pointers</div>` : ''}</div>`
 }
 
 /** A thread's frames with the heap pointers in each, innermost first, within the per-thread budget. */
-function stackHtml(s: ThreadStack): Html {
+export function stackHtml(s: ThreadStack): Html {
   let budget = POINTERS_PER_THREAD
   const frames = s.frames.slice(0, FRAMES_PER_THREAD).map(f => {
     const shown = frameHtml(f, budget)
