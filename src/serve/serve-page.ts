@@ -42,6 +42,12 @@ export type PageAnswer =
 export interface ServePage {
   path: string
   nav?: string
+  /**
+   * The navigation entry a page without one of its own belongs to (its path), highlighted while
+   * the page is shown: a class's objects under Classes. The object page and the dominator tree
+   * set theirs here too.
+   */
+  section?: string
   answer(ctx: ServeContext, url: URL): PageAnswer | Promise<PageAnswer>
   /**
    * Work the page does once for the whole server, done when the server starts, before its URL is

@@ -87,6 +87,13 @@ describe(`toma serve's pages on ${ID}`, () => {
     expect([...addresses].sort((x, y) => x - y)).toEqual(addresses)
   })
 
+  it('the navigation lights the section a page belongs to: a class under Classes', async () => {
+    const current = (body: string) => hrefs(body, /<a href="([^"]+)" class="current" aria-current="page">/g)
+    expect(current((await s.get(classHref(typeId('app::Session')))).body)).toEqual(['/classes'])
+    expect(current((await s.get('/classes')).body)).toEqual(['/classes'])
+    expect(current((await s.get('/leaks')).body)).toEqual(['/leaks'])
+  })
+
   it('class objects by cursor: pages of any size join to a full scan, for every name and size class', () => {
     const types = index().columns.type()
     const states = index().objects.state
