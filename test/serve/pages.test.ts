@@ -7,6 +7,7 @@ import {classObjects, untypedObjectsOfSizeClass} from '../../src/queries/class-o
 import {REPORT_LIMITS} from '../../src/queries/report-data.js'
 import {topObjects} from '../../src/queries/top.js'
 import {classHref, objectHref, searchHref} from '../../src/serve/links.js'
+import {SERVE_PAGES} from '../../src/serve/pages/routes.js'
 import {FIXTURES, addr, type Truth} from '../helpers/fixture-core.js'
 import {serveFixture, type ServedFixture} from '../helpers/serve-fixture.js'
 
@@ -85,6 +86,10 @@ describe(`toma serve's pages on ${ID}`, () => {
     expect(addresses.every(a => live.has(a))).toBe(true)
     for (const o of truth.objects.filter(x => x.class === 'app::Session')) expect(addresses).toContain(addr(o.address))
     expect([...addresses].sort((x, y) => x - y)).toEqual(addresses)
+  })
+
+  it('no page but the diff of two cores does work when the server starts: the URL is printed once the index is open', () => {
+    expect(SERVE_PAGES.filter(p => p.prepare).map(p => p.path)).toEqual(['/diff'])
   })
 
   it('the navigation lights the section a page belongs to: a class under Classes', async () => {
