@@ -126,6 +126,32 @@ describe(`toma serve's pages on ${ID}`, () => {
     }
   })
 
+  it("a later page of a class is the same slice of a full scan, and its scan stops at the class's last object", () => {
+    const types = index().columns.type()
+    const states = index().objects.state
+    const slotsOf = (t: number) => Array.from(types.keys()).filter(i => states[i] === LIVE && types[i] === t)
+    // The classes of more than two pages of 3 whose last object lies furthest from the last slot.
+    const classes = Array.from({length: index().meta.typeNames.length}, (_, k) => k + 1)
+      .map(t => ({t, slots: slotsOf(t)}))
+      .filter(c => c.slots.length > 6)
+      .sort((a, b) => a.slots.at(-1)! - b.slots.at(-1)!)
+      .slice(0, 5)
+    expect(classes.length).toBeGreaterThan(0)
+    expect(classes[0]!.slots.at(-1)!).toBeLessThan(index().objectCount - 1000)
+    for (const {t, slots} of classes) {
+      const first = classObjects(index(), t, 0, 3)
+      const second = classObjects(index(), t, first.next!, 3)
+      expect(second.slots, `type ${t}`).toEqual(slots.slice(3, 6))
+      // Its last page: the rest of the class, and nothing read past its last object.
+      const lastFrom = slots[slots.length - 1 - ((slots.length - 1) % 3)]!
+      const last = classObjects(index(), t, lastFrom, 3)
+      expect(last.slots, `type ${t}`).toEqual(slots.slice(slots.indexOf(lastFrom)))
+      expect(last.next).toBeNull()
+      expect(last.readTo, `type ${t}`).toBeLessThanOrEqual(slots.at(-1)! + 1)
+      expect(second.readTo, `type ${t}`).toBeLessThanOrEqual(slots.at(-1)! + 1)
+    }
+  })
+
   it('search: an address goes to its object, another says where it lies; a name lists classes; a symbol gives its address', async () => {
     const customer = truth.objects.find(o => o.name === 'customer1')!
     const inside = await s.get(searchHref(`0x${(addr(customer.address) + 8).toString(16)}`))

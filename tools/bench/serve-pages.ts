@@ -76,12 +76,15 @@ export function sampleUrls(index: HeapIndex): string[] {
   const byObjects = [...counts.types].sort((a, b) => b.objects - a.objects)
   const most = byObjects.length ? typeIdOf(index, byObjects[0]!.type) : undefined
   const fewest = byObjects.length ? typeIdOf(index, byObjects[byObjects.length - 1]!.type) : undefined
+  // A mid-sized class: its later pages were the ones that could read to the end.
+  const middle = byObjects.length ? typeIdOf(index, byObjects[Math.floor(byObjects.length / 2)]!.type) : undefined
   const untyped = counts.untyped[0]
   const topSlot = index.holds('graph') ? new RetentionIndex(index).top(1)[0] : undefined
   const topAddress = topSlot === undefined ? undefined : index.object(topSlot).start
   const parameterized: Record<string, string[]> = {
     '/class': [
       ...(most === undefined ? [] : [classHref(most)]),
+      ...(middle === undefined || middle === most ? [] : [classHref(middle)]),
       ...(fewest === undefined ? [] : [classHref(fewest), classHref(fewest, index.nameCounts()['type.firstLive'][fewest]! + 1)]),
       ...(untyped ? [untypedClassHref(untyped.sizeClass)] : []),
     ],
@@ -110,8 +113,8 @@ export async function timeUrls(port: number, cookie: string, urls: readonly stri
   for (const u of urls) {
     const first = await time(u)
     const next = /href="([^"]*)" rel="next"/.exec(first.body)?.[1]?.replace(/&amp;/g, '&')
-    // The next page of the first class listed (a cursor past the first page).
-    if (u.startsWith('/class?') && next && !rows.some(r => r.url.startsWith('/class?') && r.url.includes('from='))) await time(next)
+    // Each class's next page (a cursor past the first page), where it has one.
+    if (u.startsWith('/class?') && !u.includes('from=') && next) await time(next)
   }
   return rows
 }
