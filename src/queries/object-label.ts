@@ -20,13 +20,21 @@ export function objectLabel(index: HeapIndex, types: SlotColumn, holders: SlotCo
 const LABEL_CACHE_BYTES = 1 << 20
 
 /**
- * The columns objectLabel reads (the names, and the holders once the graph is built), read by
+ * The columns objectLabel reads (the names, and the holders once the graph is built), and the
+ * states that say which slots of a span to label, read by
  * blocks around the slots labelled and made on first use: a report that labels no object (no
  * pinned span, no splitter) reads neither, and one that labels a few spans' objects reads those
  * blocks, not the columns whole (6 bytes a slot, 180 MB at 30 M slots).
  */
-export function objectLabelColumns(index: HeapIndex): {types: () => SlotColumn; holders: () => SlotColumn | null} {
+export function objectLabelColumns(index: HeapIndex): ObjectLabelColumns {
   let columns: ReturnType<HeapIndex['columns']['labelBlocks']> | undefined
   const made = () => (columns ??= index.columns.labelBlocks(LABEL_CACHE_BYTES, index.holds('graph')))
-  return {types: () => made().type, holders: () => made().holder}
+  return {types: () => made().type, holders: () => made().holder, states: () => made().state}
+}
+
+/** The name ids, holders (null before the graph) and states of slots, each read by blocks on first use. */
+export interface ObjectLabelColumns {
+  types: () => SlotColumn
+  holders: () => SlotColumn | null
+  states: () => SlotColumn
 }

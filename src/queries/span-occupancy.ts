@@ -2,7 +2,7 @@ import {hex} from '../errors.js'
 import type {HeapIndex} from '../index/heap-index.js'
 import {CENTRAL_CACHE, LIVE, THREAD_CACHE, TRANSFER_CACHE} from '../heap/states.js'
 import {SPAN_IN_USE} from './memory-accounting.js'
-import {objectLabel, objectLabelColumns, type SlotColumn} from './object-label.js'
+import {objectLabel, objectLabelColumns, type ObjectLabelColumns, type SlotColumn} from './object-label.js'
 import {PINNED_SHARE} from './pinned-share.js'
 import {STATES, spanSlotStates} from './span-slot-states.js'
 
@@ -76,8 +76,8 @@ export interface CachePin {
  */
 export function spanOccupancy(index: HeapIndex, examples: number) {
   const {spanSizeClass, spanLocation, spanFirstObject, spanObjectCount, spanObjectSize, spanPages, spanStart} = index
-  // Read only once a span is pinned (its objects are then named): most spans are not, and the
-  // two columns are 6 bytes a slot (180 MB at 30 M slots).
+  // Read by blocks once a span is pinned (its objects are then named): most spans are not, and
+  // the three columns are 7 bytes a slot (210 MB at 30 M slots).
   const labels = objectLabelColumns(index)
   const classes = new Map<number, ClassFragmentation>()
   const groups = new Map<string, PinningGroup>()
@@ -124,9 +124,9 @@ export function spanOccupancy(index: HeapIndex, examples: number) {
       c.pinned.bytes += bytes
       c.pinned.liveObjects += counts.live
       c.pinned.liveBytes += counts.live * size
-      groupPinners(index, groups, labels.types(), labels.holders(), first, slots, size, bytes, start => hex(spanStart[s]! + (start - first) * size), examples)
+      groupPinners(index, groups, labels, first, slots, size, bytes, start => hex(spanStart[s]! + (start - first) * size), examples)
     }
-    if (counts.thread > 0 && counts.live <= PINNED_SHARE * slots) cachePins(index, caches, first, slots, size, counts.live === 0 && counts.transfer === 0 ? bytes : 0)
+    if (counts.thread > 0 && counts.live <= PINNED_SHARE * slots) cachePins(index, caches, labels.states(), first, slots, size, counts.live === 0 && counts.transfer === 0 ? bytes : 0)
   }
   return {
     pinnedShare: PINNED_SHARE,
@@ -140,8 +140,7 @@ export function spanOccupancy(index: HeapIndex, examples: number) {
 function groupPinners(
   index: HeapIndex,
   groups: Map<string, PinningGroup>,
-  types: SlotColumn,
-  holders: SlotColumn | null,
+  labels: ObjectLabelColumns,
   first: number,
   slots: number,
   size: number,
@@ -149,11 +148,11 @@ function groupPinners(
   address: (id: number) => string,
   examples: number,
 ) {
-  const state = index.objects.state
+  const state = labels.states()
   const here = new Set<PinningGroup>()
   for (let id = first; id < first + slots; id++) {
-    if (state[id] !== LIVE) continue
-    const {name, holder} = objectLabel(index, types, holders, id, size)
+    if (state.at(id) !== LIVE) continue
+    const {name, holder} = objectLabel(index, labels.types(), labels.holders(), id, size)
     const key = `${name}\u0000${holder ?? ''}`
     let g = groups.get(key)
     if (!g) groups.set(key, (g = {name, holder, size, objects: 0, bytes: 0, spans: 0, spansAlone: 0, bytesReturned: 0, addresses: []}))
@@ -171,11 +170,10 @@ function groupPinners(
 }
 
 /** Adds a low-occupancy span's thread-cached objects to their caches; `aloneBytes` > 0 when the span has no live or transfer slot. */
-function cachePins(index: HeapIndex, caches: Map<number, CachePin & {seen: number}>, first: number, slots: number, size: number, aloneBytes: number) {
-  const state = index.objects.state
+function cachePins(index: HeapIndex, caches: Map<number, CachePin & {seen: number}>, state: SlotColumn, first: number, slots: number, size: number, aloneBytes: number) {
   const here = new Set<CachePin & {seen: number}>()
   for (let id = first; id < first + slots; id++) {
-    if (state[id] !== THREAD_CACHE) continue
+    if (state.at(id) !== THREAD_CACHE) continue
     const owner = index.threadOf(id)
     const key = owner?.cache ?? -1
     let c = caches.get(key)

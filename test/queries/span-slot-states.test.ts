@@ -1,7 +1,7 @@
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {HeapIndex} from '../../src/index/heap-index.js'
 import {IndexFile} from '../../src/index/index-file.js'
-import {STATES, spanSlotStates} from '../../src/queries/span-slot-states.js'
+import {STATES, countSpanSlotStates, spanSlotStates} from '../../src/queries/span-slot-states.js'
 import {fixtureCorePath, fixtureFlags, fixtureIndex} from '../helpers/fixture-core.js'
 import {sharedAnalysis} from '../helpers/shared-analysis.js'
 
@@ -24,11 +24,16 @@ describe('span slot states', () => {
     for (const i of opened) i.close()
   })
 
-  it("counts every span's slots by state, as the objects' own walk finds them, and keeps them", () => {
+  it("analyze counts every span's slots by state into the index, as the objects' own walk finds them; the count without them is the same", () => {
     const index = open()
     const expected = new Uint32Array(index.spanStart.length * STATES)
     const state = index.objects.state
     index.objects.forEachObject((id, _start, _size, span) => expected[span * STATES + state[id]!]!++)
+    const stored = index.spanSlotStates()
+    expect(stored).not.toBeNull()
+    expect(Array.from(stored!)).toEqual(Array.from(expected))
+    // An index made before analyze kept them: counted from the states, the same.
+    expect(Array.from(countSpanSlotStates(index.spanFirstObject, index.spanObjectCount, state))).toEqual(Array.from(expected))
     const counts = spanSlotStates(index)
     expect(Array.from(counts)).toEqual(Array.from(expected))
     // Free slots of several states, not only live ones: the fixture has all of them.
@@ -38,8 +43,8 @@ describe('span slot states', () => {
 
   it('refuses a slot whose state is none of the states rather than count it in another span', () => {
     const index = open()
-    const state = index.objects.state
+    const state = Uint8Array.from(index.objects.state)
     state[index.spanFirstObject[0]!] = STATES + 3
-    expect(() => spanSlotStates(index)).toThrow(/span 0: its slots' states are not all among/)
+    expect(() => countSpanSlotStates(index.spanFirstObject, index.spanObjectCount, state)).toThrow(/span 0: its slots' states are not all among/)
   })
 })
