@@ -314,6 +314,11 @@ export class HeapIndex {
     return id === 0 ? null : this.meta.typeNames[id - 1]!
   }
 
+  /** Each span's slots by state as analyze counted them (queries/span-slot-states.ts checks them), or null from an index made before it did. */
+  spanSlotStates(): Uint32Array | null {
+    return this.file.has('span.slotStates') ? this.file.array('span.slotStates') : null
+  }
+
   /** Live objects and bytes per name id, size class and naming tier, as analyze counted them (queries/name-counts.ts). */
   nameCounts() {
     const f = this.file

@@ -71,6 +71,15 @@ export class ObjectColumns {
     }
   }
 
+  /**
+   * The name ids, holders and states of slots read at random through caches of blocks of `cacheBytes`
+   * each, for answers that label a few objects here and there (the memory report's pinned spans):
+   * a few blocks read, not two columns of 6 bytes a slot. No holders before the graph.
+   */
+  labelBlocks(cacheBytes: number, withHolders: boolean): {type: Blocks<Uint16Array | Uint32Array>; holder: Blocks<Int32Array> | null; state: Blocks<Uint8Array>} {
+    return {type: this.file.blocks('object.type', cacheBytes), holder: withHolders ? this.file.blocks('object.holder', cacheBytes) : null, state: this.file.blocks('object.state', cacheBytes)}
+  }
+
   /** The core's threads by tid, in the order of the per-thread arrays and the idom thread groups. */
   threadTids(): Int32Array {
     return this.file.array('thread.tid')

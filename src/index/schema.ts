@@ -1,5 +1,6 @@
 import type {IndexMeta} from './index-meta.js'
 import {VIA_LABELS} from '../naming/via.js'
+import {STATE_NAMES} from '../heap/states.js'
 
 /**
  * What an index holds, declared once: every array's name, element type, length group, the phase
@@ -50,6 +51,7 @@ export const LENGTH_GROUPS = {
   'dom.top': {doc: 'the largest objects dominated by the virtual root alone, at most 1000'},
   'type.via': {doc: 'one per type id and naming tier (naming/via.ts VIA_LABELS): the type ids\' groups of tiers, one after another', of: 'type', length: (n: number) => n * VIA_LABELS.length},
   sizeClass: {doc: 'one per size class a span may have (256: span.sizeClass is a byte)'},
+  'span.states': {doc: 'one per span and slot state (heap/states.ts STATE_NAMES): the spans\' groups of states, one after another', of: 'span', length: (n: number) => n * STATE_NAMES.length},
   'holder.table': {doc: 'the holder table\'s JSON text, in UTF-8 bytes (index/holder-table.ts)'},
 } as const satisfies Record<string, {doc: string; of?: string; length?: (n: number) => number}>
 export type LengthGroup = keyof typeof LENGTH_GROUPS
@@ -117,6 +119,7 @@ export const INDEX_ARRAYS = {
   'span.objectSize': {type: 'f64', group: 'span', phase: 'heap', readers: ['index/heap-index'], doc: 'bytes of each object slot of the span'},
   'span.firstObject': {type: 'f64', group: 'span', phase: 'heap', readers: ['index/heap-index'], doc: 'the slot of the span\'s first object'},
   'span.objectCount': {type: 'f64', group: 'span', phase: 'heap', readers: ['index/heap-index'], doc: 'the span\'s object slots'},
+  'span.slotStates': {type: 'u32', group: 'span.states', phase: 'heap', readers: ['index/heap-index', 'queries/span-slot-states'], optional: 'absent from an index made before it: toma memory counts the slots then, once (queries/span-slot-states.ts)', doc: 'each span\'s slots by state (heap/states.ts order): what toma memory sums and sorts spans by, counted once by analyze'},
   'object.state': {type: 'u8', group: 'object', phase: 'heap', readers: ['index/heap-index', 'index/object-columns', 'queries/object-ids'], doc: 'live, or where a free slot is (heap/states.ts)'},
   'object.liveBefore': {type: 'u32', group: 'object/4096+1', phase: 'heap', readers: ['index/object-columns', 'queries/object-ids'], doc: 'live objects before each block of 4096 slots, then all of them (public ids, queries/object-ids.ts)'},
   'threadCache.objects': {type: 'f64', group: 'threadCache', phase: 'heap', readers: ['index/heap-index'], doc: 'the slots held by thread caches, ascending'},

@@ -112,6 +112,7 @@ const HEAP_AND_GRAPH = [
   'span.objectSize',
   'span.firstObject',
   'span.objectCount',
+  'span.slotStates',
   'object.state',
   'object.liveBefore',
   'threadCache.objects',

@@ -12,6 +12,7 @@ import {heapSummary, type HeapSummary} from '../queries/heap-summary.js'
 import {deadFrameSightings} from '../queries/threads.js'
 import {sightingTable} from '../index/sighting-index.js'
 import {liveBeforeBlocks} from '../queries/object-ids.js'
+import {countSpanSlotStates} from '../queries/span-slot-states.js'
 import type {ProgressUpdate} from '../util/terminal-progress.js'
 
 /** What the model stage knows: types by vtable, the allocator's own objects, the summary without a graph. */
@@ -65,6 +66,7 @@ export function heapArrays(heap: HeapModel) {
   return {
     'span.record': sp.record, 'span.start': sp.start, 'span.pages': sp.pages, 'span.sizeClass': sp.sizeClass, 'span.location': sp.location,
     'span.refcount': sp.refcount, 'span.sampled': sp.sampled, 'span.objectSize': sp.objectSize, 'span.firstObject': sp.firstObject, 'span.objectCount': sp.objectCount,
+    'span.slotStates': countSpanSlotStates(sp.firstObject, sp.objectCount, heap.state),
     'object.state': heap.state, 'object.liveBefore': liveBeforeBlocks(heap.state),
     'threadCache.objects': heap.threadCacheObjects, 'threadCache.owner': heap.threadCacheOwner,
     'sample.span': sa.span, 'sample.requestedSize': sa.requestedSize, 'sample.stackStart': sa.stackStart, 'sample.pc': sa.pc, 'sample.order': sa.order,

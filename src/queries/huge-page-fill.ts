@@ -1,7 +1,7 @@
 import {LIVE} from '../heap/states.js'
 import type {HeapIndex} from '../index/heap-index.js'
 import {SPAN_IN_USE} from './memory-accounting.js'
-import {objectLabel} from './object-label.js'
+import {objectLabel, objectLabelColumns} from './object-label.js'
 import type {HugePageFillSummary} from './huge-page-fill-summary.js'
 import {PINNED_SHARE} from './pinned-share.js'
 
@@ -29,8 +29,7 @@ export function hugePageFillReport(index: HeapIndex) {
   if (!fill) return null
   const {spanStart, spanPages, spanLocation, spanFirstObject, spanObjectCount, spanObjectSize} = index
   const state = index.objects.state
-  const types = index.columns.type()
-  const holders = index.holds('graph') ? index.columns.holderOf() : null
+  const labels = objectLabelColumns(index)
   const hugePageBytes = fill.pagesPerHugePage * index.pageSize
   const held: HeldHugePage[] = fill.heldByFew.map(h => {
     const start = Number(h.start)
@@ -45,7 +44,7 @@ export function hugePageFillReport(index: HeapIndex) {
       const size = spanObjectSize[s]!
       for (let id = spanFirstObject[s]!, end = id + spanObjectCount[s]!; id < end; id++) {
         if (state[id] !== LIVE) continue
-        const label = objectLabel(index, types, holders, id, size)
+        const label = objectLabel(index, labels.types(), labels.holders(), id, size)
         const key = `${label.name}\u0000${label.holder ?? ''}`
         let g = names.get(key)
         if (!g) names.set(key, (g = {...label, objects: 0, bytes: 0}))

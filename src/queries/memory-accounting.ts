@@ -8,6 +8,7 @@ import type {Program} from '../program/program.js'
 import type {HeapSummary} from './heap-summary.js'
 import type {MetadataInSegment} from './metadata-extent.js'
 import {heapPartLines, type AccountLine} from './memory-heap-parts.js'
+import {STATES, spanSlotStates} from './span-slot-states.js'
 import {mappingAnchors, type MappingAnchor} from './mapping-anchors.js'
 import {otherAllocatorHeaps} from '../allocators.js'
 import type {OtherAllocatorHeap, OtherAllocatorInputs} from '../heap/other-allocator.js'
@@ -154,22 +155,17 @@ export function memoryAccounting(program: Program, index: HeapIndex) {
 /** Span bytes by state of the slots (states.ts order), tail waste of small-object spans, and all span bytes. */
 function heapParts(index: HeapIndex) {
   const state = new Float64Array(STATE_NAMES.length)
-  const {spanPages, spanObjectCount, spanObjectSize, spanLocation, spanFirstObject} = index
-  const slotState = index.objects.state
+  const {spanPages, spanObjectCount, spanObjectSize, spanLocation} = index
+  // Each span's slots by state, counted once (span-slot-states.ts): whole numbers of bytes, so the
+  // sums are the same whatever their order.
+  const counts = spanSlotStates(index)
   let spanBytes = 0
   let tailWaste = 0
   for (let s = 0; s < spanPages.length; s++) {
     const bytes = spanPages[s]! * index.pageSize
     spanBytes += bytes
     if (spanLocation[s] === SPAN_IN_USE) tailWaste += bytes - spanObjectCount[s]! * spanObjectSize[s]!
-  }
-  // Every slot in address order, span by span, as forEachObject visits them (the same sums in the
-  // same order), without a function call per slot.
-  for (let s = 0; s < spanPages.length; s++) {
-    const size = spanObjectSize[s]!
-    const first = spanFirstObject[s]!
-    const end = first + spanObjectCount[s]!
-    for (let id = first; id < end; id++) state[slotState[id]!]! += size
+    for (let k = 0; k < STATES; k++) state[k]! += counts[s * STATES + k]! * spanObjectSize[s]!
   }
   return {state, tailWaste, spanBytes}
 }

@@ -2,8 +2,9 @@ import {hex} from '../errors.js'
 import type {HeapIndex} from '../index/heap-index.js'
 import {CENTRAL_CACHE, LIVE, THREAD_CACHE, TRANSFER_CACHE} from '../heap/states.js'
 import {SPAN_IN_USE} from './memory-accounting.js'
-import {objectLabel, objectLabelColumns} from './object-label.js'
+import {objectLabel, objectLabelColumns, type ObjectLabelColumns, type SlotColumn} from './object-label.js'
 import {PINNED_SHARE} from './pinned-share.js'
+import {STATES, spanSlotStates} from './span-slot-states.js'
 
 /** Occupancy buckets: 0–10 %, 10–20 %, …, 90–100 % of a span's slots live (a full span is in the last). */
 export const BUCKETS = 10
@@ -69,18 +70,21 @@ export interface CachePin {
  * Per size class, how full its spans are and which live objects keep nearly empty spans from the
  * page heap (grouped by name and holder), and which threads' cached free objects do. From the
  * index: the span table, the slot states, the names, the holders and the thread-cache owners.
- * Every in-use span cut into a class is counted, walked once.
+ * Every in-use span cut into a class is counted from its slots' states (counted once for the
+ * index); only the pinned spans' slots, and those of spans whose free slots are in thread caches,
+ * are walked.
  */
 export function spanOccupancy(index: HeapIndex, examples: number) {
   const {spanSizeClass, spanLocation, spanFirstObject, spanObjectCount, spanObjectSize, spanPages, spanStart} = index
-  const state = index.objects.state
-  // Read only once a span is pinned (its objects are then named): most spans are not, and the
-  // two columns are 6 bytes a slot (180 MB at 30 M slots).
+  // Read by blocks once a span is pinned (its objects are then named): most spans are not, and
+  // the three columns are 7 bytes a slot (210 MB at 30 M slots).
   const labels = objectLabelColumns(index)
   const classes = new Map<number, ClassFragmentation>()
   const groups = new Map<string, PinningGroup>()
   const caches = new Map<number, CachePin & {seen: number}>()
   const counts: SlotCounts = {live: 0, central: 0, transfer: 0, thread: 0}
+  // Each span's slots by state, counted once (span-slot-states.ts): no pass over the slots here.
+  const byState = spanSlotStates(index)
   for (let s = 0; s < spanStart.length; s++) {
     const cl = spanSizeClass[s]!
     if (spanLocation[s] !== SPAN_IN_USE || cl === 0) continue
@@ -88,14 +92,10 @@ export function spanOccupancy(index: HeapIndex, examples: number) {
     const slots = spanObjectCount[s]!
     const size = spanObjectSize[s]!
     const bytes = spanPages[s]! * index.pageSize
-    counts.live = counts.central = counts.transfer = counts.thread = 0
-    for (let id = first; id < first + slots; id++) {
-      const st = state[id]
-      if (st === LIVE) counts.live++
-      else if (st === CENTRAL_CACHE) counts.central++
-      else if (st === TRANSFER_CACHE) counts.transfer++
-      else if (st === THREAD_CACHE) counts.thread++
-    }
+    counts.live = byState[s * STATES + LIVE]!
+    counts.central = byState[s * STATES + CENTRAL_CACHE]!
+    counts.transfer = byState[s * STATES + TRANSFER_CACHE]!
+    counts.thread = byState[s * STATES + THREAD_CACHE]!
     let c = classes.get(cl)
     if (!c) {
       c = {sizeClass: cl, size, spans: 0, objectsPerSpan: slots, spanBytes: 0, liveObjects: 0, occupancy: new Array<number>(BUCKETS).fill(0), emptySpans: 0,
@@ -124,9 +124,9 @@ export function spanOccupancy(index: HeapIndex, examples: number) {
       c.pinned.bytes += bytes
       c.pinned.liveObjects += counts.live
       c.pinned.liveBytes += counts.live * size
-      groupPinners(index, groups, labels.types(), labels.holders(), first, slots, size, bytes, start => hex(spanStart[s]! + (start - first) * size), examples)
+      groupPinners(index, groups, labels, first, slots, size, bytes, start => hex(spanStart[s]! + (start - first) * size), examples)
     }
-    if (counts.thread > 0 && counts.live <= PINNED_SHARE * slots) cachePins(index, caches, first, slots, size, counts.live === 0 && counts.transfer === 0 ? bytes : 0)
+    if (counts.thread > 0 && counts.live <= PINNED_SHARE * slots) cachePins(index, caches, labels.states(), first, slots, size, counts.live === 0 && counts.transfer === 0 ? bytes : 0)
   }
   return {
     pinnedShare: PINNED_SHARE,
@@ -140,8 +140,7 @@ export function spanOccupancy(index: HeapIndex, examples: number) {
 function groupPinners(
   index: HeapIndex,
   groups: Map<string, PinningGroup>,
-  types: ArrayLike<number>,
-  holders: Int32Array | null,
+  labels: ObjectLabelColumns,
   first: number,
   slots: number,
   size: number,
@@ -149,11 +148,11 @@ function groupPinners(
   address: (id: number) => string,
   examples: number,
 ) {
-  const state = index.objects.state
+  const state = labels.states()
   const here = new Set<PinningGroup>()
   for (let id = first; id < first + slots; id++) {
-    if (state[id] !== LIVE) continue
-    const {name, holder} = objectLabel(index, types, holders, id, size)
+    if (state.at(id) !== LIVE) continue
+    const {name, holder} = objectLabel(index, labels.types(), labels.holders(), id, size)
     const key = `${name}\u0000${holder ?? ''}`
     let g = groups.get(key)
     if (!g) groups.set(key, (g = {name, holder, size, objects: 0, bytes: 0, spans: 0, spansAlone: 0, bytesReturned: 0, addresses: []}))
@@ -171,11 +170,10 @@ function groupPinners(
 }
 
 /** Adds a low-occupancy span's thread-cached objects to their caches; `aloneBytes` > 0 when the span has no live or transfer slot. */
-function cachePins(index: HeapIndex, caches: Map<number, CachePin & {seen: number}>, first: number, slots: number, size: number, aloneBytes: number) {
-  const state = index.objects.state
+function cachePins(index: HeapIndex, caches: Map<number, CachePin & {seen: number}>, state: SlotColumn, first: number, slots: number, size: number, aloneBytes: number) {
   const here = new Set<CachePin & {seen: number}>()
   for (let id = first; id < first + slots; id++) {
-    if (state[id] !== THREAD_CACHE) continue
+    if (state.at(id) !== THREAD_CACHE) continue
     const owner = index.threadOf(id)
     const key = owner?.cache ?? -1
     let c = caches.get(key)

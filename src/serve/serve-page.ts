@@ -42,11 +42,19 @@ export type PageAnswer =
 export interface ServePage {
   path: string
   nav?: string
+  /**
+   * The navigation entry a page without one of its own belongs to (its path), highlighted while
+   * the page is shown: a class's objects under Classes. The object page and the dominator tree
+   * set theirs here too.
+   */
+  section?: string
   answer(ctx: ServeContext, url: URL): PageAnswer | Promise<PageAnswer>
   /**
    * Work the page does once for the whole server, done when the server starts, before its URL is
-   * printed: what no index array holds and only a pass over every slot gives (where the memory
-   * went, a diff of two cores). Its result is kept (page-cache.ts), so no request waits for it.
+   * printed, and kept (page-cache.ts): only what no page could do within a request's time, which
+   * is the diff of two cores (every object of both matched). Every other page answers from the
+   * index on its first load: what it needs from every slot is counted by analyze, or counted once
+   * and kept (span-slot-states.ts).
    */
   prepare?(ctx: ServeContext): void
 }

@@ -75,13 +75,15 @@ export async function startServer(ctx: ServeContext, pages: readonly ServePage[]
   }
 
   function pageReply(url: URL, a: PageAnswer): Reply {
+    // The navigation entry lit: the page's own, or the section it belongs to.
+    const here = byPath.get(url.pathname)?.section ?? url.pathname
     switch (a.kind) {
       case 'page':
-        return {status: 200, type: HTML, body: layoutPage(ctx, nav, url.pathname, a.title, a.body)}
+        return {status: 200, type: HTML, body: layoutPage(ctx, nav, here, a.title, a.body)}
       case 'json':
         return {status: 200, type: 'application/json; charset=utf-8', body: JSON.stringify(a.value)}
       case 'missing':
-        return {status: 404, type: HTML, body: layoutPage(ctx, nav, url.pathname, 'Not found', html`<p class="missing">${a.message}</p>`)}
+        return {status: 404, type: HTML, body: layoutPage(ctx, nav, here, 'Not found', html`<p class="missing">${a.message}</p>`)}
       case 'redirect':
         // Only to a page of this server: a path, never another origin.
         if (!a.location.startsWith('/') || a.location.startsWith('//')) throw new Error(`redirect to ${a.location} is not a path of this server`)

@@ -7,6 +7,7 @@ import {classObjects, untypedObjectsOfSizeClass} from '../../src/queries/class-o
 import {REPORT_LIMITS} from '../../src/queries/report-data.js'
 import {topObjects} from '../../src/queries/top.js'
 import {classHref, objectHref, searchHref} from '../../src/serve/links.js'
+import {SERVE_PAGES} from '../../src/serve/pages/routes.js'
 import {FIXTURES, addr, type Truth} from '../helpers/fixture-core.js'
 import {serveFixture, type ServedFixture} from '../helpers/serve-fixture.js'
 
@@ -87,6 +88,17 @@ describe(`toma serve's pages on ${ID}`, () => {
     expect([...addresses].sort((x, y) => x - y)).toEqual(addresses)
   })
 
+  it('no page but the diff of two cores does work when the server starts: the URL is printed once the index is open', () => {
+    expect(SERVE_PAGES.filter(p => p.prepare).map(p => p.path)).toEqual(['/diff'])
+  })
+
+  it('the navigation lights the section a page belongs to: a class under Classes', async () => {
+    const current = (body: string) => hrefs(body, /<a href="([^"]+)" class="current" aria-current="page">/g)
+    expect(current((await s.get(classHref(typeId('app::Session')))).body)).toEqual(['/classes'])
+    expect(current((await s.get('/classes')).body)).toEqual(['/classes'])
+    expect(current((await s.get('/leaks')).body)).toEqual(['/leaks'])
+  })
+
   it('class objects by cursor: pages of any size join to a full scan, for every name and size class', () => {
     const types = index().columns.type()
     const states = index().objects.state
@@ -111,6 +123,32 @@ describe(`toma serve's pages on ${ID}`, () => {
       const got = paged(from => untypedObjectsOfSizeClass(index(), c, from, 5))
       expect(got, `size class ${c}`).toHaveLength(counts['sizeClass.untypedObjects'][c]!)
       expect(got.every(i => types[i] === 0 && states[i] === LIVE && sizeClassOf(i) === c)).toBe(true)
+    }
+  })
+
+  it("a later page of a class is the same slice of a full scan, and its scan stops at the class's last object", () => {
+    const types = index().columns.type()
+    const states = index().objects.state
+    const slotsOf = (t: number) => Array.from(types.keys()).filter(i => states[i] === LIVE && types[i] === t)
+    // The classes of more than two pages of 3 whose last object lies furthest from the last slot.
+    const classes = Array.from({length: index().meta.typeNames.length}, (_, k) => k + 1)
+      .map(t => ({t, slots: slotsOf(t)}))
+      .filter(c => c.slots.length > 6)
+      .sort((a, b) => a.slots.at(-1)! - b.slots.at(-1)!)
+      .slice(0, 5)
+    expect(classes.length).toBeGreaterThan(0)
+    expect(classes[0]!.slots.at(-1)!).toBeLessThan(index().objectCount - 1000)
+    for (const {t, slots} of classes) {
+      const first = classObjects(index(), t, 0, 3)
+      const second = classObjects(index(), t, first.next!, 3)
+      expect(second.slots, `type ${t}`).toEqual(slots.slice(3, 6))
+      // Its last page: the rest of the class, and nothing read past its last object.
+      const lastFrom = slots[slots.length - 1 - ((slots.length - 1) % 3)]!
+      const last = classObjects(index(), t, lastFrom, 3)
+      expect(last.slots, `type ${t}`).toEqual(slots.slice(slots.indexOf(lastFrom)))
+      expect(last.next).toBeNull()
+      expect(last.readTo, `type ${t}`).toBeLessThanOrEqual(slots.at(-1)! + 1)
+      expect(second.readTo, `type ${t}`).toBeLessThanOrEqual(slots.at(-1)! + 1)
     }
   })
 

@@ -16,6 +16,10 @@ export interface BenchFigures {
   indexGiB: number | null
   findObjectMs: number | null
   versionMs: number | null
+  /** `toma serve`: the slowest first load of its pages, the time to its printed URL, the pages that failed (absent from runs before issue 55). */
+  serveSlowestPageMs?: number | null
+  serveUrlMs?: number | null
+  serveFailures?: number | null
 }
 
 /** One line of bench/history.jsonl. */
@@ -49,17 +53,23 @@ export function currentByScale(history: BenchEntry[]): BenchEntry[] {
 
 const fixed = (v: number | null, digits: number, unit: string) => (v === null ? '–' : `${v.toFixed(digits)} ${unit}`)
 
+/** The serve step's cell: its slowest page's first load, the time to the printed URL, the pages that failed. */
+function servePages(f: BenchFigures): string {
+  if (f.serveSlowestPageMs == null) return '–'
+  return `${fixed(f.serveSlowestPageMs, 0, 'ms')}; ${fixed(f.serveUrlMs ?? null, 0, 'ms')}${f.serveFailures ? `; ${f.serveFailures} failed` : ''}`
+}
+
 /** The current-figures table, Markdown. */
 export function currentTable(history: BenchEntry[]): string {
   const rows = currentByScale(history).map(e => {
     const f = e.figures
     const perSlot = f.peakRssMiB !== null && f.objects ? ` (${((f.peakRssMiB * 2 ** 20) / f.objects).toFixed(1)} B/slot)` : ''
     const perGiB = f.analyzeMs !== null && f.coreGiB ? fixed(f.analyzeMs / 1000 / f.coreGiB, 1, 's') : '–'
-    return `| ${e.scale} | ${e.date.slice(0, 16).replace('T', ' ')} UTC | ${e.commit ?? 'not named'} | ${fixed(f.coreGiB, 2, 'GiB')} | ${fixed(f.analyzeMs === null ? null : f.analyzeMs / 1000, 1, 's')} | ${perGiB} | ${fixed(f.modelStageMs == null ? null : f.modelStageMs / 1000, 1, 's')} | ${fixed(f.peakRssMiB, 0, 'MiB')}${perSlot} | ${fixed(f.indexGiB, 2, 'GiB')} | ${fixed(f.findObjectMs, 0, 'ms')} | \`${e.command}\` |`
+    return `| ${e.scale} | ${e.date.slice(0, 16).replace('T', ' ')} UTC | ${e.commit ?? 'not named'} | ${fixed(f.coreGiB, 2, 'GiB')} | ${fixed(f.analyzeMs === null ? null : f.analyzeMs / 1000, 1, 's')} | ${perGiB} | ${fixed(f.modelStageMs == null ? null : f.modelStageMs / 1000, 1, 's')} | ${fixed(f.peakRssMiB, 0, 'MiB')}${perSlot} | ${fixed(f.indexGiB, 2, 'GiB')} | ${fixed(f.findObjectMs, 0, 'ms')} | ${servePages(f)} | \`${e.command}\` |`
   })
   return [
-    '| scale (M objects) | measured | commit | core | `toma analyze` | per GiB of core | first answer (`--stage model`) | peak RSS | index | `toma find-object` (whole run) | command |',
-    '|---|---|---|---|---|---|---|---|---|---|---|',
+    '| scale (M objects) | measured | commit | core | `toma analyze` | per GiB of core | first answer (`--stage model`) | peak RSS | index | `toma find-object` (whole run) | `toma serve`: slowest page (first load); URL printed | command |',
+    '|---|---|---|---|---|---|---|---|---|---|---|---|',
     ...rows,
   ].join('\n')
 }

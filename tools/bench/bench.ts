@@ -13,6 +13,8 @@ import {tunedMallocEnvironment} from '../../src/cli/malloc-tuning.js'
 import {root} from '../project-root.js'
 import {recordRun} from './bench-log.js'
 import type {AnalyzeStep, QueryStep} from './bench-run.js'
+import type {ServePagesResult} from './serve-pages.js'
+import {servePagesMarkdown} from './serve-pages.js'
 import {startupTimes} from './startup-time.js'
 
 const arg = (name: string) => {
@@ -174,6 +176,15 @@ const cli = {
     return Date.now() - t0
   })(),
 }
+// toma serve's pages on the index just made (issue 55: each ≤ 200 ms, the first load included), in
+// a fresh process; then `toma serve` as a command, to its printed URL.
+log('serve pages')
+const servePages = (() => {
+  const r = spawnSync(process.execPath, [fileURLToPath(new URL('./serve-pages.js', import.meta.url)), core, '--index', index, '--exe', exe, '--json'], {encoding: 'utf8', maxBuffer: 1 << 24})
+  if (r.status !== 0) throw new Error(`serve-pages: ${r.stderr}`)
+  return JSON.parse(r.stdout) as ServePagesResult
+})()
+log(`serve pages: slowest first load ${servePages.slowestFirstMs.toFixed(1)} ms (${servePages.slowestUrl}), URL printed after ${servePages.urlPrintedMs?.toFixed(0)} ms${servePages.failures.length ? `; failed: ${servePages.failures.join(', ')}` : ''}`)
 log('start-up')
 const startup = startupTimes(core, query.example, 10)
 log(`start-up (median of ${startup.runs}, wall / CPU, load ${startup.load}): node -e 0 ${startup.nodeMs} / ${startup.nodeCpuMs} ms, toma --version ${startup.versionMs} / ${startup.versionCpuMs} ms, find-object ${startup.findObjectMs} / ${startup.findObjectCpuMs} ms`)
@@ -185,7 +196,7 @@ const result = {
   date: new Date().toISOString(),
   machine: `${os.cpus().length} × ${cpu}, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}`,
   mallocTunables,
-  command: `npm run bench -- --scale ${scale}`,
+  command: `npm run bench -- --scale ${scale}${compare ? '' : ' --no-compare'}`,
   scale,
   processRssMiB: Math.round(rssKiB / 1024),
   coreBytes,
@@ -206,6 +217,7 @@ const result = {
   indexBytes,
   query,
   cliWallMs: cli,
+  servePages,
   startup,
 }
 console.log(JSON.stringify(result, null, 2))
@@ -252,6 +264,10 @@ ${query.unnamed ? `on ${query.unnamedSample} random objects named by their holde
 classes ${query.classesMs} ms, top ${query.topMs} ms, top --by type ${query.topByTypeMs} ms, suspects ${query.suspectsMs} ms.
 Whole CLI runs (Node start, oclif, index and module files, query), with the index out of the page cache / then in it: ${cli.commands.map(c => `${c.command.replace(/ 0x[0-9a-f]+$/, '')}${c.object ? ` (${c.object})` : ''} ${c.coldMs} / ${c.warmMs} ms`).join(', ')} (\`toma --version\` alone: ${cli.version} ms).
 
+\`toma serve\`'s pages on this core (issue 55's goal: each ≤ 200 ms, the first load included), each URL loaded twice in a row in one server (\`node dist/tools/bench/serve-pages.js CORE --index INDEX --exe EXE\`):
+
+${servePagesMarkdown(servePages)}
+
 Start-up (median of ${startup.runs} runs, wall / CPU user+sys, at a load of ${startup.load}; target: a query from the index ≤ 120 ms wall): \`node -e 0\` ${startup.nodeMs} / ${startup.nodeCpuMs} ms, \`toma --version\` ${startup.versionMs} / ${startup.versionCpuMs} ms, \`toma find-object ADDRESS CORE\` ${startup.findObjectMs} / ${startup.findObjectCpuMs} ms.
 `
 const head = spawnSync('git', ['rev-parse', '--short', 'HEAD'], {cwd: root, encoding: 'utf8'})
@@ -272,6 +288,9 @@ recordRun(root, {
     indexGiB: +(indexBytes / 2 ** 30).toFixed(2),
     findObjectMs: startup.findObjectMs,
     versionMs: startup.versionMs,
+    serveSlowestPageMs: +servePages.slowestFirstMs.toFixed(1),
+    serveUrlMs: servePages.urlPrintedMs === null ? null : Math.round(servePages.urlPrintedMs),
+    serveFailures: servePages.failures.length,
   },
   result,
   text: md.trim(),

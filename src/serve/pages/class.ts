@@ -4,7 +4,7 @@ import {bytes} from '../../report/table.js'
 import {dataTable} from '../../report/html/data-table.js'
 import {html, num} from '../../report/html/html.js'
 import {hex} from '../../errors.js'
-import {classHref, objectHref, untypedClassHref} from '../links.js'
+import {classHref, classesHref, objectHref, untypedClassHref} from '../links.js'
 import {pagerLine} from '../pager.js'
 import {intParam} from '../params.js'
 import {PAGE_ROWS, type ServePage} from '../serve-page.js'
@@ -20,6 +20,7 @@ const SIZE_CLASSES = 256
  */
 export const classPage: ServePage = {
   path: '/class',
+  section: classesHref(),
   answer(ctx, url) {
     const index = ctx.core.index
     const names = index.meta.typeNames.length

@@ -70,9 +70,4 @@ ${names.length === 0
 ${symbol ? '' : html`<p class="dim">No symbol is named exactly “${q}” (symbols are searched by their exact, mangled name).</p>`}`
     return {kind: 'page', title: `Search: ${q}`, body}
   },
-  // A symbol is looked up in every module's symbol table, each read on its first use (libc's is
-  // the largest): read when the server starts, not by the first search.
-  prepare(ctx) {
-    ctx.core.program().symbolAddress('')
-  },
 }
