@@ -88,8 +88,12 @@ describe(`toma serve's pages on ${ID}`, () => {
     expect([...addresses].sort((x, y) => x - y)).toEqual(addresses)
   })
 
-  it('no page but the diff of two cores does work when the server starts: the URL is printed once the index is open', () => {
-    expect(SERVE_PAGES.filter(p => p.prepare).map(p => p.path)).toEqual(['/diff'])
+  // Only two pages work before the URL is printed: the diff of two cores (matching every object of
+  // both, far past a request's time), and the object page, which finds the threads and unwinds
+  // their stacks (a stack root's thread and frame; libc's symbols read once), shared then by the
+  // threads page. Nothing that passes over every slot.
+  it('no page but the diff of two cores and the object page does work when the server starts', () => {
+    expect(SERVE_PAGES.filter(p => p.prepare).map(p => p.path).sort()).toEqual(['/diff', '/object'])
   })
 
   it('the navigation lights the section a page belongs to: a class under Classes', async () => {
