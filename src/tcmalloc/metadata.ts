@@ -5,6 +5,7 @@ import type {TcmallocHeap} from './heap.js'
 import type {AllocatorMetadata} from '../heap/heap-model.js'
 import {mergeIntervals, type Interval} from '../heap/interval.js'
 import {SPAN} from './layout.js'
+import {staticMemberByPosition} from './static-positions.js'
 import {spanIndexAt} from '../heap/slot-table.js'
 import type {Warnings} from '../heap/warnings.js'
 import {u64le} from '../util/u64le.js'
@@ -16,21 +17,6 @@ const SYM = {
   stacktraceAllocator: '_ZN8tcmalloc6Static21stacktrace_allocator_E',
   threadcacheAllocator: '_ZN8tcmalloc21threadcache_allocatorE',
 }
-
-/**
- * Static::span_allocator_ and stacktrace_allocator_ sit right before central_cache_ in every
- * gperftools build measured (2.0 .. 2.18.1 autotools builds and Debian 2.10:
- * gperftools-layouts.md §9.3/§9.5): used when the symbols are hidden, and validated.
- */
-const SPAN_ALLOCATOR_BEFORE_CENTRAL = 0x20
-const STACKTRACE_ALLOCATOR_BEFORE_CENTRAL = 0x40
-/**
- * Debian 12's arm64 build of 2.10 orders Static's members otherwise: both sit before pageheap_,
- * at −0x70 and −0x50 (docs/AARCH64.md: the same program's core on x86-64 and aarch64 holds the
- * same free_avail_ and inuse_ there, 111296/412 and 128168/11).
- */
-const SPAN_ALLOCATOR_BEFORE_PAGEHEAP_AARCH64 = 0x70
-const STACKTRACE_ALLOCATOR_BEFORE_PAGEHEAP_AARCH64 = 0x50
 
 /** PageHeapAllocator<T>: free_area_ @0, free_avail_ @8, free_list_ @16, inuse_ @24 (32 bytes). */
 const PHA = {freeArea: 0, freeAvail: 8, freeList: 16, inuse: 24, size: 32}
@@ -80,13 +66,8 @@ export function allocatorMetadata(program: Program, heap: TcmallocHeap, warnings
 
   const sym = (name: string) => program.symbolAddress(name, [heap.module.loaded])?.address
   const inHeap = (p: number) => spanIndexAt(spans, heap.pageSize, p) >= 0
-  const aarch64 = program.core.arch.name === 'aarch64'
-  const spanAt = aarch64
-    ? {at: globals.pageHeap - SPAN_ALLOCATOR_BEFORE_PAGEHEAP_AARCH64, how: 'position before pageheap_ (Debian arm64)'}
-    : {at: globals.centralCache - SPAN_ALLOCATOR_BEFORE_CENTRAL, how: 'position before central_cache_'}
-  const stacktraceAt = aarch64
-    ? {at: globals.pageHeap - STACKTRACE_ALLOCATOR_BEFORE_PAGEHEAP_AARCH64, how: 'position before pageheap_ (Debian arm64)'}
-    : {at: globals.centralCache - STACKTRACE_ALLOCATOR_BEFORE_CENTRAL, how: 'position before central_cache_'}
+  const spanAt = staticMemberByPosition(program, globals, 'span_allocator_')
+  const stacktraceAt = staticMemberByPosition(program, globals, 'stacktrace_allocator_')
   const allocators: Array<{name: string; at: number | undefined; how: string; record: number; live: number[]}> = [
     {name: 'span_allocator_', ...locate(sym(SYM.spanAllocator), spanAt), record: SPAN.size, live: Array.from(spans.record)},
     {name: 'stacktrace_allocator_', ...locate(sym(SYM.stacktraceAllocator), stacktraceAt), record: STACK_TRACE_SIZE, live: []},
