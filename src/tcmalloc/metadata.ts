@@ -5,6 +5,7 @@ import type {TcmallocHeap} from './heap.js'
 import type {AllocatorMetadata} from '../heap/heap-model.js'
 import {mergeIntervals, type Interval} from '../heap/interval.js'
 import {SPAN} from './layout.js'
+import {staticMemberByPosition} from './static-positions.js'
 import {spanIndexAt} from '../heap/slot-table.js'
 import type {Warnings} from '../heap/warnings.js'
 import {u64le} from '../util/u64le.js'
@@ -15,22 +16,9 @@ const SYM = {
   spanAllocator: '_ZN8tcmalloc6Static15span_allocator_E',
   stacktraceAllocator: '_ZN8tcmalloc6Static21stacktrace_allocator_E',
   threadcacheAllocator: '_ZN8tcmalloc21threadcache_allocatorE',
+  /** STLPageHeapAllocator<StackTraceTable::Entry, void>::underlying_ (exported, unique): its PageHeapAllocator at +0. */
+  stackTraceEntryAllocator: '_ZN8tcmalloc20STLPageHeapAllocatorINS_15StackTraceTable5EntryEvE11underlying_E',
 }
-
-/**
- * Static::span_allocator_ and stacktrace_allocator_ sit right before central_cache_ in every
- * gperftools build measured (2.0 .. 2.18.1 autotools builds and Debian 2.10:
- * gperftools-layouts.md §9.3/§9.5): used when the symbols are hidden, and validated.
- */
-const SPAN_ALLOCATOR_BEFORE_CENTRAL = 0x20
-const STACKTRACE_ALLOCATOR_BEFORE_CENTRAL = 0x40
-/**
- * Debian 12's arm64 build of 2.10 orders Static's members otherwise: both sit before pageheap_,
- * at −0x70 and −0x50 (docs/AARCH64.md: the same program's core on x86-64 and aarch64 holds the
- * same free_avail_ and inuse_ there, 111296/412 and 128168/11).
- */
-const SPAN_ALLOCATOR_BEFORE_PAGEHEAP_AARCH64 = 0x70
-const STACKTRACE_ALLOCATOR_BEFORE_PAGEHEAP_AARCH64 = 0x50
 
 /** PageHeapAllocator<T>: free_area_ @0, free_avail_ @8, free_list_ @16, inuse_ @24 (32 bytes). */
 const PHA = {freeArea: 0, freeAvail: 8, freeList: 16, inuse: 24, size: 32}
@@ -38,6 +26,8 @@ const PHA = {freeArea: 0, freeAvail: 8, freeList: 16, inuse: 24, size: 32}
 const ALLOC_INCREMENT = 128 * 1024
 /** StackTrace {size, depth, stack[kMaxStackDepth = 31]} (§11). */
 const STACK_TRACE_SIZE = 264
+/** StackTraceTable::Entry {Entry* next; StackTrace trace}: 272 bytes. */
+const STACK_TRACE_ENTRY_SIZE = 8 + STACK_TRACE_SIZE
 /** A walk of a free list stops here (and says so): no allocator has this many freed records. */
 const MAX_FREE_RECORDS = 1 << 22
 
@@ -49,14 +39,20 @@ const MAX_FREE_RECORDS = 1 << 22
  * - Span records of every span in the table, and the freed ones on span_allocator_'s free list;
  * - ThreadCache objects, live (thread_heaps_ list) and freed (threadcache_allocator's free list);
  * - StackTraces of sampled spans;
+ * - the StackTraceTable entries a heap profile (GetHeapSample, pprof's /pprof/heap) made and freed:
+ *   each holds a copy of a whole StackTrace, and a sampled StackTrace is a copy of a stack local
+ *   whose words past depth are stale stack contents: heap pointers among them (on
+ *   fixtures/arm64/heapdemo-2.10-sampled an entry held the only other copy of a deliberate leak's
+ *   address, 0xe74420, 12 words into its stack array);
  * - page-map leaves and interior nodes;
  * - the PageHeap itself (A–D allocate it as metadata);
  * - each allocator's current 128 KiB block (the one free_area_ points into: records and unused tail).
  * When an allocator (its free list) cannot be found, conservatively 128 KiB on either side of each
  * of its live records instead, with a warning.
  * Not collected (they hold no pointer to a heap object, so scanning them cannot hide a leak):
- * std::set nodes of the large-span sets (Span pointers), freed and heap-growth StackTraces outside
- * the current block (code addresses), the metadata chunk's never-used tail (zeros). Nor is the
+ * std::set nodes of the large-span sets (Span pointers), heap-growth StackTraces outside the
+ * current block (code addresses up to depth; the words past it are the record's earlier contents,
+ * zeros unless a freed StackTrace's), the metadata chunk's never-used tail (zeros). Nor is the
  * emergency-malloc arena (2.5.90+, full libtcmalloc only: the unwinder's own allocations while a
  * sample is taken), which the model does not locate.
  */
@@ -80,17 +76,13 @@ export function allocatorMetadata(program: Program, heap: TcmallocHeap, warnings
 
   const sym = (name: string) => program.symbolAddress(name, [heap.module.loaded])?.address
   const inHeap = (p: number) => spanIndexAt(spans, heap.pageSize, p) >= 0
-  const aarch64 = program.core.arch.name === 'aarch64'
-  const spanAt = aarch64
-    ? {at: globals.pageHeap - SPAN_ALLOCATOR_BEFORE_PAGEHEAP_AARCH64, how: 'position before pageheap_ (Debian arm64)'}
-    : {at: globals.centralCache - SPAN_ALLOCATOR_BEFORE_CENTRAL, how: 'position before central_cache_'}
-  const stacktraceAt = aarch64
-    ? {at: globals.pageHeap - STACKTRACE_ALLOCATOR_BEFORE_PAGEHEAP_AARCH64, how: 'position before pageheap_ (Debian arm64)'}
-    : {at: globals.centralCache - STACKTRACE_ALLOCATOR_BEFORE_CENTRAL, how: 'position before central_cache_'}
+  const spanAt = staticMemberByPosition(program, globals, 'span_allocator_')
+  const stacktraceAt = staticMemberByPosition(program, globals, 'stacktrace_allocator_')
   const allocators: Array<{name: string; at: number | undefined; how: string; record: number; live: number[]}> = [
     {name: 'span_allocator_', ...locate(sym(SYM.spanAllocator), spanAt), record: SPAN.size, live: Array.from(spans.record)},
     {name: 'stacktrace_allocator_', ...locate(sym(SYM.stacktraceAllocator), stacktraceAt), record: STACK_TRACE_SIZE, live: []},
     {name: 'threadcache_allocator', at: sym(SYM.threadcacheAllocator), how: 'symbol', record: layout.threadCache.objectSize, live: heap.threadCaches.map(c => c.address)},
+    {name: 'StackTraceTable::Entry allocator', at: sym(SYM.stackTraceEntryAllocator), how: 'symbol', record: STACK_TRACE_ENTRY_SIZE, live: []},
   ]
   for (const a of allocators) {
     const found = a.at === undefined ? 'not found (no symbol)' : readPageHeapAllocator(memory, a.at, a.record, inHeap)

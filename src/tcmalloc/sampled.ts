@@ -5,6 +5,7 @@ import {GrowableF64} from '../util/growable.js'
 import type {AllocatorModule, SampledAllocations} from '../heap/heap-model.js'
 import type {AllocatorGlobals} from './globals.js'
 import {SPAN} from './layout.js'
+import {staticMemberByPosition} from './static-positions.js'
 import {spanIndexAt} from '../heap/slot-table.js'
 import {IN_USE, type SpanTable} from './spans.js'
 import type {Warnings} from '../heap/warnings.js'
@@ -29,12 +30,6 @@ const SYM = {
   sampledObjects: '_ZN8tcmalloc6Static16sampled_objects_E',
   samplePeriod: '_ZN61FLAG__namespace_do_not_use_directly_use_DECLARE_int64_instead31FLAGS_tcmalloc_sample_parameterE',
 }
-/**
- * Static::sampled_objects_ lies 0x80 bytes before central_cache_ in every build measured (Debian
- * 2.10 and the 2.0 .. 2.18.1 autotools builds, gperftools-layouts.md §9.3/§9.5): used when its
- * symbol is hidden (2.5.90 on).
- */
-const SAMPLED_LIST_BEFORE_CENTRAL = 0x80
 /** A sample period is a positive int64 below 2^58 (sampler.cc's limit). */
 const MAX_PERIOD = 2 ** 58
 
@@ -109,8 +104,9 @@ function samplePeriod(program: Program, module: AllocatorModule, memory: Address
  */
 function walkSampledList(program: Program, module: AllocatorModule, globals: AllocatorGlobals, memory: AddressSpace, records: Set<number>, warnings: Warnings): number[] | null {
   const bySymbol = program.symbolAddress(SYM.sampledObjects, [module.loaded])?.address
-  const head = bySymbol ?? globals.centralCache - SAMPLED_LIST_BEFORE_CENTRAL
-  const name = `Static::sampled_objects_ at ${hex(head)} (${bySymbol === undefined ? 'position before central_cache_' : 'symbol'})`
+  const byPosition = staticMemberByPosition(program, globals, 'sampled_objects_')
+  const head = bySymbol ?? byPosition.at
+  const name = `Static::sampled_objects_ at ${hex(head)} (${bySymbol === undefined ? byPosition.how : 'symbol'})`
   const seen: number[] = []
   let p = memory.readU64(head + SPAN.next)
   while (p !== head) {

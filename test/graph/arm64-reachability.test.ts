@@ -3,7 +3,7 @@ import {heapObjects} from '../../src/heap/objects.js'
 import {ROOT_KIND_NAMES} from '../../src/graph/csr.js'
 import {findRoots} from '../../src/graph/scan.js'
 import {addr} from '../helpers/fixture-core.js'
-import {ARM64_64K_FIXTURE, ARM64_FIXTURE, ARM64_P64_FIXTURE, openArm64Fixture} from '../helpers/arm64-fixture.js'
+import {ARM64_64K_FIXTURE, ARM64_FIXTURE, ARM64_P64_FIXTURE, ARM64_SAMPLED_FIXTURE, openArm64Fixture} from '../helpers/arm64-fixture.js'
 import {unreachableObjects} from '../helpers/unreachable.js'
 
 const opened = new Map<string, ReturnType<typeof openArm64Fixture>>()
@@ -17,12 +17,14 @@ afterAll(async () => {
 // program still holds: the unreachable ones it recorded are exactly its deliberate leaks, as on x86-64.
 // So with 64 KiB kernel pages (QEMU_PAGESIZE): the modules' data pages, the stacks and TLS blocks
 // glibc maps in 64 KiB pages; and with gperftools' own build with 64 KiB TCMalloc pages, whose
-// allocators are found by their symbols.
+// allocators are found by their symbols; and with heap sampling on, whose StackTraces (TCMalloc's
+// metadata, found through stacktrace_allocator_ before pageheap_ and each sampled span) are no roots.
 const DEBIAN = /\(position before pageheap_ \(Debian arm64\)\)/.source
 const debianAllocators = [new RegExp(`^span_allocator_ at 0x[0-9a-f]+ ${DEBIAN}: 412 in use, `), new RegExp(`^stacktrace_allocator_ at 0x[0-9a-f]+ ${DEBIAN}: 11 in use, `)]
 it.each([
   {pageSize: 4096, tcmalloc: 'Debian', dir: ARM64_FIXTURE, allocators: debianAllocators},
   {pageSize: 65536, tcmalloc: 'Debian', dir: ARM64_64K_FIXTURE, allocators: debianAllocators},
+  {pageSize: 4096, tcmalloc: 'Debian (sampling on)', dir: ARM64_SAMPLED_FIXTURE, allocators: [new RegExp(`^span_allocator_ at 0x[0-9a-f]+ ${DEBIAN}: \\d+ in use, `), new RegExp(`^stacktrace_allocator_ at 0x[0-9a-f]+ ${DEBIAN}: \\d+ in use, `)]},
   {pageSize: 65536, tcmalloc: '64 KiB-page', dir: ARM64_P64_FIXTURE, allocators: [/^span_allocator_ at 0x[0-9a-f]+ \(symbol\): \d+ in use, /, /^stacktrace_allocator_ at 0x[0-9a-f]+ \(symbol\): \d+ in use, /]},
 ])('aarch64, $pageSize-byte pages, $tcmalloc TCMalloc: exactly the deliberate leaks are unreachable among what the program allocated', async ({dir, allocators}) => {
   const {program, truth} = await fixture(dir)
@@ -52,4 +54,11 @@ it.each([
   const found = findRoots(program, heap)
   expect(found.warnings.list).toEqual([])
   expect(found.set.how.filter(h => /^(span|stacktrace)_allocator_/.test(h))).toEqual(allocators.map(a => expect.stringMatching(a)))
+  // GetHeapSample's table: one StackTraceTable::Entry per sample line, all freed when it returned.
+  // Each copies a whole StackTrace, whose words past depth are stale stack words: without this
+  // allocator's free list deadFrame1's address (in a worker's stack when it was sampled) kept it reachable.
+  if (truth.heapSample) {
+    const samples = truth.heapSample.split('\n').filter(l => / @ /.test(l) && !l.startsWith('heap profile:')).length
+    expect(found.set.how).toContainEqual(expect.stringMatching(new RegExp(`^StackTraceTable::Entry allocator at 0x[0-9a-f]+ \\(symbol\\): 0 in use, ${samples} freed, `)))
+  }
 })

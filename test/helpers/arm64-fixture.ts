@@ -43,6 +43,12 @@ export const ARM64_64K_FIXTURE = `${ARM64_FIXTURE}-64k`
  */
 export const ARM64_P64_FIXTURE = `${ARM64_FIXTURE}-p64-64k`
 
+/**
+ * The -no-pie program with TCMalloc's heap sampling on (TCMALLOC_SAMPLE_PARAMETER=512): its truth
+ * holds GetHeapSample's text (heapSample); its libraries are ARM64_FIXTURE's sysroot.
+ */
+export const ARM64_SAMPLED_FIXTURE = `${ARM64_FIXTURE}-sampled`
+
 /** The kernel-written cores of heapdemo in an arm64 VM (fixtures/generate-arm64-kernel.sh): core.br the kernel's, gcore.br gdb's. */
 export const ARM64_KERNEL_FIXTURE = `${ARM64_FIXTURE}-kernel`
 
