@@ -9,7 +9,7 @@ import {ARM64_FIXTURE, ARM64_KERNEL_FIXTURE} from '../helpers/arm64-fixture.js'
 import {brotliTreePath, sparseCorePath} from '../helpers/fixture-core.js'
 import {runToma} from '../helpers/run-toma.js'
 import {testTemp} from '../helpers/test-temp.js'
-import {checkCacheOwners, checkCounters, checkLiveObjects, checkSampled, checkStateBytes, type GoogleTruth} from './truth-checks.js'
+import {checkCacheOwners, checkClassCounts, checkCounters, checkLiveObjects, checkSampled, checkStateBytes, type GoogleTruth} from './truth-checks.js'
 
 // google/tcmalloc fce3f55 (release build, 8 KiB pages) cross-built for aarch64 (fixtures/arm64/README.md),
 // one executable run twice: under qemu-aarch64-static (a QEMU-user core, per-thread caches: QEMU user
@@ -109,6 +109,8 @@ describe('toma analyze on the aarch64 google/tcmalloc cores', () => {
     const summary = JSON.parse(r.stdout) as {allocator: {kind: string; version: string; pageSize: number}; states: Array<{state: string; bytes: number}>}
     expect(summary.allocator).toMatchObject({kind: 'google/tcmalloc', version: '2026-08', pageSize: 8192})
     expect(summary.states.find(s => s.state === STATE_NAMES[LIVE])?.bytes).toBe(truth.properties['generic.current_allocated_bytes'])
+    // The vtable tier above the heap layer: each class's objects, as the program kept them.
+    await checkClassCounts(core, path.join(work, 'core.idx'), truth, work)
     fs.rmSync(work, {recursive: true, force: true})
   }, 120_000)
 })

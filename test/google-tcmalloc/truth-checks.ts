@@ -1,6 +1,7 @@
 import {expect} from 'vitest'
 import type {GoogleHeap} from '../../src/google-tcmalloc/heap.js'
 import {objectAt} from '../../src/heap/objects.js'
+import {runToma} from '../helpers/run-toma.js'
 import {CENTRAL_CACHE, LIVE, PAGE_HEAP, RETURNED, THREAD_CACHE, TRANSFER_CACHE} from '../../src/heap/states.js'
 
 /** What gtcdemo (fixtures/programs/gtcdemo.cpp) records of itself before it is dumped: truth.json. */
@@ -76,4 +77,15 @@ export function checkCounters(heap: GoogleHeap, truth: GoogleTruth): void {
   const threads = heap.crossCheck.find(c => c.property === 'ThreadCache::size_, summed')
   if (!truth.perCpuActive) expect(threads?.toma).toBe(truth.properties['tcmalloc.thread_cache_free'])
   for (const c of heap.crossCheck) expect(c.toma, c.name).toBe(c.allocator)
+}
+
+/** `toma classes` on an analysed core names exactly as many objects of each vtable class as the program kept (its record lists every one). */
+export async function checkClassCounts(core: string, index: string, truth: GoogleTruth, cwd: string): Promise<void> {
+  const classes = await runToma(['classes', core, '--index', index, '--json'], {cwd})
+  expect(classes.status, classes.stderr).toBe(0)
+  const names = JSON.parse(classes.stdout) as {types: Array<{type: string; objects: number}>}
+  const expected = new Map<string, number>()
+  for (const o of truth.objects) if (o.class) expected.set(o.class, (expected.get(o.class) ?? 0) + 1)
+  expect(expected.size).toBeGreaterThan(0)
+  for (const [name, n] of expected) expect(names.types.find(c => c.type === name)?.objects, name).toBe(n)
 }

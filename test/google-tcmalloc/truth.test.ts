@@ -10,7 +10,7 @@ import {Program} from '../../src/program/program.js'
 import {sparseCorePath} from '../helpers/fixture-core.js'
 import {runToma} from '../helpers/run-toma.js'
 import {testTemp} from '../helpers/test-temp.js'
-import {checkCacheOwners, checkCounters, checkLiveObjects, checkSampled, checkStateBytes, type GoogleTruth} from './truth-checks.js'
+import {checkCacheOwners, checkClassCounts, checkCounters, checkLiveObjects, checkSampled, checkStateBytes, type GoogleTruth} from './truth-checks.js'
 
 /** The google/tcmalloc fixtures (fixtures/README.md, "google/tcmalloc"): cores of gtcdemo with the process's own figures. */
 const DIR = fileURLToPath(new URL('../../fixtures/google-tcmalloc', import.meta.url))
@@ -158,12 +158,7 @@ describe('toma on a google/tcmalloc core', () => {
     expect(analyzed.status).toBe(0)
     const summary = JSON.parse(analyzed.stdout) as {allocator: {kind: string; version: string; pageSize: number}; states: Record<string, {bytes: number}>}
     expect(summary.allocator).toMatchObject({kind: 'google/tcmalloc', version: FAMILY_OF_SNAPSHOT[row!.snapshot], pageSize: row!.pageKiB * 1024})
-    const classes = await runToma(['classes', core, '--index', index, '--json'], {cwd: work})
-    expect(classes.status).toBe(0)
-    const names = JSON.parse(classes.stdout) as {types: Array<{type: string; objects: number}>}
-    const expected = new Map<string, number>()
-    for (const o of truth.objects) if (o.class) expected.set(o.class, (expected.get(o.class) ?? 0) + 1)
-    for (const [name, n] of expected) expect(names.types.find(c => c.type === name)?.objects, name).toBe(n)
+    await checkClassCounts(core, index, truth, work)
     const out = path.join(work, 'graph.json')
     expect((await runToma(['export', core, '--index', index, '--format', 'json', '-o', out], {cwd: work})).status).toBe(0)
     const graph = JSON.parse(fs.readFileSync(out, 'utf8')) as {allocator: {kind: string}}
