@@ -1,5 +1,6 @@
 import type {HeapIndex} from '../index/heap-index.js'
 import {STATE_NAMES} from '../heap/states.js'
+import {DamagedIndexError} from '../index/index-file.js'
 
 /** States a slot may have (states.ts): the stride of the counts, a span's counts at span × STATES. */
 export const STATES = STATE_NAMES.length
@@ -20,18 +21,20 @@ export function countSpanSlotStates(firstObject: ArrayLike<number>, objectCount:
   }
   // A state byte past the states would have counted in the next span's counts (or nowhere): each
   // span's counts must add up to its slots.
-  checkSpanSlotStates(counts, objectCount)
+  const problem = spanSlotStatesProblem(counts, objectCount)
+  if (problem) throw new Error(problem)
   return counts
 }
 
-/** Each span's counts add up to its slots: a state past the states, or counts of another table, are refused. */
-function checkSpanSlotStates(counts: Uint32Array, objectCount: ArrayLike<number>): void {
-  if (counts.length !== objectCount.length * STATES) throw new Error(`${counts.length} slot-state counts for ${objectCount.length} spans`)
+/** Why the counts do not add up to each span's slots (a state past the states, or counts of another table), or null. */
+function spanSlotStatesProblem(counts: Uint32Array, objectCount: ArrayLike<number>): string | null {
+  if (counts.length !== objectCount.length * STATES) return `${counts.length} slot-state counts for ${objectCount.length} spans`
   for (let s = 0; s < objectCount.length; s++) {
     let sum = 0
     for (let k = 0; k < STATES; k++) sum += counts[s * STATES + k]!
-    if (sum !== objectCount[s]) throw new Error(`span ${s}: its slots' states are not all among the ${STATES} states (the index is damaged)`)
+    if (sum !== objectCount[s]) return `span ${s}: its slots' states are not all among the ${STATES} states`
   }
+  return null
 }
 
 const known = new WeakMap<HeapIndex, Uint32Array>()
@@ -45,7 +48,9 @@ export function spanSlotStates(index: HeapIndex): Uint32Array {
   let counts = known.get(index)
   if (counts) return counts
   const stored = index.spanSlotStates()
-  if (stored) checkSpanSlotStates(stored, index.spanObjectCount)
+  // Read from a file that may have been damaged since: refused as every damaged array is, naming the index.
+  const problem = stored && spanSlotStatesProblem(stored, index.spanObjectCount)
+  if (problem) throw new DamagedIndexError(index.path, `span.slotStates: ${problem}`)
   counts = stored ?? countSpanSlotStates(index.spanFirstObject, index.spanObjectCount, index.objects.state)
   known.set(index, counts)
   return counts

@@ -1,6 +1,10 @@
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {HeapIndex} from '../../src/index/heap-index.js'
-import {IndexFile} from '../../src/index/index-file.js'
+import fs from 'node:fs'
+import path from 'node:path'
+import {DamagedIndexError, IndexFile} from '../../src/index/index-file.js'
+import {INDEX_DATA_START, indexLayout} from '../helpers/index-layout.js'
+import {testTemp} from '../helpers/test-temp.js'
 import {STATES, countSpanSlotStates, spanSlotStates} from '../../src/queries/span-slot-states.js'
 import {fixtureCorePath, fixtureFlags, fixtureIndex} from '../helpers/fixture-core.js'
 import {sharedAnalysis} from '../helpers/shared-analysis.js'
@@ -46,5 +50,24 @@ describe('span slot states', () => {
     const state = Uint8Array.from(index.objects.state)
     state[index.spanFirstObject[0]!] = STATES + 3
     expect(() => countSpanSlotStates(index.spanFirstObject, index.spanObjectCount, state)).toThrow(/span 0: its slots' states are not all among/)
+  })
+
+  it('refuses stored counts that do not add up to the spans\' slots, naming the index as damaged', () => {
+    // The index file damaged since analyze wrote it: span 0's first count one more.
+    const bytes = fs.readFileSync(indexPath)
+    const entry = indexLayout(bytes).header.arrays['span.slotStates']!
+    const damaged = Buffer.from(bytes)
+    damaged.writeUInt32LE(damaged.readUInt32LE(INDEX_DATA_START + entry.offset) + 1, INDEX_DATA_START + entry.offset)
+    const work = testTemp('toma-slot-states-')
+    try {
+      fs.writeFileSync(path.join(work, 'damaged.toma-index'), damaged)
+      const index = new HeapIndex(IndexFile.open(path.join(work, 'damaged.toma-index'))!)
+      opened.push(index)
+      expect(() => spanSlotStates(index)).toThrow(DamagedIndexError)
+      expect(() => spanSlotStates(index)).toThrow(/damaged toma index \(span\.slotStates: span 0: its slots' states are not all among/)
+    } finally {
+      for (const i of opened.splice(0)) i.close()
+      fs.rmSync(work, {recursive: true, force: true})
+    }
   })
 })
